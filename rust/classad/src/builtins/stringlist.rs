@@ -1,0 +1,5 @@
+//! Built-in functions: stringlist family.
+
+use super::Builtin;
+
+pub const FUNCTIONS: &[Builtin] = &[];

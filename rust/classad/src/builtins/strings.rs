@@ -1,0 +1,5 @@
+//! Built-in functions: strings family.
+
+use super::Builtin;
+
+pub const FUNCTIONS: &[Builtin] = &[];

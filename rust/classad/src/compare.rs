@@ -1,0 +1,47 @@
+//! Structural equality of expressions (names case-insensitive), for round-trip checks.
+
+use crate::ast::Expr;
+use crate::classad::ClassAd;
+use crate::value::Value;
+
+pub fn same_expr(a: &Expr, b: &Expr) -> bool {
+    match (a, b) {
+        (Expr::Lit(x), Expr::Lit(y)) => same_value(x, y),
+        (Expr::Attr(x), Expr::Attr(y)) | (Expr::Root(x), Expr::Root(y)) => x == y,
+        (Expr::Select(x, n), Expr::Select(y, m)) => n == m && same_expr(x, y),
+        (Expr::Index(x), Expr::Index(y)) => same_expr(&x.0, &y.0) && same_expr(&x.1, &y.1),
+        (Expr::Unary(o, x), Expr::Unary(p, y)) => o == p && same_expr(x, y),
+        (Expr::Binary(o, x), Expr::Binary(p, y)) => o == p && same_expr(&x.0, &y.0) && same_expr(&x.1, &y.1),
+        (Expr::Cond(x), Expr::Cond(y)) => {
+            same_expr(&x.0, &y.0) && same_expr(&x.1, &y.1) && same_expr(&x.2, &y.2)
+        }
+        (Expr::Elvis(x), Expr::Elvis(y)) => same_expr(&x.0, &y.0) && same_expr(&x.1, &y.1),
+        (Expr::Call(x), Expr::Call(y)) => {
+            x.name.eq_ignore_ascii_case(&y.name) && same_list(&x.args, &y.args)
+        }
+        (Expr::List(x), Expr::List(y)) => same_list(x, y),
+        (Expr::Ad(x), Expr::Ad(y)) => same_ad(x, y),
+        (Expr::Paren(x), Expr::Paren(y)) => same_expr(x, y),
+        _ => false,
+    }
+}
+
+fn same_list(a: &[Expr], b: &[Expr]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_expr(x, y))
+}
+
+pub fn same_ad(a: &ClassAd, b: &ClassAd) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .all(|(n, e)| b.lookup_name(n).is_some_and(|f| same_expr(e, f)))
+}
+
+/// Literal values equal in type and bits (NaN equals NaN, -0.0 differs from 0.0).
+pub fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Real(x), Value::Real(y)) => x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+        (Value::List(x), Value::List(y)) => same_list(&x.items, &y.items),
+        (Value::Ad(x), Value::Ad(y)) => same_ad(&x.ad, &y.ad),
+        _ => crate::ops::is_identical(a, b).unwrap_or(false),
+    }
+}

@@ -1,0 +1,412 @@
+//! Evaluation: an expression in a scope gives a Value. Total: runaway input gives ERROR.
+
+use std::sync::Arc;
+
+use crate::ast::{BinOp, Expr};
+use crate::classad::ClassAd;
+use crate::name::{Name, NameKind};
+use crate::ops;
+use crate::value::{AdValue, ListValue, Value};
+
+/// Where an unqualified name is looked up.
+#[derive(Clone, Debug, Default)]
+pub enum Scope {
+    /// No ad at all: every reference is UNDEFINED.
+    #[default]
+    None,
+    /// One of the two top-level ads of an evaluation: 0 is MY, 1 is TARGET.
+    Side(u8),
+    /// A nested ad, with the scope it was written in.
+    Nested(Arc<ScopeNode>),
+}
+
+#[derive(Debug)]
+pub struct ScopeNode {
+    pub ad: Arc<ClassAd>,
+    pub parent: Scope,
+}
+
+/// Deepest evaluation recursion. Why: attribute chains (`a1 = a2 + 1; a2 = a3 + 1; ...`)
+/// recurse once per hop on the native stack; past this the answer is ERROR, not a crash.
+const MAX_EVAL_DEPTH: u32 = 1200;
+
+/// Most evaluation steps for one top-level evaluation. Why: `a1 = a0 + a0; a2 = a1 + a1; ...`
+/// takes 2^n steps without any cycle; this bounds it to well under a second.
+const MAX_STEPS: u64 = 20_000_000;
+
+/// The state of one evaluation: the two top-level ads, the current scope, and the guards.
+pub struct Evaluator<'a> {
+    pub(crate) roots: [Option<&'a Arc<ClassAd>>; 2],
+    pub(crate) scope: Scope,
+    depth: u32,
+    steps: u64,
+    /// Attributes being evaluated right now, by ad address and attribute position.
+    active: Vec<(usize, u32)>,
+}
+
+impl<'a> Evaluator<'a> {
+    /// An evaluator for expressions in `my`, with `target` as the other ad of a match.
+    pub fn new(my: Option<&'a Arc<ClassAd>>, target: Option<&'a Arc<ClassAd>>) -> Evaluator<'a> {
+        Evaluator {
+            roots: [my, target],
+            scope: if my.is_some() { Scope::Side(0) } else { Scope::None },
+            depth: 0,
+            steps: 0,
+            active: Vec::new(),
+        }
+    }
+
+    /// Reuse this evaluator for a new top-level evaluation (keeps its allocations).
+    pub fn reset(&mut self, my: Option<&'a Arc<ClassAd>>, target: Option<&'a Arc<ClassAd>>) {
+        self.roots = [my, target];
+        self.scope = if my.is_some() { Scope::Side(0) } else { Scope::None };
+        self.depth = 0;
+        self.steps = 0;
+        self.active.clear();
+    }
+
+    pub fn eval(&mut self, e: &Expr) -> Value {
+        self.steps += 1;
+        if self.steps > MAX_STEPS || self.depth > MAX_EVAL_DEPTH {
+            return Value::Error;
+        }
+        match e {
+            Expr::Lit(v) => v.clone(),
+            Expr::Attr(n) => self.eval_name(n),
+            Expr::Binary(op, lr) => self.eval_binary(*op, &lr.0, &lr.1),
+            Expr::Paren(inner) => self.nested(|ev| ev.eval(inner)),
+            Expr::Select(base, n) => self.eval_select(base, n),
+            Expr::Unary(op, x) => {
+                let v = self.nested(|ev| ev.eval(x));
+                ops::unary(*op, v)
+            }
+            Expr::Cond(cte) => self.eval_cond(&cte.0, &cte.1, &cte.2),
+            Expr::Elvis(cf) => {
+                let c = self.nested(|ev| ev.eval(&cf.0));
+                if c.is_undefined() {
+                    self.nested(|ev| ev.eval(&cf.1))
+                } else {
+                    c
+                }
+            }
+            Expr::Call(call) => match call.func {
+                Some(b) => self.nested(|ev| (b.f)(ev, &call.args)),
+                None => Value::Error,
+            },
+            Expr::Index(bi) => self.eval_index(&bi.0, &bi.1),
+            Expr::Root(n) => self.eval_root(n),
+            Expr::List(items) => Value::List(ListValue {
+                items: items.clone(),
+                scope: self.scope.clone(),
+            }),
+            Expr::Ad(ad) => Value::Ad(AdValue {
+                ad: ad.clone(),
+                parent: self.scope.clone(),
+            }),
+        }
+    }
+
+    /// Run `f` one level deeper (the depth guard counts native recursion).
+    #[inline]
+    pub fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    /// Evaluate `e` with `scope` as the current scope.
+    pub fn eval_in(&mut self, e: &Expr, scope: Scope) -> Value {
+        let saved = std::mem::replace(&mut self.scope, scope);
+        let v = self.nested(|ev| ev.eval(e));
+        self.scope = saved;
+        v
+    }
+
+    /// Evaluate `e` as if written inside the ad `ad` (its attributes are in scope).
+    pub fn eval_in_ad(&mut self, e: &Expr, ad: &AdValue) -> Value {
+        let scope = Scope::Nested(Arc::new(ScopeNode {
+            ad: ad.ad.clone(),
+            parent: ad.parent.clone(),
+        }));
+        self.eval_in(e, scope)
+    }
+
+    /// The values of a list's items, each evaluated in the scope the list was written in.
+    pub fn list_items(&mut self, l: &ListValue) -> Vec<Value> {
+        l.items
+            .iter()
+            .map(|item| match item {
+                Expr::Lit(v) => v.clone(),
+                _ => self.eval_in(item, l.scope.clone()),
+            })
+            .collect()
+    }
+
+    fn eval_binary(&mut self, op: BinOp, l: &Expr, r: &Expr) -> Value {
+        self.depth += 1;
+        let lv = self.eval(l);
+        let v = match op {
+            BinOp::And => match ops::and_left(&lv) {
+                Some(done) => done,
+                None => ops::and(lv, self.eval(r)),
+            },
+            BinOp::Or => match ops::or_left(&lv) {
+                Some(done) => done,
+                None => ops::or(lv, self.eval(r)),
+            },
+            _ => {
+                let rv = self.eval(r);
+                ops::binary(op, lv, rv)
+            }
+        };
+        self.depth -= 1;
+        v
+    }
+
+    fn eval_cond(&mut self, c: &Expr, t: &Expr, f: &Expr) -> Value {
+        let cv = self.nested(|ev| ev.eval(c));
+        match cv {
+            Value::Undefined => Value::Undefined,
+            _ => match cv.truth() {
+                Some(true) => self.nested(|ev| ev.eval(t)),
+                Some(false) => self.nested(|ev| ev.eval(f)),
+                None => Value::Error,
+            },
+        }
+    }
+
+    /// The side (0 = MY, 1 = TARGET) that the current scope belongs to.
+    fn side(&self) -> Option<u8> {
+        let mut s = &self.scope;
+        loop {
+            match s {
+                Scope::None => return None,
+                Scope::Side(i) => return Some(*i),
+                Scope::Nested(node) => s = &node.parent,
+            }
+        }
+    }
+
+    fn root(&self, side: u8) -> Option<&'a Arc<ClassAd>> {
+        self.roots.get(usize::from(side)).copied().flatten()
+    }
+
+    /// The innermost ad of the current scope (what MY denotes).
+    fn self_ad(&self) -> Option<(Arc<ClassAd>, Scope)> {
+        match &self.scope {
+            Scope::None => None,
+            Scope::Side(i) => self.root(*i).map(|a| (a.clone(), Scope::Side(*i))),
+            Scope::Nested(node) => Some((node.ad.clone(), self.scope.clone())),
+        }
+    }
+
+    fn eval_name(&mut self, n: &Name) -> Value {
+        match n.kind {
+            NameKind::Plain => {}
+            NameKind::My => {
+                if let Some((ad, scope)) = self.self_ad() {
+                    return Value::Ad(AdValue { ad, parent: parent_of(&scope) });
+                }
+            }
+            NameKind::Target => {
+                let other = self.side().map(|s| 1 - s);
+                if let Some(ad) = other.and_then(|s| self.root(s)) {
+                    return Value::Ad(AdValue { ad: ad.clone(), parent: Scope::None });
+                }
+                return Value::Undefined;
+            }
+            NameKind::Parent => {
+                if let Scope::Nested(node) = &self.scope {
+                    if let Some(v) = self.scope_as_value(&node.parent.clone()) {
+                        return v;
+                    }
+                }
+                return Value::Undefined;
+            }
+        }
+        self.lookup_chain(n)
+    }
+
+    fn scope_as_value(&self, scope: &Scope) -> Option<Value> {
+        match scope {
+            Scope::None => None,
+            Scope::Side(i) => self
+                .root(*i)
+                .map(|a| Value::Ad(AdValue { ad: a.clone(), parent: Scope::None })),
+            Scope::Nested(node) => Some(Value::Ad(AdValue {
+                ad: node.ad.clone(),
+                parent: node.parent.clone(),
+            })),
+        }
+    }
+
+    /// An unqualified name: the current ad, its enclosing ads, then the other top-level ad.
+    fn lookup_chain(&mut self, n: &Name) -> Value {
+        let mut s = self.scope.clone();
+        loop {
+            match s {
+                Scope::None => return Value::Undefined,
+                Scope::Side(i) => {
+                    if let Some(v) = self.attr_in_side(i, n) {
+                        return v;
+                    }
+                    return self.attr_in_side(1 - i, n).unwrap_or(Value::Undefined);
+                }
+                Scope::Nested(node) => {
+                    if let Some(idx) = node.ad.get_index(n.hash, &n.text) {
+                        let scope = Scope::Nested(node.clone());
+                        return self.eval_attr(&node.ad, idx, scope);
+                    }
+                    s = node.parent.clone();
+                }
+            }
+        }
+    }
+
+    /// The attribute `n` of top-level ad `side`, evaluated there; None when it has none.
+    fn attr_in_side(&mut self, side: u8, n: &Name) -> Option<Value> {
+        let ad = self.root(side)?;
+        let idx = ad.get_index(n.hash, &n.text)?;
+        Some(self.eval_attr(ad, idx, Scope::Side(side)))
+    }
+
+    /// Evaluate attribute `idx` of `ad` in `scope`, with the cycle guard.
+    fn eval_attr(&mut self, ad: &ClassAd, idx: usize, scope: Scope) -> Value {
+        let key = (ad as *const ClassAd as usize, idx as u32);
+        if self.active.contains(&key) {
+            // HTCondor gives UNDEFINED for an attribute that refers to itself.
+            return Value::Undefined;
+        }
+        self.active.push(key);
+        let saved = std::mem::replace(&mut self.scope, scope);
+        self.depth += 1;
+        let v = self.eval(ad.expr_at(idx));
+        self.depth -= 1;
+        self.scope = saved;
+        self.active.pop();
+        v
+    }
+
+    fn eval_root(&mut self, n: &Name) -> Value {
+        // `.name` looks the name up in the outermost ad of the current scope.
+        let mut s = self.scope.clone();
+        loop {
+            match s {
+                Scope::None => return Value::Undefined,
+                Scope::Side(i) => return self.attr_in_side(i, n).unwrap_or(Value::Undefined),
+                Scope::Nested(node) => match &node.parent {
+                    Scope::None => {
+                        return match node.ad.get_index(n.hash, &n.text) {
+                            Some(idx) => self.eval_attr(&node.ad, idx, Scope::Nested(node.clone())),
+                            None => Value::Undefined,
+                        }
+                    }
+                    p => s = p.clone(),
+                },
+            }
+        }
+    }
+
+    fn eval_select(&mut self, base: &Expr, n: &Name) -> Value {
+        // Fast paths for MY.x and TARGET.x: no ad value is built.
+        if let Expr::Attr(b) = base {
+            match b.kind {
+                NameKind::My => {
+                    if let Scope::Side(i) = self.scope {
+                        return self.attr_in_side(i, n).unwrap_or(Value::Undefined);
+                    }
+                }
+                NameKind::Target => {
+                    return match self.side() {
+                        Some(i) => self.attr_in_side(1 - i, n).unwrap_or(Value::Undefined),
+                        None => Value::Undefined,
+                    };
+                }
+                _ => {}
+            }
+        }
+        let bv = self.nested(|ev| ev.eval(base));
+        self.select_from(bv, n)
+    }
+
+    fn select_from(&mut self, bv: Value, n: &Name) -> Value {
+        match bv {
+            Value::Ad(adv) => self.attr_of(&adv, n),
+            Value::List(l) => {
+                let items = self.list_items(&l);
+                let out = items
+                    .into_iter()
+                    .map(|v| match v {
+                        Value::Ad(adv) => Expr::Lit(self.attr_of(&adv, n)),
+                        Value::Undefined => Expr::Lit(Value::Undefined),
+                        _ => Expr::Lit(Value::Error),
+                    })
+                    .collect();
+                Value::list_of(out)
+            }
+            Value::Undefined => Value::Undefined,
+            _ => Value::Error,
+        }
+    }
+
+    /// Attribute `n` of an ad value, evaluated inside that ad.
+    pub fn attr_of(&mut self, adv: &AdValue, n: &Name) -> Value {
+        let Some(idx) = adv.ad.get_index(n.hash, &n.text) else {
+            return Value::Undefined;
+        };
+        let scope = match &adv.parent {
+            Scope::Side(i) if self.root(*i).is_some_and(|r| Arc::ptr_eq(r, &adv.ad)) => Scope::Side(*i),
+            _ => Scope::Nested(Arc::new(ScopeNode {
+                ad: adv.ad.clone(),
+                parent: adv.parent.clone(),
+            })),
+        };
+        self.eval_attr(&adv.ad, idx, scope)
+    }
+
+    fn eval_index(&mut self, base: &Expr, idx: &Expr) -> Value {
+        let bv = self.nested(|ev| ev.eval(base));
+        let iv = self.nested(|ev| ev.eval(idx));
+        match (bv, iv) {
+            (Value::Error, _) | (_, Value::Error) => Value::Error,
+            (Value::Undefined, _) | (_, Value::Undefined) => Value::Undefined,
+            (Value::List(l), Value::Int(i)) => {
+                let item = usize::try_from(i).ok().and_then(|i| l.items.get(i));
+                match item {
+                    Some(Expr::Lit(v)) => v.clone(),
+                    Some(e) => self.eval_in(e, l.scope.clone()),
+                    None => Value::Error,
+                }
+            }
+            (Value::Ad(adv), Value::Str(s)) => self.attr_of(&adv, &Name::new(&s)),
+            _ => Value::Error,
+        }
+    }
+}
+
+fn parent_of(scope: &Scope) -> Scope {
+    match scope {
+        Scope::Nested(node) => node.parent.clone(),
+        _ => Scope::None,
+    }
+}
+
+/// Evaluate an expression with no ads in scope.
+pub fn eval_standalone(e: &Expr) -> Value {
+    Evaluator::new(None, None).eval(e)
+}
+
+/// Evaluate an expression in `my`, with `target` as the other ad of a match.
+pub fn eval_expr(e: &Expr, my: Option<&Arc<ClassAd>>, target: Option<&Arc<ClassAd>>) -> Value {
+    Evaluator::new(my, target).eval(e)
+}
+
+/// Evaluate attribute `name` of `my` (UNDEFINED when it has none).
+pub fn eval_attr(my: &Arc<ClassAd>, target: Option<&Arc<ClassAd>>, name: &str) -> Value {
+    let mut ev = Evaluator::new(Some(my), target);
+    match my.get_index(crate::name::ci_hash(name), name) {
+        Some(idx) => ev.eval_attr(my, idx, Scope::Side(0)),
+        None => Value::Undefined,
+    }
+}

@@ -1,0 +1,37 @@
+//! The HTCondor ClassAd language: lexer, parser, evaluator, unparser and built-in functions.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use condorx_classad::{parse_ad, parse_expr, eval_expr, Value};
+//!
+//! let slot = Arc::new(parse_ad(r#"[ Memory = 4096; Arch = "X86_64" ]"#).unwrap());
+//! let req = parse_expr(r#"Memory >= 2048 && Arch == "x86_64""#).unwrap();
+//! assert!(matches!(eval_expr(&req, Some(&slot), None), Value::Bool(true)));
+//! ```
+
+pub mod ast;
+pub mod builtins;
+pub mod classad;
+pub mod compare;
+pub mod error;
+pub mod eval;
+pub mod lexer;
+pub mod matching;
+pub mod name;
+pub mod old;
+pub mod ops;
+pub mod parser;
+pub mod timefmt;
+pub mod unparse;
+pub mod value;
+
+pub use ast::Expr;
+pub use classad::ClassAd;
+pub use error::{SyntaxError, SyntaxKind};
+pub use eval::{eval_attr, eval_expr, eval_standalone, Evaluator, Scope};
+pub use matching::{matches, symmetric_match};
+pub use name::Name;
+pub use old::{parse_old_ad, parse_old_ads};
+pub use parser::{parse_ad, parse_expr, parse_next_ad};
+pub use unparse::{unparse, unparse_ad, unparse_ad_old, unparse_value};
+pub use value::{AdValue, ListValue, Value};

@@ -1,0 +1,81 @@
+//! Old ClassAd syntax: one `Name = expression` per line, ads separated by blank lines,
+//! as `condor_q -l` and `condor_status -l` print them.
+
+use crate::classad::ClassAd;
+use crate::error::{SyntaxError, SyntaxKind};
+use crate::name::Name;
+use crate::parser::Parser;
+
+/// Parse every ad of an old-syntax text. Lines starting with `#` are comments.
+pub fn parse_old_ads(text: &str) -> Result<Vec<ClassAd>, SyntaxError> {
+    let mut ads = Vec::new();
+    let mut cur = ClassAd::new();
+    let mut started = false;
+    let mut offset = 0;
+    for raw in text.split_inclusive('\n') {
+        let line_start = offset;
+        offset += raw.len();
+        let line = raw.trim_end_matches(['\n', '\r']);
+        let body = line.trim_start();
+        if body.trim_end().is_empty() {
+            if started {
+                ads.push(std::mem::take(&mut cur));
+                started = false;
+            }
+            continue;
+        }
+        if body.starts_with('#') {
+            continue;
+        }
+        let at = line_start + (line.len() - body.len());
+        let (name, expr) = parse_line(text, at, line_start + line.len())?;
+        cur.insert(name, expr);
+        started = true;
+    }
+    if started {
+        ads.push(cur);
+    }
+    Ok(ads)
+}
+
+/// Parse one old-syntax ad (the first ad of the text; an empty text gives an empty ad).
+pub fn parse_old_ad(text: &str) -> Result<ClassAd, SyntaxError> {
+    let mut ads = parse_old_ads(text)?;
+    Ok(if ads.is_empty() {
+        ClassAd::new()
+    } else {
+        ads.swap_remove(0)
+    })
+}
+
+/// `Name = expr` found between byte offsets `start` and `end` of `text`.
+fn parse_line(text: &str, start: usize, end: usize) -> Result<(Name, crate::ast::Expr), SyntaxError> {
+    let line = text.get(start..end).unwrap_or("");
+    let bad = || SyntaxError::new(SyntaxKind::BadOldLine, start, text);
+    let eq = line.find('=').ok_or_else(bad)?;
+    let raw_name = line.get(..eq).unwrap_or("").trim();
+    let name = old_name(raw_name).ok_or_else(bad)?;
+    // Parse the expression in the whole text so that errors point at the right line and
+    // column, then insist that it ends on this line.
+    let sub = text.get(..end).unwrap_or(text);
+    let mut p = Parser::at(sub, start + eq + 1)?;
+    let expr = p.parse_expr().map_err(|mut e| {
+        e.attribute = Some(name.text.to_string());
+        e
+    })?;
+    p.expect_eof().map_err(|mut e| {
+        e.attribute = Some(name.text.to_string());
+        e
+    })?;
+    Ok((name, expr))
+}
+
+fn old_name(raw: &str) -> Option<Name> {
+    if let Some(inner) = raw.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
+        return Some(Name::new(inner));
+    }
+    let ok = !raw.is_empty()
+        && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        && !raw.as_bytes().first().is_some_and(u8::is_ascii_digit);
+    ok.then(|| Name::new(raw))
+}

@@ -1,0 +1,368 @@
+//! Parser: tokens to expressions and ads (new syntax), by precedence climbing.
+
+use std::sync::Arc;
+
+use crate::ast::{BinOp, Call, Expr, UnOp};
+use crate::builtins;
+use crate::classad::ClassAd;
+use crate::error::{SyntaxError, SyntaxKind};
+use crate::lexer::{parse_int_literal, Lexer, Tok, Token};
+use crate::name::Name;
+use crate::value::Value;
+
+/// Deepest nesting accepted. Why: every level is a few native stack frames in the parser,
+/// the evaluator and the unparser, and input like 100,000 `(` must be refused, not crash.
+pub const MAX_DEPTH: usize = 400;
+
+pub struct Parser<'a> {
+    text: &'a str,
+    lexer: Lexer<'a>,
+    cur: Token,
+    depth: usize,
+}
+
+type PResult<T> = Result<T, SyntaxError>;
+
+/// Binary operators by precedence level, lowest first (after `?:`).
+const LEVELS: &[&[(Tok, BinOp)]] = &[
+    &[(Tok::Or, BinOp::Or)],
+    &[(Tok::And, BinOp::And)],
+    &[(Tok::BitOr, BinOp::BitOr)],
+    &[(Tok::Caret, BinOp::BitXor)],
+    &[(Tok::BitAnd, BinOp::BitAnd)],
+    &[
+        (Tok::Eq, BinOp::Eq),
+        (Tok::Ne, BinOp::Ne),
+        (Tok::MetaEq, BinOp::Is),
+        (Tok::MetaNe, BinOp::Isnt),
+        (Tok::Is, BinOp::Is),
+        (Tok::Isnt, BinOp::Isnt),
+    ],
+    &[
+        (Tok::Lt, BinOp::Lt),
+        (Tok::Le, BinOp::Le),
+        (Tok::Gt, BinOp::Gt),
+        (Tok::Ge, BinOp::Ge),
+    ],
+    &[(Tok::Shl, BinOp::Shl), (Tok::Shr, BinOp::Shr), (Tok::UShr, BinOp::UShr)],
+    &[(Tok::Plus, BinOp::Add), (Tok::Minus, BinOp::Sub)],
+    &[(Tok::Star, BinOp::Mul), (Tok::Slash, BinOp::Div), (Tok::Percent, BinOp::Mod)],
+];
+
+impl<'a> Parser<'a> {
+    pub fn new(text: &'a str) -> PResult<Parser<'a>> {
+        Self::at(text, 0)
+    }
+
+    /// A parser starting at byte `offset` of `text` (positions stay relative to `text`).
+    pub fn at(text: &'a str, offset: usize) -> PResult<Parser<'a>> {
+        let mut lexer = Lexer::new(text);
+        lexer.skip_to(offset);
+        let cur = lexer.next_token()?;
+        Ok(Parser {
+            text,
+            lexer,
+            cur,
+            depth: 0,
+        })
+    }
+
+    /// Byte offset where the current (not yet consumed) token starts.
+    pub fn offset(&self) -> usize {
+        self.cur.start
+    }
+
+    pub fn at_eof(&self) -> bool {
+        self.cur.tok == Tok::Eof
+    }
+
+    fn bump(&mut self) -> PResult<Token> {
+        let next = self.lexer.next_token()?;
+        Ok(std::mem::replace(&mut self.cur, next))
+    }
+
+    fn err(&self, kind: SyntaxKind) -> SyntaxError {
+        SyntaxError::new(kind, self.cur.start, self.text)
+    }
+
+    fn expect(&mut self, tok: Tok, what: &'static str) -> PResult<()> {
+        if self.cur.tok == tok {
+            self.bump()?;
+            Ok(())
+        } else {
+            Err(self.err(SyntaxKind::Expected(what)))
+        }
+    }
+
+    pub fn expect_eof(&self) -> PResult<()> {
+        if self.at_eof() {
+            Ok(())
+        } else {
+            Err(self.err(SyntaxKind::Expected("end of input")))
+        }
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err(SyntaxKind::TooDeep));
+        }
+        Ok(())
+    }
+
+    pub fn parse_expr(&mut self) -> PResult<Expr> {
+        self.enter()?;
+        let e = self.ternary();
+        self.depth -= 1;
+        e
+    }
+
+    fn ternary(&mut self) -> PResult<Expr> {
+        let cond = self.binary(0)?;
+        if self.cur.tok != Tok::Question {
+            return Ok(cond);
+        }
+        self.bump()?;
+        if self.cur.tok == Tok::Colon {
+            self.bump()?;
+            let alt = self.parse_expr()?;
+            return Ok(Expr::Elvis(Box::new((cond, alt))));
+        }
+        let then = self.parse_expr()?;
+        self.expect(Tok::Colon, "`:` of `?:`")?;
+        let alt = self.parse_expr()?;
+        Ok(Expr::Cond(Box::new((cond, then, alt))))
+    }
+
+    fn binary(&mut self, level: usize) -> PResult<Expr> {
+        let Some(ops) = LEVELS.get(level) else {
+            return self.unary();
+        };
+        let mut lhs = self.binary(level + 1)?;
+        while let Some(&(_, op)) = ops.iter().find(|(t, _)| *t == self.cur.tok) {
+            self.bump()?;
+            let rhs = self.binary(level + 1)?;
+            lhs = Expr::Binary(op, Box::new((lhs, rhs)));
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> PResult<Expr> {
+        let op = match self.cur.tok {
+            Tok::Minus => UnOp::Neg,
+            Tok::Plus => UnOp::Plus,
+            Tok::Not => UnOp::Not,
+            Tok::Tilde => UnOp::BitNot,
+            _ => return self.postfix(),
+        };
+        self.bump()?;
+        if op == UnOp::Neg && !self.cur.spaced {
+            // `-5` written together is the literal -5; `- 5` is negation of 5.
+            let lit = match self.cur.tok {
+                Tok::Int(_) => {
+                    let text = self.text.get(self.cur.start..self.cur.end).unwrap_or("0");
+                    Some(Value::Int(parse_int_literal(text, true)))
+                }
+                Tok::Real(r) => Some(Value::Real(-r)),
+                _ => None,
+            };
+            if let Some(v) = lit {
+                self.bump()?;
+                return self.postfix_ops(Expr::Lit(v));
+            }
+        }
+        self.enter()?;
+        let operand = self.unary();
+        self.depth -= 1;
+        Ok(Expr::Unary(op, Box::new(operand?)))
+    }
+
+    fn postfix(&mut self) -> PResult<Expr> {
+        let base = self.primary()?;
+        self.postfix_ops(base)
+    }
+
+    fn postfix_ops(&mut self, mut e: Expr) -> PResult<Expr> {
+        loop {
+            match self.cur.tok {
+                Tok::Dot => {
+                    self.bump()?;
+                    let name = self.attr_name()?;
+                    e = Expr::Select(Box::new(e), name);
+                }
+                Tok::LBracket => {
+                    self.bump()?;
+                    let idx = self.parse_expr()?;
+                    self.expect(Tok::RBracket, "`]`")?;
+                    e = Expr::Index(Box::new((e, idx)));
+                }
+                _ => return Ok(e),
+            }
+        }
+    }
+
+    fn attr_name(&mut self) -> PResult<Name> {
+        match &self.cur.tok {
+            Tok::Name { text, .. } => {
+                let n = Name::new(text);
+                self.bump()?;
+                Ok(n)
+            }
+            _ => Err(self.err(SyntaxKind::Expected("an attribute name"))),
+        }
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let t = self.bump()?;
+        Ok(match t.tok {
+            Tok::Int(i) => Expr::Lit(Value::Int(i)),
+            Tok::Real(r) => Expr::Lit(Value::Real(r)),
+            Tok::Str(s) => Expr::Lit(Value::str(&s)),
+            Tok::True => Expr::Lit(Value::Bool(true)),
+            Tok::False => Expr::Lit(Value::Bool(false)),
+            Tok::Undefined => Expr::Lit(Value::Undefined),
+            Tok::Error => Expr::Lit(Value::Error),
+            Tok::Name { text, quoted } => {
+                if !quoted && self.cur.tok == Tok::LParen {
+                    return self.call(text, t.start);
+                }
+                Expr::Attr(Name::new(&text))
+            }
+            Tok::Dot => Expr::Root(self.attr_name()?),
+            Tok::LParen => {
+                let e = self.parse_expr()?;
+                self.expect(Tok::RParen, "`)`")?;
+                Expr::Paren(Box::new(e))
+            }
+            Tok::LBrace => self.list()?,
+            Tok::LBracket => Expr::Ad(Arc::new(self.ad_body()?)),
+            _ => {
+                return Err(SyntaxError::new(
+                    SyntaxKind::Expected("an expression"),
+                    t.start,
+                    self.text,
+                ))
+            }
+        })
+    }
+
+    fn call(&mut self, name: String, start: usize) -> PResult<Expr> {
+        self.bump()?; // (
+        let args = self.comma_list(Tok::RParen, "`)` or `,` in the argument list")?;
+        let func = builtins::lookup(&name);
+        let call = Call {
+            name: Arc::from(name.as_str()),
+            func,
+            args,
+        };
+        fold_time_literal(call)
+            .map_err(|_| SyntaxError::new(SyntaxKind::BadTimeLiteral, start, self.text))
+    }
+
+    fn comma_list(&mut self, close: Tok, what: &'static str) -> PResult<Vec<Expr>> {
+        let mut items = Vec::new();
+        if self.cur.tok == close {
+            self.bump()?;
+            return Ok(items);
+        }
+        loop {
+            items.push(self.parse_expr()?);
+            if self.cur.tok == Tok::Comma {
+                self.bump()?;
+            } else if self.cur.tok == close {
+                self.bump()?;
+                return Ok(items);
+            } else {
+                return Err(self.err(SyntaxKind::Expected(what)));
+            }
+        }
+    }
+
+    fn list(&mut self) -> PResult<Expr> {
+        self.enter()?;
+        let items = self.comma_list(Tok::RBrace, "`}` or `,` in the list");
+        self.depth -= 1;
+        Ok(Expr::List(Arc::new(items?)))
+    }
+
+    /// The attributes of a new-syntax ad, after its `[`, through its `]`.
+    fn ad_body(&mut self) -> PResult<ClassAd> {
+        self.enter()?;
+        let mut ad = ClassAd::new();
+        loop {
+            match &self.cur.tok {
+                Tok::RBracket => {
+                    self.bump()?;
+                    break;
+                }
+                Tok::Semi => {
+                    self.bump()?;
+                }
+                Tok::Name { text, .. } => {
+                    let name = Name::new(text);
+                    self.bump()?;
+                    self.expect(Tok::Assign, "`=` after the attribute name")?;
+                    let e = self.parse_expr().map_err(|mut e| {
+                        e.attribute.get_or_insert_with(|| name.text.to_string());
+                        e
+                    })?;
+                    ad.insert(name, e);
+                    if !matches!(self.cur.tok, Tok::Semi | Tok::RBracket) {
+                        return Err(self.err(SyntaxKind::Expected("`;` or `]` after the attribute")));
+                    }
+                }
+                _ => return Err(self.err(SyntaxKind::Expected("an attribute name or `]`"))),
+            }
+        }
+        self.depth -= 1;
+        Ok(ad)
+    }
+
+    /// A whole new-syntax ad `[ ... ]`.
+    pub fn parse_ad(&mut self) -> PResult<ClassAd> {
+        self.expect(Tok::LBracket, "`[` to start a ClassAd")?;
+        self.ad_body()
+    }
+}
+
+/// `absTime("...")` and `relTime("...")` with a literal string become time literals at parse
+/// time, as HTCondor does; a literal that is not a valid time is a syntax error.
+fn fold_time_literal(call: Call) -> Result<Expr, ()> {
+    let is_time = call.name.eq_ignore_ascii_case("abstime") || call.name.eq_ignore_ascii_case("reltime");
+    let literal = matches!(call.args.as_slice(), [Expr::Lit(Value::Str(_))]);
+    if !(is_time && literal) {
+        return Ok(Expr::Call(Box::new(call)));
+    }
+    let e = Expr::Call(Box::new(call));
+    match crate::eval::eval_standalone(&e) {
+        v @ (Value::AbsTime { .. } | Value::RelTime(_)) => Ok(Expr::Lit(v)),
+        _ => Err(()),
+    }
+}
+
+/// Parse one expression; the whole text must be the expression.
+pub fn parse_expr(text: &str) -> PResult<Expr> {
+    let mut p = Parser::new(text)?;
+    let e = p.parse_expr()?;
+    p.expect_eof()?;
+    Ok(e)
+}
+
+/// Parse one new-syntax ad; the whole text must be the ad.
+pub fn parse_ad(text: &str) -> PResult<ClassAd> {
+    let mut p = Parser::new(text)?;
+    let ad = p.parse_ad()?;
+    p.expect_eof()?;
+    Ok(ad)
+}
+
+/// Parse the next new-syntax ad starting at byte `offset`; returns it and the offset after it,
+/// or None when only whitespace and comments remain.
+pub fn parse_next_ad(text: &str, offset: usize) -> PResult<Option<(ClassAd, usize)>> {
+    let mut p = Parser::at(text, offset)?;
+    if p.at_eof() {
+        return Ok(None);
+    }
+    let ad = p.parse_ad()?;
+    Ok(Some((ad, p.offset())))
+}

@@ -1,0 +1,241 @@
+//! Unparse: expressions, values and ads back to text, in HTCondor's canonical compact form.
+
+use std::fmt::Write;
+
+use crate::ast::Expr;
+use crate::classad::ClassAd;
+use crate::value::Value;
+
+pub fn unparse(e: &Expr) -> String {
+    let mut s = String::new();
+    write_expr(&mut s, e);
+    s
+}
+
+/// A value as text (`string()` and `unparse()` of a value).
+pub fn unparse_value(v: &Value) -> String {
+    let mut s = String::new();
+    write_value(&mut s, v);
+    s
+}
+
+/// An ad in new syntax: `[ a = 1; b = 2 ]`.
+pub fn unparse_ad(ad: &ClassAd) -> String {
+    let mut s = String::new();
+    write_ad(&mut s, ad);
+    s
+}
+
+/// An ad in old syntax: one `Name = expr` line per attribute.
+pub fn unparse_ad_old(ad: &ClassAd) -> String {
+    let mut s = String::new();
+    for (n, e) in ad.iter() {
+        write_name(&mut s, n.as_str());
+        s.push_str(" = ");
+        write_expr(&mut s, e);
+        s.push('\n');
+    }
+    s
+}
+
+pub fn write_ad(s: &mut String, ad: &ClassAd) {
+    s.push_str("[ ");
+    for (i, (n, e)) in ad.iter().enumerate() {
+        if i > 0 {
+            s.push_str("; ");
+        }
+        write_name(s, n.as_str());
+        s.push_str(" = ");
+        write_expr(s, e);
+    }
+    s.push_str(" ]");
+}
+
+fn write_list(s: &mut String, items: &[Expr]) {
+    s.push_str("{ ");
+    for (i, e) in items.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        write_expr(s, e);
+    }
+    s.push_str(" }");
+}
+
+pub fn write_expr(s: &mut String, e: &Expr) {
+    match e {
+        Expr::Lit(v) => write_value(s, v),
+        Expr::Attr(n) => write_name(s, n.as_str()),
+        Expr::Root(n) => {
+            s.push('.');
+            write_name(s, n.as_str());
+        }
+        Expr::Select(base, n) => {
+            write_expr(s, base);
+            s.push('.');
+            write_name(s, n.as_str());
+        }
+        Expr::Index(bi) => {
+            write_expr(s, &bi.0);
+            s.push('[');
+            write_expr(s, &bi.1);
+            s.push(']');
+        }
+        Expr::Unary(op, x) => {
+            s.push(' ');
+            s.push_str(op.symbol());
+            write_expr(s, x);
+        }
+        Expr::Binary(op, lr) => {
+            write_expr(s, &lr.0);
+            s.push(' ');
+            s.push_str(op.symbol());
+            s.push(' ');
+            write_expr(s, &lr.1);
+        }
+        Expr::Cond(cte) => {
+            write_expr(s, &cte.0);
+            s.push_str(" ? ");
+            write_expr(s, &cte.1);
+            s.push_str(" : ");
+            write_expr(s, &cte.2);
+        }
+        Expr::Elvis(cf) => {
+            write_expr(s, &cf.0);
+            s.push_str(" ?: ");
+            write_expr(s, &cf.1);
+        }
+        Expr::Call(c) => {
+            s.push_str(&c.name);
+            s.push('(');
+            for (i, a) in c.args.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                write_expr(s, a);
+            }
+            s.push(')');
+        }
+        Expr::List(items) => write_list(s, items),
+        Expr::Ad(ad) => write_ad(s, ad),
+        Expr::Paren(x) => {
+            s.push('(');
+            write_expr(s, x);
+            s.push(')');
+        }
+    }
+}
+
+pub fn write_value(s: &mut String, v: &Value) {
+    match v {
+        Value::Undefined => s.push_str("undefined"),
+        Value::Error => s.push_str("error"),
+        Value::Bool(b) => s.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => {
+            let _ = write!(s, "{i}");
+        }
+        Value::Real(r) => write_real(s, *r),
+        Value::Str(t) => write_string(s, t),
+        Value::List(l) => write_list(s, &l.items),
+        Value::Ad(a) => write_ad(s, &a.ad),
+        Value::AbsTime { secs, offset } => {
+            s.push_str("absTime(\"");
+            s.push_str(&crate::timefmt::format_abstime(*secs, *offset));
+            s.push_str("\")");
+        }
+        Value::RelTime(d) => {
+            s.push_str("relTime(\"");
+            s.push_str(&crate::timefmt::format_reltime(*d));
+            s.push_str("\")");
+        }
+    }
+}
+
+/// Reals as `%.15E` (`1.500000000000000E+03`); zero as `0.0`; the special reals as calls.
+pub fn write_real(s: &mut String, r: f64) {
+    if r.is_nan() {
+        s.push_str("real(\"NaN\")");
+    } else if r.is_infinite() {
+        s.push_str(if r > 0.0 { "real(\"INF\")" } else { "real(\"-INF\")" });
+    } else if r == 0.0 {
+        s.push_str(if r.is_sign_negative() { "-0.0" } else { "0.0" });
+    } else {
+        s.push_str(&format_e15(r));
+    }
+}
+
+/// C's `%.15E`.
+pub fn format_e15(r: f64) -> String {
+    let t = format!("{r:.15E}");
+    match t.split_once('E') {
+        Some((m, e)) => {
+            let exp: i32 = e.parse().unwrap_or(0);
+            let sign = if exp < 0 { '-' } else { '+' };
+            format!("{m}E{sign}{:02}", exp.unsigned_abs())
+        }
+        None => t,
+    }
+}
+
+/// A string literal with HTCondor's escapes; bytes outside printable ASCII as octal.
+pub fn write_string(s: &mut String, t: &str) {
+    s.push('"');
+    escape_into(s, t, b'"');
+    s.push('"');
+}
+
+fn escape_into(s: &mut String, t: &str, quote: u8) {
+    for &b in t.as_bytes() {
+        match b {
+            b'\\' => s.push_str("\\\\"),
+            b'\n' => s.push_str("\\n"),
+            b'\t' => s.push_str("\\t"),
+            b'\r' => s.push_str("\\r"),
+            8 => s.push_str("\\b"),
+            12 => s.push_str("\\f"),
+            11 => s.push_str("\\v"),
+            7 => s.push_str("\\a"),
+            q if q == quote => {
+                s.push('\\');
+                s.push(q as char);
+            }
+            0x20..=0x7e => s.push(b as char),
+            _ => {
+                let _ = write!(s, "\\{b:03o}");
+            }
+        }
+    }
+}
+
+const KEYWORDS: [&str; 7] = ["true", "false", "undefined", "error", "is", "isnt", "parent"];
+
+/// An attribute name, quoted `'like this'` when it is not a plain identifier or is a keyword.
+pub fn write_name(s: &mut String, n: &str) {
+    let plain = n
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !KEYWORDS.iter().any(|k| k.eq_ignore_ascii_case(n));
+    if plain {
+        s.push_str(n);
+    } else {
+        s.push('\'');
+        escape_into(s, n, b'\'');
+        s.push('\'');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reals() {
+        assert_eq!(format_e15(1500.0), "1.500000000000000E+03");
+        assert_eq!(format_e15(1e-100), "1.000000000000000E-100");
+        let mut s = String::new();
+        write_real(&mut s, -0.0);
+        assert_eq!(s, "-0.0");
+    }
+}
