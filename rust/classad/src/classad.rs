@@ -11,6 +11,9 @@ use crate::name::{ci_hash, Name};
 pub struct ClassAd {
     attrs: Vec<(Name, Expr)>,
     index: HashTable<u32>,
+    /// Some attribute is named MY, TARGET, OTHER or PARENT; such an attribute hides the
+    /// scope name, so the evaluator must look before it takes the fast path.
+    scope_names: bool,
 }
 
 impl std::fmt::Debug for ClassAd {
@@ -28,7 +31,13 @@ impl ClassAd {
         ClassAd {
             attrs: Vec::with_capacity(n),
             index: HashTable::with_capacity(n),
+            scope_names: false,
         }
+    }
+
+    /// Whether an attribute is named like a scope (MY, TARGET, OTHER, PARENT).
+    pub fn has_scope_names(&self) -> bool {
+        self.scope_names
     }
 
     pub fn len(&self) -> usize {
@@ -51,6 +60,7 @@ impl ClassAd {
 
     /// Set `name` to `expr`; an existing attribute keeps its place and takes the new spelling.
     pub fn insert(&mut self, name: Name, expr: Expr) {
+        self.scope_names |= name.kind != crate::name::NameKind::Plain;
         match self.find(name.hash, &name.text) {
             Some(i) => {
                 if let Some(slot) = self.attrs.get_mut(i) {
@@ -135,6 +145,7 @@ impl ClassAd {
     pub fn clear(&mut self) {
         self.attrs.clear();
         self.index.clear();
+        self.scope_names = false;
     }
 }
 

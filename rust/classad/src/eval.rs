@@ -125,10 +125,7 @@ impl<'a> Evaluator<'a> {
 
     /// Evaluate `e` as if written inside the ad `ad` (its attributes are in scope).
     pub fn eval_in_ad(&mut self, e: &Expr, ad: &AdValue) -> Value {
-        let scope = Scope::Nested(Arc::new(ScopeNode {
-            ad: ad.ad.clone(),
-            parent: ad.parent.clone(),
-        }));
+        let scope = self.ad_scope(ad);
         self.eval_in(e, scope)
     }
 
@@ -192,48 +189,57 @@ impl<'a> Evaluator<'a> {
         self.roots.get(usize::from(side)).copied().flatten()
     }
 
-    /// The innermost ad of the current scope (what MY denotes).
-    fn self_ad(&self) -> Option<(Arc<ClassAd>, Scope)> {
-        match &self.scope {
-            Scope::None => None,
-            Scope::Side(i) => self.root(*i).map(|a| (a.clone(), Scope::Side(*i))),
-            Scope::Nested(node) => Some((node.ad.clone(), self.scope.clone())),
-        }
-    }
-
     fn eval_name(&mut self, n: &Name) -> Value {
-        match n.kind {
-            NameKind::Plain => {}
-            NameKind::My => {
-                if let Some((ad, scope)) = self.self_ad() {
-                    return Value::Ad(AdValue { ad, parent: parent_of(&scope) });
-                }
-            }
-            NameKind::Target => {
-                let other = self.side().map(|s| 1 - s);
-                if let Some(ad) = other.and_then(|s| self.root(s)) {
-                    return Value::Ad(AdValue { ad: ad.clone(), parent: Scope::None });
-                }
-                return Value::Undefined;
-            }
-            NameKind::Parent => {
-                if let Scope::Nested(node) = &self.scope {
-                    if let Some(v) = self.scope_as_value(&node.parent.clone()) {
-                        return v;
-                    }
-                }
-                return Value::Undefined;
+        if n.kind != NameKind::Plain {
+            // An attribute called MY (or TARGET, ...) in the current ad hides the scope name.
+            if let Some((ad, idx, scope)) = self.defined_here(n) {
+                return self.eval_attr(&ad, idx, scope);
             }
         }
-        self.lookup_chain(n)
+        match n.kind {
+            NameKind::Plain => self.lookup_chain(n),
+            NameKind::My => match &self.scope {
+                Scope::None => Value::Undefined,
+                s => self.scope_as_value(&s.clone()).unwrap_or(Value::Undefined),
+            },
+            NameKind::Target => match self.side().and_then(|s| self.root(1 - s).map(|_| 1 - s)) {
+                Some(other) => self.scope_as_value(&Scope::Side(other)).unwrap_or(Value::Undefined),
+                None => Value::Undefined,
+            },
+            NameKind::Parent => match &self.scope {
+                Scope::Nested(node) => {
+                    let p = node.parent.clone();
+                    self.scope_as_value(&p).unwrap_or(Value::Undefined)
+                }
+                _ => Value::Undefined,
+            },
+        }
     }
 
+    /// Attribute `n` of the innermost ad of the current scope, when that ad has scope names.
+    fn defined_here(&self, n: &Name) -> Option<(Arc<ClassAd>, usize, Scope)> {
+        let ad = match &self.scope {
+            Scope::None => return None,
+            Scope::Side(i) => self.root(*i)?,
+            Scope::Nested(node) => &node.ad,
+        };
+        if !ad.has_scope_names() {
+            return None;
+        }
+        let idx = ad.get_index(n.hash, &n.text)?;
+        Some((ad.clone(), idx, self.scope.clone()))
+    }
+
+    /// The ad a scope denotes, as a value that remembers where it sits.
     fn scope_as_value(&self, scope: &Scope) -> Option<Value> {
         match scope {
             Scope::None => None,
-            Scope::Side(i) => self
-                .root(*i)
-                .map(|a| Value::Ad(AdValue { ad: a.clone(), parent: Scope::None })),
+            Scope::Side(i) => self.root(*i).map(|a| {
+                Value::Ad(AdValue {
+                    ad: a.clone(),
+                    parent: Scope::Side(*i),
+                })
+            }),
             Scope::Nested(node) => Some(Value::Ad(AdValue {
                 ad: node.ad.clone(),
                 parent: node.parent.clone(),
@@ -241,18 +247,39 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// An unqualified name: the current ad, its enclosing ads, then the other top-level ad.
+    /// The scope inside an ad value: a top-level ad is its side, anything else is nested.
+    /// (A top-level ad's value carries `parent: Side(i)` and is that very root.)
+    fn ad_scope(&self, adv: &AdValue) -> Scope {
+        if let Scope::Side(i) = adv.parent {
+            if self.root(i).is_some_and(|r| Arc::ptr_eq(r, &adv.ad)) {
+                return Scope::Side(i);
+            }
+        }
+        Scope::Nested(Arc::new(ScopeNode {
+            ad: adv.ad.clone(),
+            parent: adv.parent.clone(),
+        }))
+    }
+
+    /// An unqualified name. At the top level of a match it is looked up in MY, then in TARGET;
+    /// inside a nested ad, in that ad and then the ads enclosing it.
     fn lookup_chain(&mut self, n: &Name) -> Value {
-        let mut s = self.scope.clone();
+        if let Scope::Side(i) = self.scope {
+            if let Some(v) = self.attr_in_side(i, n) {
+                return v;
+            }
+            return self.attr_in_side(1 - i, n).unwrap_or(Value::Undefined);
+        }
+        let scope = self.scope.clone();
+        self.lookup_from(scope, n)
+    }
+
+    /// `n` in the ad of `scope`, then in the ads enclosing it (never in the other side).
+    fn lookup_from(&mut self, mut s: Scope, n: &Name) -> Value {
         loop {
             match s {
                 Scope::None => return Value::Undefined,
-                Scope::Side(i) => {
-                    if let Some(v) = self.attr_in_side(i, n) {
-                        return v;
-                    }
-                    return self.attr_in_side(1 - i, n).unwrap_or(Value::Undefined);
-                }
+                Scope::Side(i) => return self.attr_in_side(i, n).unwrap_or(Value::Undefined),
                 Scope::Nested(node) => {
                     if let Some(idx) = node.ad.get_index(n.hash, &n.text) {
                         let scope = Scope::Nested(node.clone());
@@ -289,12 +316,18 @@ impl<'a> Evaluator<'a> {
     }
 
     fn eval_root(&mut self, n: &Name) -> Value {
-        // `.name` looks the name up in the outermost ad of the current scope.
+        // `.name` is looked up in the outermost ad. In a match that is the pair itself,
+        // which has no attributes of its own.
         let mut s = self.scope.clone();
         loop {
             match s {
                 Scope::None => return Value::Undefined,
-                Scope::Side(i) => return self.attr_in_side(i, n).unwrap_or(Value::Undefined),
+                Scope::Side(i) => {
+                    if self.root(1 - i).is_some() {
+                        return Value::Undefined;
+                    }
+                    return self.attr_in_side(i, n).unwrap_or(Value::Undefined);
+                }
                 Scope::Nested(node) => match &node.parent {
                     Scope::None => {
                         return match node.ad.get_index(n.hash, &n.text) {
@@ -309,20 +342,14 @@ impl<'a> Evaluator<'a> {
     }
 
     fn eval_select(&mut self, base: &Expr, n: &Name) -> Value {
-        // Fast paths for MY.x and TARGET.x: no ad value is built.
-        if let Expr::Attr(b) = base {
+        // Fast paths for MY.x and TARGET.x at the top level: no ad value is built.
+        if let (Expr::Attr(b), NameKind::Plain, Scope::Side(i)) = (base, n.kind, &self.scope) {
+            let i = *i;
+            let plain_root = self.root(i).is_some_and(|r| !r.has_scope_names());
             match b.kind {
-                NameKind::My => {
-                    if let Scope::Side(i) = self.scope {
-                        return self.attr_in_side(i, n).unwrap_or(Value::Undefined);
-                    }
-                }
-                NameKind::Target => {
-                    return match self.side() {
-                        Some(i) => self.attr_in_side(1 - i, n).unwrap_or(Value::Undefined),
-                        None => Value::Undefined,
-                    };
-                }
+                _ if !plain_root => {}
+                NameKind::My => return self.attr_in_side(i, n).unwrap_or(Value::Undefined),
+                NameKind::Target => return self.attr_in_side(1 - i, n).unwrap_or(Value::Undefined),
                 _ => {}
             }
         }
@@ -350,19 +377,30 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// Attribute `n` of an ad value, evaluated inside that ad.
+    /// `ad.n`: the attribute looked up in that ad and the ads enclosing it; the scope
+    /// names (MY, TARGET, PARENT) are taken relative to that ad.
     pub fn attr_of(&mut self, adv: &AdValue, n: &Name) -> Value {
-        let Some(idx) = adv.ad.get_index(n.hash, &n.text) else {
-            return Value::Undefined;
-        };
-        let scope = match &adv.parent {
-            Scope::Side(i) if self.root(*i).is_some_and(|r| Arc::ptr_eq(r, &adv.ad)) => Scope::Side(*i),
-            _ => Scope::Nested(Arc::new(ScopeNode {
-                ad: adv.ad.clone(),
-                parent: adv.parent.clone(),
-            })),
-        };
-        self.eval_attr(&adv.ad, idx, scope)
+        let scope = self.ad_scope(adv);
+        match n.kind {
+            NameKind::Plain => self.lookup_from(scope, n),
+            _ => {
+                let saved = std::mem::replace(&mut self.scope, scope);
+                let v = self.eval_name(n);
+                self.scope = saved;
+                v
+            }
+        }
+    }
+
+    /// `ad["n"]`: the attribute of that very ad only.
+    fn attr_here(&mut self, adv: &AdValue, n: &Name) -> Value {
+        match adv.ad.get_index(n.hash, &n.text) {
+            Some(idx) => {
+                let scope = self.ad_scope(adv);
+                self.eval_attr(&adv.ad, idx, scope)
+            }
+            None => Value::Undefined,
+        }
     }
 
     fn eval_index(&mut self, base: &Expr, idx: &Expr) -> Value {
@@ -379,16 +417,9 @@ impl<'a> Evaluator<'a> {
                     None => Value::Error,
                 }
             }
-            (Value::Ad(adv), Value::Str(s)) => self.attr_of(&adv, &Name::new(&s)),
+            (Value::Ad(adv), Value::Str(s)) => self.attr_here(&adv, &Name::new(&s)),
             _ => Value::Error,
         }
-    }
-}
-
-fn parent_of(scope: &Scope) -> Scope {
-    match scope {
-        Scope::Nested(node) => node.parent.clone(),
-        _ => Scope::None,
     }
 }
 

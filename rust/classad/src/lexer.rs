@@ -62,20 +62,35 @@ pub struct Token {
     pub spaced: bool,
 }
 
+/// Which ClassAd syntax is being read; they differ only in string literals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// `[ a = "x\ty"; ... ]`: C-style escapes, adjacent strings join.
+    New,
+    /// `a = "C:\dir"` lines: a backslash is literal except before a quote.
+    Old,
+}
+
 pub struct Lexer<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    syntax: Syntax,
 }
 
 type LexResult<T> = Result<T, SyntaxError>;
 
 impl<'a> Lexer<'a> {
     pub fn new(text: &'a str) -> Lexer<'a> {
+        Lexer::with_syntax(text, Syntax::New)
+    }
+
+    pub fn with_syntax(text: &'a str, syntax: Syntax) -> Lexer<'a> {
         Lexer {
             text,
             bytes: text.as_bytes(),
             pos: 0,
+            syntax,
         }
     }
 
@@ -258,6 +273,9 @@ impl<'a> Lexer<'a> {
 
     fn string(&mut self) -> LexResult<Tok> {
         let mut out = String::new();
+        if self.syntax == Syntax::Old {
+            return self.old_string();
+        }
         self.string_body(b'"', &mut out, SyntaxKind::UnterminatedString)?;
         // Adjacent string literals join: "a" "b" is "ab".
         loop {
@@ -288,6 +306,35 @@ impl<'a> Lexer<'a> {
                 });
             }
         }
+    }
+
+    /// An old-syntax string: a backslash and the character after it are kept as they are
+    /// (so `\"` does not end the string), and adjacent strings do not join.
+    fn old_string(&mut self) -> LexResult<Tok> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut bytes = Vec::new();
+        loop {
+            match self.peek(0) {
+                _ if self.pos >= self.bytes.len() => {
+                    return Err(self.err(SyntaxKind::UnterminatedString, start))
+                }
+                b'"' => {
+                    self.pos += 1;
+                    break;
+                }
+                b'\\' if self.pos + 1 < self.bytes.len() => {
+                    bytes.push(b'\\');
+                    bytes.push(self.peek(1));
+                    self.pos += 2;
+                }
+                c => {
+                    bytes.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+        Ok(Tok::Str(String::from_utf8_lossy(&bytes).into_owned()))
     }
 
     /// The body of a quoted literal starting at the opening quote, escapes decoded.

@@ -6,14 +6,20 @@ use crate::classad::ClassAd;
 use crate::eval::eval_attr;
 use crate::value::Value;
 
-/// `left.Requirements` is true with `right` as TARGET.
-pub fn matches(left: &Arc<ClassAd>, right: &Arc<ClassAd>) -> bool {
-    requirements_hold(eval_attr(left, Some(right), "Requirements"))
+/// `ad.Requirements` holds with `target` as TARGET.
+pub fn satisfies(ad: &Arc<ClassAd>, target: &Arc<ClassAd>) -> bool {
+    requirements_hold(eval_attr(ad, Some(target), "Requirements"))
 }
 
-/// Each ad's Requirements is true with the other as TARGET.
+/// `right` accepts `left`: right's Requirements hold against left. This is classad's
+/// `left.matches(right)`.
+pub fn matches(left: &Arc<ClassAd>, right: &Arc<ClassAd>) -> bool {
+    satisfies(right, left)
+}
+
+/// Each ad's Requirements hold with the other as TARGET.
 pub fn symmetric_match(left: &Arc<ClassAd>, right: &Arc<ClassAd>) -> bool {
-    matches(left, right) && matches(right, left)
+    satisfies(left, right) && satisfies(right, left)
 }
 
 /// Requirements hold when they are true, or a non-zero number, as HTCondor's EvalBool has it.

@@ -23,7 +23,7 @@ impl Name {
     pub fn new(text: &str) -> Name {
         let kind = if text.eq_ignore_ascii_case("my") {
             NameKind::My
-        } else if text.eq_ignore_ascii_case("target") {
+        } else if text.eq_ignore_ascii_case("target") || text.eq_ignore_ascii_case("other") {
             NameKind::Target
         } else if text.eq_ignore_ascii_case("parent") {
             NameKind::Parent

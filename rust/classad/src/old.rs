@@ -4,6 +4,7 @@
 use crate::classad::ClassAd;
 use crate::error::{SyntaxError, SyntaxKind};
 use crate::name::Name;
+use crate::lexer::Syntax;
 use crate::parser::Parser;
 
 /// Parse every ad of an old-syntax text. Lines starting with `#` are comments.
@@ -53,17 +54,15 @@ fn parse_line(text: &str, start: usize, end: usize) -> Result<(Name, crate::ast:
     let line = text.get(start..end).unwrap_or("");
     let bad = || SyntaxError::new(SyntaxKind::BadOldLine, start, text);
     let eq = line.find('=').ok_or_else(bad)?;
-    let raw_name = line.get(..eq).unwrap_or("").trim();
+    // Only spaces are trimmed: HTCondor keeps a tab before `=` as part of the name.
+    let raw_name = line.get(..eq).unwrap_or("").trim_matches(' ');
     let name = old_name(raw_name).ok_or_else(bad)?;
     // Parse the expression in the whole text so that errors point at the right line and
     // column, then insist that it ends on this line.
     let sub = text.get(..end).unwrap_or(text);
-    let mut p = Parser::at(sub, start + eq + 1)?;
+    // Like HTCondor's reader, take the first whole expression and ignore what follows it.
+    let mut p = Parser::with_syntax(sub, start + eq + 1, Syntax::Old)?;
     let expr = p.parse_expr().map_err(|mut e| {
-        e.attribute = Some(name.text.to_string());
-        e
-    })?;
-    p.expect_eof().map_err(|mut e| {
         e.attribute = Some(name.text.to_string());
         e
     })?;
@@ -75,7 +74,7 @@ fn old_name(raw: &str) -> Option<Name> {
         return Some(Name::new(inner));
     }
     let ok = !raw.is_empty()
-        && raw.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+        && raw.bytes().all(|b| !matches!(b, b' ' | b'=' | b'[' | b']' | b';'))
         && !raw.as_bytes().first().is_some_and(u8::is_ascii_digit);
     ok.then(|| Name::new(raw))
 }

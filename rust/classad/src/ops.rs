@@ -102,10 +102,11 @@ pub fn binary(op: BinOp, l: Value, r: Value) -> Value {
     }
 }
 
-/// `=?=`: same type and same value (strings case-sensitively); None for lists and ads.
+/// `=?=`: same type and same value (strings case-sensitively). Two lists or two ads
+/// cannot be compared (None, which is ERROR); a list or ad against anything else is false.
 pub fn is_identical(l: &Value, r: &Value) -> Option<bool> {
     Some(match (l, r) {
-        (Value::List(_) | Value::Ad(_), _) | (_, Value::List(_) | Value::Ad(_)) => return None,
+        (Value::List(_), Value::List(_)) | (Value::Ad(_), Value::Ad(_)) => return None,
         (Value::Undefined, Value::Undefined) | (Value::Error, Value::Error) => true,
         (Value::Bool(a), Value::Bool(b)) => a == b,
         (Value::Int(a), Value::Int(b)) => a == b,
@@ -237,7 +238,10 @@ fn bitwise(op: BinOp, l: Value, r: Value) -> Value {
         BinOp::BitXor => a ^ b,
         BinOp::Shl => a.wrapping_shl(sh),
         BinOp::Shr => a.wrapping_shr(sh),
-        BinOp::UShr => ((a as u64) >> sh) as i64,
+        // HTCondor's logical shift masks the sign-extended result with ~(-1 << (64 - n)),
+        // where a shift by 64 is a shift by 0: so `-1 >>> 0` is 0.
+        BinOp::UShr if a < 0 => (a >> sh) & !((-1i64).wrapping_shl(64 - sh)),
+        BinOp::UShr => a >> sh,
         _ => return Value::Error,
     })
 }

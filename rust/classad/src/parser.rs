@@ -6,7 +6,7 @@ use crate::ast::{BinOp, Call, Expr, UnOp};
 use crate::builtins;
 use crate::classad::ClassAd;
 use crate::error::{SyntaxError, SyntaxKind};
-use crate::lexer::{parse_int_literal, Lexer, Tok, Token};
+use crate::lexer::{parse_int_literal, Lexer, Syntax, Tok, Token};
 use crate::name::Name;
 use crate::value::Value;
 
@@ -56,7 +56,11 @@ impl<'a> Parser<'a> {
 
     /// A parser starting at byte `offset` of `text` (positions stay relative to `text`).
     pub fn at(text: &'a str, offset: usize) -> PResult<Parser<'a>> {
-        let mut lexer = Lexer::new(text);
+        Self::with_syntax(text, offset, Syntax::New)
+    }
+
+    pub fn with_syntax(text: &'a str, offset: usize, syntax: Syntax) -> PResult<Parser<'a>> {
+        let mut lexer = Lexer::with_syntax(text, syntax);
         lexer.skip_to(offset);
         let cur = lexer.next_token()?;
         Ok(Parser {
