@@ -1,1 +1,20 @@
-use pyo3::prelude::*; #[pymodule] fn _core(_m: &Bound<PyModule>) -> PyResult<()> { Ok(()) }
+//! `condorx._core`: the Rust ClassAd engine as a Python extension. Registration only.
+
+mod api;
+mod classad;
+mod convert;
+mod errors;
+mod expr;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_class::<classad::PyClassAd>()?;
+    m.add_class::<expr::PyExprTree>()?;
+    m.add_function(wrap_pyfunction!(convert::_register_sentinels, m)?)?;
+    api::register(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

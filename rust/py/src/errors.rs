@@ -1,0 +1,39 @@
+//! The extension's exceptions, and the one conversion from core errors to Python ones.
+
+use condorx_classad::SyntaxError;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+
+create_exception!(
+    _core,
+    CondorxError,
+    PyException,
+    "Base class of condorx's own exceptions."
+);
+create_exception!(
+    _core,
+    ClassAdParseError,
+    PyValueError,
+    "ClassAd text that does not parse; carries .line, .column, .attribute and .offset."
+);
+
+/// A syntax error as a `ClassAdParseError` carrying where it happened.
+pub fn parse_error(py: Python<'_>, e: &SyntaxError, what: &str) -> PyErr {
+    let msg = format!("cannot parse {what}: {e}");
+    let err = ClassAdParseError::new_err(msg);
+    let value = err.value(py);
+    // Setting attributes on a fresh exception instance cannot fail in practice; if it does,
+    // the message still says where.
+    let _ = value.setattr("line", e.line);
+    let _ = value.setattr("column", e.column);
+    let _ = value.setattr("offset", e.offset);
+    let _ = value.setattr("attribute", e.attribute.clone());
+    err
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("CondorxError", m.py().get_type::<CondorxError>())?;
+    m.add("ClassAdParseError", m.py().get_type::<ClassAdParseError>())?;
+    Ok(())
+}
