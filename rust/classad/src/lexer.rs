@@ -308,8 +308,8 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// An old-syntax string: a backslash and the character after it are kept as they are
-    /// (so `\"` does not end the string), and adjacent strings do not join.
+    /// An old-syntax string: `\"` is a quote, any other backslash is kept with the byte
+    /// after it (`"C:\dir"` is what it says), and adjacent strings do not join.
     fn old_string(&mut self) -> LexResult<Tok> {
         let start = self.pos;
         self.pos += 1;
@@ -322,6 +322,11 @@ impl<'a> Lexer<'a> {
                 b'"' => {
                     self.pos += 1;
                     break;
+                }
+                // `\"` is a quote; any other backslash stays, with the byte after it.
+                b'\\' if self.peek(1) == b'"' => {
+                    bytes.push(b'"');
+                    self.pos += 2;
                 }
                 b'\\' if self.pos + 1 < self.bytes.len() => {
                     bytes.push(b'\\');

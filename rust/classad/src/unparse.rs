@@ -4,11 +4,19 @@ use std::fmt::Write;
 
 use crate::ast::Expr;
 use crate::classad::ClassAd;
+use crate::lexer::Syntax;
 use crate::value::Value;
 
 pub fn unparse(e: &Expr) -> String {
     let mut s = String::new();
     write_expr(&mut s, e);
+    s
+}
+
+/// An expression as the old syntax writes it (strings keep their bytes, only `"` escaped).
+pub fn unparse_old(e: &Expr) -> String {
+    let mut s = String::new();
+    write_expr_in(&mut s, e, Syntax::Old);
     s
 }
 
@@ -32,13 +40,17 @@ pub fn unparse_ad_old(ad: &ClassAd) -> String {
     for (n, e) in ad.iter() {
         write_name(&mut s, n.as_str());
         s.push_str(" = ");
-        write_expr(&mut s, e);
+        write_expr_in(&mut s, e, Syntax::Old);
         s.push('\n');
     }
     s
 }
 
 pub fn write_ad(s: &mut String, ad: &ClassAd) {
+    write_ad_in(s, ad, Syntax::New);
+}
+
+fn write_ad_in(s: &mut String, ad: &ClassAd, syn: Syntax) {
     s.push_str("[ ");
     for (i, (n, e)) in ad.iter().enumerate() {
         if i > 0 {
@@ -46,25 +58,30 @@ pub fn write_ad(s: &mut String, ad: &ClassAd) {
         }
         write_name(s, n.as_str());
         s.push_str(" = ");
-        write_expr(s, e);
+        write_expr_in(s, e, syn);
     }
     s.push_str(" ]");
 }
 
-fn write_list(s: &mut String, items: &[Expr]) {
+fn write_list(s: &mut String, items: &[Expr], syn: Syntax) {
     s.push_str("{ ");
     for (i, e) in items.iter().enumerate() {
         if i > 0 {
             s.push(',');
         }
-        write_expr(s, e);
+        write_expr_in(s, e, syn);
     }
     s.push_str(" }");
 }
 
 pub fn write_expr(s: &mut String, e: &Expr) {
+    write_expr_in(s, e, Syntax::New);
+}
+
+pub fn write_expr_in(s: &mut String, e: &Expr, syn: Syntax) {
+    let write_expr = |s: &mut String, e: &Expr| write_expr_in(s, e, syn);
     match e {
-        Expr::Lit(v) => write_value(s, v),
+        Expr::Lit(v) => write_value_in(s, v, syn),
         Expr::Attr(n) => write_name(s, n.as_str()),
         Expr::Root(n) => {
             s.push('.');
@@ -116,8 +133,8 @@ pub fn write_expr(s: &mut String, e: &Expr) {
             }
             s.push(')');
         }
-        Expr::List(items) => write_list(s, items),
-        Expr::Ad(ad) => write_ad(s, ad),
+        Expr::List(items) => write_list(s, items, syn),
+        Expr::Ad(ad) => write_ad_in(s, ad, syn),
         Expr::Paren(x) => {
             s.push('(');
             write_expr(s, x);
@@ -127,6 +144,10 @@ pub fn write_expr(s: &mut String, e: &Expr) {
 }
 
 pub fn write_value(s: &mut String, v: &Value) {
+    write_value_in(s, v, Syntax::New);
+}
+
+fn write_value_in(s: &mut String, v: &Value, syn: Syntax) {
     match v {
         Value::Undefined => s.push_str("undefined"),
         Value::Error => s.push_str("error"),
@@ -135,9 +156,10 @@ pub fn write_value(s: &mut String, v: &Value) {
             let _ = write!(s, "{i}");
         }
         Value::Real(r) => write_real(s, *r),
+        Value::Str(t) if syn == Syntax::Old => write_old_string(s, t),
         Value::Str(t) => write_string(s, t),
-        Value::List(l) => write_list(s, &l.items),
-        Value::Ad(a) => write_ad(s, &a.ad),
+        Value::List(l) => write_list(s, &l.items, syn),
+        Value::Ad(a) => write_ad_in(s, &a.ad, syn),
         Value::AbsTime { secs, offset } => {
             s.push_str("absTime(\"");
             s.push_str(&crate::timefmt::format_abstime(*secs, *offset));
@@ -181,6 +203,19 @@ pub fn format_e15(r: f64) -> String {
 pub fn write_string(s: &mut String, t: &str) {
     s.push('"');
     escape_into(s, t, b'"');
+    s.push('"');
+}
+
+/// An old-syntax string: bytes as they are, a quote as `\"` (what HTCondor's old reader
+/// takes back unchanged).
+fn write_old_string(s: &mut String, t: &str) {
+    s.push('"');
+    for c in t.chars() {
+        if c == '"' {
+            s.push('\\');
+        }
+        s.push(c);
+    }
     s.push('"');
 }
 

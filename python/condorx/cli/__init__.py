@@ -1,0 +1,1 @@
+"""The command-line tools: thin click commands over the library."""

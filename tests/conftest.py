@@ -1,0 +1,17 @@
+"""Shared fixtures: where the shared conformance corpus and workloads live."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.fail(f"the shared corpus is missing: {SHARED}")
+    return SHARED
