@@ -71,6 +71,7 @@ pub enum Syntax {
     Old,
 }
 
+#[derive(Clone)]
 pub struct Lexer<'a> {
     text: &'a str,
     bytes: &'a [u8],

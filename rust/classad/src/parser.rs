@@ -80,6 +80,12 @@ impl<'a> Parser<'a> {
         self.cur.tok == Tok::Eof
     }
 
+    /// Whether the token after the current one is `tok` (one token of extra lookahead).
+    fn next_is(&self, tok: &Tok) -> bool {
+        let mut lx = self.lexer.clone();
+        lx.next_token().is_ok_and(|t| t.tok == *tok)
+    }
+
     fn bump(&mut self) -> PResult<Token> {
         let next = self.lexer.next_token()?;
         Ok(std::mem::replace(&mut self.cur, next))
@@ -127,11 +133,6 @@ impl<'a> Parser<'a> {
             return Ok(cond);
         }
         self.bump()?;
-        if self.cur.tok == Tok::Colon {
-            self.bump()?;
-            let alt = self.parse_expr()?;
-            return Ok(Expr::Elvis(Box::new((cond, alt))));
-        }
         let then = self.parse_expr()?;
         self.expect(Tok::Colon, "`:` of `?:`")?;
         let alt = self.parse_expr()?;
@@ -199,6 +200,16 @@ impl<'a> Parser<'a> {
                     let idx = self.parse_expr()?;
                     self.expect(Tok::RBracket, "`]`")?;
                     e = Expr::Index(Box::new((e, idx)));
+                }
+                // HTCondor binds `a ?: b` tighter than any other operator, unary minus
+                // included: `- undefined ?: 4` is -4 and `2 * x ?: 3` is 2 * (x ?: 3).
+                Tok::Question if self.next_is(&Tok::Colon) => {
+                    self.bump()?;
+                    self.bump()?;
+                    self.enter()?;
+                    let alt = self.unary();
+                    self.depth -= 1;
+                    e = Expr::Elvis(Box::new((e, alt?)));
                 }
                 _ => return Ok(e),
             }
