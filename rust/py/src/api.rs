@@ -96,6 +96,30 @@ fn eval_each(py: Python<'_>, expr: PyRef<PyExprTree>, ads: Vec<PyRef<PyClassAd>>
     vals.iter().map(|v| to_py(py, v)).collect()
 }
 
+/// Evaluate `expr` in `my` against each ad of `targets` as TARGET (GIL released).
+#[pyfunction]
+fn eval_against(
+    py: Python<'_>,
+    expr: PyRef<PyExprTree>,
+    my: PyRef<PyClassAd>,
+    targets: Vec<PyRef<PyClassAd>>,
+) -> PyResult<Vec<Py<PyAny>>> {
+    let e = expr.expr().clone();
+    let my = my.inner().clone();
+    let targets: Vec<Arc<ClassAd>> = targets.iter().map(|a| a.inner().clone()).collect();
+    let vals = py.detach(|| {
+        let mut ev = Evaluator::new(None, None);
+        targets
+            .iter()
+            .map(|t| {
+                ev.reset(Some(&my), Some(t));
+                ev.eval(&e)
+            })
+            .collect::<Vec<_>>()
+    });
+    vals.iter().map(|v| to_py(py, v)).collect()
+}
+
 /// How many ads of `ads` make `expr` true (GIL released).
 #[pyfunction]
 fn count_true(py: Python<'_>, expr: PyRef<PyExprTree>, ads: Vec<PyRef<PyClassAd>>) -> usize {
@@ -135,6 +159,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(function_names, m)?)?;
     m.add_function(wrap_pyfunction!(eval_each, m)?)?;
     m.add_function(wrap_pyfunction!(count_true, m)?)?;
+    m.add_function(wrap_pyfunction!(eval_against, m)?)?;
     m.add_function(wrap_pyfunction!(symmetric_matches, m)?)?;
     Ok(())
 }

@@ -1,0 +1,81 @@
+"""Stubs for the Rust extension `condorx._core` (the ClassAd engine)."""
+
+from collections.abc import Iterator
+from typing import Any
+
+__version__: str
+
+class CondorxError(Exception):
+    """Base class of condorx's own exceptions."""
+
+class ClassAdParseError(ValueError):
+    """ClassAd text that does not parse; carries .line, .column, .attribute and .offset."""
+
+    line: int
+    column: int
+    offset: int
+    attribute: str | None
+
+class ExprTree:
+    """A parsed ClassAd expression, optionally tied to the ad it was looked up in."""
+
+    def __new__(cls, text: str | ExprTree) -> ExprTree: ...
+    def eval(self, scope: ClassAd | None = None, target: ClassAd | None = None) -> Any:
+        """Evaluate in `scope` (or the ad this came from) with `target` as TARGET."""
+    def sameAs(self, other: ExprTree) -> bool:  # noqa: N802
+        """Structural equality (attribute names compared without case)."""
+    def __bool__(self) -> bool: ...
+    def __eq__(self, other: object) -> bool: ...
+
+class ClassAd:
+    """A mutable mapping of case-insensitive attribute names to expressions."""
+
+    def __new__(cls, input: str | dict[str, Any] | None = None) -> ClassAd: ...
+    def __getitem__(self, key: str) -> Any: ...
+    def __setitem__(self, key: str, value: Any) -> None: ...
+    def __delitem__(self, key: str) -> None: ...
+    def __contains__(self, key: str) -> bool: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __copy__(self) -> ClassAd: ...
+    def keys(self) -> list[str]: ...
+    def values(self) -> list[Any]: ...
+    def items(self) -> list[tuple[str, Any]]: ...
+    def get(self, key: str, default: Any = None) -> Any: ...
+    def setdefault(self, key: str, default: Any = None) -> Any: ...
+    def update(self, other: Any) -> None: ...
+    def clear(self) -> None: ...
+    def copy(self) -> ClassAd: ...
+    def eval(self, attr: str, target: ClassAd | None = None) -> Any:
+        """Evaluate attribute `attr` in this ad (KeyError when it has none)."""
+    def lookup(self, attr: str) -> ExprTree:
+        """The expression of attribute `attr`, unevaluated."""
+    def matches(self, other: ClassAd) -> bool:
+        """True when `other`'s Requirements hold with this ad as its TARGET."""
+    def symmetricMatch(self, other: ClassAd) -> bool:  # noqa: N802
+        """True when both ads' Requirements hold against each other."""
+    def printOld(self) -> str:  # noqa: N802
+        """The ad in old syntax, one `Name = expression` line per attribute."""
+
+def _register_sentinels(undefined: Any, error: Any) -> None: ...
+def parse_ads(text: str, old: bool) -> list[ClassAd]:
+    """Every ad of `text`, old or new syntax."""
+def parse_next(text: str, offset: int) -> tuple[ClassAd, int] | None:
+    """The next new-syntax ad from byte `offset`, with the offset after it."""
+def parse_one(text: str) -> ClassAd:
+    """One new-syntax ad."""
+def quote(s: str) -> str:
+    """A Python string as a ClassAd string literal."""
+def unquote(s: str) -> str:
+    """A ClassAd string literal back to the string it denotes."""
+def function_names() -> list[str]:
+    """The names of every built-in function."""
+def eval_each(expr: ExprTree, ads: list[ClassAd]) -> list[Any]:
+    """Evaluate `expr` in each ad."""
+def eval_against(expr: ExprTree, my: ClassAd, targets: list[ClassAd]) -> list[Any]:
+    """Evaluate `expr` in `my` with each ad of `targets` as TARGET."""
+def count_true(expr: ExprTree, ads: list[ClassAd]) -> int:
+    """How many ads make `expr` true."""
+def symmetric_matches(jobs: list[ClassAd], slots: list[ClassAd]) -> list[tuple[int, int]]:
+    """Every (job, slot) index pair that matches symmetrically."""
