@@ -77,4 +77,4 @@ def test_quote_unquote():
 def test_times_convert_to_datetime():
     got = ExprTree('absTime("2020-01-01T00:00:00+02:00")').eval()
     if got is not Value.Error:  # absTime lands with the time functions
-        assert got == datetime.datetime(2019, 12, 31, 22, tzinfo=datetime.timezone.utc)
+        assert got == datetime.datetime(2019, 12, 31, 22, tzinfo=datetime.UTC)

@@ -5,10 +5,13 @@
 //! Prints passed/total per file and category and the first N failures. The scoring follows
 //! `shared/classad-conformance/run.py`; the Python test suite runs that script itself.
 
+// A test harness: failing loudly on bad fixtures is the point.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::sync::Arc;
 
 use condorx_classad::{
-    compare::same_expr, eval_expr, parse_ad, parse_expr, parse_old_ads, symmetric_match, matches,
+    compare::same_expr, eval_expr, matches, parse_ad, parse_expr, parse_old_ads, symmetric_match,
     unparse, ClassAd, Expr, Value,
 };
 use serde_json::Value as J;
@@ -36,12 +39,21 @@ fn main() {
     std::env::set_var("TZ", "UTC");
     let mut failures = Vec::new();
     let (mut tp, mut tn) = (0, 0);
-    for file in ["eval.jsonl", "match.jsonl", "parse_errors.jsonl", "old_ads.jsonl"] {
+    for file in [
+        "eval.jsonl",
+        "match.jsonl",
+        "parse_errors.jsonl",
+        "old_ads.jsonl",
+    ] {
         let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap_or_default();
         let mut per: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let rec: J = serde_json::from_str(line).unwrap();
-            let category = rec["category"].as_str().or(rec["kind"].as_str()).unwrap_or("?").to_string();
+            let category = rec["category"]
+                .as_str()
+                .or(rec["kind"].as_str())
+                .unwrap_or("?")
+                .to_string();
             if let Some(c) = &cat {
                 if !category.contains(c.as_str()) {
                     continue;
@@ -62,7 +74,12 @@ fn main() {
                     e.0 += 1;
                     tp += 1;
                 }
-                Some(w) => failures.push(format!("[{}] {}\n      -> {}", rec["id"], describe(&rec), w)),
+                Some(w) => failures.push(format!(
+                    "[{}] {}\n      -> {}",
+                    rec["id"],
+                    describe(&rec),
+                    w
+                )),
             }
         }
         let (p, n) = per.values().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
@@ -95,7 +112,8 @@ fn describe(rec: &J) -> String {
 }
 
 fn ad(text: &J) -> Option<Arc<ClassAd>> {
-    text.as_str().map(|t| Arc::new(parse_ad(t).unwrap_or_else(|e| panic!("ad {t}: {e}"))))
+    text.as_str()
+        .map(|t| Arc::new(parse_ad(t).unwrap_or_else(|e| panic!("ad {t}: {e}"))))
 }
 
 fn run_eval(rec: &J) -> Option<String> {
@@ -105,10 +123,16 @@ fn run_eval(rec: &J) -> Option<String> {
     };
     let my = ad(&rec["my"]);
     let tg = ad(&rec["target"]);
-    let v = eval_expr(&e, my.as_ref(), if my.is_some() { tg.as_ref() } else { None });
+    let v = eval_expr(
+        &e,
+        my.as_ref(),
+        if my.is_some() { tg.as_ref() } else { None },
+    );
     if rec["type_only"].as_bool() == Some(true) {
         let t = rec["value"]["t"].as_str()?;
-        return (type_tag(&v) == t).then_some(()).map_or(Some(format!("want type {t}, got {v:?}")), |_| None);
+        return (type_tag(&v) == t)
+            .then_some(())
+            .map_or(Some(format!("want type {t}, got {v:?}")), |_| None);
     }
     compare(&rec["value"], &v, true)
 }
@@ -172,8 +196,12 @@ fn compare(want: &J, got: &Value, _top: bool) -> Option<String> {
                 let why = match gi {
                     Expr::Lit(v) => compare(wi, v, false),
                     // Python turns nested list and ad literals into values.
-                    e @ (Expr::List(_) | Expr::Ad(_)) => compare(wi, &condorx_classad::eval_standalone(e), false),
-                    e if wi["t"] == "expr" => (!same_text(wi["v"].as_str()?, e)).then(|| "expr differs".into()),
+                    e @ (Expr::List(_) | Expr::Ad(_)) => {
+                        compare(wi, &condorx_classad::eval_standalone(e), false)
+                    }
+                    e if wi["t"] == "expr" => {
+                        (!same_text(wi["v"].as_str()?, e)).then(|| "expr differs".into())
+                    }
                     // A list that came from evaluation holds values as literals.
                     e => Some(format!("want {wi}, got expression {}", unparse(e))),
                 };
@@ -186,14 +214,21 @@ fn compare(want: &J, got: &Value, _top: bool) -> Option<String> {
         ("ad", Value::Ad(a)) => same_ad_text(w, &a.ad),
         _ => false,
     };
-    if ok { None } else { bad() }
+    if ok {
+        None
+    } else {
+        bad()
+    }
 }
 
 fn same_ad_text(w: &J, ad: &ClassAd) -> bool {
-    let Some(obj) = w.as_object() else { return false };
+    let Some(obj) = w.as_object() else {
+        return false;
+    };
     obj.len() == ad.len()
         && obj.iter().all(|(k, v)| {
-            ad.lookup(k).is_some_and(|e| v.as_str().is_some_and(|t| same_text(t, e)))
+            ad.lookup(k)
+                .is_some_and(|e| v.as_str().is_some_and(|t| same_text(t, e)))
         })
 }
 
@@ -203,7 +238,10 @@ fn run_match(rec: &J) -> Option<String> {
     let m = matches(&l, &r);
     let s = symmetric_match(&l, &r);
     if Some(m) != rec["matches"].as_bool() || Some(s) != rec["symmetric"].as_bool() {
-        return Some(format!("got matches={m} symmetric={s}, want {} {}", rec["matches"], rec["symmetric"]));
+        return Some(format!(
+            "got matches={m} symmetric={s}, want {} {}",
+            rec["matches"], rec["symmetric"]
+        ));
     }
     None
 }
@@ -225,11 +263,19 @@ fn run_old(rec: &J) -> Option<String> {
     };
     let want = rec["ads"].as_array()?;
     if want.len() != ads.len() {
-        return Some(format!("want {} ads, got {}: {:?}", want.len(), ads.len(), ads));
+        return Some(format!(
+            "want {} ads, got {}: {:?}",
+            want.len(),
+            ads.len(),
+            ads
+        ));
     }
     for (w, g) in want.iter().zip(&ads) {
         if !same_ad_text(w, g) {
-            return Some(format!("ad differs: got {}", condorx_classad::unparse_ad(g)));
+            return Some(format!(
+                "ad differs: got {}",
+                condorx_classad::unparse_ad(g)
+            ));
         }
     }
     None

@@ -68,7 +68,13 @@ impl SyntaxError {
 
 impl fmt::Display for SyntaxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {}: {}", self.line, self.column, self.message())?;
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line,
+            self.column,
+            self.message()
+        )?;
         if let Some(a) = &self.attribute {
             write!(f, " (in attribute {a})")?;
         }

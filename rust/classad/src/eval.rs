@@ -49,7 +49,11 @@ impl<'a> Evaluator<'a> {
     pub fn new(my: Option<&'a Arc<ClassAd>>, target: Option<&'a Arc<ClassAd>>) -> Evaluator<'a> {
         Evaluator {
             roots: [my, target],
-            scope: if my.is_some() { Scope::Side(0) } else { Scope::None },
+            scope: if my.is_some() {
+                Scope::Side(0)
+            } else {
+                Scope::None
+            },
             depth: 0,
             steps: 0,
             active: Vec::new(),
@@ -59,7 +63,11 @@ impl<'a> Evaluator<'a> {
     /// Reuse this evaluator for a new top-level evaluation (keeps its allocations).
     pub fn reset(&mut self, my: Option<&'a Arc<ClassAd>>, target: Option<&'a Arc<ClassAd>>) {
         self.roots = [my, target];
-        self.scope = if my.is_some() { Scope::Side(0) } else { Scope::None };
+        self.scope = if my.is_some() {
+            Scope::Side(0)
+        } else {
+            Scope::None
+        };
         self.depth = 0;
         self.steps = 0;
         self.active.clear();
@@ -203,7 +211,9 @@ impl<'a> Evaluator<'a> {
                 s => self.scope_as_value(&s.clone()).unwrap_or(Value::Undefined),
             },
             NameKind::Target => match self.side().and_then(|s| self.root(1 - s).map(|_| 1 - s)) {
-                Some(other) => self.scope_as_value(&Scope::Side(other)).unwrap_or(Value::Undefined),
+                Some(other) => self
+                    .scope_as_value(&Scope::Side(other))
+                    .unwrap_or(Value::Undefined),
                 None => Value::Undefined,
             },
             NameKind::Parent => match &self.scope {

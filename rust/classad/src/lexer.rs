@@ -8,7 +8,10 @@ pub enum Tok {
     Real(f64),
     Str(String),
     /// An attribute or function name; `quoted` when written `'like this'`.
-    Name { text: String, quoted: bool },
+    Name {
+        text: String,
+        quoted: bool,
+    },
     True,
     False,
     Undefined,
@@ -202,7 +205,11 @@ impl<'a> Lexer<'a> {
             (b'|', _, _) => (Tok::BitOr, 1),
             (b'^', _, _) => (Tok::Caret, 1),
             _ => {
-                let ch = self.text.get(self.pos..).and_then(|s| s.chars().next()).unwrap_or('?');
+                let ch = self
+                    .text
+                    .get(self.pos..)
+                    .and_then(|s| s.chars().next())
+                    .unwrap_or('?');
                 return Err(self.err(SyntaxKind::BadChar(ch), self.pos));
             }
         };
@@ -344,7 +351,12 @@ impl<'a> Lexer<'a> {
     }
 
     /// The body of a quoted literal starting at the opening quote, escapes decoded.
-    fn string_body(&mut self, quote: u8, out: &mut String, unterminated: SyntaxKind) -> LexResult<()> {
+    fn string_body(
+        &mut self,
+        quote: u8,
+        out: &mut String,
+        unterminated: SyntaxKind,
+    ) -> LexResult<()> {
         let start = self.pos;
         self.pos += 1;
         let mut bytes: Vec<u8> = Vec::new();
@@ -426,7 +438,10 @@ mod tests {
 
     #[test]
     fn numbers_and_strings() {
-        assert_eq!(toks("42 .5 1e3"), vec![Tok::Int(42), Tok::Real(0.5), Tok::Real(1000.0)]);
+        assert_eq!(
+            toks("42 .5 1e3"),
+            vec![Tok::Int(42), Tok::Real(0.5), Tok::Real(1000.0)]
+        );
         assert_eq!(toks(r#""a\tb" "c""#), vec![Tok::Str("a\tbc".into())]);
         assert_eq!(toks(r#""\1234""#), vec![Tok::Str("S4".into())]);
         assert!(Lexer::new("010").next_token().is_err());
@@ -436,11 +451,23 @@ mod tests {
 
     #[test]
     fn operators() {
-        assert_eq!(toks("=?= =!= >>> >> >="), vec![Tok::MetaEq, Tok::MetaNe, Tok::UShr, Tok::Shr, Tok::Ge]);
-        assert_eq!(toks("a IsNt b"), vec![
-            Tok::Name { text: "a".into(), quoted: false },
-            Tok::Isnt,
-            Tok::Name { text: "b".into(), quoted: false },
-        ]);
+        assert_eq!(
+            toks("=?= =!= >>> >> >="),
+            vec![Tok::MetaEq, Tok::MetaNe, Tok::UShr, Tok::Shr, Tok::Ge]
+        );
+        assert_eq!(
+            toks("a IsNt b"),
+            vec![
+                Tok::Name {
+                    text: "a".into(),
+                    quoted: false
+                },
+                Tok::Isnt,
+                Tok::Name {
+                    text: "b".into(),
+                    quoted: false
+                },
+            ]
+        );
     }
 }

@@ -3,8 +3,8 @@
 
 use crate::classad::ClassAd;
 use crate::error::{SyntaxError, SyntaxKind};
-use crate::name::Name;
 use crate::lexer::Syntax;
+use crate::name::Name;
 use crate::parser::Parser;
 
 /// Parse every ad of an old-syntax text. Lines starting with `#` are comments.
@@ -50,7 +50,11 @@ pub fn parse_old_ad(text: &str) -> Result<ClassAd, SyntaxError> {
 }
 
 /// `Name = expr` found between byte offsets `start` and `end` of `text`.
-fn parse_line(text: &str, start: usize, end: usize) -> Result<(Name, crate::ast::Expr), SyntaxError> {
+fn parse_line(
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Result<(Name, crate::ast::Expr), SyntaxError> {
     let line = text.get(start..end).unwrap_or("");
     let bad = || SyntaxError::new(SyntaxKind::BadOldLine, start, text);
     let eq = line.find('=').ok_or_else(bad)?;
@@ -74,7 +78,9 @@ fn old_name(raw: &str) -> Option<Name> {
         return Some(Name::new(inner));
     }
     let ok = !raw.is_empty()
-        && raw.bytes().all(|b| !matches!(b, b' ' | b'=' | b'[' | b']' | b';'))
+        && raw
+            .bytes()
+            .all(|b| !matches!(b, b' ' | b'=' | b'[' | b']' | b';'))
         && !raw.as_bytes().first().is_some_and(u8::is_ascii_digit);
     ok.then(|| Name::new(raw))
 }

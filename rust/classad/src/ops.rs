@@ -93,9 +93,12 @@ pub fn binary(op: BinOp, l: Value, r: Value) -> Value {
             }
             match op {
                 BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod => arith(op, l, r),
-                BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Shl | BinOp::Shr | BinOp::UShr => {
-                    bitwise(op, l, r)
-                }
+                BinOp::BitAnd
+                | BinOp::BitOr
+                | BinOp::BitXor
+                | BinOp::Shl
+                | BinOp::Shr
+                | BinOp::UShr => bitwise(op, l, r),
                 _ => compare(op, &l, &r),
             }
         }

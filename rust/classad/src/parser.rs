@@ -44,9 +44,17 @@ const LEVELS: &[&[(Tok, BinOp)]] = &[
         (Tok::Gt, BinOp::Gt),
         (Tok::Ge, BinOp::Ge),
     ],
-    &[(Tok::Shl, BinOp::Shl), (Tok::Shr, BinOp::Shr), (Tok::UShr, BinOp::UShr)],
+    &[
+        (Tok::Shl, BinOp::Shl),
+        (Tok::Shr, BinOp::Shr),
+        (Tok::UShr, BinOp::UShr),
+    ],
     &[(Tok::Plus, BinOp::Add), (Tok::Minus, BinOp::Sub)],
-    &[(Tok::Star, BinOp::Mul), (Tok::Slash, BinOp::Div), (Tok::Percent, BinOp::Mod)],
+    &[
+        (Tok::Star, BinOp::Mul),
+        (Tok::Slash, BinOp::Div),
+        (Tok::Percent, BinOp::Mod),
+    ],
 ];
 
 impl<'a> Parser<'a> {
@@ -323,7 +331,9 @@ impl<'a> Parser<'a> {
                     })?;
                     ad.insert(name, e);
                     if !matches!(self.cur.tok, Tok::Semi | Tok::RBracket) {
-                        return Err(self.err(SyntaxKind::Expected("`;` or `]` after the attribute")));
+                        return Err(
+                            self.err(SyntaxKind::Expected("`;` or `]` after the attribute"))
+                        );
                     }
                 }
                 _ => return Err(self.err(SyntaxKind::Expected("an attribute name or `]`"))),
@@ -343,7 +353,8 @@ impl<'a> Parser<'a> {
 /// `absTime("...")` and `relTime("...")` with a literal string become time literals at parse
 /// time, as HTCondor does; a literal that is not a valid time is a syntax error.
 fn fold_time_literal(call: Call) -> Result<Expr, ()> {
-    let is_time = call.name.eq_ignore_ascii_case("abstime") || call.name.eq_ignore_ascii_case("reltime");
+    let is_time =
+        call.name.eq_ignore_ascii_case("abstime") || call.name.eq_ignore_ascii_case("reltime");
     let literal = matches!(call.args.as_slice(), [Expr::Lit(Value::Str(_))]);
     if !(is_time && literal) {
         return Ok(Expr::Call(Box::new(call)));

@@ -29,7 +29,12 @@ pub fn format_abstime(secs: i64, offset: i32) -> String {
 pub fn format_reltime(d: f64) -> String {
     let neg = d < 0.0;
     let total = d.abs().trunc() as u64;
-    let (days, hours, mins, secs) = (total / 86400, (total / 3600) % 24, (total / 60) % 60, total % 60);
+    let (days, hours, mins, secs) = (
+        total / 86400,
+        (total / 3600) % 24,
+        (total / 60) % 60,
+        total % 60,
+    );
     let mut s = String::new();
     if neg {
         s.push('-');

@@ -88,12 +88,12 @@ pub fn write_expr_in(s: &mut String, e: &Expr, syn: Syntax) {
             write_name(s, n.as_str());
         }
         Expr::Select(base, n) => {
-            write_expr(s, base);
+            write_operand(s, base, postfix_needs_parens(base), syn);
             s.push('.');
             write_name(s, n.as_str());
         }
         Expr::Index(bi) => {
-            write_expr(s, &bi.0);
+            write_operand(s, &bi.0, postfix_needs_parens(&bi.0), syn);
             s.push('[');
             write_expr(s, &bi.1);
             s.push(']');
@@ -101,26 +101,29 @@ pub fn write_expr_in(s: &mut String, e: &Expr, syn: Syntax) {
         Expr::Unary(op, x) => {
             s.push(' ');
             s.push_str(op.symbol());
-            write_expr(s, x);
+            write_operand(s, x, matches!(**x, Expr::Binary(..) | Expr::Cond(_)), syn);
         }
         Expr::Binary(op, lr) => {
-            write_expr(s, &lr.0);
+            let p = precedence(e);
+            write_operand(s, &lr.0, precedence(&lr.0) < p, syn);
             s.push(' ');
             s.push_str(op.symbol());
             s.push(' ');
-            write_expr(s, &lr.1);
+            // Binary operators group to the left: an equal-precedence right side needs parens.
+            write_operand(s, &lr.1, precedence(&lr.1) <= p, syn);
         }
         Expr::Cond(cte) => {
-            write_expr(s, &cte.0);
+            write_operand(s, &cte.0, matches!(cte.0, Expr::Cond(_)), syn);
             s.push_str(" ? ");
             write_expr(s, &cte.1);
             s.push_str(" : ");
             write_expr(s, &cte.2);
         }
         Expr::Elvis(cf) => {
-            write_expr(s, &cf.0);
+            write_operand(s, &cf.0, postfix_needs_parens(&cf.0), syn);
             s.push_str(" ?: ");
-            write_expr(s, &cf.1);
+            let rhs_parens = matches!(cf.1, Expr::Binary(..) | Expr::Cond(_));
+            write_operand(s, &cf.1, rhs_parens, syn);
         }
         Expr::Call(c) => {
             s.push_str(&c.name);
@@ -140,6 +143,48 @@ pub fn write_expr_in(s: &mut String, e: &Expr, syn: Syntax) {
             write_expr(s, x);
             s.push(')');
         }
+    }
+}
+
+/// An operand, in parentheses when the tree's shape would not survive printing without
+/// them (trees built by code rather than parsed from text need this).
+fn write_operand(s: &mut String, e: &Expr, parens: bool, syn: Syntax) {
+    if parens {
+        s.push('(');
+        write_expr_in(s, e, syn);
+        s.push(')');
+    } else {
+        write_expr_in(s, e, syn);
+    }
+}
+
+/// The base of `.name`, `[i]` or `?:` binds tighter than any operator.
+fn postfix_needs_parens(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Binary(..) | Expr::Unary(..) | Expr::Cond(_) | Expr::Elvis(_)
+    )
+}
+
+/// Binding strength of an expression's top operator: higher binds tighter.
+fn precedence(e: &Expr) -> u8 {
+    use crate::ast::BinOp::*;
+    match e {
+        Expr::Cond(_) => 1,
+        Expr::Binary(op, _) => match op {
+            Or => 2,
+            And => 3,
+            BitOr => 4,
+            BitXor => 5,
+            BitAnd => 6,
+            Eq | Ne | Is | Isnt => 7,
+            Lt | Le | Gt | Ge => 8,
+            Shl | Shr | UShr => 9,
+            Add | Sub => 10,
+            Mul | Div | Mod => 11,
+        },
+        Expr::Unary(..) => 12,
+        _ => 13,
     }
 }
 
@@ -178,17 +223,33 @@ pub fn write_real(s: &mut String, r: f64) {
     if r.is_nan() {
         s.push_str("real(\"NaN\")");
     } else if r.is_infinite() {
-        s.push_str(if r > 0.0 { "real(\"INF\")" } else { "real(\"-INF\")" });
+        s.push_str(if r > 0.0 {
+            "real(\"INF\")"
+        } else {
+            "real(\"-INF\")"
+        });
     } else if r == 0.0 {
         s.push_str(if r.is_sign_negative() { "-0.0" } else { "0.0" });
     } else {
-        s.push_str(&format_e15(r));
+        // HTCondor's `%.15E` loses the last digit of some doubles (0.30000000000000004);
+        // those get one digit more, so that every real reads back exactly.
+        let short = format_e15(r);
+        if short.parse::<f64>() == Ok(r) {
+            s.push_str(&short);
+        } else {
+            s.push_str(&format_e(r, 16));
+        }
     }
 }
 
 /// C's `%.15E`.
 pub fn format_e15(r: f64) -> String {
-    let t = format!("{r:.15E}");
+    format_e(r, 15)
+}
+
+/// C's `%.<digits>E`: mantissa, `E`, sign, and an exponent of at least two digits.
+fn format_e(r: f64, digits: usize) -> String {
+    let t = format!("{r:.digits$E}");
     match t.split_once('E') {
         Some((m, e)) => {
             let exp: i32 = e.parse().unwrap_or(0);
@@ -242,7 +303,15 @@ fn escape_into(s: &mut String, t: &str, quote: u8) {
     }
 }
 
-const KEYWORDS: [&str; 7] = ["true", "false", "undefined", "error", "is", "isnt", "parent"];
+const KEYWORDS: [&str; 7] = [
+    "true",
+    "false",
+    "undefined",
+    "error",
+    "is",
+    "isnt",
+    "parent",
+];
 
 /// An attribute name, quoted `'like this'` when it is not a plain identifier or is a keyword.
 pub fn write_name(s: &mut String, n: &str) {

@@ -32,7 +32,10 @@ pub enum Value {
     List(ListValue),
     Ad(AdValue),
     /// Seconds since the epoch and the zone offset (seconds east of UTC) it is shown in.
-    AbsTime { secs: i64, offset: i32 },
+    AbsTime {
+        secs: i64,
+        offset: i32,
+    },
     /// A duration in seconds.
     RelTime(f64),
 }

@@ -2,6 +2,9 @@
 //! The expected side is itself an expression; both are evaluated with no ad and must give
 //! identical values (same type, same value; lists and ads by their text).
 
+// A test harness: failing loudly on bad fixtures is the point.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use condorx_classad::{compare::same_value, eval_standalone, parse_expr, unparse_value, Value};
 
 fn same(a: &Value, b: &Value) -> bool {
@@ -18,7 +21,10 @@ fn vectors() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/vectors");
     let mut failures = Vec::new();
     let mut count = 0;
-    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
@@ -27,15 +33,30 @@ fn vectors() {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let (lhs, rhs) = line.rsplit_once(" => ").unwrap_or_else(|| panic!("{path:?}:{}: no =>", n + 1));
+            let (lhs, rhs) = line
+                .rsplit_once(" => ")
+                .unwrap_or_else(|| panic!("{path:?}:{}: no =>", n + 1));
             count += 1;
-            let got = eval_standalone(&parse_expr(lhs).unwrap_or_else(|e| panic!("{path:?}:{}: {e}", n + 1)));
+            let got = eval_standalone(
+                &parse_expr(lhs).unwrap_or_else(|e| panic!("{path:?}:{}: {e}", n + 1)),
+            );
             let want = eval_standalone(&parse_expr(rhs).unwrap());
             if !same(&got, &want) {
-                failures.push(format!("{}:{}: {lhs} gave {}, want {}", path.display(), n + 1, unparse_value(&got), rhs));
+                failures.push(format!(
+                    "{}:{}: {lhs} gave {}, want {}",
+                    path.display(),
+                    n + 1,
+                    unparse_value(&got),
+                    rhs
+                ));
             }
         }
     }
     assert!(count > 50, "too few vectors: {count}");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

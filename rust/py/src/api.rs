@@ -3,8 +3,11 @@
 use std::sync::Arc;
 
 use condorx_classad::{
-    builtins, eval_expr, lexer::{Lexer, Tok}, matching, parse_ad, parse_next_ad, parse_old_ads,
-    unparse::write_string, ClassAd, Evaluator,
+    builtins, eval_expr,
+    lexer::{Lexer, Tok},
+    matching, parse_ad, parse_next_ad, parse_old_ads,
+    unparse::write_string,
+    ClassAd, Evaluator,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -15,7 +18,9 @@ use crate::errors::parse_error;
 use crate::expr::PyExprTree;
 
 fn wrap(ads: Vec<ClassAd>) -> Vec<PyClassAd> {
-    ads.into_iter().map(|a| PyClassAd::from_arc(Arc::new(a))).collect()
+    ads.into_iter()
+        .map(|a| PyClassAd::from_arc(Arc::new(a)))
+        .collect()
 }
 
 /// Every ad of `text`: old syntax (`Name = expr` lines, blank-line separated) or new
@@ -25,7 +30,13 @@ fn wrap(ads: Vec<ClassAd>) -> Vec<PyClassAd> {
 fn parse_ads(py: Python<'_>, text: &str, old: bool) -> PyResult<Vec<PyClassAd>> {
     let owned = text.to_owned();
     let ads = py
-        .detach(move || if old { parse_old_ads(&owned) } else { parse_new_ads(&owned) })
+        .detach(move || {
+            if old {
+                parse_old_ads(&owned)
+            } else {
+                parse_new_ads(&owned)
+            }
+        })
         .map_err(|e| parse_error(py, &e, "ClassAds"))?;
     Ok(wrap(ads))
 }
@@ -81,7 +92,11 @@ fn function_names() -> Vec<&'static str> {
 
 /// Evaluate `expr` in each ad of `ads` (GIL released); returns the values.
 #[pyfunction]
-fn eval_each(py: Python<'_>, expr: PyRef<PyExprTree>, ads: Vec<PyRef<PyClassAd>>) -> PyResult<Vec<Py<PyAny>>> {
+fn eval_each(
+    py: Python<'_>,
+    expr: PyRef<PyExprTree>,
+    ads: Vec<PyRef<PyClassAd>>,
+) -> PyResult<Vec<Py<PyAny>>> {
     let e = expr.expr().clone();
     let ads: Vec<Arc<ClassAd>> = ads.iter().map(|a| a.inner().clone()).collect();
     let vals = py.detach(|| {
@@ -125,7 +140,11 @@ fn eval_against(
 fn count_true(py: Python<'_>, expr: PyRef<PyExprTree>, ads: Vec<PyRef<PyClassAd>>) -> usize {
     let e = expr.expr().clone();
     let ads: Vec<Arc<ClassAd>> = ads.iter().map(|a| a.inner().clone()).collect();
-    py.detach(|| ads.iter().filter(|a| eval_expr(&e, Some(a), None).is_true()).count())
+    py.detach(|| {
+        ads.iter()
+            .filter(|a| eval_expr(&e, Some(a), None).is_true())
+            .count()
+    })
 }
 
 /// Every (job index, slot index) pair whose ads match symmetrically (GIL released).

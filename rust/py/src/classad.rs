@@ -43,7 +43,9 @@ impl PyClassAd {
         match e {
             Expr::Lit(v) => to_py(py, v),
             Expr::Ad(a) => Ok(Py::new(py, PyClassAd::from_arc(a.clone()))?.into_any()),
-            other => Ok(Py::new(py, PyExprTree::new(other.clone(), Some(self.ad.clone())))?.into_any()),
+            other => {
+                Ok(Py::new(py, PyExprTree::new(other.clone(), Some(self.ad.clone())))?.into_any())
+            }
         }
     }
 }
@@ -59,7 +61,8 @@ impl PyClassAd {
             Some(obj) => {
                 if let Ok(s) = obj.cast::<PyString>() {
                     let text = s.to_str()?.to_owned();
-                    py.detach(|| parse_ad(&text)).map_err(|e| parse_error(py, &e, "ClassAd"))?
+                    py.detach(|| parse_ad(&text))
+                        .map_err(|e| parse_error(py, &e, "ClassAd"))?
                 } else if let Ok(d) = obj.cast::<PyDict>() {
                     dict_to_ad(d)?
                 } else {
@@ -125,7 +128,12 @@ impl PyClassAd {
     }
 
     #[pyo3(signature = (key, default=None))]
-    fn setdefault(&mut self, py: Python<'_>, key: &str, default: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn setdefault(
+        &mut self,
+        py: Python<'_>,
+        key: &str,
+        default: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         if !self.ad.contains(key) {
             let e = match default {
                 Some(d) => from_py(d)?,
@@ -162,7 +170,12 @@ impl PyClassAd {
 
     /// Evaluate attribute `attr` in this ad (KeyError when it has none).
     #[pyo3(signature = (attr, target=None))]
-    fn eval(&self, py: Python<'_>, attr: &str, target: Option<PyRef<PyClassAd>>) -> PyResult<Py<PyAny>> {
+    fn eval(
+        &self,
+        py: Python<'_>,
+        attr: &str,
+        target: Option<PyRef<PyClassAd>>,
+    ) -> PyResult<Py<PyAny>> {
         self.expr_of(attr)?;
         let tg = target.map(|t| t.ad.clone());
         let v = eval_attr(&self.ad, tg.as_ref(), attr);

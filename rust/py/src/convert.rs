@@ -22,7 +22,9 @@ pub fn _register_sentinels(py: Python<'_>, undefined: Py<PyAny>, error: Py<PyAny
 fn sentinel(py: Python<'_>, error: bool) -> Py<PyAny> {
     match SENTINELS.get(py) {
         Some((u, e)) => if error { e } else { u }.clone_ref(py),
-        None => PyString::new(py, if error { "error" } else { "undefined" }).into_any().unbind(),
+        None => PyString::new(py, if error { "error" } else { "undefined" })
+            .into_any()
+            .unbind(),
     }
 }
 
@@ -36,7 +38,11 @@ pub fn to_py(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
         Value::Real(r) => PyFloat::new(py, *r).into_any().unbind(),
         Value::Str(s) => PyString::new(py, s).into_any().unbind(),
         Value::List(l) => {
-            let items = l.items.iter().map(|e| item_to_py(py, e)).collect::<PyResult<Vec<_>>>()?;
+            let items = l
+                .items
+                .iter()
+                .map(|e| item_to_py(py, e))
+                .collect::<PyResult<Vec<_>>>()?;
             PyList::new(py, items)?.into_any().unbind()
         }
         Value::Ad(a) => Py::new(py, PyClassAd::from_arc(a.ad.clone()))?.into_any(),
@@ -58,7 +64,10 @@ fn abstime_to_py(py: Python<'_>, secs: i64, offset: i32) -> PyResult<Py<PyAny>> 
     let dt = py.import("datetime")?;
     let delta = dt.getattr("timedelta")?.call((0, offset), None)?;
     let tz = dt.getattr("timezone")?.call1((delta,))?;
-    let when = dt.getattr("datetime")?.getattr("fromtimestamp")?.call1((secs, tz))?;
+    let when = dt
+        .getattr("datetime")?
+        .getattr("fromtimestamp")?
+        .call1((secs, tz))?;
     Ok(when.unbind())
 }
 
@@ -98,7 +107,10 @@ pub fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
         return Ok(Expr::Ad(Arc::new(dict_to_ad(d)?)));
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        let items = obj.try_iter()?.map(|x| from_py(&x?)).collect::<PyResult<Vec<_>>>()?;
+        let items = obj
+            .try_iter()?
+            .map(|x| from_py(&x?))
+            .collect::<PyResult<Vec<_>>>()?;
         return Ok(Expr::List(Arc::new(items)));
     }
     if let Some(v) = datetime_from_py(obj)? {

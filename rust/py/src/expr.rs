@@ -40,7 +40,9 @@ impl PyExprTree {
             });
         }
         let s: String = text.extract()?;
-        let expr = py.detach(|| parse_expr(&s)).map_err(|e| parse_error(py, &e, "expression"))?;
+        let expr = py
+            .detach(|| parse_expr(&s))
+            .map_err(|e| parse_error(py, &e, "expression"))?;
         Ok(PyExprTree::new(expr, None))
     }
 
@@ -52,7 +54,9 @@ impl PyExprTree {
         scope: Option<PyRef<PyClassAd>>,
         target: Option<PyRef<PyClassAd>>,
     ) -> PyResult<Py<PyAny>> {
-        let my = scope.map(|s| s.inner().clone()).or_else(|| self.parent.clone());
+        let my = scope
+            .map(|s| s.inner().clone())
+            .or_else(|| self.parent.clone());
         let tg = target.map(|t| t.inner().clone());
         let v = eval_expr(&self.expr, my.as_ref(), tg.as_ref());
         to_py(py, &v)

@@ -70,7 +70,10 @@ pub fn lookup(name: &str) -> Option<&'static Builtin> {
 
 /// Every function name, for documentation and tests.
 pub fn names() -> Vec<&'static str> {
-    let mut v: Vec<_> = families().iter().flat_map(|f| f.iter().map(|b| b.name)).collect();
+    let mut v: Vec<_> = families()
+        .iter()
+        .flat_map(|f| f.iter().map(|b| b.name))
+        .collect();
     v.sort_unstable_by_key(|n| n.to_ascii_lowercase());
     v
 }
@@ -85,5 +88,7 @@ pub fn exceptional(vals: &[Value]) -> Option<Value> {
     if vals.iter().any(Value::is_error) {
         return Some(Value::Error);
     }
-    vals.iter().any(Value::is_undefined).then_some(Value::Undefined)
+    vals.iter()
+        .any(Value::is_undefined)
+        .then_some(Value::Undefined)
 }

@@ -6,17 +6,50 @@ use crate::eval::Evaluator;
 use crate::value::Value;
 
 pub const FUNCTIONS: &[Builtin] = &[
-    Builtin { name: "ifThenElse", f: if_then_else },
-    Builtin { name: "isUndefined", f: is_undefined },
-    Builtin { name: "isError", f: is_error },
-    Builtin { name: "isString", f: is_string },
-    Builtin { name: "isInteger", f: is_integer },
-    Builtin { name: "isReal", f: is_real },
-    Builtin { name: "isBoolean", f: is_boolean },
-    Builtin { name: "isList", f: is_list },
-    Builtin { name: "isClassAd", f: is_classad },
-    Builtin { name: "isAbstime", f: is_abstime },
-    Builtin { name: "isReltime", f: is_reltime },
+    Builtin {
+        name: "ifThenElse",
+        f: if_then_else,
+    },
+    Builtin {
+        name: "isUndefined",
+        f: is_undefined,
+    },
+    Builtin {
+        name: "isError",
+        f: is_error,
+    },
+    Builtin {
+        name: "isString",
+        f: is_string,
+    },
+    Builtin {
+        name: "isInteger",
+        f: is_integer,
+    },
+    Builtin {
+        name: "isReal",
+        f: is_real,
+    },
+    Builtin {
+        name: "isBoolean",
+        f: is_boolean,
+    },
+    Builtin {
+        name: "isList",
+        f: is_list,
+    },
+    Builtin {
+        name: "isClassAd",
+        f: is_classad,
+    },
+    Builtin {
+        name: "isAbstime",
+        f: is_abstime,
+    },
+    Builtin {
+        name: "isReltime",
+        f: is_reltime,
+    },
 ];
 
 fn if_then_else(ev: &mut Evaluator, args: &[Expr]) -> Value {
