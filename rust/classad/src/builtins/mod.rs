@@ -13,6 +13,7 @@ use crate::eval::Evaluator;
 use crate::value::Value;
 
 pub mod condor;
+pub mod context;
 pub mod convert;
 pub mod lists;
 pub mod math;
@@ -36,7 +37,7 @@ impl std::fmt::Debug for Builtin {
     }
 }
 
-fn families() -> [&'static [Builtin]; 9] {
+fn families() -> [&'static [Builtin]; 10] {
     [
         types::FUNCTIONS,
         convert::FUNCTIONS,
@@ -47,6 +48,7 @@ fn families() -> [&'static [Builtin]; 9] {
         regex::FUNCTIONS,
         time::FUNCTIONS,
         condor::FUNCTIONS,
+        context::FUNCTIONS,
     ]
 }
 
