@@ -8,7 +8,6 @@ from condorx.classad import (
     ClassAd,
     ExprTree,
     ParserType,
-    Value,
     parseAds,
     parseOne,
     quote,
@@ -76,5 +75,9 @@ def test_quote_unquote():
 
 def test_times_convert_to_datetime():
     got = ExprTree('absTime("2020-01-01T00:00:00+02:00")').eval()
-    if got is not Value.Error:  # absTime lands with the time functions
-        assert got == datetime.datetime(2019, 12, 31, 22, tzinfo=datetime.UTC)
+    assert got == datetime.datetime(2019, 12, 31, 22, tzinfo=datetime.UTC)
+    assert got.utcoffset() == datetime.timedelta(hours=2)
+    assert ExprTree('relTime("1+01:00:00")').eval() == 90000.0
+    ad = ClassAd()
+    ad["When"] = got
+    assert ad.eval("When") == got

@@ -183,7 +183,8 @@ fn compare(want: &J, got: &Value, _top: bool) -> Option<String> {
         ("undefined", Value::Undefined) | ("error", Value::Error) => true,
         ("bool", Value::Bool(b)) => w.as_bool() == Some(*b),
         ("int", Value::Int(i)) => w.as_i64() == Some(*i),
-        ("real", Value::Real(r)) => real_eq(w, *r),
+        // Python sees a relative time as float seconds, as run.py does.
+        ("real", Value::Real(r) | Value::RelTime(r)) => real_eq(w, *r),
         ("string", Value::Str(s)) => w.as_str() == Some(&**s),
         ("reltime", Value::RelTime(r)) => real_eq(w, *r),
         ("abstime", Value::AbsTime { secs, .. }) => w.as_f64() == Some(*secs as f64),

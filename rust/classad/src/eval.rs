@@ -106,6 +106,7 @@ impl<'a> Evaluator<'a> {
             Expr::List(items) => Value::List(ListValue {
                 items: items.clone(),
                 scope: self.scope.clone(),
+                computed: false,
             }),
             Expr::Ad(ad) => Value::Ad(AdValue {
                 ad: ad.clone(),
@@ -144,6 +145,19 @@ impl<'a> Evaluator<'a> {
             .map(|item| match item {
                 Expr::Lit(v) => v.clone(),
                 _ => self.eval_in(item, l.scope.clone()),
+            })
+            .collect()
+    }
+
+    /// The values of a list passed to a function. HTCondor evaluates such items in the
+    /// caller's scope, as if they were written as arguments: with `n = [a = 5; l = {a}]`
+    /// and an outer `a = 1`, `sum(n.l)` is 1 while `n.l[0]` is 5.
+    pub fn arg_items(&mut self, l: &ListValue) -> Vec<Value> {
+        l.items
+            .iter()
+            .map(|item| match item {
+                Expr::Lit(v) => v.clone(),
+                _ => self.nested(|ev| ev.eval(item)),
             })
             .collect()
     }

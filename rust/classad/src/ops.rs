@@ -105,10 +105,12 @@ pub fn binary(op: BinOp, l: Value, r: Value) -> Value {
     }
 }
 
-/// `=?=`: same type and same value (strings case-sensitively). Two lists or two ads
-/// cannot be compared (None, which is ERROR); a list or ad against anything else is false.
+/// `=?=`: same type and same value (strings case-sensitively). Two lists of the same kind
+/// or two ads cannot be compared (None, which is ERROR); a list written as a literal and
+/// one built at run time are different types, so that pair is false, as in HTCondor.
 pub fn is_identical(l: &Value, r: &Value) -> Option<bool> {
     Some(match (l, r) {
+        (Value::List(a), Value::List(b)) if a.computed != b.computed => false,
         (Value::List(_), Value::List(_)) | (Value::Ad(_), Value::Ad(_)) => return None,
         (Value::Undefined, Value::Undefined) | (Value::Error, Value::Error) => true,
         (Value::Bool(a), Value::Bool(b)) => a == b,

@@ -318,7 +318,8 @@ impl<'a> Parser<'a> {
                     self.bump()?;
                     break;
                 }
-                Tok::Semi => {
+                // `;` ends an attribute; `[a = 1;; b = 2]` is fine but `[;]` is not.
+                Tok::Semi if !ad.is_empty() => {
                     self.bump()?;
                 }
                 Tok::Name { text, .. } => {

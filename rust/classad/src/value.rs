@@ -12,6 +12,9 @@ use crate::eval::Scope;
 pub struct ListValue {
     pub items: Arc<Vec<Expr>>,
     pub scope: Scope,
+    /// Built at run time (by `split`, `a.b` over a list, ...) rather than written as a
+    /// literal. HTCondor gives the two different value types, which `is` tells apart.
+    pub computed: bool,
 }
 
 /// A nested ClassAd value, with the scope it was written in (its `parent`).
@@ -53,6 +56,7 @@ impl Value {
         Value::List(ListValue {
             items: Arc::new(items),
             scope: Scope::None,
+            computed: true,
         })
     }
 

@@ -1,4 +1,4 @@
-//! Built-in functions: HTCondor's own (`versioncmp`, `userHome`, `userMap`,
+//! Built-in functions: HTCondor's own (`userHome`, `userMap`,
 //! `mergeEnvironment`, `envV1ToV2`, `listToArgs`, `argsToList`). The evaluation-control
 //! ones (`eval`, `unparse`, `evalInEachContext`, ...) are in `context.rs`.
 
@@ -10,34 +10,6 @@ use crate::eval::Evaluator;
 use crate::value::Value;
 
 pub const FUNCTIONS: &[Builtin] = &[
-    Builtin {
-        name: "versioncmp",
-        f: versioncmp,
-    },
-    Builtin {
-        name: "versionLT",
-        f: version_lt,
-    },
-    Builtin {
-        name: "versionLE",
-        f: version_le,
-    },
-    Builtin {
-        name: "versionGT",
-        f: version_gt,
-    },
-    Builtin {
-        name: "versionGE",
-        f: version_ge,
-    },
-    Builtin {
-        name: "versionEQ",
-        f: version_eq,
-    },
-    Builtin {
-        name: "version_in_range",
-        f: version_in_range,
-    },
     Builtin {
         name: "userHome",
         f: user_home,
@@ -63,130 +35,6 @@ pub const FUNCTIONS: &[Builtin] = &[
         f: args_to_list,
     },
 ];
-
-/// A value as HTCondor's string conversion gives it (None for UNDEFINED and ERROR).
-pub(crate) fn string_of(v: &Value) -> Option<String> {
-    match v {
-        Value::Undefined | Value::Error => None,
-        Value::Str(s) => Some(s.to_string()),
-        Value::AbsTime { secs, offset } => Some(crate::timefmt::format_abstime(*secs, *offset)),
-        Value::RelTime(r) => Some(crate::timefmt::format_reltime(*r)),
-        v => Some(crate::unparse::unparse_value(v)),
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// versions
-// ---------------------------------------------------------------------------------------
-
-/// HTCondor's `natural_cmp` (strverscmp-like): digit runs compare as numbers, and more
-/// leading zeros sort first. Returns the C difference of the deciding characters.
-pub fn natural_cmp(a: &[u8], b: &[u8]) -> i64 {
-    let g = |s: &[u8], i: usize| s.get(i).copied().unwrap_or(0);
-    let ch = |c: u8| i64::from(c as i8);
-    let mut i = 0;
-    while g(a, i) != 0 && g(a, i) == g(b, i) {
-        i += 1;
-    }
-    let (c1, c2) = (g(a, i), g(b, i));
-    if c1 == c2 {
-        return 0;
-    }
-    let mut n = i;
-    while n > 0 && g(a, n - 1).is_ascii_digit() {
-        n -= 1;
-    }
-    if n == i && (!c1.is_ascii_digit() || !c2.is_ascii_digit()) {
-        return ch(c1) - ch(c2);
-    }
-    let (mut z1, mut z2) = (n, n);
-    while g(a, z1) == b'0' {
-        z1 += 1;
-    }
-    while g(b, z2) == b'0' {
-        z2 += 1;
-    }
-    if z1 > n && !g(a, z1).is_ascii_digit() {
-        z1 -= 1;
-    }
-    if z2 > n && !g(b, z2).is_ascii_digit() {
-        z2 -= 1;
-    }
-    if z1 != z2 {
-        return (z2 - n) as i64 - (z1 - n) as i64;
-    }
-    if z1 > n {
-        return ch(c1) - ch(c2);
-    }
-    let (mut e1, mut e2) = (z1, z2);
-    while g(a, e1).is_ascii_digit() {
-        e1 += 1;
-    }
-    while g(b, e2).is_ascii_digit() {
-        e2 += 1;
-    }
-    if e1 != e2 {
-        e1 as i64 - e2 as i64
-    } else {
-        ch(c1) - ch(c2)
-    }
-}
-
-fn compare_versions(ev: &mut Evaluator, args: &[Expr], out: fn(i64) -> Value) -> Value {
-    if args.len() != 2 {
-        return Value::Error;
-    }
-    let vals = strict_args(ev, args);
-    if vals.iter().any(Value::is_undefined) {
-        return Value::Undefined;
-    }
-    match (
-        vals.first().and_then(string_of),
-        vals.get(1).and_then(string_of),
-    ) {
-        (Some(l), Some(r)) => out(natural_cmp(l.as_bytes(), r.as_bytes())),
-        _ => Value::Error,
-    }
-}
-
-fn versioncmp(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    compare_versions(ev, args, Value::Int)
-}
-fn version_lt(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    compare_versions(ev, args, |r| Value::Bool(r < 0))
-}
-fn version_le(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    compare_versions(ev, args, |r| Value::Bool(r <= 0))
-}
-fn version_gt(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    compare_versions(ev, args, |r| Value::Bool(r > 0))
-}
-fn version_ge(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    compare_versions(ev, args, |r| Value::Bool(r >= 0))
-}
-fn version_eq(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    compare_versions(ev, args, |r| Value::Bool(r == 0))
-}
-
-fn version_in_range(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    if args.len() != 3 {
-        return Value::Error;
-    }
-    let vals = strict_args(ev, args);
-    if vals.get(1).is_some_and(Value::is_undefined) || vals.get(2).is_some_and(Value::is_undefined)
-    {
-        return Value::Undefined;
-    }
-    let s: Vec<Option<String>> = vals.iter().map(string_of).collect();
-    match s.as_slice() {
-        [Some(test), Some(min), Some(max)] => {
-            let l = natural_cmp(min.as_bytes(), test.as_bytes());
-            let r = natural_cmp(test.as_bytes(), max.as_bytes());
-            Value::Bool(l <= 0 && r <= 0)
-        }
-        _ => Value::Error,
-    }
-}
 
 // ---------------------------------------------------------------------------------------
 // users
@@ -392,7 +240,7 @@ fn list_to_args(ev: &mut Evaluator, args: &[Expr]) -> Value {
         return Value::Error;
     };
     let mut out = String::new();
-    for v in ev.list_items(&l) {
+    for v in ev.arg_items(&l) {
         let Value::Str(s) = v else {
             return Value::Error;
         };
@@ -452,25 +300,6 @@ mod tests {
             Value::Str(x) => x.to_string(),
             v => panic!("{s}: {v:?}"),
         }
-    }
-
-    #[test]
-    fn versions() {
-        assert!(matches!(ev(r#"versioncmp("1.2", "1.10")"#), Value::Int(-1)));
-        assert!(matches!(ev(r#"versioncmp("020", "08")"#), Value::Int(-6)));
-        assert!(matches!(ev(r#"versioncmp("", "1")"#), Value::Int(-49)));
-        assert!(matches!(
-            ev(r#"versionLE("8.9.10", "8.10.9")"#),
-            Value::Bool(true)
-        ));
-        assert!(matches!(
-            ev(r#"version_in_range("2.0", "1.0", "2.0")"#),
-            Value::Bool(true)
-        ));
-        assert!(matches!(
-            ev(r#"versionEQ(undefined, "1")"#),
-            Value::Undefined
-        ));
     }
 
     #[test]

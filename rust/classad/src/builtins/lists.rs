@@ -72,7 +72,7 @@ fn list_arg(ev: &mut Evaluator, args: &[Expr]) -> Result<ListValue, Value> {
 /// (booleans count as numbers).
 fn numbers(ev: &mut Evaluator, l: &ListValue) -> Result<Vec<Value>, Value> {
     let mut out = Vec::new();
-    for v in ev.list_items(l) {
+    for v in ev.arg_items(l) {
         match v {
             Value::Undefined => {}
             Value::Int(_) | Value::Real(_) | Value::Bool(_) => out.push(v),
@@ -171,7 +171,7 @@ fn test_member(ev: &mut Evaluator, args: &[Expr], identical: bool) -> Value {
         return Value::Error;
     }
     let op = if identical { BinOp::Is } else { BinOp::Eq };
-    for mut item in ev.list_items(&l) {
+    for mut item in ev.arg_items(&l) {
         if !identical {
             promote(&mut item, &mut x);
         }
@@ -225,7 +225,7 @@ fn list_compare(ev: &mut Evaluator, args: &[Expr], all: bool) -> Value {
         _ => return Value::Error,
     };
     let mut x = ev.eval(x);
-    for mut item in ev.list_items(&l) {
+    for mut item in ev.arg_items(&l) {
         if !matches!(op, BinOp::Is | BinOp::Isnt) {
             promote(&mut item, &mut x);
         }

@@ -100,7 +100,7 @@ fn quantize(ev: &mut Evaluator, args: &[Expr]) -> Value {
         Value::List(l) => {
             // An empty list means no quantizing (a base of 0.0).
             let mut last = Value::Real(0.0);
-            for item in ev.list_items(&l) {
+            for item in ev.arg_items(&l) {
                 match to_real(&item) {
                     Ok(r) if r >= rx => return item,
                     Ok(_) => last = item,

@@ -22,6 +22,7 @@ pub mod stringlist;
 pub mod strings;
 pub mod time;
 pub mod types;
+pub mod version;
 
 pub type BuiltinFn = fn(&mut Evaluator, &[Expr]) -> Value;
 
@@ -37,7 +38,7 @@ impl std::fmt::Debug for Builtin {
     }
 }
 
-fn families() -> [&'static [Builtin]; 10] {
+fn families() -> [&'static [Builtin]; 11] {
     [
         types::FUNCTIONS,
         convert::FUNCTIONS,
@@ -48,6 +49,7 @@ fn families() -> [&'static [Builtin]; 10] {
         regex::FUNCTIONS,
         time::FUNCTIONS,
         condor::FUNCTIONS,
+        version::FUNCTIONS,
         context::FUNCTIONS,
     ]
 }

@@ -478,7 +478,7 @@ fn regexp_member(ev: &mut Evaluator, args: &[Expr]) -> Value {
     };
     let re = compile(p, flags.for_match());
     let mut undef = false;
-    for item in super::strings::items_here(ev, l) {
+    for item in ev.arg_items(l) {
         match item {
             Value::Str(s) if re.as_ref().is_some_and(|r| r.is_match(s.as_bytes())) => {
                 return Value::Bool(true)

@@ -1,4 +1,4 @@
-//! String functions: strcat, join, substr, case, comparison, version comparison, split.
+//! String functions: strcat, join, substr, case, comparison, split.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -37,34 +37,6 @@ pub const FUNCTIONS: &[Builtin] = &[
     Builtin {
         name: "stricmp",
         f: stricmp,
-    },
-    Builtin {
-        name: "versioncmp",
-        f: versioncmp,
-    },
-    Builtin {
-        name: "versionLT",
-        f: version_lt,
-    },
-    Builtin {
-        name: "versionLE",
-        f: version_le,
-    },
-    Builtin {
-        name: "versionGT",
-        f: version_gt,
-    },
-    Builtin {
-        name: "versionGE",
-        f: version_ge,
-    },
-    Builtin {
-        name: "versionEQ",
-        f: version_eq,
-    },
-    Builtin {
-        name: "version_in_range",
-        f: version_in_range,
     },
     Builtin {
         name: "split",
@@ -129,7 +101,7 @@ fn join(ev: &mut Evaluator, args: &[Expr]) -> Value {
                 _ => Value::str(""),
             };
             vals.push(sep);
-            vals.extend(items_here(ev, l));
+            vals.extend(ev.arg_items(l));
             return join_values(&vals);
         }
         if let Some(first) = args.first().filter(|_| args.len() == 2) {
@@ -246,7 +218,11 @@ fn substr_range(alen: i64, off: i64, len: Option<i64>) -> (usize, usize) {
 }
 
 /// Two arguments: UNDEFINED if either is, else both as text, compared by `cmp`.
-fn compare_text(ev: &mut Evaluator, args: &[Expr], cmp: fn(&[u8], &[u8]) -> i64) -> Value {
+pub(crate) fn compare_text(
+    ev: &mut Evaluator,
+    args: &[Expr],
+    cmp: fn(&[u8], &[u8]) -> i64,
+) -> Value {
     let [a, b] = args else {
         return Value::Error;
     };
@@ -277,115 +253,6 @@ fn stricmp(ev: &mut Evaluator, args: &[Expr]) -> Value {
         let lower = |s: &[u8]| s.iter().map(u8::to_ascii_lowercase).collect::<Vec<_>>();
         ordering_int(lower(a).cmp(&lower(b)))
     })
-}
-
-/// HTCondor's `natural_cmp` (strverscmp-like): digit runs compare as numbers, and the result
-/// is the same C difference of characters (plain `char` is signed) that HTCondor returns.
-pub fn natural_cmp(a: &[u8], b: &[u8]) -> i64 {
-    let at = |s: &[u8], i: usize| s.get(i).copied().unwrap_or(0);
-    let digit = |s: &[u8], i: usize| at(s, i).is_ascii_digit();
-    let mut i = 0;
-    while at(a, i) != 0 && at(a, i) == at(b, i) {
-        i += 1;
-    }
-    let diff = i64::from(at(a, i) as i8) - i64::from(at(b, i) as i8);
-    if at(a, i) == at(b, i) {
-        return 0;
-    }
-    let mut nb = i;
-    while nb > 0 && digit(a, nb - 1) {
-        nb -= 1;
-    }
-    if nb == i && !(digit(a, i) && digit(b, i)) {
-        return diff;
-    }
-    let zeros_end = |s: &[u8]| {
-        let mut z = nb;
-        while at(s, z) == b'0' {
-            z += 1;
-        }
-        // A final zero of the number is not a leading zero.
-        if z > nb && !digit(s, z) {
-            z -= 1;
-        }
-        z
-    };
-    let (z1, z2) = (zeros_end(a), zeros_end(b));
-    if z1 != z2 {
-        return z2 as i64 - z1 as i64;
-    }
-    if z1 > nb {
-        return diff;
-    }
-    let digits_end = |s: &[u8], mut e: usize| {
-        while digit(s, e) {
-            e += 1;
-        }
-        e
-    };
-    let (e1, e2) = (digits_end(a, z1), digits_end(b, z2));
-    if e1 != e2 {
-        e1 as i64 - e2 as i64
-    } else {
-        diff
-    }
-}
-
-fn version_compare(ev: &mut Evaluator, args: &[Expr], f: fn(i64) -> Value) -> Value {
-    match compare_text(ev, args, natural_cmp) {
-        Value::Int(r) => f(r),
-        other => other,
-    }
-}
-
-fn versioncmp(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    version_compare(ev, args, Value::Int)
-}
-
-fn version_lt(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    version_compare(ev, args, |r| Value::Bool(r < 0))
-}
-
-fn version_le(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    version_compare(ev, args, |r| Value::Bool(r <= 0))
-}
-
-fn version_gt(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    version_compare(ev, args, |r| Value::Bool(r > 0))
-}
-
-fn version_ge(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    version_compare(ev, args, |r| Value::Bool(r >= 0))
-}
-
-fn version_eq(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    version_compare(ev, args, |r| Value::Bool(r == 0))
-}
-
-/// `version_in_range(v, min, max)`: only an UNDEFINED bound gives UNDEFINED (an UNDEFINED
-/// `v` cannot become text, so it gives ERROR, as in HTCondor).
-fn version_in_range(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    let [t, lo, hi] = args else {
-        return Value::Error;
-    };
-    let (t, lo, hi) = (ev.eval(t), ev.eval(lo), ev.eval(hi));
-    if lo.is_undefined() || hi.is_undefined() {
-        return Value::Undefined;
-    }
-    match (to_text(&t), to_text(&lo), to_text(&hi)) {
-        (Ok(t), Ok(lo), Ok(hi)) => Value::Bool(
-            natural_cmp(lo.as_bytes(), t.as_bytes()) <= 0
-                && natural_cmp(t.as_bytes(), hi.as_bytes()) <= 0,
-        ),
-        _ => Value::Error,
-    }
-}
-
-/// The items of a list evaluated in the caller's scope, not the list's own: HTCondor
-/// evaluates them as if they were written as arguments (`join(",", n.l)` with `n.l = { a }`
-/// reads the outer `a`).
-pub fn items_here(ev: &mut Evaluator, l: &crate::value::ListValue) -> Vec<Value> {
-    l.items.iter().map(|e| ev.eval(e)).collect()
 }
 
 fn string_list(items: Vec<Value>) -> Value {
