@@ -51,9 +51,11 @@ impl ClassAd {
     fn find(&self, hash: u64, name: &str) -> Option<usize> {
         self.index
             .find(hash, |&i| {
-                self.attrs
-                    .get(i as usize)
-                    .is_some_and(|(n, _)| n.text.eq_ignore_ascii_case(name))
+                self.attrs.get(i as usize).is_some_and(|(n, _)| {
+                    // Interned names usually share their bytes: compare pointers first.
+                    std::ptr::eq(n.text.as_ptr(), name.as_ptr()) && n.text.len() == name.len()
+                        || n.text.eq_ignore_ascii_case(name)
+                })
             })
             .map(|&i| i as usize)
     }

@@ -115,6 +115,11 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// Attribute `n` of MY, evaluated there (UNDEFINED when MY has none).
+    pub fn eval_my_attr(&mut self, n: &Name) -> Value {
+        self.attr_in_side(0, n).unwrap_or(Value::Undefined)
+    }
+
     /// Run `f` one level deeper (the depth guard counts native recursion).
     #[inline]
     pub fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {

@@ -1,6 +1,7 @@
 //! Attribute names: case-insensitive, spelling kept, hash computed once.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The scope names that an unqualified reference can denote.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,7 +32,7 @@ impl Name {
             NameKind::Plain
         };
         Name {
-            text: Arc::from(text),
+            text: intern(text),
             hash: ci_hash(text),
             kind,
         }
@@ -50,6 +51,29 @@ impl PartialEq for Name {
     fn eq(&self, other: &Name) -> bool {
         self.hash == other.hash && self.text.eq_ignore_ascii_case(&other.text)
     }
+}
+
+/// Interned names kept at most. Why a bound: names come from untrusted text, and a flood
+/// of distinct ones must not grow the table without end; past it, names are allocated.
+const MAX_INTERNED: usize = 200_000;
+
+/// The shared copy of an attribute name. A pool repeats the same few hundred names in
+/// every ad; sharing them saves memory and keeps the bytes in cache while matching, and
+/// lets a lookup compare pointers before it compares bytes.
+fn intern(text: &str) -> Arc<str> {
+    static TABLE: OnceLock<Mutex<HashSet<Arc<str>>>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| Mutex::new(HashSet::new()));
+    let Ok(mut set) = table.lock() else {
+        return Arc::from(text);
+    };
+    if let Some(shared) = set.get(text) {
+        return shared.clone();
+    }
+    let fresh: Arc<str> = Arc::from(text);
+    if text.len() <= 64 && set.len() < MAX_INTERNED {
+        set.insert(fresh.clone());
+    }
+    fresh
 }
 
 /// FxHash over ASCII-lowercased bytes: fast, and equal for names equal ignoring case.
