@@ -11,6 +11,7 @@
 
 pub mod ast;
 pub mod builtins;
+pub mod calendar;
 pub mod classad;
 pub mod compare;
 pub mod error;
@@ -21,6 +22,7 @@ pub mod name;
 pub mod old;
 pub mod ops;
 pub mod parser;
+pub mod strftime;
 pub mod timefmt;
 pub mod unparse;
 pub mod value;
