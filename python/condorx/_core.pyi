@@ -24,6 +24,8 @@ class ExprTree:
         """Evaluate in `scope` (or the ad this came from) with `target` as TARGET."""
     def sameAs(self, other: ExprTree) -> bool:  # noqa: N802
         """Structural equality (attribute names compared without case)."""
+    def unknown_functions(self) -> list[str]:
+        """Names of called functions that are not built in (they evaluate to ERROR)."""
     def __bool__(self) -> bool: ...
     def __eq__(self, other: object) -> bool: ...
 

@@ -40,3 +40,10 @@ def test_demo_matches_jobs_to_slots():
     assert any(row["matching_slots"] > 0 for row in rows)
     for row in rows:
         assert (row["best_slot"] is None) == (row["matching_slots"] == 0)
+
+
+def test_eval_warns_about_unknown_functions():
+    r = condorx("eval", "strcat(\"a\", nosuch(1))")
+    assert r.returncode == 0
+    assert r.stdout.strip() == "<Value.Error: 1>"
+    assert "unknown function nosuch()" in r.stderr

@@ -55,6 +55,8 @@ def eval_cmd(expression: str, my_text: str | None, target_text: str | None) -> N
     except ClassAdParseError as e:
         click.echo(f"condorx eval: {e}", err=True)
         sys.exit(2)
+    for name in expr.unknown_functions():
+        click.echo(f"condorx eval: warning: unknown function {name}() evaluates to ERROR", err=True)
     click.echo(repr(expr.eval(scope=my, target=target)))
 
 

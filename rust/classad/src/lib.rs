@@ -12,6 +12,7 @@
 pub mod ast;
 pub mod builtins;
 pub mod calendar;
+pub mod check;
 pub mod classad;
 pub mod compare;
 pub mod error;
@@ -23,6 +24,8 @@ pub mod old;
 pub mod ops;
 pub mod parser;
 pub mod strftime;
+#[cfg(test)]
+mod testing;
 pub mod timefmt;
 pub mod unparse;
 pub mod value;

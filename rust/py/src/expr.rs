@@ -68,6 +68,12 @@ impl PyExprTree {
         same_expr(&self.expr, &other.expr)
     }
 
+    /// Names of the functions this expression calls that are not built in (they evaluate
+    /// to ERROR, as in HTCondor).
+    fn unknown_functions(&self) -> Vec<String> {
+        condorx_classad::check::unknown_functions(&self.expr)
+    }
+
     fn __str__(&self) -> String {
         unparse(&self.expr)
     }

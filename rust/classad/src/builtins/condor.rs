@@ -287,20 +287,9 @@ fn args_to_list(ev: &mut Evaluator, args: &[Expr]) -> Value {
 }
 
 #[cfg(test)]
-#[allow(clippy::expect_used, clippy::panic)]
 mod tests {
-    use crate::{eval_standalone, parse_expr, Value};
-
-    fn ev(s: &str) -> Value {
-        eval_standalone(&parse_expr(s).expect("parses"))
-    }
-
-    fn string(s: &str) -> String {
-        match ev(s) {
-            Value::Str(x) => x.to_string(),
-            v => panic!("{s}: {v:?}"),
-        }
-    }
+    use crate::testing::{ev, string};
+    use crate::Value;
 
     #[test]
     fn environments_and_args() {

@@ -318,15 +318,11 @@ fn external_refs(
 }
 
 #[cfg(test)]
-#[allow(clippy::expect_used, clippy::panic)]
 mod tests {
+    use crate::testing::ev;
     use std::sync::Arc;
 
-    use crate::{eval_expr, eval_standalone, parse_ad, parse_expr, Value};
-
-    fn ev(s: &str) -> Value {
-        eval_standalone(&parse_expr(s).expect("parses"))
-    }
+    use crate::{eval_expr, parse_ad, parse_expr, Value};
 
     fn in_ad(s: &str, ad: &str) -> Value {
         let my = Arc::new(parse_ad(ad).expect("ad parses"));

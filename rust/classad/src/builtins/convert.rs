@@ -233,11 +233,7 @@ fn parse_hex(body: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{eval_standalone, parse_expr};
-
-    fn ev(s: &str) -> Value {
-        eval_standalone(&parse_expr(s).unwrap())
-    }
+    use crate::testing::ev;
 
     #[test]
     fn strtod_prefixes() {

@@ -250,11 +250,7 @@ fn all_compare(ev: &mut Evaluator, args: &[Expr]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{eval_standalone, parse_expr};
-
-    fn ev(s: &str) -> Value {
-        eval_standalone(&parse_expr(s).unwrap())
-    }
+    use crate::testing::ev;
 
     #[test]
     fn sizes() {

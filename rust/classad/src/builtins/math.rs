@@ -156,11 +156,7 @@ fn random(ev: &mut Evaluator, args: &[Expr]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{eval_standalone, parse_expr};
-
-    fn ev(s: &str) -> Value {
-        eval_standalone(&parse_expr(s).unwrap())
-    }
+    use crate::testing::ev;
 
     fn int(s: &str) -> Option<i64> {
         match ev(s) {

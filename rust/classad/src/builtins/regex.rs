@@ -618,14 +618,8 @@ fn expand(caps: &Captures, repl: &[u8], out: &mut Vec<u8>) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use crate::testing::ev;
     use crate::value::Value;
-
-    fn ev(text: &str) -> Value {
-        match crate::parse_expr(text) {
-            Ok(e) => crate::eval_standalone(&e),
-            Err(_) => Value::str("<parse error>"),
-        }
-    }
 
     fn text(v: Value) -> String {
         crate::unparse_value(&v)

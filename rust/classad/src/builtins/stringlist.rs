@@ -414,14 +414,8 @@ fn regexp_member(ev: &mut Evaluator, args: &[Expr]) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use crate::testing::ev;
     use crate::value::Value;
-
-    fn ev(text: &str) -> Value {
-        match crate::parse_expr(text) {
-            Ok(e) => crate::eval_standalone(&e),
-            Err(_) => Value::str("<parse error>"),
-        }
-    }
 
     #[test]
     fn tokenizer_trims_and_skips_empty() {

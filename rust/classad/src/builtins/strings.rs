@@ -328,14 +328,8 @@ fn split_slot_name(ev: &mut Evaluator, args: &[Expr]) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use crate::testing::ev;
     use crate::value::Value;
-
-    fn ev(text: &str) -> Value {
-        match crate::parse_expr(text) {
-            Ok(e) => crate::eval_standalone(&e),
-            Err(_) => Value::str("<parse error>"),
-        }
-    }
 
     fn text(v: Value) -> String {
         crate::unparse_value(&v)

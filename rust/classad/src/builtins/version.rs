@@ -141,11 +141,8 @@ fn version_in_range(ev: &mut Evaluator, args: &[Expr]) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use crate::{eval_standalone, parse_expr, Value};
-
-    fn ev(text: &str) -> Value {
-        eval_standalone(&parse_expr(text).unwrap())
-    }
+    use crate::testing::ev;
+    use crate::Value;
 
     #[test]
     fn versions_compare_digit_runs_as_numbers() {
