@@ -80,6 +80,20 @@ class ClassAd:
         """True when both ads' Requirements hold against each other."""
     def printOld(self) -> str:  # noqa: N802
         """The ad in old syntax, one `Name = expression` line per attribute."""
+    def formatOld(self) -> str:  # noqa: N802
+        """Same as printOld."""
+    def printJson(self) -> str:  # noqa: N802
+        """The ad as JSON, as `condor_q -json` prints it."""
+    def formatJson(self) -> str:  # noqa: N802
+        """Same as printJson."""
+    def externalRefs(self, expr: ExprTree) -> list[str]:  # noqa: N802
+        """References `expr` makes that this ad cannot resolve."""
+    def internalRefs(self, expr: ExprTree) -> list[str]:  # noqa: N802
+        """Attributes of this ad that `expr` reads."""
+    def pop(self, key: str, default: Any = None) -> Any:
+        """Remove attribute `key` and return its value."""
+    def popitem(self) -> tuple[str, Any]:
+        """Remove and return the last attribute."""
 
 def _register_sentinels(undefined: Any, error: Any) -> None: ...
 def parse_ads(text: str, old: bool) -> list[ClassAd]:

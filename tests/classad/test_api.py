@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 
 from condorx.classad import (
     ClassAd,
@@ -81,3 +82,21 @@ def test_times_convert_to_datetime():
     ad = ClassAd()
     ad["When"] = got
     assert ad.eval("When") == got
+
+
+def test_json_and_refs():
+    ad = ClassAd('[ a = 1; b = "x"; c = a + 1; d = { 1, 2.5 }; e = undefined ]')
+    assert json.loads(ad.printJson()) == {
+        "a": 1, "b": "x", "c": "/Expr(a + 1)/", "d": [1, 2.5], "e": None
+    }
+    req = ExprTree("TARGET.Memory >= c && Arch == \"X86_64\"")
+    assert ad.externalRefs(req) == ["TARGET.Memory", "Arch"]
+    assert ad.internalRefs(req) == ["c", "a"]
+
+
+def test_pop():
+    ad = ClassAd("[ a = 1; b = 2 ]")
+    assert ad.pop("a") == 1
+    assert ad.pop("zz", 5) == 5
+    assert ad.popitem() == ("b", 2)
+    assert len(ad) == 0

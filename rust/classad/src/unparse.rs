@@ -200,6 +200,7 @@ fn write_value_in(s: &mut String, v: &Value, syn: Syntax) {
         Value::Int(i) => {
             let _ = write!(s, "{i}");
         }
+        Value::Real(r) if syn == Syntax::Old => write_old_real(s, *r),
         Value::Real(r) => write_real(s, *r),
         Value::Str(t) if syn == Syntax::Old => write_old_string(s, t),
         Value::Str(t) => write_string(s, t),
@@ -239,6 +240,54 @@ pub fn write_real(s: &mut String, r: f64) {
         } else {
             s.push_str(&format_e(r, 16));
         }
+    }
+}
+
+/// A real as the old syntax prints it (`condor_q -l`): C's `%.16G`, with `.0` added to
+/// what would read back as an integer (`1.0`, `3000000000000000.0`). Where 16 digits do not
+/// give the same double back, 17 are used.
+pub fn write_old_real(s: &mut String, r: f64) {
+    if !r.is_finite() {
+        return write_real(s, r);
+    }
+    let mut t = format_g(r, 16);
+    if t.parse::<f64>() != Ok(r) {
+        t = format_g(r, 17);
+    }
+    if !t.contains(['.', 'E', 'n', 'i']) {
+        t.push_str(".0");
+    }
+    s.push_str(&t);
+}
+
+/// C's `%.<p>G`: fixed or exponent form by the exponent, trailing zeros dropped.
+pub fn format_g(r: f64, p: usize) -> String {
+    if r == 0.0 {
+        return if r.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    let e = format_e(r, p - 1);
+    let exp: i32 = e
+        .rsplit_once('E')
+        .and_then(|(_, x)| x.parse().ok())
+        .unwrap_or(0);
+    if exp < -4 || exp >= p as i32 {
+        let (m, x) = e.split_once('E').unwrap_or((&e, "+00"));
+        format!("{}E{x}", trim_fraction(m))
+    } else {
+        let decimals = (p as i32 - 1 - exp).max(0) as usize;
+        trim_fraction(&format!("{r:.decimals$}")).to_string()
+    }
+}
+
+fn trim_fraction(m: &str) -> &str {
+    if m.contains('.') {
+        m.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        m
     }
 }
 
@@ -333,6 +382,25 @@ pub fn write_name(s: &mut String, n: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn old_syntax_reals() {
+        let old = |r: f64| {
+            let mut s = String::new();
+            write_old_real(&mut s, r);
+            s
+        };
+        assert_eq!(old(2.5), "2.5");
+        assert_eq!(old(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(old(0.3), "0.3");
+        assert_eq!(old(1e20), "1E+20");
+        assert_eq!(old(1e-7), "1E-07");
+        assert_eq!(old(3e15), "3000000000000000.0");
+        assert_eq!(old(1.0), "1.0");
+        assert_eq!(old(-0.0), "-0.0");
+        assert_eq!(old(1.0 / 3.0), "0.3333333333333333");
+        assert_eq!(old(123456789.123), "123456789.123");
+    }
 
     #[test]
     fn reals() {

@@ -205,6 +205,69 @@ impl PyClassAd {
         condorx_classad::unparse_ad_old(&self.ad)
     }
 
+    /// Same as printOld (classad2 has both names).
+    #[pyo3(name = "formatOld")]
+    fn format_old(&self) -> String {
+        condorx_classad::unparse_ad_old(&self.ad)
+    }
+
+    /// The ad as JSON, as `condor_q -json` prints it.
+    #[pyo3(name = "printJson")]
+    fn print_json(&self) -> String {
+        condorx_classad::json::unparse_ad_json(&self.ad)
+    }
+
+    /// Same as printJson (classad2 has both names).
+    #[pyo3(name = "formatJson")]
+    fn format_json(&self) -> String {
+        condorx_classad::json::unparse_ad_json(&self.ad)
+    }
+
+    /// References `expr` makes that this ad cannot resolve (`TARGET.x`, missing names).
+    #[pyo3(name = "externalRefs")]
+    fn external_refs(&self, expr: PyRef<PyExprTree>) -> Vec<String> {
+        condorx_classad::check::references(expr.expr(), &self.ad).external
+    }
+
+    /// Attributes of this ad that `expr` reads, directly or through other attributes.
+    #[pyo3(name = "internalRefs")]
+    fn internal_refs(&self, expr: PyRef<PyExprTree>) -> Vec<String> {
+        condorx_classad::check::references(expr.expr(), &self.ad).internal
+    }
+
+    /// Remove attribute `key` and return its value (or `default`; KeyError without one).
+    #[pyo3(signature = (key, default=None))]
+    fn pop(
+        &mut self,
+        py: Python<'_>,
+        key: &str,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        match self.ad.lookup(key).cloned() {
+            Some(e) => {
+                let v = self.item(py, &e)?;
+                self.ad_mut().remove(key);
+                Ok(v)
+            }
+            None => default.ok_or_else(|| PyKeyError::new_err(key.to_string())),
+        }
+    }
+
+    /// Remove and return the last attribute as a (name, value) pair.
+    fn popitem(&mut self, py: Python<'_>) -> PyResult<(String, Py<PyAny>)> {
+        let Some((name, e)) = self
+            .ad
+            .iter()
+            .last()
+            .map(|(n, e)| (n.as_str().to_string(), e.clone()))
+        else {
+            return Err(PyKeyError::new_err("popitem(): ClassAd is empty"));
+        };
+        let v = self.item(py, &e)?;
+        self.ad_mut().remove(&name);
+        Ok((name, v))
+    }
+
     fn __str__(&self) -> String {
         let mut s = String::from("[\n");
         let n = self.ad.len();
