@@ -42,6 +42,8 @@ class ExprTree:
     def __new__(cls, text: str | ExprTree) -> ExprTree: ...
     def eval(self, scope: ClassAd | None = None, target: ClassAd | None = None) -> Any:
         """Evaluate in `scope` (or the ad this came from) with `target` as TARGET."""
+    def simplify(self, scope: ClassAd | None = None, target: ClassAd | None = None) -> ExprTree:
+        """The value of this expression, as a literal expression."""
     def sameAs(self, other: ExprTree) -> bool:  # noqa: N802
         """Structural equality (attribute names compared without case)."""
     def unknown_functions(self) -> list[str]:

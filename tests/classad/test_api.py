@@ -9,6 +9,7 @@ from condorx.classad import (
     ClassAd,
     ExprTree,
     ParserType,
+    Value,
     parseAds,
     parseOne,
     quote,
@@ -100,3 +101,10 @@ def test_pop():
     assert ad.pop("zz", 5) == 5
     assert ad.popitem() == ("b", 2)
     assert len(ad) == 0
+
+
+def test_simplify():
+    ad = ClassAd("[ a = 2; b = a * 3 ]")
+    assert str(ExprTree("a + 1").simplify(ad)) == "3"
+    assert str(ad.lookup("b").simplify()) == "6"
+    assert ExprTree("nope").simplify().eval() is Value.Undefined

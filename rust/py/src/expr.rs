@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use condorx_classad::{compare::same_expr, eval_expr, parse_expr, unparse, ClassAd, Expr};
+use condorx_classad::{compare::same_expr, eval_expr, parse_expr, unparse, ClassAd, Expr, Value};
 use pyo3::prelude::*;
 
 use crate::classad::PyClassAd;
@@ -26,6 +26,15 @@ impl PyExprTree {
 
     pub fn expr(&self) -> &Expr {
         &self.expr
+    }
+
+    /// The value in `scope` (else the ad this came from) with `target` as TARGET.
+    fn value_in(&self, scope: Option<PyRef<PyClassAd>>, target: Option<PyRef<PyClassAd>>) -> Value {
+        let my = scope
+            .map(|s| s.inner().clone())
+            .or_else(|| self.parent.clone());
+        let tg = target.map(|t| t.inner().clone());
+        eval_expr(&self.expr, my.as_ref(), tg.as_ref())
     }
 }
 
@@ -60,6 +69,16 @@ impl PyExprTree {
         let tg = target.map(|t| t.inner().clone());
         let v = eval_expr(&self.expr, my.as_ref(), tg.as_ref());
         to_py(py, &v)
+    }
+
+    /// The value of this expression as a literal expression (classad2's `simplify`).
+    #[pyo3(signature = (scope=None, target=None))]
+    fn simplify(
+        &self,
+        scope: Option<PyRef<PyClassAd>>,
+        target: Option<PyRef<PyClassAd>>,
+    ) -> PyExprTree {
+        PyExprTree::new(Expr::Lit(self.value_in(scope, target)), None)
     }
 
     /// Structural equality (attribute names compared without case).
