@@ -108,3 +108,12 @@ def test_simplify():
     assert str(ExprTree("a + 1").simplify(ad)) == "3"
     assert str(ad.lookup("b").simplify()) == "6"
     assert ExprTree("nope").simplify().eval() is Value.Undefined
+
+
+def test_pickle_round_trip():
+    import pickle
+
+    ad = ClassAd('[ a = 1; b = "x\\ty"; c = { 1, a + 0.1 }; d = [ e = TARGET.f ] ]')
+    assert pickle.loads(pickle.dumps(ad)) == ad
+    e = ExprTree("x ?: -y[2]")
+    assert pickle.loads(pickle.dumps(e)).sameAs(e)

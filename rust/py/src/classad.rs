@@ -292,6 +292,12 @@ impl PyClassAd {
             .is_ok_and(|o| condorx_classad::compare::same_ad(&self.ad, &o.ad))
     }
 
+    /// Pickle as the new-syntax text, which reads back to an equal ad.
+    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyAny>, (String,))> {
+        let text = condorx_classad::unparse_ad(&slf.borrow().ad);
+        Ok((slf.get_type().into_any().unbind(), (text,)))
+    }
+
     fn __copy__(&self) -> PyClassAd {
         PyClassAd {
             ad: Arc::new((*self.ad).clone()),

@@ -93,6 +93,12 @@ impl PyExprTree {
         condorx_classad::check::unknown_functions(&self.expr)
     }
 
+    /// Pickle as text (the ad it came from is not kept).
+    fn __reduce__(slf: &Bound<'_, Self>) -> PyResult<(Py<PyAny>, (String,))> {
+        let text = unparse(&slf.get().expr);
+        Ok((slf.get_type().into_any().unbind(), (text,)))
+    }
+
     fn __str__(&self) -> String {
         unparse(&self.expr)
     }
