@@ -6,7 +6,12 @@
 //! `shared/classad-conformance/run.py`; the Python test suite runs that script itself.
 
 // A test harness: failing loudly on bad fixtures is the point.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::sync::Arc;
 

@@ -3,7 +3,12 @@
 //!     cargo run --release -p condorx-classad --example matchbench -- SLOTS.ads JOBS.ads
 
 // A profiling harness: failing loudly on bad input is the point.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::sync::Arc;
 use std::time::Instant;

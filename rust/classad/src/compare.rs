@@ -21,6 +21,11 @@ fn folded(e: &Expr) -> Option<Value> {
 /// written, are looked through.
 pub fn same_expr(a: &Expr, b: &Expr) -> bool {
     let (a, b) = (strip_parens(a), strip_parens(b));
+    for (call, lit) in [(a, b), (b, a)] {
+        if let (Some(x), Expr::Lit(Value::Real(y))) = (special_real(call), lit) {
+            return same_value(&Value::Real(x), &Value::Real(*y));
+        }
+    }
     if let (Some(x), Expr::Lit(y)) = (folded(a), b) {
         return same_value(&x, y);
     }
@@ -46,6 +51,24 @@ pub fn same_expr(a: &Expr, b: &Expr) -> bool {
         (Expr::List(x), Expr::List(y)) => same_list(x, y),
         (Expr::Ad(x), Expr::Ad(y)) => same_ad(x, y),
         _ => false,
+    }
+}
+
+/// `real("INF")`, `real("-INF")`, `real("NaN")`: how an infinite or NaN literal (from
+/// `1e400`, say) is printed, so the same expression as that literal.
+fn special_real(e: &Expr) -> Option<f64> {
+    let Expr::Call(c) = e else { return None };
+    let [Expr::Lit(Value::Str(s))] = c.args.as_slice() else {
+        return None;
+    };
+    if !c.name.eq_ignore_ascii_case("real") {
+        return None;
+    }
+    match s.to_ascii_lowercase().as_str() {
+        "inf" => Some(f64::INFINITY),
+        "-inf" => Some(f64::NEG_INFINITY),
+        "nan" => Some(f64::NAN),
+        _ => None,
     }
 }
 

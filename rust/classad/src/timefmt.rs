@@ -29,6 +29,38 @@ pub fn format_abstime(secs: i64, offset: i32) -> String {
 }
 
 /// `[-][D+][HH:][MM:]SS`: leading zero units are left out (`01:40`, `1+01:01:01`, `-05`).
+/// A relative-time literal as it prints inside `relTime("...")`: like [`format_reltime`]
+/// but the seconds keep their fraction (`01:1.5`), in the fewest digits that read back
+/// to the same value. Magnitudes past 2^53 seconds print as a plain number of seconds.
+pub fn format_reltime_literal(d: f64) -> String {
+    if !d.is_finite() || d.abs() >= 9.007_199_254_740_992e15 {
+        return format!("{d:.0}");
+    }
+    let whole = format_reltime(d);
+    let frac = d.abs().fract();
+    if frac == 0.0 {
+        return whole;
+    }
+    // Replace the whole seconds at the end with seconds and fraction, shortest first.
+    let head = whole.trim_end_matches(|c: char| c.is_ascii_digit());
+    let secs = (d.abs().trunc() % 60.0) + frac;
+    for digits in 1..=17 {
+        let text = format!("{head}{}", trim_zeros(&format!("{secs:.digits$}")));
+        if parse_reltime(&text) == Some(d) {
+            return text;
+        }
+    }
+    format!("{head}{secs}")
+}
+
+fn trim_zeros(t: &str) -> &str {
+    if t.contains('.') {
+        t.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        t
+    }
+}
+
 pub fn format_reltime(d: f64) -> String {
     let neg = d < 0.0;
     let total = d.abs().trunc() as u64;

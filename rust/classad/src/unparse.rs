@@ -160,9 +160,14 @@ fn write_operand(s: &mut String, e: &Expr, parens: bool, syn: Syntax) {
 
 /// The base of `.name`, `[i]` or `?:` binds tighter than any operator.
 fn postfix_needs_parens(e: &Expr) -> bool {
+    // A number before `.` would read as a decimal point (`0.MY`): it needs them too.
     matches!(
         e,
-        Expr::Binary(..) | Expr::Unary(..) | Expr::Cond(_) | Expr::Elvis(_)
+        Expr::Binary(..)
+            | Expr::Unary(..)
+            | Expr::Cond(_)
+            | Expr::Elvis(_)
+            | Expr::Lit(Value::Int(_) | Value::Real(_))
     )
 }
 
@@ -213,7 +218,7 @@ fn write_value_in(s: &mut String, v: &Value, syn: Syntax) {
         }
         Value::RelTime(d) => {
             s.push_str("relTime(\"");
-            s.push_str(&crate::timefmt::format_reltime(*d));
+            s.push_str(&crate::timefmt::format_reltime_literal(*d));
             s.push_str("\")");
         }
     }

@@ -1,7 +1,12 @@
 //! Properties: unparse then parse gives the same tree; evaluation is total (never panics).
 
 // A test harness: failing loudly on bad fixtures is the point.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::sync::Arc;
 

@@ -3,7 +3,12 @@
 //! identical values (same type, same value; lists and ads by their text).
 
 // A test harness: failing loudly on bad fixtures is the point.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use condorx_classad::{compare::same_value, eval_standalone, parse_expr, unparse_value, Value};
 
