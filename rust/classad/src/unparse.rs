@@ -47,10 +47,20 @@ pub fn unparse_ad_old(ad: &ClassAd) -> String {
 }
 
 pub fn write_ad(s: &mut String, ad: &ClassAd) {
-    write_ad_in(s, ad, Syntax::New);
+    write_ad_in(
+        s,
+        ad,
+        Fmt {
+            syn: Syntax::New,
+            pretty: None,
+        },
+    );
 }
 
-fn write_ad_in(s: &mut String, ad: &ClassAd, syn: Syntax) {
+fn write_ad_in(s: &mut String, ad: &ClassAd, syn: Fmt) {
+    if let Some(level) = syn.pretty {
+        return write_ad_pretty(s, ad, syn, level);
+    }
     s.push_str("[ ");
     for (i, (n, e)) in ad.iter().enumerate() {
         if i > 0 {
@@ -58,18 +68,61 @@ fn write_ad_in(s: &mut String, ad: &ClassAd, syn: Syntax) {
         }
         write_name(s, n.as_str());
         s.push_str(" = ");
-        write_expr_in(s, e, syn);
+        write_in(s, e, syn);
     }
     s.push_str(" ]");
 }
 
-fn write_list(s: &mut String, items: &[Expr], syn: Syntax) {
+/// `[`, then each attribute on its own line, `; ` between them, then `]`.
+fn write_ad_pretty(s: &mut String, ad: &ClassAd, syn: Fmt, level: usize) {
+    let inner = Fmt {
+        pretty: Some(level + 2 * AD_INDENT),
+        ..syn
+    };
+    newline(s, level + AD_INDENT);
+    s.push('[');
+    for (i, (n, e)) in ad.iter().enumerate() {
+        if i > 0 {
+            s.push_str("; ");
+        }
+        newline(s, level + 2 * AD_INDENT);
+        write_name(s, n.as_str());
+        s.push_str(" = ");
+        write_in(s, e, inner);
+    }
+    newline(s, level + AD_INDENT);
+    s.push(']');
+}
+
+/// `{`, then each item on its own line, `,` between them, then `}`.
+fn write_list_pretty(s: &mut String, items: &[Expr], syn: Fmt, level: usize) {
+    let inner = Fmt {
+        pretty: Some(level + 2 * LIST_INDENT),
+        ..syn
+    };
+    newline(s, level + LIST_INDENT);
+    s.push('{');
+    for (i, e) in items.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        newline(s, level + 2 * LIST_INDENT);
+        write_in(s, e, inner);
+    }
+    newline(s, level + LIST_INDENT);
+    s.push('}');
+}
+
+fn write_list(s: &mut String, items: &[Expr], syn: Fmt) {
+    if let Some(level) = syn.pretty {
+        return write_list_pretty(s, items, syn, level);
+    }
     s.push_str("{ ");
     for (i, e) in items.iter().enumerate() {
         if i > 0 {
             s.push(',');
         }
-        write_expr_in(s, e, syn);
+        write_in(s, e, syn);
     }
     s.push_str(" }");
 }
@@ -79,7 +132,42 @@ pub fn write_expr(s: &mut String, e: &Expr) {
 }
 
 pub fn write_expr_in(s: &mut String, e: &Expr, syn: Syntax) {
-    let write_expr = |s: &mut String, e: &Expr| write_expr_in(s, e, syn);
+    write_in(s, e, Fmt { syn, pretty: None });
+}
+
+/// How to write: the syntax, and for the pretty form (HTCondor's `PrettyPrint`, which the
+/// `unparse()` function uses) the indentation of the enclosing list or ad.
+#[derive(Clone, Copy)]
+struct Fmt {
+    syn: Syntax,
+    pretty: Option<usize>,
+}
+
+/// `PrettyPrint`'s default indentation steps for lists and ads.
+const LIST_INDENT: usize = 3;
+const AD_INDENT: usize = 4;
+
+/// An expression as HTCondor's `PrettyPrint` writes it: lists and ads one item a line.
+pub fn unparse_pretty(e: &Expr) -> String {
+    let mut s = String::new();
+    write_in(
+        &mut s,
+        e,
+        Fmt {
+            syn: Syntax::New,
+            pretty: Some(0),
+        },
+    );
+    s
+}
+
+fn newline(s: &mut String, indent: usize) {
+    s.push('\n');
+    s.extend(std::iter::repeat_n(' ', indent));
+}
+
+fn write_in(s: &mut String, e: &Expr, syn: Fmt) {
+    let write_expr = |s: &mut String, e: &Expr| write_in(s, e, syn);
     match e {
         Expr::Lit(v) => write_value_in(s, v, syn),
         Expr::Attr(n) => write_name(s, n.as_str()),
@@ -148,13 +236,13 @@ pub fn write_expr_in(s: &mut String, e: &Expr, syn: Syntax) {
 
 /// An operand, in parentheses when the tree's shape would not survive printing without
 /// them (trees built by code rather than parsed from text need this).
-fn write_operand(s: &mut String, e: &Expr, parens: bool, syn: Syntax) {
+fn write_operand(s: &mut String, e: &Expr, parens: bool, syn: Fmt) {
     if parens {
         s.push('(');
-        write_expr_in(s, e, syn);
+        write_in(s, e, syn);
         s.push(')');
     } else {
-        write_expr_in(s, e, syn);
+        write_in(s, e, syn);
     }
 }
 
@@ -194,10 +282,17 @@ fn precedence(e: &Expr) -> u8 {
 }
 
 pub fn write_value(s: &mut String, v: &Value) {
-    write_value_in(s, v, Syntax::New);
+    write_value_in(
+        s,
+        v,
+        Fmt {
+            syn: Syntax::New,
+            pretty: None,
+        },
+    );
 }
 
-fn write_value_in(s: &mut String, v: &Value, syn: Syntax) {
+fn write_value_in(s: &mut String, v: &Value, syn: Fmt) {
     match v {
         Value::Undefined => s.push_str("undefined"),
         Value::Error => s.push_str("error"),
@@ -205,9 +300,9 @@ fn write_value_in(s: &mut String, v: &Value, syn: Syntax) {
         Value::Int(i) => {
             let _ = write!(s, "{i}");
         }
-        Value::Real(r) if syn == Syntax::Old => write_old_real(s, *r),
+        Value::Real(r) if syn.syn == Syntax::Old => write_old_real(s, *r),
         Value::Real(r) => write_real(s, *r),
-        Value::Str(t) if syn == Syntax::Old => write_old_string(s, t),
+        Value::Str(t) if syn.syn == Syntax::Old => write_old_string(s, t),
         Value::Str(t) => write_string(s, t),
         Value::List(l) => write_list(s, &l.items, syn),
         Value::Ad(a) => write_ad_in(s, &a.ad, syn),

@@ -158,23 +158,50 @@ fn split_v2(s: &str) -> Option<Vec<String>> {
     Some(args)
 }
 
-/// `NAME=value` into the environment; false when there is no `=` or no name.
-fn env_insert(env: &mut BTreeMap<String, String>, entry: &str) -> bool {
+/// An environment: name to value, or to None for an entry kept verbatim (see [`env_insert`]).
+type Env = BTreeMap<String, Option<String>>;
+
+/// `NAME=value` into the environment; false when there is no `=` or no name. An entry with
+/// no `=` but a `$$` is an unexpanded `$$()` macro, which HTCondor keeps verbatim.
+fn env_insert(env: &mut Env, entry: &str) -> bool {
     match entry.split_once('=') {
         Some((name, value)) if !name.is_empty() => {
-            env.insert(name.to_string(), value.to_string());
+            env.insert(name.to_string(), Some(value.to_string()));
+            true
+        }
+        None if entry.contains("$$") => {
+            env.insert(entry.to_string(), None);
             true
         }
         _ => false,
     }
 }
 
-fn env_v2_string(env: &BTreeMap<String, String>) -> String {
+fn env_v2_string(env: &Env) -> String {
     let mut out = String::new();
     for (k, v) in env {
-        append_v2_arg(&mut out, &format!("{k}={v}"));
+        match v {
+            Some(v) => append_v2_arg(&mut out, &format!("{k}={v}")),
+            None => append_v2_arg(&mut out, k),
+        }
     }
     out
+}
+
+/// The characters a V1 environment string may start with to name its own delimiter.
+const V1_DELIMS: &str = "!#$%&*+,-/:;<>?@^`|~\x1F";
+
+/// A V1 environment string's delimiter and entries. The default delimiter is `;`; a
+/// string starting with another permitted delimiter uses that one instead, and a newline
+/// always separates too (for compatibility with very old job ads).
+fn v1_entries(s: &str) -> impl Iterator<Item = &str> {
+    let first = s.chars().next().filter(|&c| V1_DELIMS.contains(c));
+    let (delim, body) = match first.and_then(|c| Some((c, s.strip_prefix(c)?))) {
+        Some((c, rest)) => (c, rest),
+        None => (';', s),
+    };
+    body.split([delim, '\n'])
+        .map(|e| e.trim_start_matches(is_arg_space))
 }
 
 fn env_v1_to_v2(ev: &mut Evaluator, args: &[Expr]) -> Value {
@@ -186,9 +213,8 @@ fn env_v1_to_v2(ev: &mut Evaluator, args: &[Expr]) -> Value {
         Value::Str(s) => s,
         _ => return Value::Error,
     };
-    let mut env = BTreeMap::new();
-    for entry in s.split(';') {
-        let entry = entry.trim_start_matches(is_arg_space);
+    let mut env = Env::new();
+    for entry in v1_entries(&s) {
         if !entry.is_empty() && !env_insert(&mut env, entry) {
             return Value::Error;
         }
@@ -197,7 +223,7 @@ fn env_v1_to_v2(ev: &mut Evaluator, args: &[Expr]) -> Value {
 }
 
 fn merge_environment(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    let mut env = BTreeMap::new();
+    let mut env = Env::new();
     for a in args {
         match ev.eval(a) {
             Value::Undefined => {}
@@ -295,6 +321,20 @@ mod tests {
     fn environments_and_args() {
         assert_eq!(string(r#"envV1ToV2("A='x'")"#), "A=''''x''''");
         assert_eq!(string(r#"envV1ToV2("B=1;;A=2")"#), "A=2 B=1");
+        // A leading permitted punctuation character names the delimiter.
+        assert_eq!(string(r#"envV1ToV2("|a=1|b=2")"#), "a=1 b=2");
+        assert_eq!(string(r#"envV1ToV2("|a=1;b=2")"#), "a=1;b=2");
+        assert_eq!(string(r#"envV1ToV2("~")"#), "");
+        assert!(matches!(ev(r#"envV1ToV2("(")"#), Value::Error));
+        // `$$` (which starts with the delimiter `$`) splits into `` and `(X)`: no `=`.
+        assert!(matches!(ev(r#"envV1ToV2("$$(X)")"#), Value::Error));
+        assert_eq!(string(r#"envV1ToV2("a=1\nb=2")"#), "a=1 b=2");
+        // An unexpanded `$$()` macro without `=` is kept as it is.
+        assert_eq!(
+            string(r#"envV1ToV2("A=1;$$(X);B=$$(Y)")"#),
+            "$$(X) A=1 B=$$(Y)"
+        );
+        assert_eq!(string(r#"mergeEnvironment("A=1", "$$(Y)")"#), "$$(Y) A=1");
         assert_eq!(
             string(r#"mergeEnvironment("A='x y'", "B=2")"#),
             "A=x' 'y B=2"

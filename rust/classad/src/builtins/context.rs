@@ -87,7 +87,8 @@ fn unparse(ev: &mut Evaluator, args: &[Expr]) -> Value {
     let text = match (a, current_ad(ev)) {
         (Expr::Attr(n), Some(ad)) if n.kind == NameKind::Plain => ad
             .lookup_name(n)
-            .map(crate::unparse::unparse)
+            // HTCondor's unparse() uses its PrettyPrint: lists and ads one item a line.
+            .map(crate::unparse::unparse_pretty)
             .unwrap_or_default(),
         _ => String::new(),
     };
@@ -343,6 +344,21 @@ mod tests {
     fn unparse_and_unresolved() {
         assert!(matches!(in_ad("unparse(x)", "[ x = 7 ]"), Value::Str(s) if &*s == "7"));
         assert!(matches!(ev("unparse(1)"), Value::Error));
+        // Lists and ads come out as HTCondor's PrettyPrint writes them.
+        let pretty = |expr: &str| match in_ad("unparse(y)", &format!("[ y = {expr} ]")) {
+            Value::Str(s) => s.to_string(),
+            v => panic!("{v:?}"),
+        };
+        assert_eq!(pretty("x + {1}"), "x + \n   {\n      1\n   }");
+        assert_eq!(pretty("{}"), "\n   {\n   }");
+        assert_eq!(
+            pretty("[a = 1; b = {2}]"),
+            "\n    [\n        a = 1; \n        b = \n           {\n              2\n           }\n    ]"
+        );
+        assert_eq!(
+            pretty("{[a = 2]}"),
+            "\n   {\n      \n          [\n              a = 2\n          ]\n   }"
+        );
         assert!(
             matches!(in_ad("unresolved(a)", "[ a = zz + yy + b; b = 1 ]"), Value::Str(s) if &*s == "yy,zz")
         );
