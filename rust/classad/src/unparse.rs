@@ -176,9 +176,11 @@ fn write_in(s: &mut String, e: &Expr, syn: Fmt) {
             write_name(s, n.as_str());
         }
         Expr::Select(base, n) => {
-            write_operand(s, base, postfix_needs_parens(base), syn);
+            // A number before `.` would read as a decimal point (`0.MY`).
+            let number = matches!(**base, Expr::Lit(Value::Int(_) | Value::Real(_)));
+            write_operand(s, base, number || postfix_needs_parens(base), syn);
             s.push('.');
-            write_name(s, n.as_str());
+            write_selected_name(s, n.as_str());
         }
         Expr::Index(bi) => {
             write_operand(s, &bi.0, postfix_needs_parens(&bi.0), syn);
@@ -248,14 +250,9 @@ fn write_operand(s: &mut String, e: &Expr, parens: bool, syn: Fmt) {
 
 /// The base of `.name`, `[i]` or `?:` binds tighter than any operator.
 fn postfix_needs_parens(e: &Expr) -> bool {
-    // A number before `.` would read as a decimal point (`0.MY`): it needs them too.
     matches!(
         e,
-        Expr::Binary(..)
-            | Expr::Unary(..)
-            | Expr::Cond(_)
-            | Expr::Elvis(_)
-            | Expr::Lit(Value::Int(_) | Value::Real(_))
+        Expr::Binary(..) | Expr::Unary(..) | Expr::Cond(_) | Expr::Elvis(_)
     )
 }
 
@@ -449,6 +446,16 @@ fn escape_into(s: &mut String, t: &str, quote: u8) {
                 let _ = write!(s, "\\{b:03o}");
             }
         }
+    }
+}
+
+/// A name after `.`: there `parent` is a plain name, as HTCondor writes it (`n.parent`),
+/// though a bare attribute called parent is written `'parent'`.
+fn write_selected_name(s: &mut String, n: &str) {
+    if n.eq_ignore_ascii_case("parent") {
+        s.push_str(n);
+    } else {
+        write_name(s, n);
     }
 }
 
