@@ -117,3 +117,12 @@ def test_pickle_round_trip():
     assert pickle.loads(pickle.dumps(ad)) == ad
     e = ExprTree("x ?: -y[2]")
     assert pickle.loads(pickle.dumps(e)).sameAs(e)
+
+
+def test_getitem_gives_literals_as_values():
+    ad = ClassAd('[ l = { 1, "a", { 2 }, x }; n = [ a = 1 ]; e = 1 + 1; u = undefined ]')
+    items = ad["l"]
+    assert items[:3] == [1, "a", [2]] and isinstance(items[3], ExprTree)
+    assert ad["n"]["a"] == 1
+    assert isinstance(ad["e"], ExprTree) and ad["e"].eval() == 2
+    assert ad["u"] is Value.Undefined

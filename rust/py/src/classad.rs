@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyKeyError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
-use crate::convert::{dict_to_ad, from_py, to_py};
+use crate::convert::{dict_to_ad, from_py, item_to_py, to_py};
 use crate::errors::parse_error;
 use crate::expr::PyExprTree;
 
@@ -38,11 +38,19 @@ impl PyClassAd {
             .ok_or_else(|| PyKeyError::new_err(key.to_string()))
     }
 
-    /// A stored expression as Python sees it: literals as values, the rest as ExprTree.
+    /// A stored expression as Python sees it, as classad2 has it: literals (scalars, lists,
+    /// ads) as values, anything else as an ExprTree.
     fn item(&self, py: Python<'_>, e: &Expr) -> PyResult<Py<PyAny>> {
         match e {
             Expr::Lit(v) => to_py(py, v),
             Expr::Ad(a) => Ok(Py::new(py, PyClassAd::from_arc(a.clone()))?.into_any()),
+            Expr::List(items) => {
+                let vals = items
+                    .iter()
+                    .map(|i| item_to_py(py, i))
+                    .collect::<PyResult<Vec<_>>>()?;
+                Ok(PyList::new(py, vals)?.into_any().unbind())
+            }
             other => {
                 Ok(Py::new(py, PyExprTree::new(other.clone(), Some(self.ad.clone())))?.into_any())
             }

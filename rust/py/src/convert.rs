@@ -52,7 +52,7 @@ pub fn to_py(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
 }
 
 /// A list item: literals and nested literal lists/ads become values, the rest ExprTrees.
-fn item_to_py(py: Python<'_>, e: &Expr) -> PyResult<Py<PyAny>> {
+pub fn item_to_py(py: Python<'_>, e: &Expr) -> PyResult<Py<PyAny>> {
     match e {
         Expr::Lit(v) => to_py(py, v),
         Expr::List(_) | Expr::Ad(_) => to_py(py, &eval_standalone(e)),
