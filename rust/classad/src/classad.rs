@@ -60,13 +60,14 @@ impl ClassAd {
             .map(|&i| i as usize)
     }
 
-    /// Set `name` to `expr`; an existing attribute keeps its place and takes the new spelling.
+    /// Set `name` to `expr`; an existing attribute keeps its place and its first spelling
+    /// (`[Name = 1; NAME = 2]` is `[Name = 2]`), as HTCondor's case-blind map does.
     pub fn insert(&mut self, name: Name, expr: Expr) {
         self.scope_names |= name.kind != crate::name::NameKind::Plain;
         match self.find(name.hash, &name.text) {
             Some(i) => {
                 if let Some(slot) = self.attrs.get_mut(i) {
-                    *slot = (name, expr);
+                    slot.1 = expr;
                 }
             }
             None => {
