@@ -32,7 +32,8 @@ def compound(inner):
         st.tuples(st.sampled_from(["-", "+", "!", "~"]), inner).map(lambda t: f"{t[0]}{t[1]}"),
         inner.map(lambda e: f"({e})"),
         st.tuples(inner, inner, inner).map(lambda t: f"{t[0]} ? {t[1]} : {t[2]}"),
-        st.tuples(inner, inner).map(lambda t: f"{t[0]} ?: {t[1]}"),
+        # the right side of `?:` is a postfix expression in HTCondor: `a ?: -b` is refused
+        st.tuples(inner, inner).map(lambda t: f"{t[0]} ?: ({t[1]})"),
         st.lists(inner, max_size=3).map(lambda xs: "{" + ", ".join(xs) + "}"),
         st.tuples(names, inner).map(lambda t: f"[{t[0]} = {t[1]}]"),
         st.tuples(st.sampled_from(["strcat", "size", "ifThenElse", "member"]),

@@ -396,6 +396,9 @@ impl<'a> Evaluator<'a> {
                     .map(|v| match v {
                         Value::Ad(adv) => Expr::Lit(self.attr_of(&adv, n)),
                         Value::Undefined => Expr::Lit(Value::Undefined),
+                        // A list inside the list is selected from in turn, as HTCondor
+                        // does: `{{1}}.a` is `{{error}}`.
+                        l @ Value::List(_) => Expr::Lit(self.select_from(l, n)),
                         _ => Expr::Lit(Value::Error),
                     })
                     .collect();

@@ -5,6 +5,8 @@ use crate::error::{SyntaxError, SyntaxKind};
 #[derive(Clone, Debug, PartialEq)]
 pub enum Tok {
     Int(i64),
+    /// `010` or `0x1F`: only legal right after a minus (`-010`), see the parser.
+    ZeroInt(String),
     Real(f64),
     Str(String),
     /// An attribute or function name; `quoted` when written `'like this'`.
@@ -157,6 +159,22 @@ impl<'a> Lexer<'a> {
         if c.is_ascii_digit() || (c == b'.' && self.peek(1).is_ascii_digit()) {
             return self.number();
         }
+        // HTCondor's lexer takes `..` as one selection operator (`a..b` is `a.b`), and
+        // `..5` as a malformed real that converts to 0.
+        // HTCondor refuses a text with a NUL in it, inside a string literal or not.
+        if c == 0 {
+            return Err(self.err(SyntaxKind::BadChar('\0'), self.pos));
+        }
+        if c == b'.' && self.peek(1) == b'.' {
+            self.pos += 2;
+            if self.peek(0).is_ascii_digit() {
+                let at = self.pos - 1;
+                self.pos = at;
+                let _ = self.number()?;
+                return Ok(Tok::Real(0.0));
+            }
+            return Ok(Tok::Dot);
+        }
         if c.is_ascii_alphabetic() || c == b'_' {
             return Ok(self.word());
         }
@@ -247,6 +265,20 @@ impl<'a> Lexer<'a> {
             }
             lx.pos - s
         };
+        if self.peek(0) == b'0'
+            && matches!(self.peek(1), b'x' | b'X')
+            && self.peek(2).is_ascii_hexdigit()
+        {
+            self.pos += 2;
+            while self.peek(0).is_ascii_hexdigit() {
+                self.pos += 1;
+            }
+            if self.peek(0) == b'.' {
+                return Err(self.err(SyntaxKind::BadNumber, start));
+            }
+            let text = self.text.get(start..self.pos).unwrap_or("0");
+            return Ok(Tok::ZeroInt(text.to_string()));
+        }
         let int_len = digits(self);
         let mut is_real = false;
         if self.peek(0) == b'.' {
@@ -266,14 +298,16 @@ impl<'a> Lexer<'a> {
             }
             is_real = true;
         }
-        if self.peek(0).is_ascii_alphanumeric() || self.peek(0) == b'_' {
-            return Err(self.err(SyntaxKind::BadNumber, start));
-        }
+        // A letter right after a number starts the next token, as in HTCondor's lexer:
+        // `1is 1` is `1 is 1`, and in old syntax `a = 0b101` is 0 (the rest is ignored).
         let text = self.text.get(start..self.pos).unwrap_or("0");
         if is_real {
             return Ok(Tok::Real(text.parse::<f64>().unwrap_or(0.0)));
         }
         if int_len > 1 && text.starts_with('0') {
+            if text.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+                return Ok(Tok::ZeroInt(text.to_string()));
+            }
             return Err(self.err(SyntaxKind::BadNumber, start));
         }
         Ok(Tok::Int(parse_int_literal(text, false)))
@@ -365,6 +399,9 @@ impl<'a> Lexer<'a> {
                 return Err(self.err(unterminated, start));
             }
             let c = self.peek(0);
+            if c == 0 {
+                return Err(self.err(SyntaxKind::BadChar('\0'), self.pos));
+            }
             self.pos += 1;
             if c == quote {
                 break;
@@ -444,7 +481,13 @@ mod tests {
         );
         assert_eq!(toks(r#""a\tb" "c""#), vec![Tok::Str("a\tbc".into())]);
         assert_eq!(toks(r#""\1234""#), vec![Tok::Str("S4".into())]);
-        assert!(Lexer::new("010").next_token().is_err());
+        // `010` is only legal after a glued minus, which the parser decides.
+        assert_eq!(toks("010"), vec![Tok::ZeroInt("010".into())]);
+        assert!(crate::parser::parse_expr("010").is_err());
+        assert!(crate::parser::parse_expr("1 - 010").is_err());
+        assert!(crate::parser::parse_expr("-08").is_err());
+        assert!(crate::parser::parse_expr("undefined ?: !1").is_err());
+        assert!(crate::parser::parse_expr("\"a\0b\"").is_err());
         assert!(Lexer::new("1.").next_token().is_err());
         assert!(Lexer::new(r#""\0""#).next_token().is_err());
     }

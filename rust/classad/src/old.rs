@@ -8,10 +8,18 @@ use crate::name::Name;
 use crate::parser::Parser;
 
 /// Parse every ad of an old-syntax text. Lines starting with `#` are comments.
+///
+/// As HTCondor's reader does, a line that is not `Name = expression` ends its ad: the ad
+/// keeps the attributes before it and the lines after it, up to the next blank line, are
+/// skipped. An ad left with no attribute at all ends the text when nothing but blank lines
+/// follows it, and is an error otherwise.
 pub fn parse_old_ads(text: &str) -> Result<Vec<ClassAd>, SyntaxError> {
     let mut ads = Vec::new();
     let mut cur = ClassAd::new();
-    let mut started = false;
+    // Where the current ad's first non-blank line starts, once there is one.
+    let mut ad_start: Option<usize> = None;
+    let mut first_error: Option<SyntaxError> = None;
+    let mut skipping = false;
     let mut offset = 0;
     for raw in text.split_inclusive('\n') {
         let line_start = offset;
@@ -19,21 +27,36 @@ pub fn parse_old_ads(text: &str) -> Result<Vec<ClassAd>, SyntaxError> {
         let line = raw.trim_end_matches(['\n', '\r']);
         let body = line.trim_start();
         if body.trim_end().is_empty() {
-            if started {
+            if let Some(at) = ad_start.take() {
+                if cur.is_empty() {
+                    let rest = text.get(offset..).unwrap_or("");
+                    if rest.trim().is_empty() {
+                        return Ok(ads);
+                    }
+                    return Err(first_error
+                        .take()
+                        .unwrap_or_else(|| SyntaxError::new(SyntaxKind::BadOldLine, at, text)));
+                }
                 ads.push(std::mem::take(&mut cur));
-                started = false;
+                first_error = None;
+                skipping = false;
             }
             continue;
         }
-        if body.starts_with('#') {
+        ad_start.get_or_insert(line_start);
+        if skipping || body.starts_with('#') {
             continue;
         }
         let at = line_start + (line.len() - body.len());
-        let (name, expr) = parse_line(text, at, line_start + line.len())?;
-        cur.insert(name, expr);
-        started = true;
+        match parse_line(text, at, line_start + line.len()) {
+            Ok((name, expr)) => cur.insert(name, expr),
+            Err(e) => {
+                skipping = true;
+                first_error.get_or_insert(e);
+            }
+        }
     }
-    if started {
+    if !cur.is_empty() {
         ads.push(cur);
     }
     Ok(ads)
@@ -73,14 +96,8 @@ fn parse_line(
     Ok((name, expr))
 }
 
+/// The name is the text before `=` as it stands, whatever it holds: HTCondor checks
+/// nothing there and does not unquote `'A b'`.
 fn old_name(raw: &str) -> Option<Name> {
-    if let Some(inner) = raw.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
-        return Some(Name::new(inner));
-    }
-    let ok = !raw.is_empty()
-        && raw
-            .bytes()
-            .all(|b| !matches!(b, b' ' | b'=' | b'[' | b']' | b';'))
-        && !raw.as_bytes().first().is_some_and(u8::is_ascii_digit);
-    ok.then(|| Name::new(raw))
+    (!raw.is_empty()).then(|| Name::new(raw))
 }

@@ -168,26 +168,49 @@ impl<'a> Parser<'a> {
             Tok::Tilde => UnOp::BitNot,
             _ => return self.postfix(),
         };
-        self.bump()?;
-        if op == UnOp::Neg && !self.cur.spaced {
-            // `-5` written together is the literal -5; `- 5` is negation of 5.
-            let lit = match self.cur.tok {
-                Tok::Int(_) => {
-                    let text = self.text.get(self.cur.start..self.cur.end).unwrap_or("0");
-                    Some(Value::Int(parse_int_literal(text, true)))
-                }
-                Tok::Real(r) => Some(Value::Real(-r)),
-                _ => None,
-            };
-            if let Some(v) = lit {
-                self.bump()?;
-                return self.postfix_ops(Expr::Lit(v));
-            }
+        if let Some(lit) = self.negative_literal()? {
+            return self.postfix_ops(lit);
         }
+        self.bump()?;
         self.enter()?;
         let operand = self.unary();
         self.depth -= 1;
         Ok(Expr::Unary(op, Box::new(operand?)))
+    }
+
+    /// `-5` written together is the literal -5 (`- 5` is negation of 5): when the current
+    /// token is such a minus, consume it and the number.
+    // Kept out of line: inlined, its locals would swell the frames of the recursive
+    // descent, which must stay small for MAX_DEPTH levels to fit on a thread's stack.
+    #[inline(never)]
+    fn negative_literal(&mut self) -> PResult<Option<Expr>> {
+        if self.cur.tok != Tok::Minus {
+            return Ok(None);
+        }
+        let mut lx = self.lexer.clone();
+        let Ok(next) = lx.next_token() else {
+            return Ok(None);
+        };
+        if next.spaced {
+            return Ok(None);
+        }
+        let lit = match next.tok {
+            Tok::Int(_) => {
+                let text = self.text.get(next.start..next.end).unwrap_or("0");
+                Value::Int(parse_int_literal(text, true))
+            }
+            Tok::Real(r) => Value::Real(-r),
+            // HTCondor's lexer reads `-010` as one token and converts it in base 10 (-10),
+            // and `-0x1F` as far as base 10 goes (0); unsigned, such numbers are refused.
+            Tok::ZeroInt(ref digits) => {
+                let dec: String = digits.chars().take_while(char::is_ascii_digit).collect();
+                Value::Int(parse_int_literal(&dec, true))
+            }
+            _ => return Ok(None),
+        };
+        self.bump()?;
+        self.bump()?;
+        Ok(Some(Expr::Lit(lit)))
     }
 
     fn postfix(&mut self) -> PResult<Expr> {
@@ -211,11 +234,17 @@ impl<'a> Parser<'a> {
                 }
                 // HTCondor binds `a ?: b` tighter than any other operator, unary minus
                 // included: `- undefined ?: 4` is -4 and `2 * x ?: 3` is 2 * (x ?: 3).
+                // Its right side is a postfix expression: a unary operator there is a
+                // syntax error (`a ?: !b`, `a ?: - 1`), but `-1` written together is one
+                // literal token in HTCondor's lexer and so is allowed.
                 Tok::Question if self.next_is(&Tok::Colon) => {
                     self.bump()?;
                     self.bump()?;
                     self.enter()?;
-                    let alt = self.unary();
+                    let alt = match self.negative_literal()? {
+                        Some(lit) => self.postfix_ops(lit),
+                        None => self.postfix(),
+                    };
                     self.depth -= 1;
                     e = Expr::Elvis(Box::new((e, alt?)));
                 }
@@ -258,7 +287,7 @@ impl<'a> Parser<'a> {
                 Expr::Paren(Box::new(e))
             }
             Tok::LBrace => self.list()?,
-            Tok::LBracket => Expr::Ad(Arc::new(self.ad_body()?)),
+            Tok::LBracket => Expr::Ad(Arc::new(self.ad_body(false)?)),
             _ => {
                 return Err(SyntaxError::new(
                     SyntaxKind::Expected("an expression"),
@@ -271,6 +300,7 @@ impl<'a> Parser<'a> {
 
     fn call(&mut self, name: String, start: usize) -> PResult<Expr> {
         self.bump()?; // (
+                      // HTCondor separates arguments with `;` as well as `,`: `strcat("a"; "b")`.
         let args = self.comma_list(Tok::RParen, "`)` or `,` in the argument list")?;
         let func = builtins::lookup(&name);
         let call = Call {
@@ -290,7 +320,7 @@ impl<'a> Parser<'a> {
         }
         loop {
             items.push(self.parse_expr()?);
-            if self.cur.tok == Tok::Comma {
+            if self.cur.tok == Tok::Comma || (close == Tok::RParen && self.cur.tok == Tok::Semi) {
                 self.bump()?;
             } else if self.cur.tok == close {
                 self.bump()?;
@@ -308,12 +338,14 @@ impl<'a> Parser<'a> {
         Ok(Expr::List(Arc::new(items?)))
     }
 
-    /// The attributes of a new-syntax ad, after its `[`, through its `]`.
-    fn ad_body(&mut self) -> PResult<ClassAd> {
+    /// The attributes of a new-syntax ad, after its `[`, through its `]`. With `last`, the
+    /// text after the `]` is not read at all (so it may be anything).
+    fn ad_body(&mut self, last: bool) -> PResult<ClassAd> {
         self.enter()?;
         let mut ad = ClassAd::new();
         loop {
             match &self.cur.tok {
+                Tok::RBracket if last => break,
                 Tok::RBracket => {
                     self.bump()?;
                     break;
@@ -347,7 +379,7 @@ impl<'a> Parser<'a> {
     /// A whole new-syntax ad `[ ... ]`.
     pub fn parse_ad(&mut self) -> PResult<ClassAd> {
         self.expect(Tok::LBracket, "`[` to start a ClassAd")?;
-        self.ad_body()
+        self.ad_body(false)
     }
 }
 
@@ -375,12 +407,12 @@ pub fn parse_expr(text: &str) -> PResult<Expr> {
     Ok(e)
 }
 
-/// Parse one new-syntax ad; the whole text must be the ad.
+/// Parse one new-syntax ad: the text must start with one; whatever follows its closing `]`
+/// is ignored, as HTCondor's `ClassAd(text)` (a parse that is not `full`) does.
 pub fn parse_ad(text: &str) -> PResult<ClassAd> {
     let mut p = Parser::new(text)?;
-    let ad = p.parse_ad()?;
-    p.expect_eof()?;
-    Ok(ad)
+    p.expect(Tok::LBracket, "`[` to start a ClassAd")?;
+    p.ad_body(true)
 }
 
 /// Parse the next new-syntax ad starting at byte `offset`; returns it and the offset after it,
