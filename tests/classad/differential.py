@@ -127,6 +127,7 @@ def _render_tokens(toks: list[str], a: int, b: int) -> str:
 
 _REAL = re.compile(r"(?<![\w.])(\d\.\d+E[+-]\d+)")
 _SELECTED_QUOTED = re.compile(r"\.'((?:[^'\\]|\\.)*)'")
+_NUMBER_SELECTED = re.compile(r"(?<![\w)\]])\((-?[0-9][0-9.]*(?:E[+-][0-9]+)?)\)\.")
 
 
 def _real15(m: re.Match) -> str:
@@ -138,10 +139,12 @@ def norm_text(s: str) -> str:
     """Whitespace outside literals dropped (except between two word characters), and the
     attributes of every ad literal in name order: classad2 keeps them in hash order.
 
-    Two deliberate differences of condorx's unparser are folded away too: it writes a real
-    with one digit more where HTCondor's `%.15E` would not read back as the same double,
-    and it quotes a selected name that needs it (`x.'A b'`, where HTCondor writes `x.A b`,
-    which does not parse back)."""
+    Three deliberate differences of condorx's unparser are folded away too: it writes a
+    real with one digit more where HTCondor's `%.15E` would not read back as the same
+    double, it quotes a selected name that needs it (`x.'A b'`, where HTCondor writes
+    `x.A b`), and it puts a number before `.` in parentheses (`(0).a`, where HTCondor
+    writes `0.a`): HTCondor's forms do not parse back."""
+    s = _NUMBER_SELECTED.sub(r"\1.", s)
     s = _REAL.sub(_real15, s)
     s = _SELECTED_QUOTED.sub(lambda m: "." + m.group(1).replace("\\'", "'"), s)
     toks = _tokens(s)

@@ -115,7 +115,7 @@ def test_pickle_round_trip():
 
     ad = ClassAd('[ a = 1; b = "x\\ty"; c = { 1, a + 0.1 }; d = [ e = TARGET.f ] ]')
     assert pickle.loads(pickle.dumps(ad)) == ad
-    e = ExprTree("x ?: -y[2]")
+    e = ExprTree("x ?: y[-2] + 1")
     assert pickle.loads(pickle.dumps(e)).sameAs(e)
 
 

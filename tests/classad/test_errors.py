@@ -24,8 +24,11 @@ def test_error_names_line_and_column():
 
 
 def test_old_syntax_error_names_the_attribute():
-    # As in HTCondor, a bad line ends its ad; an ad left empty before more ads is an error.
-    assert [dict(ad) for ad in parseAds("A = 1\nB = (2\n", ParserType.Old)] == [{"A": 1}]
+    # HTCondor would silently drop B and what follows it in the ad; condorx refuses.
+    with pytest.raises(ClassAdParseError) as info:
+        list(parseAds("A = 1\nB = (2\nC = 3\n", ParserType.Old))
+    assert info.value.attribute == "B"
+    assert info.value.line == 2
     with pytest.raises(ClassAdParseError) as info:
         list(parseAds("A = 1\n\nB = (2\n\nC = 3\n", ParserType.Old))
     assert info.value.attribute == "B"

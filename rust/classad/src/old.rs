@@ -9,17 +9,13 @@ use crate::parser::Parser;
 
 /// Parse every ad of an old-syntax text. Lines starting with `#` are comments.
 ///
-/// As HTCondor's reader does, a line that is not `Name = expression` ends its ad: the ad
-/// keeps the attributes before it and the lines after it, up to the next blank line, are
-/// skipped. An ad left with no attribute at all ends the text when nothing but blank lines
-/// follows it, and is an error otherwise.
+/// A line that is not `Name = expression` is an error naming its line, column and
+/// attribute. (HTCondor's reader instead ends the ad there and silently skips to the next
+/// blank line, losing the rest of the ad; condorx refuses rather than lose data quietly.)
 pub fn parse_old_ads(text: &str) -> Result<Vec<ClassAd>, SyntaxError> {
     let mut ads = Vec::new();
     let mut cur = ClassAd::new();
-    // Where the current ad's first non-blank line starts, once there is one.
-    let mut ad_start: Option<usize> = None;
-    let mut first_error: Option<SyntaxError> = None;
-    let mut skipping = false;
+    let mut started = false;
     let mut offset = 0;
     for raw in text.split_inclusive('\n') {
         let line_start = offset;
@@ -27,36 +23,21 @@ pub fn parse_old_ads(text: &str) -> Result<Vec<ClassAd>, SyntaxError> {
         let line = raw.trim_end_matches(['\n', '\r']);
         let body = line.trim_start();
         if body.trim_end().is_empty() {
-            if let Some(at) = ad_start.take() {
-                if cur.is_empty() {
-                    let rest = text.get(offset..).unwrap_or("");
-                    if rest.trim().is_empty() {
-                        return Ok(ads);
-                    }
-                    return Err(first_error
-                        .take()
-                        .unwrap_or_else(|| SyntaxError::new(SyntaxKind::BadOldLine, at, text)));
-                }
+            if started {
                 ads.push(std::mem::take(&mut cur));
-                first_error = None;
-                skipping = false;
+                started = false;
             }
             continue;
         }
-        ad_start.get_or_insert(line_start);
-        if skipping || body.starts_with('#') {
+        if body.starts_with('#') {
             continue;
         }
         let at = line_start + (line.len() - body.len());
-        match parse_line(text, at, line_start + line.len()) {
-            Ok((name, expr)) => cur.insert(name, expr),
-            Err(e) => {
-                skipping = true;
-                first_error.get_or_insert(e);
-            }
-        }
+        let (name, expr) = parse_line(text, at, line_start + line.len())?;
+        cur.insert(name, expr);
+        started = true;
     }
-    if !cur.is_empty() {
+    if started {
         ads.push(cur);
     }
     Ok(ads)

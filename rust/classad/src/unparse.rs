@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::ast::Expr;
+use crate::ast::{Expr, UnOp};
 use crate::classad::ClassAd;
 use crate::lexer::Syntax;
 use crate::value::Value;
@@ -191,7 +191,11 @@ fn write_in(s: &mut String, e: &Expr, syn: Fmt) {
         Expr::Unary(op, x) => {
             s.push(' ');
             s.push_str(op.symbol());
-            write_operand(s, x, matches!(**x, Expr::Binary(..) | Expr::Cond(_)), syn);
+            // `-` right before a number reads as a negative literal, so `-(0[1])` must not
+            // print as `-0[1]`, which is `(-0)[1]`.
+            let glued = *op == UnOp::Neg && !matches!(**x, Expr::Lit(_)) && starts_with_number(x);
+            let parens = glued || matches!(**x, Expr::Binary(..) | Expr::Cond(_));
+            write_operand(s, x, parens, syn);
         }
         Expr::Binary(op, lr) => {
             let p = precedence(e);
@@ -212,7 +216,8 @@ fn write_in(s: &mut String, e: &Expr, syn: Fmt) {
         Expr::Elvis(cf) => {
             write_operand(s, &cf.0, postfix_needs_parens(&cf.0), syn);
             s.push_str(" ?: ");
-            let rhs_parens = matches!(cf.1, Expr::Binary(..) | Expr::Cond(_));
+            // The right side of `?:` is a postfix expression: operators need parentheses.
+            let rhs_parens = matches!(cf.1, Expr::Binary(..) | Expr::Cond(_) | Expr::Unary(..));
             write_operand(s, &cf.1, rhs_parens, syn);
         }
         Expr::Call(c) => {
@@ -254,6 +259,16 @@ fn postfix_needs_parens(e: &Expr) -> bool {
         e,
         Expr::Binary(..) | Expr::Unary(..) | Expr::Cond(_) | Expr::Elvis(_)
     )
+}
+
+/// Whether the text of `e` begins with a number literal.
+fn starts_with_number(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(v) => matches!(v, Value::Int(_) | Value::Real(_)),
+        Expr::Select(b, _) => starts_with_number(b),
+        Expr::Index(p) | Expr::Elvis(p) => starts_with_number(&p.0),
+        _ => false,
+    }
 }
 
 /// Binding strength of an expression's top operator: higher binds tighter.

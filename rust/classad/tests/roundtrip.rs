@@ -88,6 +88,10 @@ fn expr() -> impl Strategy<Value = Expr> {
             inner.clone().prop_map(|x| Expr::Paren(Box::new(x))),
             (inner.clone(), inner.clone(), inner.clone())
                 .prop_map(|(c, t, f)| Expr::Cond(Box::new((c, t, f)))),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::Elvis(Box::new((a, b)))),
+            (inner.clone(), "[a-z]{1,4}")
+                .prop_map(|(b, n)| Expr::Select(Box::new(b), Name::new(&n))),
+            (inner.clone(), inner.clone()).prop_map(|(b, i)| Expr::Index(Box::new((b, i)))),
             prop::collection::vec(inner.clone(), 0..4).prop_map(|v| Expr::List(Arc::new(v))),
             (0..FUNCS.len(), prop::collection::vec(inner.clone(), 0..3)).prop_map(|(i, args)| {
                 Expr::Call(Box::new(Call {
@@ -115,7 +119,9 @@ fn reparse(e: &Expr) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("ROUNDTRIP_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
+    ))]
 
     #[test]
     fn unparse_parse_is_a_fixed_point(e in expr()) {
