@@ -46,3 +46,27 @@ def test_unknown_function_evaluates_to_error():
     from condorx.classad import Value
 
     assert ExprTree("noSuchFunction(1)").eval() is Value.Error
+
+
+def test_deep_input_on_a_small_thread_stack():
+    # Trio worker threads and embedded interpreters may have small stacks; the engine
+    # moves deep recursion onto the heap instead of overflowing them.
+    import threading
+
+    results = []
+
+    def work():
+        chain = " || ".join(f"(Machine == \"m{k}\")" for k in range(5000))
+        ad = ClassAd('[ Machine = "m4999" ]')
+        results.append(ExprTree(chain).eval(scope=ad))
+        nested = "(" * 150 + "1" + ")" * 150
+        results.append(ExprTree(nested).eval())
+
+    old = threading.stack_size(256 * 1024)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old)
+    assert results == [True, 1]

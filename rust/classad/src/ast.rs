@@ -133,3 +133,37 @@ impl Expr {
         crate::compare::same_expr(self, other)
     }
 }
+
+/// Dropping a tree without recursion: a long operator chain (`a || b || ...`, thousands
+/// deep on the left) would otherwise overflow the stack in the compiler's drop glue.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut pending: Vec<Expr> = Vec::new();
+        take_children(self, &mut pending);
+        while let Some(mut e) = pending.pop() {
+            take_children(&mut e, &mut pending);
+            // `e` now has no children left: dropping it recurses no further.
+        }
+    }
+}
+
+/// Move the boxed children of `e` (not lists or ads, which are shared) into `out`.
+fn take_children(e: &mut Expr, out: &mut Vec<Expr>) {
+    let hole = || Expr::Lit(Value::Undefined);
+    match e {
+        Expr::Binary(_, p) | Expr::Index(p) | Expr::Elvis(p) => {
+            out.push(std::mem::replace(&mut p.0, hole()));
+            out.push(std::mem::replace(&mut p.1, hole()));
+        }
+        Expr::Cond(t) => {
+            out.push(std::mem::replace(&mut t.0, hole()));
+            out.push(std::mem::replace(&mut t.1, hole()));
+            out.push(std::mem::replace(&mut t.2, hole()));
+        }
+        Expr::Unary(_, x) | Expr::Paren(x) | Expr::Select(x, _) => {
+            out.push(std::mem::replace(&mut **x, hole()));
+        }
+        Expr::Call(c) => out.append(&mut c.args),
+        _ => {}
+    }
+}

@@ -22,6 +22,10 @@ pub fn unknown_functions(e: &Expr) -> Vec<String> {
 
 /// Visit `e` and every expression inside it, nested ads and lists included.
 pub fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    crate::stack::guard(|| walk_unguarded(e, f));
+}
+
+fn walk_unguarded(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     f(e);
     match e {
         Expr::Lit(_) | Expr::Attr(_) | Expr::Root(_) => {}
@@ -76,6 +80,10 @@ fn internal(name: &str, ad: &ClassAd, refs: &mut Refs) {
 }
 
 fn collect(e: &Expr, ad: &ClassAd, refs: &mut Refs) {
+    crate::stack::guard(|| collect_unguarded(e, ad, refs));
+}
+
+fn collect_unguarded(e: &Expr, ad: &ClassAd, refs: &mut Refs) {
     match e {
         Expr::Attr(n) | Expr::Root(n) if n.kind == NameKind::Plain => {
             if ad.lookup_name(n).is_some() {

@@ -20,6 +20,10 @@ fn folded(e: &Expr) -> Option<Value> {
 /// Structural equality up to grouping: parentheses, which only record how the text was
 /// written, are looked through.
 pub fn same_expr(a: &Expr, b: &Expr) -> bool {
+    crate::stack::guard(|| same_expr_unguarded(a, b))
+}
+
+fn same_expr_unguarded(a: &Expr, b: &Expr) -> bool {
     let (a, b) = (strip_parens(a), strip_parens(b));
     for (call, lit) in [(a, b), (b, a)] {
         if let (Some(x), Expr::Lit(Value::Real(y))) = (special_real(call), lit) {

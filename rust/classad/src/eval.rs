@@ -27,8 +27,10 @@ pub struct ScopeNode {
 }
 
 /// Deepest evaluation recursion. Why: attribute chains (`a1 = a2 + 1; a2 = a3 + 1; ...`)
-/// recurse once per hop on the native stack; past this the answer is ERROR, not a crash.
-const MAX_EVAL_DEPTH: u32 = 1200;
+/// and long operator chains recurse once per step; the stack grows onto the heap as they
+/// go (`stack::guard`), and past this depth the answer is ERROR rather than unbounded
+/// memory. 20,000 covers a Requirements of thousands of `||` clauses.
+const MAX_EVAL_DEPTH: u32 = 20_000;
 
 /// Most evaluation steps for one top-level evaluation. Why: `a1 = a0 + a0; a2 = a1 + a1; ...`
 /// takes 2^n steps without any cycle; this bounds it to well under a second.
@@ -124,7 +126,13 @@ impl<'a> Evaluator<'a> {
     #[inline]
     pub fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         self.depth += 1;
-        let r = f(self);
+        // Checking the stack every eighth level keeps the check off the hot path; the red
+        // zone covers the frames in between.
+        let r = if self.depth % 8 == 0 {
+            crate::stack::guard(|| f(self))
+        } else {
+            f(self)
+        };
         self.depth -= 1;
         r
     }
@@ -168,24 +176,23 @@ impl<'a> Evaluator<'a> {
     }
 
     fn eval_binary(&mut self, op: BinOp, l: &Expr, r: &Expr) -> Value {
-        self.depth += 1;
-        let lv = self.eval(l);
-        let v = match op {
-            BinOp::And => match ops::and_left(&lv) {
-                Some(done) => done,
-                None => ops::and(lv, self.eval(r)),
-            },
-            BinOp::Or => match ops::or_left(&lv) {
-                Some(done) => done,
-                None => ops::or(lv, self.eval(r)),
-            },
-            _ => {
-                let rv = self.eval(r);
-                ops::binary(op, lv, rv)
+        self.nested(|ev| {
+            let lv = ev.eval(l);
+            match op {
+                BinOp::And => match ops::and_left(&lv) {
+                    Some(done) => done,
+                    None => ops::and(lv, ev.eval(r)),
+                },
+                BinOp::Or => match ops::or_left(&lv) {
+                    Some(done) => done,
+                    None => ops::or(lv, ev.eval(r)),
+                },
+                _ => {
+                    let rv = ev.eval(r);
+                    ops::binary(op, lv, rv)
+                }
             }
-        };
-        self.depth -= 1;
-        v
+        })
     }
 
     fn eval_cond(&mut self, c: &Expr, t: &Expr, f: &Expr) -> Value {
@@ -336,9 +343,7 @@ impl<'a> Evaluator<'a> {
         }
         self.active.push(key);
         let saved = std::mem::replace(&mut self.scope, scope);
-        self.depth += 1;
-        let v = self.eval(ad.expr_at(idx));
-        self.depth -= 1;
+        let v = self.nested(|ev| ev.eval(ad.expr_at(idx)));
         self.scope = saved;
         self.active.pop();
         v

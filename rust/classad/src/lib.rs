@@ -24,6 +24,7 @@ pub mod name;
 pub mod old;
 pub mod ops;
 pub mod parser;
+mod stack;
 pub mod strftime;
 #[cfg(test)]
 mod testing;

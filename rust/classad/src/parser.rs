@@ -130,7 +130,7 @@ impl<'a> Parser<'a> {
 
     pub fn parse_expr(&mut self) -> PResult<Expr> {
         self.enter()?;
-        let e = self.ternary();
+        let e = crate::stack::guard(|| self.ternary());
         self.depth -= 1;
         e
     }
@@ -173,7 +173,7 @@ impl<'a> Parser<'a> {
         }
         self.bump()?;
         self.enter()?;
-        let operand = self.unary();
+        let operand = crate::stack::guard(|| self.unary());
         self.depth -= 1;
         Ok(Expr::Unary(op, Box::new(operand?)))
     }

@@ -167,6 +167,10 @@ fn newline(s: &mut String, indent: usize) {
 }
 
 fn write_in(s: &mut String, e: &Expr, syn: Fmt) {
+    crate::stack::guard(|| write_in_unguarded(s, e, syn));
+}
+
+fn write_in_unguarded(s: &mut String, e: &Expr, syn: Fmt) {
     let write_expr = |s: &mut String, e: &Expr| write_in(s, e, syn);
     match e {
         Expr::Lit(v) => write_value_in(s, v, syn),
