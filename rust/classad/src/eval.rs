@@ -128,7 +128,7 @@ impl<'a> Evaluator<'a> {
         self.depth += 1;
         // Checking the stack every eighth level keeps the check off the hot path; the red
         // zone covers the frames in between.
-        let r = if self.depth % 8 == 0 {
+        let r = if self.depth.is_multiple_of(8) {
             crate::stack::guard(|| f(self))
         } else {
             f(self)
