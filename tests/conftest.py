@@ -15,3 +15,12 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.fail(f"the shared corpus is missing: {SHARED}")
     return SHARED
+
+
+# Results that a test wants shown at the end of the run (the conformance pass rate).
+SUMMARY: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter):  # noqa: D103 - pytest hook
+    for line in SUMMARY:
+        terminalreporter.write_line(line)

@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+from conftest import SUMMARY
+
 # The pass rate only ever goes up: raise this floor as the engine improves.
 FLOOR = 0.999
 
@@ -22,5 +24,11 @@ def test_conformance_corpus(shared_dir):
     m = re.search(r"^(\d+) passed, (\d+) failed$", out, re.M)
     assert m, out
     passed, failed = int(m.group(1)), int(m.group(2))
+    rate = 100.0 * passed / (passed + failed)
+    canonical = re.search(r"canonical unparse agreement.*?([0-9.]+%)", out)
+    SUMMARY.append(
+        f"ClassAd conformance: {passed}/{passed + failed} ({rate:.2f}%) vectors give "
+        f"HTCondor's answer; canonical unparse {canonical.group(1) if canonical else '?'}"
+    )
     assert passed + failed > 6000, "the corpus shrank"
     assert passed / (passed + failed) >= FLOOR, out
