@@ -70,3 +70,13 @@ def test_deep_input_on_a_small_thread_stack():
     finally:
         threading.stack_size(old)
     assert results == [True, 1]
+
+
+def test_deeply_nested_python_data_is_refused():
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    ad = ClassAd()
+    with pytest.raises(ValueError, match="nested more than"):
+        ad["x"] = deep
+    assert "x" not in ad

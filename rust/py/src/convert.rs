@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use condorx_classad::{eval_standalone, ClassAd, Expr, Value};
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
@@ -71,8 +71,20 @@ fn abstime_to_py(py: Python<'_>, secs: i64, offset: i32) -> PyResult<Py<PyAny>> 
     Ok(when.unbind())
 }
 
+/// Deepest nesting of Python lists and dicts taken into an ad, the parser's own limit.
+const MAX_NESTING: usize = condorx_classad::parser::MAX_DEPTH;
+
 /// A Python object as an expression (what `ad[key] = obj` stores).
 pub fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
+    from_py_at(obj, 0)
+}
+
+fn from_py_at(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Expr> {
+    if depth > MAX_NESTING {
+        return Err(PyValueError::new_err(format!(
+            "lists and dicts nested more than {MAX_NESTING} deep cannot go into a ClassAd"
+        )));
+    }
     let py = obj.py();
     if let Ok(e) = obj.extract::<PyRef<PyExprTree>>() {
         return Ok(e.expr().clone());
@@ -104,12 +116,12 @@ pub fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
         return Ok(Expr::Lit(Value::str(s.to_str()?)));
     }
     if let Ok(d) = obj.cast::<PyDict>() {
-        return Ok(Expr::Ad(Arc::new(dict_to_ad(d)?)));
+        return Ok(Expr::Ad(Arc::new(dict_to_ad_at(d, depth + 1)?)));
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let items = obj
             .try_iter()?
-            .map(|x| from_py(&x?))
+            .map(|x| from_py_at(&x?, depth + 1))
             .collect::<PyResult<Vec<_>>>()?;
         return Ok(Expr::List(Arc::new(items)));
     }
@@ -141,10 +153,14 @@ fn datetime_from_py(obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
 }
 
 pub fn dict_to_ad(d: &Bound<'_, PyDict>) -> PyResult<ClassAd> {
+    dict_to_ad_at(d, 0)
+}
+
+fn dict_to_ad_at(d: &Bound<'_, PyDict>, depth: usize) -> PyResult<ClassAd> {
     let mut ad = ClassAd::with_capacity(d.len());
     for (k, v) in d.iter() {
         let key: String = k.extract()?;
-        ad.insert_str(&key, from_py(&v)?);
+        ad.insert_str(&key, from_py_at(&v, depth)?);
     }
     Ok(ad)
 }
