@@ -138,6 +138,12 @@ impl Expr {
 /// deep on the left) would otherwise overflow the stack in the compiler's drop glue.
 impl Drop for Expr {
     fn drop(&mut self) {
+        if matches!(
+            self,
+            Expr::Lit(_) | Expr::Attr(_) | Expr::Root(_) | Expr::List(_) | Expr::Ad(_)
+        ) {
+            return; // no boxed children: the common case, kept cheap
+        }
         let mut pending: Vec<Expr> = Vec::new();
         take_children(self, &mut pending);
         while let Some(mut e) = pending.pop() {

@@ -61,8 +61,8 @@ const MAX_INTERNED: usize = 200_000;
 /// every ad; sharing them saves memory and keeps the bytes in cache while matching, and
 /// lets a lookup compare pointers before it compares bytes.
 fn intern(text: &str) -> Arc<str> {
-    static TABLE: OnceLock<Mutex<HashSet<Arc<str>>>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| Mutex::new(HashSet::new()));
+    static TABLE: OnceLock<Mutex<HashSet<Arc<str>, FxBuild>>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| Mutex::new(HashSet::with_hasher(FxBuild)));
     let Ok(mut set) = table.lock() else {
         return Arc::from(text);
     };
@@ -74,6 +74,36 @@ fn intern(text: &str) -> Arc<str> {
         set.insert(fresh.clone());
     }
     fresh
+}
+
+/// The interner's hasher: names are short and not chosen to collide, so SipHash's
+/// defence is not worth its cost on every attribute parsed.
+#[derive(Clone, Copy, Default)]
+struct FxBuild;
+
+impl std::hash::BuildHasher for FxBuild {
+    type Hasher = FxHasher;
+    fn build_hasher(&self) -> FxHasher {
+        FxHasher(0)
+    }
+}
+
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            if let Some(dst) = w.get_mut(..chunk.len()) {
+                dst.copy_from_slice(chunk);
+            }
+            self.0 =
+                (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
 }
 
 /// FxHash over ASCII-lowercased bytes: fast, and equal for names equal ignoring case.

@@ -13,7 +13,7 @@ use crate::parser::Parser;
 /// attribute. (HTCondor's reader instead ends the ad there and silently skips to the next
 /// blank line, losing the rest of the ad; condorx refuses rather than lose data quietly.)
 pub fn parse_old_ads(text: &str) -> Result<Vec<ClassAd>, SyntaxError> {
-    let mut ads = Vec::new();
+    let mut ads: Vec<ClassAd> = Vec::new();
     let mut cur = ClassAd::new();
     let mut started = false;
     let mut offset = 0;
@@ -24,7 +24,9 @@ pub fn parse_old_ads(text: &str) -> Result<Vec<ClassAd>, SyntaxError> {
         let body = line.trim_start();
         if body.trim_end().is_empty() {
             if started {
-                ads.push(std::mem::take(&mut cur));
+                // The next ad is likely the size of this one: size it so, not by doubling.
+                let next = ClassAd::with_capacity(cur.len());
+                ads.push(std::mem::replace(&mut cur, next));
                 started = false;
             }
             continue;

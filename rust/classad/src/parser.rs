@@ -23,39 +23,34 @@ pub struct Parser<'a> {
 
 type PResult<T> = Result<T, SyntaxError>;
 
-/// Binary operators by precedence level, lowest first (after `?:`).
-const LEVELS: &[&[(Tok, BinOp)]] = &[
-    &[(Tok::Or, BinOp::Or)],
-    &[(Tok::And, BinOp::And)],
-    &[(Tok::BitOr, BinOp::BitOr)],
-    &[(Tok::Caret, BinOp::BitXor)],
-    &[(Tok::BitAnd, BinOp::BitAnd)],
-    &[
-        (Tok::Eq, BinOp::Eq),
-        (Tok::Ne, BinOp::Ne),
-        (Tok::MetaEq, BinOp::Is),
-        (Tok::MetaNe, BinOp::Isnt),
-        (Tok::Is, BinOp::Is),
-        (Tok::Isnt, BinOp::Isnt),
-    ],
-    &[
-        (Tok::Lt, BinOp::Lt),
-        (Tok::Le, BinOp::Le),
-        (Tok::Gt, BinOp::Gt),
-        (Tok::Ge, BinOp::Ge),
-    ],
-    &[
-        (Tok::Shl, BinOp::Shl),
-        (Tok::Shr, BinOp::Shr),
-        (Tok::UShr, BinOp::UShr),
-    ],
-    &[(Tok::Plus, BinOp::Add), (Tok::Minus, BinOp::Sub)],
-    &[
-        (Tok::Star, BinOp::Mul),
-        (Tok::Slash, BinOp::Div),
-        (Tok::Percent, BinOp::Mod),
-    ],
-];
+/// A binary operator token: the operator and its precedence level, lowest first (after
+/// `?:`): `||`, `&&`, `|`, `^`, `&`, equality, relational, shifts, additive, multiplicative.
+fn binary_op(tok: &Tok) -> Option<(BinOp, u8)> {
+    Some(match tok {
+        Tok::Or => (BinOp::Or, 0),
+        Tok::And => (BinOp::And, 1),
+        Tok::BitOr => (BinOp::BitOr, 2),
+        Tok::Caret => (BinOp::BitXor, 3),
+        Tok::BitAnd => (BinOp::BitAnd, 4),
+        Tok::Eq => (BinOp::Eq, 5),
+        Tok::Ne => (BinOp::Ne, 5),
+        Tok::MetaEq | Tok::Is => (BinOp::Is, 5),
+        Tok::MetaNe | Tok::Isnt => (BinOp::Isnt, 5),
+        Tok::Lt => (BinOp::Lt, 6),
+        Tok::Le => (BinOp::Le, 6),
+        Tok::Gt => (BinOp::Gt, 6),
+        Tok::Ge => (BinOp::Ge, 6),
+        Tok::Shl => (BinOp::Shl, 7),
+        Tok::Shr => (BinOp::Shr, 7),
+        Tok::UShr => (BinOp::UShr, 7),
+        Tok::Plus => (BinOp::Add, 8),
+        Tok::Minus => (BinOp::Sub, 8),
+        Tok::Star => (BinOp::Mul, 9),
+        Tok::Slash => (BinOp::Div, 9),
+        Tok::Percent => (BinOp::Mod, 9),
+        _ => return None,
+    })
+}
 
 impl<'a> Parser<'a> {
     pub fn new(text: &'a str) -> PResult<Parser<'a>> {
@@ -147,12 +142,14 @@ impl<'a> Parser<'a> {
         Ok(Expr::Cond(Box::new((cond, then, alt))))
     }
 
-    fn binary(&mut self, level: usize) -> PResult<Expr> {
-        let Some(ops) = LEVELS.get(level) else {
-            return self.unary();
-        };
-        let mut lhs = self.binary(level + 1)?;
-        while let Some(&(_, op)) = ops.iter().find(|(t, _)| *t == self.cur.tok) {
+    /// Precedence climbing: operators of level `min` and above, grouped to the left.
+    /// (Recursion is bounded by the number of levels, not by the length of a chain.)
+    fn binary(&mut self, min: u8) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        while let Some((op, level)) = binary_op(&self.cur.tok) {
+            if level < min {
+                break;
+            }
             self.bump()?;
             let rhs = self.binary(level + 1)?;
             lhs = Expr::Binary(op, Box::new((lhs, rhs)));
