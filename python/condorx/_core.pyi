@@ -19,6 +19,8 @@ __all__ = [
     "count_true",
     "eval_against",
     "symmetric_matches",
+    "negotiate",
+    "Accountant",
     "__version__",
 ]
 
@@ -120,3 +122,22 @@ def count_true(expr: ExprTree, ads: list[ClassAd]) -> int:
     """How many ads make `expr` true."""
 def symmetric_matches(jobs: list[ClassAd], slots: list[ClassAd]) -> list[tuple[int, int]]:
     """Every (job, slot) index pair that matches symmetrically."""
+def negotiate(
+    slots: list[ClassAd],
+    submitters: list[tuple[str, float, list[ClassAd]]],
+    pre_job_rank: str | None = None,
+    post_job_rank: str | None = None,
+) -> tuple[list[tuple[int, int, int, float]], list[tuple[int, int, str]], int, int]:
+    """One negotiation cycle: (matches, rejections, clusters, pairs evaluated)."""
+
+@final
+class Accountant:
+    """User priorities from usage, decayed with PRIORITY_HALFLIFE."""
+
+    def __new__(cls, halflife: float = 86400.0, default_factor: float = 1000.0) -> Accountant: ...
+    def update(self, now: float, in_use: dict[str, float]) -> None:
+        """Advance to `now` with `in_use` slots per user since the last update."""
+    def set_factor(self, user: str, factor: float) -> None: ...
+    def real_priority(self, user: str) -> float: ...
+    def factor(self, user: str) -> float: ...
+    def effective_priority(self, user: str) -> float: ...

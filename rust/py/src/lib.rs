@@ -5,6 +5,7 @@ mod classad;
 mod convert;
 mod errors;
 mod expr;
+mod negotiation;
 
 use pyo3::prelude::*;
 
@@ -15,6 +16,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<expr::PyExprTree>()?;
     m.add_function(wrap_pyfunction!(convert::_register_sentinels, m)?)?;
     api::register(m)?;
+    negotiation::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,87 @@
+"""The negotiation cycle: which idle job goes to which slot, shared fairly among users.
+
+    >>> from condorx.negotiation import Submitter, negotiate
+    >>> cycle = negotiate(slots, [Submitter("alice", 500.0, alice_jobs)])
+    >>> for m in cycle.matches: print(m.job["ClusterId"], m.slot["Name"])
+
+The cycle itself runs in Rust with the GIL released (`condorx._core.negotiate`): jobs are
+grouped into autoclusters, the pool is divided in pie slices by 1 / effective priority,
+and each cluster takes the free slots its Rank likes best. Jobs left unmatched get
+`LastRejMatchReason` and `LastRejMatchTime`, as HTCondor's negotiator sets them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from condorx import _core
+from condorx._core import Accountant
+from condorx.classad import ClassAd
+
+__all__ = ["Accountant", "Cycle", "Match", "Rejection", "Submitter", "negotiate"]
+
+
+@dataclass
+class Submitter:
+    """A user's idle jobs and effective priority (lower is better)."""
+
+    name: str
+    priority: float
+    jobs: list[ClassAd] = field(default_factory=list)
+
+
+@dataclass
+class Match:
+    submitter: Submitter
+    job: ClassAd
+    slot: ClassAd
+    rank: float
+
+
+@dataclass
+class Rejection:
+    submitter: Submitter
+    job: ClassAd
+    reason: str
+
+
+@dataclass
+class Cycle:
+    matches: list[Match]
+    rejections: list[Rejection]
+    clusters: int
+    pairs_evaluated: int
+    seconds: float
+
+
+def negotiate(
+    slots: list[ClassAd],
+    submitters: list[Submitter],
+    *,
+    pre_job_rank: str | None = None,
+    post_job_rank: str | None = None,
+    now: float | None = None,
+) -> Cycle:
+    """Run one negotiation cycle over `slots` for `submitters` (see the module doc)."""
+    start = time.perf_counter()
+    rows = [(s.name, s.priority, s.jobs) for s in submitters]
+    matches, rejections, clusters, pairs = _core.negotiate(
+        slots, rows, pre_job_rank=pre_job_rank, post_job_rank=post_job_rank
+    )
+    stamp = int(time.time() if now is None else now)
+    rejected = []
+    for s, j, reason in rejections:
+        sub = submitters[s]
+        job = sub.jobs[j]
+        job["LastRejMatchReason"] = reason
+        job["LastRejMatchTime"] = stamp
+        rejected.append(Rejection(sub, job, reason))
+    matched = [Match(submitters[s], submitters[s].jobs[j], slots[k], r) for s, j, k, r in matches]
+    return Cycle(
+        matches=matched,
+        rejections=rejected,
+        clusters=clusters,
+        pairs_evaluated=pairs,
+        seconds=time.perf_counter() - start,
+    )

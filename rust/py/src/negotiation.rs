@@ -1,0 +1,110 @@
+//! The negotiation cycle and the accountant, for the negotiator daemon and `condorx bench`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use condorx_classad::{parse_expr, ClassAd};
+use condorx_matchmaking::{negotiate, Accountant, Config, Submitter};
+use pyo3::prelude::*;
+
+use crate::classad::PyClassAd;
+use crate::errors::parse_error;
+
+type MatchRow = (usize, usize, usize, f64);
+type RejectionRow = (usize, usize, String);
+
+fn ads(list: &[PyRef<PyClassAd>]) -> Vec<Arc<ClassAd>> {
+    list.iter().map(|a| a.inner().clone()).collect()
+}
+
+fn expr_option(
+    py: Python<'_>,
+    text: Option<&str>,
+    what: &str,
+) -> PyResult<Option<condorx_classad::Expr>> {
+    text.map(|t| parse_expr(t).map_err(|e| parse_error(py, &e, what)))
+        .transpose()
+}
+
+/// One negotiation cycle (GIL released). `submitters` is a list of (name, effective
+/// priority, jobs). Returns (matches, rejections, clusters, pairs evaluated): a match is
+/// (submitter index, job index, slot index, job Rank), a rejection (submitter, job, reason).
+#[pyfunction]
+#[pyo3(name = "negotiate", signature = (slots, submitters, pre_job_rank=None, post_job_rank=None))]
+fn py_negotiate(
+    py: Python<'_>,
+    slots: Vec<PyRef<PyClassAd>>,
+    submitters: Vec<(String, f64, Vec<PyRef<PyClassAd>>)>,
+    pre_job_rank: Option<&str>,
+    post_job_rank: Option<&str>,
+) -> PyResult<(Vec<MatchRow>, Vec<RejectionRow>, usize, u64)> {
+    let config = Config {
+        pre_job_rank: expr_option(py, pre_job_rank, "NEGOTIATOR_PRE_JOB_RANK")?,
+        post_job_rank: expr_option(py, post_job_rank, "NEGOTIATOR_POST_JOB_RANK")?,
+    };
+    let slots = ads(&slots);
+    let subs: Vec<Submitter> = submitters
+        .iter()
+        .map(|(name, priority, jobs)| Submitter {
+            name: name.clone(),
+            priority: *priority,
+            jobs: ads(jobs),
+        })
+        .collect();
+    let cycle = py.detach(|| negotiate(&slots, &subs, &config));
+    let matches = cycle
+        .matches
+        .iter()
+        .map(|m| (m.submitter, m.job, m.slot, m.rank))
+        .collect();
+    let rejections = cycle
+        .rejections
+        .into_iter()
+        .map(|r| (r.submitter, r.job, r.reason))
+        .collect();
+    Ok((matches, rejections, cycle.clusters, cycle.pairs_evaluated))
+}
+
+/// User priorities from usage, decayed with PRIORITY_HALFLIFE.
+#[pyclass(name = "Accountant", module = "condorx.negotiation")]
+pub struct PyAccountant {
+    inner: Accountant,
+}
+
+#[pymethods]
+impl PyAccountant {
+    #[new]
+    #[pyo3(signature = (halflife=86400.0, default_factor=1000.0))]
+    fn new(halflife: f64, default_factor: f64) -> PyAccountant {
+        let mut inner = Accountant::new(halflife);
+        inner.set_default_factor(default_factor);
+        PyAccountant { inner }
+    }
+
+    /// Advance to `now` (seconds) with `in_use` slots per user since the last update.
+    fn update(&mut self, now: f64, in_use: HashMap<String, f64>) {
+        self.inner.update(now, &in_use);
+    }
+
+    fn set_factor(&mut self, user: &str, factor: f64) {
+        self.inner.set_factor(user, factor);
+    }
+
+    fn real_priority(&self, user: &str) -> f64 {
+        self.inner.real_priority(user)
+    }
+
+    fn factor(&self, user: &str) -> f64 {
+        self.inner.factor(user)
+    }
+
+    fn effective_priority(&self, user: &str) -> f64 {
+        self.inner.effective_priority(user)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(py_negotiate, m)?)?;
+    m.add_class::<PyAccountant>()?;
+    Ok(())
+}

@@ -1,0 +1,70 @@
+"""The negotiation cycle through the Python API: matches, shares, rejections, priorities."""
+
+from __future__ import annotations
+
+from condorx.classad import ClassAd, ExprTree, ParserType, parseAds
+from condorx.negotiation import Accountant, Submitter, negotiate
+
+
+def slots(n: int, memory: int = 4096) -> list[ClassAd]:
+    text = "\n\n".join(
+        f'Name = "slot{k}"\nMemory = {memory}\nState = "Unclaimed"\nRequirements = true'
+        for k in range(n)
+    )
+    return list(parseAds(text, ParserType.Old))
+
+
+def jobs(owner: str, n: int, memory: int = 1024) -> list[ClassAd]:
+    return [
+        ClassAd(
+            f'[ Owner = "{owner}"; ProcId = {k}; RequestMemory = {memory}; '
+            "Requirements = TARGET.Memory >= RequestMemory ]"
+        )
+        for k in range(n)
+    ]
+
+
+def test_matches_name_the_ads():
+    pool = slots(3)
+    alice = Submitter("alice", 500.0, jobs("alice", 2))
+    cycle = negotiate(pool, [alice])
+    assert [(m.job["ProcId"], m.slot["Name"]) for m in cycle.matches] == [
+        (0, "slot0"),
+        (1, "slot1"),
+    ]
+    assert cycle.clusters == 1
+
+
+def test_shares_follow_priority():
+    pool = slots(12)
+    subs = [Submitter("alice", 500.0, jobs("alice", 50)), Submitter("bob", 1000.0, jobs("bob", 50))]
+    cycle = negotiate(pool, subs)
+    got = {s.name: sum(m.submitter is s for m in cycle.matches) for s in subs}
+    assert got == {"alice": 8, "bob": 4}
+
+
+def test_rejected_jobs_get_the_reason_and_time():
+    pool = slots(1, memory=512)
+    big = jobs("alice", 1, memory=4096)
+    cycle = negotiate(pool, [Submitter("alice", 500.0, big)], now=1_700_000_000)
+    assert cycle.matches == []
+    assert big[0]["LastRejMatchReason"] == "no match found"
+    assert big[0]["LastRejMatchTime"] == 1_700_000_000
+    # What the job router's example routes on:
+    assert ExprTree("LastRejMatchTime =!= UNDEFINED").eval(scope=big[0]) is True
+
+
+def test_priorities_follow_usage_over_cycles():
+    acc = Accountant(halflife=100.0, default_factor=1.0)
+    acc.update(0.0, {"alice": 10.0, "bob": 0.0})
+    acc.update(100.0, {"alice": 10.0, "bob": 0.0})
+    assert acc.effective_priority("alice") > acc.effective_priority("bob")
+    # bob, the lighter user, now gets the larger share of a 9-slot pool.
+    subs = [
+        Submitter("alice", acc.effective_priority("alice"), jobs("alice", 20)),
+        Submitter("bob", acc.effective_priority("bob"), jobs("bob", 20)),
+    ]
+    cycle = negotiate(slots(9), subs)
+    got = {s.name: sum(m.submitter is s for m in cycle.matches) for s in subs}
+    assert got["bob"] > got["alice"]
+    assert sum(got.values()) == 9
