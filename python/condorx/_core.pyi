@@ -127,7 +127,16 @@ def negotiate(
     submitters: list[tuple[str, float, list[ClassAd]]],
     pre_job_rank: str | None = None,
     post_job_rank: str | None = None,
-) -> tuple[list[tuple[int, int, int, float]], list[tuple[int, int, str]], int, int]:
+    consider_preemption: bool = True,
+    preemption_requirements: str | None = None,
+    preemption_rank: str | None = None,
+    priorities: dict[str, float] | None = None,
+) -> tuple[
+    list[tuple[int, int, int, float, str | None, ClassAd | None]],
+    list[tuple[int, int, str]],
+    int,
+    int,
+]:
     """One negotiation cycle: (matches, rejections, clusters, pairs evaluated)."""
 
 @final

@@ -37,6 +37,10 @@ class Match:
     job: ClassAd
     slot: ClassAd
     rank: float
+    #: "rank" or "priority" when the slot is claimed and this match preempts its job.
+    preempts: str | None = None
+    #: The dynamic slot carved for the job when `slot` is partitionable.
+    dynamic_slot: ClassAd | None = None
 
 
 @dataclass
@@ -61,13 +65,28 @@ def negotiate(
     *,
     pre_job_rank: str | None = None,
     post_job_rank: str | None = None,
+    consider_preemption: bool = True,
+    preemption_requirements: str | None = None,
+    preemption_rank: str | None = None,
+    priorities: dict[str, float] | None = None,
     now: float | None = None,
 ) -> Cycle:
-    """Run one negotiation cycle over `slots` for `submitters` (see the module doc)."""
+    """Run one negotiation cycle over `slots` for `submitters` (see the module doc).
+
+    The keywords are the negotiator's settings of the same names (NEGOTIATOR_PRE_JOB_RANK,
+    NEGOTIATOR_CONSIDER_PREEMPTION, PREEMPTION_REQUIREMENTS, ...); `priorities` gives the
+    effective priority of the users running on claimed slots."""
     start = time.perf_counter()
     rows = [(s.name, s.priority, s.jobs) for s in submitters]
     matches, rejections, clusters, pairs = _core.negotiate(
-        slots, rows, pre_job_rank=pre_job_rank, post_job_rank=post_job_rank
+        slots,
+        rows,
+        pre_job_rank=pre_job_rank,
+        post_job_rank=post_job_rank,
+        consider_preemption=consider_preemption,
+        preemption_requirements=preemption_requirements,
+        preemption_rank=preemption_rank,
+        priorities=priorities,
     )
     stamp = int(time.time() if now is None else now)
     rejected = []
@@ -77,7 +96,10 @@ def negotiate(
         job["LastRejMatchReason"] = reason
         job["LastRejMatchTime"] = stamp
         rejected.append(Rejection(sub, job, reason))
-    matched = [Match(submitters[s], submitters[s].jobs[j], slots[k], r) for s, j, k, r in matches]
+    matched = [
+        Match(submitters[s], submitters[s].jobs[j], slots[k], rank, preempts, dynamic)
+        for s, j, k, rank, preempts, dynamic in matches
+    ]
     return Cycle(
         matches=matched,
         rejections=rejected,

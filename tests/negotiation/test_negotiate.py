@@ -68,3 +68,28 @@ def test_priorities_follow_usage_over_cycles():
     got = {s.name: sum(m.submitter is s for m in cycle.matches) for s in subs}
     assert got["bob"] > got["alice"]
     assert sum(got.values()) == 9
+
+
+def test_partitionable_slot_and_preemption_through_python():
+    pslot = ClassAd(
+        '[ Name = "slot1@host"; PartitionableSlot = true; Cpus = 4; Memory = 8192; Disk = 10000; '
+        "Requirements = TARGET.RequestMemory <= Memory ]"
+    )
+    busy = ClassAd(
+        '[ Name = "busy"; State = "Claimed"; RemoteOwner = "hog"; Memory = 8192; '
+        "Requirements = true; Rank = 0 ]"
+    )
+    work = [
+        ClassAd("[ RequestCpus = 1; RequestMemory = 2048; Requirements = true; Rank = 0 ]")
+        for _ in range(5)
+    ]
+    cycle = negotiate(
+        [pslot, busy],
+        [Submitter("light", 500.0, work)],
+        preemption_requirements="RemoteUserPrio > SubmitterUserPrio * 1.2",
+        priorities={"hog": 5000.0},
+    )
+    carved = [m.dynamic_slot["Name"] for m in cycle.matches if m.dynamic_slot is not None]
+    assert carved == ["slot1_1@host", "slot1_2@host", "slot1_3@host", "slot1_4@host"]
+    assert [m.preempts for m in cycle.matches if m.slot is busy] == ["priority"]
+    assert len(cycle.matches) == 5

@@ -36,6 +36,11 @@ const MAX_EVAL_DEPTH: u32 = 20_000;
 /// takes 2^n steps without any cycle; this bounds it to well under a second.
 const MAX_STEPS: u64 = 20_000_000;
 
+/// An evaluator's reusable allocations, for code that evaluates many short-lived pairs
+/// of ads and cannot keep one evaluator borrowing them all.
+#[derive(Debug, Default)]
+pub struct EvalBuffer(Vec<(usize, u32)>);
+
 /// The state of one evaluation: the two top-level ads, the current scope, and the guards.
 pub struct Evaluator<'a> {
     pub(crate) roots: [Option<&'a Arc<ClassAd>>; 2],
@@ -60,6 +65,23 @@ impl<'a> Evaluator<'a> {
             steps: 0,
             active: Vec::new(),
         }
+    }
+
+    /// An evaluator that reuses the allocations of an earlier one (see [`EvalBuffer`]).
+    pub fn with_buffer(
+        my: Option<&'a Arc<ClassAd>>,
+        target: Option<&'a Arc<ClassAd>>,
+        buffer: EvalBuffer,
+    ) -> Evaluator<'a> {
+        let mut ev = Evaluator::new(my, target);
+        ev.active = buffer.0;
+        ev.active.clear();
+        ev
+    }
+
+    /// Give back the allocations, for the next [`Evaluator::with_buffer`].
+    pub fn into_buffer(self) -> EvalBuffer {
+        EvalBuffer(self.active)
     }
 
     /// Reuse this evaluator for a new top-level evaluation (keeps its allocations).

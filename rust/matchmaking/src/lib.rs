@@ -4,13 +4,19 @@
 //! - [`autocluster`]: jobs alike in every attribute a match can read are matched once.
 //! - [`fairshare`]: user priorities from usage, decayed with a half-life.
 //! - [`negotiate`]: one negotiation cycle over a pool, in fair-share pie slices.
+//! - [`preempt`]: when a claimed slot may go to another job.
+//! - [`pslot`]: carving dynamic slots out of partitionable ones.
 
 pub mod autocluster;
 pub mod fairshare;
 pub mod negotiate;
 pub mod pair;
+pub mod preempt;
+pub mod pslot;
 
 pub use autocluster::{cluster_jobs, significant_attributes, Cluster};
 pub use fairshare::Accountant;
 pub use negotiate::{negotiate, Config, Cycle, Match, Rejection, Submitter};
 pub use pair::{rank_value, PairEval};
+pub use preempt::Preemption;
+pub use pslot::{carve, Request};

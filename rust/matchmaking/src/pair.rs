@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use condorx_classad::{matching::requirements_hold, ClassAd, Evaluator, Name, Value};
+use condorx_classad::{
+    matching::requirements_hold, ClassAd, EvalBuffer, Evaluator, Expr, Name, Value,
+};
 
 /// Rank as the negotiator uses it: a number, booleans counting 1 and 0, anything else
 /// (UNDEFINED, ERROR, a string) 0.
@@ -16,55 +18,78 @@ pub fn rank_value(v: &Value) -> f64 {
     }
 }
 
-/// Evaluates pairs, keeping one evaluator and the attribute names hashed once.
-pub struct PairEval<'a> {
-    ev: Evaluator<'a>,
+/// Evaluates pairs of ads, reusing one evaluator's allocations and names hashed once.
+/// It borrows no ad between calls, so the ads it is given may change in between
+/// (a partitionable slot shrinks as it is carved).
+pub struct PairEval {
+    buffer: Option<EvalBuffer>,
     requirements: Name,
     rank: Name,
 }
 
-impl Default for PairEval<'_> {
+impl Default for PairEval {
     fn default() -> Self {
         PairEval::new()
     }
 }
 
-impl<'a> PairEval<'a> {
-    pub fn new() -> PairEval<'a> {
+impl PairEval {
+    pub fn new() -> PairEval {
         PairEval {
-            ev: Evaluator::new(None, None),
+            buffer: Some(EvalBuffer::default()),
             requirements: Name::new("Requirements"),
             rank: Name::new("Rank"),
         }
     }
 
+    /// Run `f` on an evaluator with `me` as MY and `other` as TARGET.
+    fn with<R>(
+        &mut self,
+        me: &Arc<ClassAd>,
+        other: &Arc<ClassAd>,
+        f: impl FnOnce(&mut Evaluator) -> R,
+    ) -> R {
+        let mut ev = Evaluator::with_buffer(
+            Some(me),
+            Some(other),
+            self.buffer.take().unwrap_or_default(),
+        );
+        let r = f(&mut ev);
+        self.buffer = Some(ev.into_buffer());
+        r
+    }
+
     /// `me.Requirements` holds with `other` as TARGET.
-    pub fn accepts(&mut self, me: &'a Arc<ClassAd>, other: &'a Arc<ClassAd>) -> bool {
-        self.ev.reset(Some(me), Some(other));
-        requirements_hold(self.ev.eval_my_attr(&self.requirements))
+    pub fn accepts(&mut self, me: &Arc<ClassAd>, other: &Arc<ClassAd>) -> bool {
+        let name = self.requirements.clone();
+        self.with(me, other, |ev| requirements_hold(ev.eval_my_attr(&name)))
     }
 
     /// Both ads' Requirements hold against each other (the job's first: it is the
     /// cheaper test to fail in most pools).
-    pub fn symmetric(&mut self, job: &'a Arc<ClassAd>, slot: &'a Arc<ClassAd>) -> bool {
+    pub fn symmetric(&mut self, job: &Arc<ClassAd>, slot: &Arc<ClassAd>) -> bool {
         self.accepts(job, slot) && self.accepts(slot, job)
     }
 
     /// `me.Rank` of `other`, as a number.
-    pub fn rank(&mut self, me: &'a Arc<ClassAd>, other: &'a Arc<ClassAd>) -> f64 {
-        self.ev.reset(Some(me), Some(other));
-        rank_value(&self.ev.eval_my_attr(&self.rank))
+    pub fn rank(&mut self, me: &Arc<ClassAd>, other: &Arc<ClassAd>) -> f64 {
+        let name = self.rank.clone();
+        self.with(me, other, |ev| rank_value(&ev.eval_my_attr(&name)))
     }
 
-    /// Evaluate any expression with `me` as MY and `other` as TARGET, as a rank number.
-    pub fn expr_rank(
-        &mut self,
-        e: &condorx_classad::Expr,
-        me: &'a Arc<ClassAd>,
-        other: &'a Arc<ClassAd>,
-    ) -> f64 {
-        self.ev.reset(Some(me), Some(other));
-        rank_value(&self.ev.eval(e))
+    /// Any expression with `me` as MY and `other` as TARGET, as a rank number.
+    pub fn expr_rank(&mut self, e: &Expr, me: &Arc<ClassAd>, other: &Arc<ClassAd>) -> f64 {
+        self.with(me, other, |ev| rank_value(&ev.eval(e)))
+    }
+
+    /// Any expression with `me` as MY and `other` as TARGET.
+    pub fn value(&mut self, e: &Expr, me: &Arc<ClassAd>, other: &Arc<ClassAd>) -> Value {
+        self.with(me, other, |ev| ev.eval(e))
+    }
+
+    /// Attribute `attr` of `me`, with `other` as TARGET (UNDEFINED when `me` has none).
+    pub fn attr(&mut self, attr: &Name, me: &Arc<ClassAd>, other: &Arc<ClassAd>) -> Value {
+        self.with(me, other, |ev| ev.eval_my_attr(attr))
     }
 }
 

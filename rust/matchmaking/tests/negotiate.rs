@@ -10,8 +10,8 @@
 
 use std::sync::Arc;
 
-use condorx_classad::{parse_ad, parse_expr, ClassAd};
-use condorx_matchmaking::{negotiate, Config, Submitter};
+use condorx_classad::{parse_ad, parse_expr, unparse, ClassAd};
+use condorx_matchmaking::{negotiate, Config, Preemption, Submitter};
 
 fn ad(text: &str) -> Arc<ClassAd> {
     Arc::new(parse_ad(text).unwrap())
@@ -109,7 +109,7 @@ fn jobs_that_match_nothing_are_rejected_with_a_reason() {
 
 #[test]
 fn claimed_slots_are_not_handed_out() {
-    let claimed = ad(r#"[ Memory = 99999; State = "Claimed"; Requirements = true ]"#);
+    let claimed = ad(r#"[ Memory = 99999; State = "Claimed"; Requirements = true; Rank = 0 ]"#);
     let slots = vec![claimed, slot(2048)];
     let cycle = negotiate(
         &slots,
@@ -134,7 +134,7 @@ fn pre_job_rank_comes_before_the_jobs_rank_and_post_job_rank_after() {
     let subs = vec![submitter("a", 1.0, vec![job("a", 512)])];
     let pre = Config {
         pre_job_rank: Some(parse_expr("-Memory").unwrap()),
-        post_job_rank: None,
+        ..Config::default()
     };
     assert_eq!(
         negotiate(&slots, &subs, &pre).matches[0].slot,
@@ -144,12 +144,138 @@ fn pre_job_rank_comes_before_the_jobs_rank_and_post_job_rank_after() {
     let flat = ad(r#"[ Owner = "a"; RequestMemory = 1; Requirements = true; Rank = 0 ]"#);
     let subs = vec![submitter("a", 1.0, vec![flat])];
     let post = Config {
-        pre_job_rank: None,
         post_job_rank: Some(parse_expr("KFlops").unwrap()),
+        ..Config::default()
     };
     assert_eq!(
         negotiate(&slots, &subs, &post).matches[0].slot,
         1,
         "POST_JOB_RANK breaks the tie"
     );
+}
+
+fn pslot(cpus: i64, memory: i64) -> Arc<ClassAd> {
+    ad(&format!(
+        r#"[ Name = "slot1@host"; PartitionableSlot = true; Cpus = {cpus}; Memory = {memory}; Disk = 1000000;
+             State = "Unclaimed"; Requirements = TARGET.RequestCpus <= Cpus && TARGET.RequestMemory <= Memory ]"#
+    ))
+}
+
+fn sized_job(cpus: i64, memory: i64) -> Arc<ClassAd> {
+    ad(&format!(
+        r#"[ Owner = "a"; RequestCpus = {cpus}; RequestMemory = {memory}; RequestDisk = 100; Requirements = true ]"#
+    ))
+}
+
+#[test]
+fn a_partitionable_slot_is_carved_until_it_runs_out() {
+    let jobs: Vec<_> = (0..5).map(|_| sized_job(2, 2048)).collect();
+    let cycle = negotiate(
+        &[pslot(8, 16384)],
+        &[submitter("a", 1.0, jobs)],
+        &Config::default(),
+    );
+    assert_eq!(cycle.matches.len(), 4, "8 cpus hold four 2-cpu jobs");
+    let names: Vec<String> = cycle
+        .matches
+        .iter()
+        .map(|m| unparse(m.dynamic_slot.as_ref().unwrap().lookup("Name").unwrap()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "\"slot1_1@host\"",
+            "\"slot1_2@host\"",
+            "\"slot1_3@host\"",
+            "\"slot1_4@host\""
+        ]
+    );
+    let d = cycle.matches[0].dynamic_slot.as_ref().unwrap();
+    assert_eq!(unparse(d.lookup("Cpus").unwrap()), "2");
+    assert_eq!(unparse(d.lookup("Memory").unwrap()), "2048");
+    assert_eq!(cycle.rejections.len(), 1);
+}
+
+#[test]
+fn carving_follows_memory_as_well_as_cpus() {
+    let jobs: Vec<_> = (0..4).map(|_| sized_job(1, 6000)).collect();
+    let cycle = negotiate(
+        &[pslot(8, 16384)],
+        &[submitter("a", 1.0, jobs)],
+        &Config::default(),
+    );
+    assert_eq!(cycle.matches.len(), 2, "16384 MB hold two 6000 MB jobs");
+}
+
+fn claimed(rank: &str, current_rank: f64, owner: &str) -> Arc<ClassAd> {
+    ad(&format!(
+        r#"[ Name = "busy"; Memory = 8192; State = "Claimed"; RemoteOwner = "{owner}"; CurrentRank = {current_rank};
+             Requirements = true; Rank = {rank} ]"#
+    ))
+}
+
+#[test]
+fn a_slot_whose_rank_prefers_the_new_job_is_preempted() {
+    let slots = vec![claimed(r#"TARGET.Owner == "vip""#, 0.0, "someone")];
+    let vip = submitter("vip", 1000.0, vec![job("vip", 1024)]);
+    let cycle = negotiate(&slots, &[vip], &Config::default());
+    assert_eq!(cycle.matches.len(), 1);
+    assert_eq!(cycle.matches[0].preempts, Some(Preemption::Rank));
+    let plain = submitter("joe", 1.0, vec![job("joe", 1024)]);
+    assert!(
+        negotiate(&slots, &[plain], &Config::default())
+            .matches
+            .is_empty(),
+        "equal rank: no preemption"
+    );
+}
+
+#[test]
+fn better_priority_preempts_only_when_preemption_requirements_allow() {
+    let slots = vec![claimed("0", 0.0, "hog")];
+    let light = || vec![submitter("light", 500.0, vec![job("light", 1024)])];
+    let mut config = Config::default();
+    config.priorities.insert("hog".into(), 5000.0);
+    assert!(
+        negotiate(&slots, &light(), &config).matches.is_empty(),
+        "no PREEMPTION_REQUIREMENTS"
+    );
+    config.preemption_requirements =
+        Some(parse_expr("RemoteUserPrio > SubmitterUserPrio * 1.2").unwrap());
+    let cycle = negotiate(&slots, &light(), &config);
+    assert_eq!(cycle.matches[0].preempts, Some(Preemption::Priority));
+    config.priorities.insert("hog".into(), 550.0);
+    assert!(
+        negotiate(&slots, &light(), &config).matches.is_empty(),
+        "not better by 20%"
+    );
+}
+
+#[test]
+fn consider_preemption_false_leaves_claimed_slots_alone() {
+    let slots = vec![claimed(r#"TARGET.Owner == "vip""#, 0.0, "someone")];
+    let config = Config {
+        consider_preemption: false,
+        ..Config::default()
+    };
+    let cycle = negotiate(
+        &slots,
+        &[submitter("vip", 1.0, vec![job("vip", 1024)])],
+        &config,
+    );
+    assert!(cycle.matches.is_empty());
+    assert_eq!(cycle.pairs_evaluated, 0);
+}
+
+#[test]
+fn an_idle_slot_is_preferred_to_preempting_an_equal_one() {
+    let busy = claimed(r#"TARGET.Owner == "vip""#, 0.0, "someone");
+    let idle = ad(r#"[ Name = "idle"; Memory = 8192; State = "Unclaimed"; Requirements = true ]"#);
+    let cycle = negotiate(
+        &[busy, idle],
+        &[submitter("vip", 1.0, vec![job("vip", 1024)])],
+        &Config::default(),
+    );
+    assert_eq!(cycle.matches[0].slot, 1);
+    assert_eq!(cycle.matches[0].preempts, None);
 }

@@ -4,13 +4,22 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use condorx_classad::{parse_expr, ClassAd};
-use condorx_matchmaking::{negotiate, Accountant, Config, Submitter};
+use condorx_matchmaking::{negotiate, Accountant, Config, Match, Preemption, Submitter};
 use pyo3::prelude::*;
 
 use crate::classad::PyClassAd;
 use crate::errors::parse_error;
 
-type MatchRow = (usize, usize, usize, f64);
+/// (submitter index, job index, slot index, job Rank, "rank"/"priority" when it
+/// preempts, the dynamic slot carved for it).
+type MatchRow = (
+    usize,
+    usize,
+    usize,
+    f64,
+    Option<&'static str>,
+    Option<PyClassAd>,
+);
 type RejectionRow = (usize, usize, String);
 
 fn ads(list: &[PyRef<PyClassAd>]) -> Vec<Arc<ClassAd>> {
@@ -26,21 +35,46 @@ fn expr_option(
         .transpose()
 }
 
+fn match_row(m: Match) -> MatchRow {
+    let preempts = m.preempts.map(|p| match p {
+        Preemption::Rank => "rank",
+        Preemption::Priority => "priority",
+    });
+    let dynamic = m.dynamic_slot.map(PyClassAd::from_arc);
+    (m.submitter, m.job, m.slot, m.rank, preempts, dynamic)
+}
+
 /// One negotiation cycle (GIL released). `submitters` is a list of (name, effective
-/// priority, jobs). Returns (matches, rejections, clusters, pairs evaluated): a match is
-/// (submitter index, job index, slot index, job Rank), a rejection (submitter, job, reason).
+/// priority, jobs); `priorities` gives the effective priority of users running on claimed
+/// slots (RemoteOwner). Returns (matches, rejections, clusters, pairs evaluated).
 #[pyfunction]
-#[pyo3(name = "negotiate", signature = (slots, submitters, pre_job_rank=None, post_job_rank=None))]
+#[pyo3(name = "negotiate", signature = (
+    slots, submitters, pre_job_rank=None, post_job_rank=None, consider_preemption=true,
+    preemption_requirements=None, preemption_rank=None, priorities=None
+))]
+#[allow(clippy::too_many_arguments)] // one per negotiator setting, as keywords from Python
 fn py_negotiate(
     py: Python<'_>,
     slots: Vec<PyRef<PyClassAd>>,
     submitters: Vec<(String, f64, Vec<PyRef<PyClassAd>>)>,
     pre_job_rank: Option<&str>,
     post_job_rank: Option<&str>,
+    consider_preemption: bool,
+    preemption_requirements: Option<&str>,
+    preemption_rank: Option<&str>,
+    priorities: Option<HashMap<String, f64>>,
 ) -> PyResult<(Vec<MatchRow>, Vec<RejectionRow>, usize, u64)> {
     let config = Config {
         pre_job_rank: expr_option(py, pre_job_rank, "NEGOTIATOR_PRE_JOB_RANK")?,
         post_job_rank: expr_option(py, post_job_rank, "NEGOTIATOR_POST_JOB_RANK")?,
+        consider_preemption,
+        preemption_requirements: expr_option(
+            py,
+            preemption_requirements,
+            "PREEMPTION_REQUIREMENTS",
+        )?,
+        preemption_rank: expr_option(py, preemption_rank, "PREEMPTION_RANK")?,
+        priorities: priorities.unwrap_or_default(),
     };
     let slots = ads(&slots);
     let subs: Vec<Submitter> = submitters
@@ -52,11 +86,7 @@ fn py_negotiate(
         })
         .collect();
     let cycle = py.detach(|| negotiate(&slots, &subs, &config));
-    let matches = cycle
-        .matches
-        .iter()
-        .map(|m| (m.submitter, m.job, m.slot, m.rank))
-        .collect();
+    let matches = cycle.matches.into_iter().map(match_row).collect();
     let rejections = cycle
         .rejections
         .into_iter()

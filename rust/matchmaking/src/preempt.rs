@@ -1,0 +1,74 @@
+//! Preemption: when a claimed slot may go to another job.
+//!
+//! - By the slot's RANK: the slot prefers the new job to the one it runs (its Rank of the
+//!   new job exceeds CurrentRank). The user's priority does not matter.
+//! - By user priority: the new job's user has a better (lower) effective priority than the
+//!   slot's current user (RemoteOwner), and PREEMPTION_REQUIREMENTS allows it. The
+//!   expression sees the slot as MY, with RemoteUserPrio and SubmitterUserPrio added, and
+//!   the job as TARGET. With no PREEMPTION_REQUIREMENTS there is no priority preemption.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use condorx_classad::{ClassAd, Expr, Value};
+
+use crate::pair::PairEval;
+
+/// Why a claimed slot may be taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Preemption {
+    /// The slot's RANK prefers the new job.
+    Rank,
+    /// The new user's priority is better and PREEMPTION_REQUIREMENTS allows it.
+    Priority,
+}
+
+/// What the preemption rules need to know.
+pub struct Rules<'a> {
+    pub requirements: Option<&'a Expr>,
+    /// Effective priority of every user known to the accountant.
+    pub priorities: &'a HashMap<String, f64>,
+}
+
+fn number(slot: &ClassAd, name: &str) -> f64 {
+    match slot.lookup(name) {
+        Some(Expr::Lit(v)) => crate::pair::rank_value(v),
+        _ => 0.0,
+    }
+}
+
+fn remote_user(slot: &ClassAd) -> Option<&str> {
+    ["RemoteOwner", "RemoteUser"]
+        .iter()
+        .find_map(|a| match slot.lookup(a) {
+            Some(Expr::Lit(Value::Str(s))) => Some(&**s),
+            _ => None,
+        })
+}
+
+impl Rules<'_> {
+    /// May `job`, of a user at effective priority `prio`, take the claimed `slot`?
+    pub fn allows(
+        &self,
+        pair: &mut PairEval,
+        slot: &Arc<ClassAd>,
+        job: &Arc<ClassAd>,
+        prio: f64,
+    ) -> Option<Preemption> {
+        if pair.rank(slot, job) > number(slot, "CurrentRank") {
+            return Some(Preemption::Rank);
+        }
+        let req = self.requirements?;
+        let remote = *self.priorities.get(remote_user(slot)?)?;
+        if prio >= remote {
+            return None;
+        }
+        let mut seen = (**slot).clone();
+        seen.insert_str("RemoteUserPrio", Expr::Lit(Value::Real(remote)));
+        seen.insert_str("SubmitterUserPrio", Expr::Lit(Value::Real(prio)));
+        let seen = Arc::new(seen);
+        pair.value(req, &seen, job)
+            .is_true()
+            .then_some(Preemption::Priority)
+    }
+}

@@ -1,0 +1,134 @@
+//! Partitionable slots: a dynamic slot of the requested cpus, memory and disk is carved
+//! out of a partitionable slot, which shrinks by as much and stays on offer while it has
+//! resources left.
+
+use std::sync::Arc;
+
+use condorx_classad::{ClassAd, Expr, Name, Value};
+
+use crate::pair::PairEval;
+
+/// Resources a job asks for, as its Request* attributes evaluate against the slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    pub cpus: i64,
+    pub memory: i64,
+    pub disk: i64,
+}
+
+/// Whether `slot` is partitionable (`PartitionableSlot = true`).
+pub fn is_partitionable(slot: &ClassAd) -> bool {
+    matches!(
+        slot.lookup("PartitionableSlot"),
+        Some(Expr::Lit(Value::Bool(true)))
+    )
+}
+
+fn int_of(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::Real(r) if r.is_finite() => Some(r.ceil() as i64),
+        Value::Bool(b) => Some(i64::from(*b)),
+        _ => None,
+    }
+}
+
+/// The job's request, evaluated with the slot as TARGET (RequestCpus defaults to 1, the
+/// others to 0 when the job does not say).
+pub fn request_of(pair: &mut PairEval, job: &Arc<ClassAd>, slot: &Arc<ClassAd>) -> Request {
+    let mut get = |name: &str, default: i64| {
+        int_of(&pair.attr(&Name::new(name), job, slot))
+            .unwrap_or(default)
+            .max(0)
+    };
+    Request {
+        cpus: get("RequestCpus", 1),
+        memory: get("RequestMemory", 0),
+        disk: get("RequestDisk", 0),
+    }
+}
+
+fn resource(slot: &ClassAd, name: &str) -> i64 {
+    match slot.lookup(name) {
+        Some(Expr::Lit(v)) => int_of(v).unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Carve `req` out of the partitionable slot `pslot`: the dynamic slot's ad and the
+/// partitionable slot's ad after it; None when what is left cannot hold the request.
+/// `serial` numbers the dynamic slots of this partitionable slot (`slot1_1@host`, ...).
+pub fn carve(pslot: &ClassAd, req: Request, serial: usize) -> Option<(ClassAd, ClassAd)> {
+    let (cpus, memory, disk) = (
+        resource(pslot, "Cpus"),
+        resource(pslot, "Memory"),
+        resource(pslot, "Disk"),
+    );
+    if req.cpus > cpus || req.memory > memory || req.disk > disk {
+        return None;
+    }
+    let mut left = pslot.clone();
+    left.insert_str("Cpus", Expr::int(cpus - req.cpus));
+    left.insert_str("Memory", Expr::int(memory - req.memory));
+    left.insert_str("Disk", Expr::int(disk - req.disk));
+    let mut dynamic = pslot.clone();
+    dynamic.insert_str("Cpus", Expr::int(req.cpus));
+    dynamic.insert_str("Memory", Expr::int(req.memory));
+    dynamic.insert_str("Disk", Expr::int(req.disk));
+    dynamic.insert_str("PartitionableSlot", Expr::Lit(Value::Bool(false)));
+    dynamic.insert_str("DynamicSlot", Expr::Lit(Value::Bool(true)));
+    dynamic.insert_str("SlotType", Expr::string("Dynamic"));
+    if let Some(Expr::Lit(Value::Str(name))) = pslot.lookup("Name") {
+        dynamic.insert_str("Name", Expr::string(&dynamic_name(name, serial)));
+    }
+    Some((dynamic, left))
+}
+
+/// `slot1@host` -> `slot1_3@host`, as HTCondor names dynamic slots.
+fn dynamic_name(pslot_name: &str, serial: usize) -> String {
+    match pslot_name.split_once('@') {
+        Some((slot, host)) => format!("{slot}_{serial}@{host}"),
+        None => format!("{pslot_name}_{serial}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use condorx_classad::parse_ad;
+
+    #[test]
+    fn carving_shrinks_the_partitionable_slot() {
+        let p = parse_ad(r#"[ Name = "slot1@host"; PartitionableSlot = true; Cpus = 8; Memory = 16384; Disk = 100000 ]"#).unwrap();
+        assert!(is_partitionable(&p));
+        let req = Request {
+            cpus: 2,
+            memory: 4096,
+            disk: 1000,
+        };
+        let (d, left) = carve(&p, req, 1).unwrap();
+        assert_eq!(
+            d.lookup("Name").map(condorx_classad::unparse).unwrap(),
+            "\"slot1_1@host\""
+        );
+        assert_eq!(condorx_classad::unparse(d.lookup("Cpus").unwrap()), "2");
+        assert_eq!(
+            condorx_classad::unparse(left.lookup("Memory").unwrap()),
+            "12288"
+        );
+        assert!(!is_partitionable(&d));
+        assert!(
+            carve(
+                &left,
+                Request {
+                    cpus: 7,
+                    memory: 1,
+                    disk: 1
+                },
+                2
+            )
+            .is_none(),
+            "6 cpus left"
+        );
+    }
+}
