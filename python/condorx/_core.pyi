@@ -20,6 +20,7 @@ __all__ = [
     "eval_against",
     "symmetric_matches",
     "negotiate",
+    "analyze",
     "Accountant",
     "__version__",
 ]
@@ -129,6 +130,12 @@ def negotiate(
     post_job_rank: str | None = None,
 ) -> tuple[list[tuple[int, int, int, float]], list[tuple[int, int, str]], int, int]:
     """One negotiation cycle: (matches, rejections, clusters, pairs evaluated)."""
+def analyze(
+    job: ClassAd, slots: list[ClassAd]
+) -> tuple[int, int, int, int, bool, list[tuple[str, int, int, int, int, list[str]]]]:
+    """Why `job` does not match: (slots, matching, rejected by the job, rejecting the job,
+    has Requirements, clauses), a clause being (text, true on, false on, undefined on,
+    matches without it, attributes no slot defines)."""
 
 @final
 class Accountant:

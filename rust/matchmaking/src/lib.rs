@@ -1,15 +1,18 @@
 //! Matchmaking and negotiation: which job runs on which slot.
 //!
+//! - [`analyze`]: why a job does not match: its Requirements clause by clause.
 //! - [`pair`]: one job against one slot: symmetric Requirements, the two Ranks.
 //! - [`autocluster`]: jobs alike in every attribute a match can read are matched once.
 //! - [`fairshare`]: user priorities from usage, decayed with a half-life.
 //! - [`negotiate`]: one negotiation cycle over a pool, in fair-share pie slices.
 
+pub mod analyze;
 pub mod autocluster;
 pub mod fairshare;
 pub mod negotiate;
 pub mod pair;
 
+pub use analyze::{analyze, Analysis, Clause};
 pub use autocluster::{cluster_jobs, significant_attributes, Cluster};
 pub use fairshare::Accountant;
 pub use negotiate::{negotiate, Config, Cycle, Match, Rejection, Submitter};
