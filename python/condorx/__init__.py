@@ -5,6 +5,7 @@ Python face, shaped like HTCondor's `classad2` module so that code can switch.
 """
 
 from condorx._core import __version__
+from condorx.analyze import analyze
 from condorx.errors import ClassAdParseError, CondorxError
 
-__all__ = ["ClassAdParseError", "CondorxError", "__version__"]
+__all__ = ["ClassAdParseError", "CondorxError", "__version__", "analyze"]

@@ -20,6 +20,7 @@ __all__ = [
     "eval_against",
     "symmetric_matches",
     "negotiate",
+    "analyze",
     "Accountant",
     "__version__",
 ]
@@ -138,6 +139,12 @@ def negotiate(
     int,
 ]:
     """One negotiation cycle: (matches, rejections, clusters, pairs evaluated)."""
+def analyze(
+    job: ClassAd, slots: list[ClassAd]
+) -> tuple[int, int, int, int, bool, list[tuple[str, int, int, int, int, list[str]]]]:
+    """Why `job` does not match: (slots, matching, rejected by the job, rejecting the job,
+    has Requirements, clauses), a clause being (text, true on, false on, undefined on,
+    matches without it, attributes no slot defines)."""
 
 @final
 class Accountant:

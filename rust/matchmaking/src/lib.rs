@@ -1,5 +1,6 @@
 //! Matchmaking and negotiation: which job runs on which slot.
 //!
+//! - [`analyze`]: why a job does not match: its Requirements clause by clause.
 //! - [`pair`]: one job against one slot: symmetric Requirements, the two Ranks.
 //! - [`autocluster`]: jobs alike in every attribute a match can read are matched once.
 //! - [`fairshare`]: user priorities from usage, decayed with a half-life.
@@ -7,6 +8,7 @@
 //! - [`preempt`]: when a claimed slot may go to another job.
 //! - [`pslot`]: carving dynamic slots out of partitionable ones.
 
+pub mod analyze;
 pub mod autocluster;
 pub mod fairshare;
 pub mod negotiate;
@@ -14,6 +16,7 @@ pub mod pair;
 pub mod preempt;
 pub mod pslot;
 
+pub use analyze::{analyze, Analysis, Clause};
 pub use autocluster::{cluster_jobs, significant_attributes, Cluster};
 pub use fairshare::Accountant;
 pub use negotiate::{negotiate, Config, Cycle, Match, Rejection, Submitter};

@@ -1,5 +1,6 @@
 //! `condorx._core`: the Rust ClassAd engine as a Python extension. Registration only.
 
+mod analyze;
 mod api;
 mod classad;
 mod convert;
@@ -17,6 +18,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert::_register_sentinels, m)?)?;
     api::register(m)?;
     negotiation::register(m)?;
+    analyze::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
