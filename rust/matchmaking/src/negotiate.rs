@@ -307,7 +307,7 @@ impl SubmitterCtx<'_> {
     ) -> Option<Match> {
         let job = self.submitter.jobs.get(job_index)?;
         if cluster.candidates.is_none() {
-            cluster.candidates = Some(self.candidates(job, pool, pair, cycle));
+            cluster.candidates = Some(self.candidates(job, pool, cycle));
         }
         let candidates = cluster.candidates.as_ref()?;
         while let Some(c) = candidates.get(cluster.next) {
@@ -352,14 +352,44 @@ impl SubmitterCtx<'_> {
         }
     }
 
-    /// Every free slot that matches `job` (and that it may preempt, if claimed), best first.
+    /// Every free slot that matches `job` (and that it may preempt, if claimed), best
+    /// first. A large pool is scanned in parallel, one chunk of slots per core.
     fn candidates(
         &self,
         job: &Arc<ClassAd>,
         pool: &[PoolSlot],
-        pair: &mut PairEval,
         cycle: &mut Cycle,
     ) -> Vec<Candidate> {
+        let free: Vec<usize> = (0..pool.len())
+            .filter(|&k| pool.get(k).is_some_and(|s| s.free))
+            .collect();
+        cycle.pairs_evaluated += free.len() as u64;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let mut found: Vec<Candidate> = if threads > 1 && free.len() >= PARALLEL_SCAN {
+            let chunk = free.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = free
+                    .chunks(chunk)
+                    .map(|part| scope.spawn(move || self.scan(job, pool, part)))
+                    .collect();
+                // A scan cannot panic (no panicking code in the crate); were one to, its
+                // slots would simply not be offered this cycle.
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_default())
+                    .collect()
+            })
+        } else {
+            self.scan(job, pool, &free)
+        };
+        // Best first (every key higher is better); equal keys keep the slots' order.
+        found.sort_by(|a, b| b.keys.partial_cmp(&a.keys).unwrap_or(Ordering::Equal));
+        found
+    }
+
+    /// The slots of `part` that match `job`, with their ordering keys.
+    fn scan(&self, job: &Arc<ClassAd>, pool: &[PoolSlot], part: &[usize]) -> Vec<Candidate> {
+        let mut pair = PairEval::new();
         let rules = Rules {
             requirements: self.config.preemption_requirements.as_ref(),
             priorities: &self.config.priorities,
@@ -367,14 +397,14 @@ impl SubmitterCtx<'_> {
         let rank_of = |pair: &mut PairEval, e: &Option<Expr>, slot: &Arc<ClassAd>| {
             e.as_ref().map_or(0.0, |e| pair.expr_rank(e, slot, job))
         };
-        let mut found: Vec<Candidate> = Vec::new();
-        for (k, slot) in pool.iter().enumerate().filter(|(_, s)| s.free) {
-            cycle.pairs_evaluated += 1;
+        let mut found = Vec::new();
+        for &k in part {
+            let Some(slot) = pool.get(k) else { continue };
             if !pair.symmetric(job, &slot.ad) {
                 continue;
             }
             let preempts = if slot.claimed {
-                match rules.allows(pair, &slot.ad, job, self.submitter.priority) {
+                match rules.allows(&mut pair, &slot.ad, job, self.submitter.priority) {
                     Some(p) => Some(p),
                     None => continue,
                 }
@@ -383,14 +413,14 @@ impl SubmitterCtx<'_> {
             };
             let tier = preempts.map_or(0.0, |p| if p == Preemption::Rank { 1.0 } else { 2.0 });
             let prank = if slot.claimed {
-                rank_of(pair, &self.config.preemption_rank, &slot.ad)
+                rank_of(&mut pair, &self.config.preemption_rank, &slot.ad)
             } else {
                 0.0
             };
             let keys = [
-                rank_of(pair, &self.config.pre_job_rank, &slot.ad),
+                rank_of(&mut pair, &self.config.pre_job_rank, &slot.ad),
                 pair.rank(job, &slot.ad),
-                rank_of(pair, &self.config.post_job_rank, &slot.ad),
+                rank_of(&mut pair, &self.config.post_job_rank, &slot.ad),
                 -tier,
                 prank,
             ];
@@ -400,11 +430,13 @@ impl SubmitterCtx<'_> {
                 preempts,
             });
         }
-        // Best first (every key higher is better); equal keys keep the slots' order.
-        found.sort_by(|a, b| b.keys.partial_cmp(&a.keys).unwrap_or(Ordering::Equal));
         found
     }
 }
+
+/// Pools at least this large are scanned on every core: below it, starting threads costs
+/// more than it saves.
+const PARALLEL_SCAN: usize = 4096;
 
 /// Carve a dynamic slot for `job` out of a partitionable slot, if what is left of it still
 /// matches the job and holds its request; the slot shrinks accordingly.

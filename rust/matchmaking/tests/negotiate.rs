@@ -279,3 +279,13 @@ fn an_idle_slot_is_preferred_to_preempting_an_equal_one() {
     assert_eq!(cycle.matches[0].slot, 1);
     assert_eq!(cycle.matches[0].preempts, None);
 }
+
+#[test]
+fn a_large_pool_scanned_in_parallel_gives_the_same_order() {
+    let slots: Vec<_> = (1..=6000).map(slot).collect();
+    let jobs: Vec<_> = (0..3).map(|_| job("alice", 10)).collect();
+    let cycle = negotiate(&slots, &[submitter("alice", 1.0, jobs)], &Config::default());
+    assert_eq!(cycle.pairs_evaluated, 6000);
+    let got: Vec<usize> = cycle.matches.iter().map(|m| m.slot).collect();
+    assert_eq!(got, vec![5999, 5998, 5997]);
+}
