@@ -1,4 +1,4 @@
-"""`condorx`: the umbrella command (demo, eval)."""
+"""`condorx`: the umbrella command (demo, eval, bench)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import click
 
 from condorx.classad import ClassAd, ClassAdParseError, ExprTree
 from condorx.cli import output
+from condorx.cli.bench import bench
 
 
 @click.group()
@@ -59,6 +60,8 @@ def eval_cmd(expression: str, my_text: str | None, target_text: str | None) -> N
         click.echo(f"condorx eval: warning: unknown function {name}() evaluates to ERROR", err=True)
     click.echo(repr(expr.eval(scope=my, target=target)))
 
+
+main.add_command(bench)
 
 if __name__ == "__main__":
     main()

@@ -1,0 +1,1 @@
+"""The negotiation benchmark: a synthetic pool (`pool`) and timed cycles over it (`run`)."""
