@@ -14,7 +14,6 @@ figure): the ads and the cycle's work live in Rust, where tracemalloc cannot see
 
 from __future__ import annotations
 
-import inspect
 import resource
 import statistics
 import time
@@ -50,9 +49,9 @@ class Workload:
 class Result:
     workload: Workload
     cycles: int
-    preemption_requested: bool
-    # False while negotiate() has no preemption: the run then matches unclaimed slots only.
-    preemption_applied: bool
+    # NEGOTIATOR_CONSIDER_PREEMPTION for the cycles (the synthetic pool's slots are
+    # unclaimed, so it changes what is scanned, not what is matched).
+    preemption: bool
     generate_seconds: float
     cycle_seconds: float  # the median cycle, wall time of negotiate()
     cycle_seconds_min: float
@@ -78,8 +77,6 @@ class Result:
         d = asdict(self)
         d["matches_per_second"] = self.matches_per_second
         d["pairs_per_second"] = self.pairs_per_second
-        if self.preemption_requested and not self.preemption_applied:
-            d["preemption_note"] = "not implemented yet: the cycles ran without preemption"
         return d
 
 
@@ -98,17 +95,9 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def negotiate_supports_preemption() -> bool:
-    """Whether condorx.negotiation.negotiate() takes a `preemption` argument yet."""
-    return "preemption" in inspect.signature(negotiation.negotiate).parameters
-
-
 def cycle(pool: Pool, preemption: bool) -> negotiation.Cycle:
-    """One negotiation cycle over the pool, with preemption passed on where supported."""
-    if preemption and negotiate_supports_preemption():
-        call: Callable[..., negotiation.Cycle] = negotiation.negotiate
-        return call(pool.slots, pool.submitters, preemption=True)
-    return negotiation.negotiate(pool.slots, pool.submitters)
+    """One negotiation cycle over the pool."""
+    return negotiation.negotiate(pool.slots, pool.submitters, consider_preemption=preemption)
 
 
 def build(workload: Workload, report: Reporter = silent) -> tuple[Pool, float]:
@@ -150,8 +139,7 @@ def run(
     return Result(
         workload=workload,
         cycles=cycles,
-        preemption_requested=preemption,
-        preemption_applied=preemption and negotiate_supports_preemption(),
+        preemption=preemption,
         generate_seconds=generate_seconds,
         cycle_seconds=statistics.median(times),
         cycle_seconds_min=min(times),
