@@ -20,6 +20,7 @@ __all__ = [
     "eval_against",
     "symmetric_matches",
     "negotiate",
+    "stamp_rejections",
     "analyze",
     "Accountant",
     "__version__",
@@ -145,6 +146,9 @@ def analyze(
     """Why `job` does not match: (slots, matching, rejected by the job, rejecting the job,
     has Requirements, clauses), a clause being (text, true on, false on, undefined on,
     matches without it, attributes no slot defines)."""
+
+def stamp_rejections(jobs: list[ClassAd], reasons: list[str], time: int) -> None:
+    """Set LastRejMatchReason and LastRejMatchTime on each job."""
 
 @final
 class Accountant:

@@ -89,13 +89,13 @@ def negotiate(
         priorities=priorities,
     )
     stamp = int(time.time() if now is None else now)
-    rejected = []
-    for s, j, reason in rejections:
-        sub = submitters[s]
-        job = sub.jobs[j]
-        job["LastRejMatchReason"] = reason
-        job["LastRejMatchTime"] = stamp
-        rejected.append(Rejection(sub, job, reason))
+    rejected = [
+        Rejection(submitters[s], submitters[s].jobs[j], reason) for s, j, reason in rejections
+    ]
+    # Stamped in one call (a cycle may reject a million jobs); each ad once, should the
+    # same ClassAd object have been queued twice.
+    once = list({id(r.job): r for r in rejected}.values())
+    _core.stamp_rejections([r.job for r in once], [r.reason for r in once], stamp)
     matched = [
         Match(submitters[s], submitters[s].jobs[j], slots[k], rank, preempts, dynamic)
         for s, j, k, rank, preempts, dynamic in matches

@@ -28,7 +28,7 @@ impl PyClassAd {
     }
 
     /// The ad for writing; copied first only if another object shares it.
-    fn ad_mut(&mut self) -> &mut ClassAd {
+    pub(crate) fn ad_mut(&mut self) -> &mut ClassAd {
         Arc::make_mut(&mut self.ad)
     }
 

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use condorx_classad::{parse_expr, ClassAd};
+use condorx_classad::{parse_expr, ClassAd, Expr, Name, Value};
 use condorx_matchmaking::{negotiate, Accountant, Config, Match, Preemption, Submitter};
 use pyo3::prelude::*;
 
@@ -95,6 +95,19 @@ fn py_negotiate(
     Ok((matches, rejections, cycle.clusters, cycle.pairs_evaluated))
 }
 
+/// Set LastRejMatchReason and LastRejMatchTime on each job of `jobs` (with the reason at
+/// the same position): in one call, since a cycle can reject a million jobs.
+#[pyfunction]
+fn stamp_rejections(mut jobs: Vec<PyRefMut<PyClassAd>>, reasons: Vec<String>, time: i64) {
+    let reason_name = Name::new("LastRejMatchReason");
+    let time_name = Name::new("LastRejMatchTime");
+    for (job, reason) in jobs.iter_mut().zip(reasons) {
+        let ad = job.ad_mut();
+        ad.insert(reason_name.clone(), Expr::Lit(Value::string(reason)));
+        ad.insert(time_name.clone(), Expr::int(time));
+    }
+}
+
 /// User priorities from usage, decayed with PRIORITY_HALFLIFE.
 #[pyclass(name = "Accountant", module = "condorx.negotiation")]
 pub struct PyAccountant {
@@ -135,6 +148,7 @@ impl PyAccountant {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_negotiate, m)?)?;
+    m.add_function(wrap_pyfunction!(stamp_rejections, m)?)?;
     m.add_class::<PyAccountant>()?;
     Ok(())
 }
