@@ -24,46 +24,39 @@ pub fn unary(op: UnOp, v: Value) -> Value {
 
 /// `&&` after its left operand: Some(result) when the right one need not be evaluated.
 pub fn and_left(l: &Value) -> Option<Value> {
-    match l {
-        Value::Error => Some(Value::Error),
-        Value::Undefined => None,
-        _ => match l.truth() {
-            Some(false) => Some(Value::Bool(false)),
-            Some(true) => None,
-            None => Some(Value::Error),
-        },
-    }
+    logic_left(l, false)
 }
 
 pub fn and(l: Value, r: Value) -> Value {
-    let rt = match r {
-        Value::Error => return Value::Error,
-        Value::Undefined => return Value::Undefined,
-        _ => match r.truth() {
-            Some(b) => b,
-            None => return Value::Error,
-        },
-    };
-    match l {
-        Value::Undefined if rt => Value::Undefined,
-        _ => Value::Bool(rt),
-    }
+    logic(l, r, false)
 }
 
 /// `||` after its left operand: Some(result) when the right one need not be evaluated.
 pub fn or_left(l: &Value) -> Option<Value> {
+    logic_left(l, true)
+}
+
+pub fn or(l: Value, r: Value) -> Value {
+    logic(l, r, true)
+}
+
+/// The left operand of `&&` (`absorbing` false) or `||` (true): the absorbing value
+/// (false for `&&`, true for `||`) decides at once, as does ERROR or a non-boolean.
+fn logic_left(l: &Value, absorbing: bool) -> Option<Value> {
     match l {
         Value::Error => Some(Value::Error),
         Value::Undefined => None,
         _ => match l.truth() {
-            Some(true) => Some(Value::Bool(true)),
-            Some(false) => None,
+            Some(b) if b == absorbing => Some(Value::Bool(b)),
+            Some(_) => None,
             None => Some(Value::Error),
         },
     }
 }
 
-pub fn or(l: Value, r: Value) -> Value {
+/// Both operands known: the right one's truth, except that UNDEFINED on the left stays
+/// UNDEFINED unless the right one is the absorbing value.
+fn logic(l: Value, r: Value, absorbing: bool) -> Value {
     let rt = match r {
         Value::Error => return Value::Error,
         Value::Undefined => return Value::Undefined,
@@ -73,7 +66,7 @@ pub fn or(l: Value, r: Value) -> Value {
         },
     };
     match l {
-        Value::Undefined if !rt => Value::Undefined,
+        Value::Undefined if rt != absorbing => Value::Undefined,
         _ => Value::Bool(rt),
     }
 }
