@@ -443,13 +443,25 @@ fn check_args(vals: &[Value], opts_idx: usize) -> Result<Flags, Value> {
     }
 }
 
-fn regexp(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    if !(2..=3).contains(&args.len()) {
-        return Value::Error;
+/// The arguments of a function taking `fixed` arguments and then optional options: their
+/// values and the options, or the value to return (ERROR for a wrong count, and as
+/// [`check_args`] says).
+fn arguments(
+    ev: &mut Evaluator,
+    args: &[Expr],
+    fixed: usize,
+) -> Result<(Vec<Value>, Flags), Value> {
+    if !(fixed..=fixed + 1).contains(&args.len()) {
+        return Err(Value::Error);
     }
     let vals = super::strict_args(ev, args);
-    let flags = match check_args(&vals, 2) {
-        Ok(f) => f,
+    let flags = check_args(&vals, fixed)?;
+    Ok((vals, flags))
+}
+
+fn regexp(ev: &mut Evaluator, args: &[Expr]) -> Value {
+    let (vals, flags) = match arguments(ev, args, 2) {
+        Ok(x) => x,
         Err(e) => return e,
     };
     let (Some(Value::Str(p)), Some(Value::Str(t))) = (vals.first(), vals.get(1)) else {
@@ -465,12 +477,8 @@ fn regexp(ev: &mut Evaluator, args: &[Expr]) -> Value {
 /// that does not compile matches nothing (HTCondor ignores the per-item ERROR); an UNDEFINED
 /// item makes a miss UNDEFINED, any other non-string item is ERROR.
 fn regexp_member(ev: &mut Evaluator, args: &[Expr]) -> Value {
-    if !(2..=3).contains(&args.len()) {
-        return Value::Error;
-    }
-    let vals = super::strict_args(ev, args);
-    let flags = match check_args(&vals, 2) {
-        Ok(f) => f,
+    let (vals, flags) = match arguments(ev, args, 2) {
+        Ok(x) => x,
         Err(e) => return e,
     };
     let (Some(Value::Str(p)), Some(Value::List(l))) = (vals.first(), vals.get(1)) else {
@@ -497,12 +505,8 @@ fn regexp_member(ev: &mut Evaluator, args: &[Expr]) -> Value {
 
 /// regexps, replace (`f` added to the options) and replaceAll (`fg` added).
 fn substitute_fn(ev: &mut Evaluator, args: &[Expr], extra: Flags) -> Value {
-    if !(3..=4).contains(&args.len()) {
-        return Value::Error;
-    }
-    let vals = super::strict_args(ev, args);
-    let mut flags = match check_args(&vals, 3) {
-        Ok(f) => f,
+    let (vals, mut flags) = match arguments(ev, args, 3) {
+        Ok(x) => x,
         Err(e) => return e,
     };
     flags.full |= extra.full;
