@@ -26,12 +26,15 @@ pub fn c_int_from_f64(r: f64) -> i32 {
     }
 }
 
-/// A C `(time_t)` / `(long long)` cast of a double on x86: out of range gives INT64_MIN.
-pub fn time_t_from_f64(r: f64) -> i64 {
-    if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
-        i64::MIN
-    } else {
+/// C's `(long long)` / `(time_t)` cast of a double as x86-64 does it: NaN and values
+/// outside the i64 range give i64::MIN (Rust's `as` saturates instead, which HTCondor
+/// never does). 2^63 is exactly representable, so both bounds are exact.
+pub fn c_cast_i64(r: f64) -> i64 {
+    const LIM: f64 = 9_223_372_036_854_775_808.0;
+    if (-LIM..LIM).contains(&r) {
         r as i64
+    } else {
+        i64::MIN
     }
 }
 

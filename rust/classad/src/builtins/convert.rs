@@ -2,6 +2,7 @@
 
 use super::Builtin;
 use crate::ast::Expr;
+use crate::calendar::c_cast_i64;
 use crate::eval::Evaluator;
 use crate::timefmt::{format_abstime, format_reltime};
 use crate::unparse::unparse_value;
@@ -31,18 +32,6 @@ pub(super) fn one_arg(ev: &mut Evaluator, args: &[Expr]) -> Option<Value> {
     match args {
         [a] => Some(ev.eval(a)),
         _ => None,
-    }
-}
-
-/// C's `(long long)` cast of a double as x86-64 does it: NaN and values outside the i64
-/// range give i64::MIN (Rust's `as` saturates instead, which HTCondor never does).
-pub(crate) fn c_cast_i64(r: f64) -> i64 {
-    // 2^63 is exactly representable, so both bounds are exact.
-    const LIM: f64 = 9_223_372_036_854_775_808.0;
-    if (-LIM..LIM).contains(&r) {
-        r as i64
-    } else {
-        i64::MIN
     }
 }
 

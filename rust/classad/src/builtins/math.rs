@@ -2,9 +2,10 @@
 
 use rand::Rng;
 
-use super::convert::{c_cast_i64, one_arg, to_real};
+use super::convert::{one_arg, to_real};
 use super::Builtin;
 use crate::ast::Expr;
+use crate::calendar::c_cast_i64;
 use crate::eval::Evaluator;
 use crate::value::Value;
 

@@ -1,14 +1,14 @@
 //! Built-in functions: time (`time`, `absTime`, `relTime`, `formatTime`, `splitTime`, ...).
 //!
 //! HTCondor works on `struct tm` and C `int`s in several places; the conversions below
-//! (`c_int_*`, `time_t_from_f64`) reproduce its truncations, which the reference shows
+//! (`c_int_*`, `c_cast_i64`) reproduce its truncations, which the reference shows
 //! (`absTime(4294967296)` is the epoch, `interval(-9223372036854775808)` is `"0"`).
 
 use super::strings::is_c_space;
 use super::Builtin;
 use crate::ast::Expr;
 use crate::calendar::{
-    c_int_from_f64, days_from_civil, gmtime, local_offset, localtime, now, time_t_from_f64, Tm,
+    c_cast_i64, c_int_from_f64, days_from_civil, gmtime, local_offset, localtime, now, Tm,
 };
 use crate::classad::ClassAd;
 use crate::eval::Evaluator;
@@ -155,7 +155,7 @@ fn abs_time(ev: &mut Evaluator, args: &[Expr]) -> Value {
         Some(e) => match ev.eval(e) {
             Value::Int(i) => Some(i as i32),
             Value::Real(r) => Some(c_int_from_f64(r)),
-            Value::RelTime(r) => Some(time_t_from_f64(r) as i32),
+            Value::RelTime(r) => Some(c_cast_i64(r) as i32),
             _ => return Value::Error,
         },
         None => None,
@@ -164,7 +164,7 @@ fn abs_time(ev: &mut Evaluator, args: &[Expr]) -> Value {
         Value::Undefined => return Value::Undefined,
         Value::Int(i) => i64::from(i as i32),
         Value::Real(r) => i64::from(c_int_from_f64(r)),
-        Value::RelTime(r) => time_t_from_f64(r),
+        Value::RelTime(r) => c_cast_i64(r),
         // HTCondor hands back a string, and an absolute time, unchanged.
         v @ (Value::Str(_) | Value::AbsTime { .. }) => return v,
         _ => return Value::Error,
@@ -457,7 +457,7 @@ fn int_of_str(s: &str) -> Option<i64> {
     }
     let num = t.get(..k)?;
     if is_real {
-        num.parse::<f64>().ok().map(time_t_from_f64)
+        num.parse::<f64>().ok().map(c_cast_i64)
     } else {
         // strtoll saturates.
         Some(num.parse::<i64>().unwrap_or(if num.starts_with('-') {
@@ -474,7 +474,7 @@ fn interval(ev: &mut Evaluator, args: &[Expr]) -> Value {
     };
     let n = match ev.eval(a) {
         Value::Int(i) => i,
-        Value::Real(r) | Value::RelTime(r) => time_t_from_f64(r),
+        Value::Real(r) | Value::RelTime(r) => c_cast_i64(r),
         Value::Bool(b) => i64::from(b),
         Value::AbsTime { secs, .. } => secs,
         Value::Str(s) => match int_of_str(&s) {
