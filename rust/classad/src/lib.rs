@@ -36,7 +36,7 @@ pub use ast::Expr;
 pub use classad::ClassAd;
 pub use error::{SyntaxError, SyntaxKind};
 pub use eval::{eval_attr, eval_expr, eval_standalone, EvalBuffer, Evaluator, Scope};
-pub use matching::{matches, symmetric_match, symmetric_match_with};
+pub use matching::{matches, symmetric_match};
 pub use name::Name;
 pub use old::{parse_old_ad, parse_old_ads};
 pub use parser::{parse_ad, parse_expr, parse_next_ad};

@@ -3,31 +3,12 @@
 use std::sync::Arc;
 
 use crate::classad::ClassAd;
-use std::sync::OnceLock;
-
-use crate::eval::{eval_attr, Evaluator};
-use crate::name::Name;
+use crate::eval::eval_attr;
 use crate::value::Value;
 
 /// `ad.Requirements` holds with `target` as TARGET.
 pub fn satisfies(ad: &Arc<ClassAd>, target: &Arc<ClassAd>) -> bool {
     requirements_hold(eval_attr(ad, Some(target), "Requirements"))
-}
-
-/// `Requirements`, as a name whose hash is computed once.
-fn requirements_name() -> &'static Name {
-    static NAME: OnceLock<Name> = OnceLock::new();
-    NAME.get_or_init(|| Name::new("Requirements"))
-}
-
-/// Requirements of `ad` against `target`, reusing an evaluator (no allocation per pair).
-fn satisfies_with<'a>(
-    ev: &mut Evaluator<'a>,
-    ad: &'a Arc<ClassAd>,
-    target: &'a Arc<ClassAd>,
-) -> bool {
-    ev.reset(Some(ad), Some(target));
-    requirements_hold(ev.eval_my_attr(requirements_name()))
 }
 
 /// `right` accepts `left`: right's Requirements hold against left. This is classad's
@@ -36,19 +17,10 @@ pub fn matches(left: &Arc<ClassAd>, right: &Arc<ClassAd>) -> bool {
     satisfies(right, left)
 }
 
-/// Each ad's Requirements hold with the other as TARGET.
+/// Each ad's Requirements hold with the other as TARGET. (Code matching many pairs uses
+/// condorx-matchmaking's `PairEval`, which keeps its allocations between pairs.)
 pub fn symmetric_match(left: &Arc<ClassAd>, right: &Arc<ClassAd>) -> bool {
-    let mut ev = Evaluator::new(None, None);
-    symmetric_match_with(&mut ev, left, right)
-}
-
-/// `symmetric_match` with an evaluator the caller keeps across many pairs.
-pub fn symmetric_match_with<'a>(
-    ev: &mut Evaluator<'a>,
-    left: &'a Arc<ClassAd>,
-    right: &'a Arc<ClassAd>,
-) -> bool {
-    satisfies_with(ev, left, right) && satisfies_with(ev, right, left)
+    satisfies(left, right) && satisfies(right, left)
 }
 
 /// Requirements hold when they are true, or a non-zero number, as HTCondor's EvalBool has it.

@@ -5,10 +5,11 @@ use std::sync::Arc;
 use condorx_classad::{
     builtins, eval_expr,
     lexer::{Lexer, Tok},
-    matching, parse_ad, parse_next_ad, parse_old_ads,
+    parse_ad, parse_next_ad, parse_old_ads,
     unparse::write_string,
     ClassAd, Evaluator,
 };
+use condorx_matchmaking::PairEval;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -160,10 +161,10 @@ fn symmetric_matches(
     let slots: Vec<Arc<ClassAd>> = slots.iter().map(|a| a.inner().clone()).collect();
     py.detach(|| {
         let mut per_job: Vec<Vec<usize>> = vec![Vec::new(); jobs.len()];
-        let mut ev = Evaluator::new(None, None);
+        let mut pair = PairEval::new();
         for (k, s) in slots.iter().enumerate() {
             for (j, found) in jobs.iter().zip(per_job.iter_mut()) {
-                if matching::symmetric_match_with(&mut ev, j, s) {
+                if pair.symmetric(j, s) {
                     found.push(k);
                 }
             }

@@ -1,6 +1,6 @@
 //! Profiling aid: symmetric matching of the benchmark workload, in Rust alone.
 //!
-//!     cargo run --release -p condorx-classad --example matchbench -- SLOTS.ads JOBS.ads
+//!     cargo run --release -p condorx-matchmaking --example matchbench -- SLOTS.ads JOBS.ads
 
 // A profiling harness: failing loudly on bad input is the point.
 #![allow(
@@ -13,7 +13,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use condorx_classad::{parse_old_ads, symmetric_match, symmetric_match_with, Evaluator};
+use condorx_classad::{parse_old_ads, symmetric_match};
+use condorx_matchmaking::PairEval;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -51,10 +52,10 @@ fn main() {
     );
     let t = Instant::now();
     let mut n = 0usize;
-    let mut ev = Evaluator::new(None, None);
+    let mut pair = PairEval::new();
     for s in &slots {
         for j in &jobs {
-            n += usize::from(symmetric_match_with(&mut ev, j, s));
+            n += usize::from(pair.symmetric(j, s));
         }
     }
     let secs = t.elapsed().as_secs_f64();
