@@ -138,8 +138,10 @@ def negotiate(
     list[tuple[int, int, str]],
     int,
     int,
+    list[tuple[str, float]],
 ]:
-    """One negotiation cycle: (matches, rejections, clusters, pairs evaluated)."""
+    """One negotiation cycle: (matches, rejections, clusters, pairs evaluated, seconds
+    per phase)."""
 def analyze(
     job: ClassAd, slots: list[ClassAd]
 ) -> tuple[int, int, int, int, bool, list[tuple[str, int, int, int, int, list[str]]]]:

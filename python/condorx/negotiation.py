@@ -57,6 +57,8 @@ class Cycle:
     clusters: int
     pairs_evaluated: int
     seconds: float
+    #: Wall seconds per phase of the cycle, in order ("autoclusters", "matching", ...).
+    phases: dict[str, float] = field(default_factory=dict)
 
 
 def negotiate(
@@ -78,7 +80,7 @@ def negotiate(
     effective priority of the users running on claimed slots."""
     start = time.perf_counter()
     rows = [(s.name, s.priority, s.jobs) for s in submitters]
-    matches, rejections, clusters, pairs = _core.negotiate(
+    matches, rejections, clusters, pairs, phases = _core.negotiate(
         slots,
         rows,
         pre_job_rank=pre_job_rank,
@@ -88,6 +90,7 @@ def negotiate(
         preemption_rank=preemption_rank,
         priorities=priorities,
     )
+    handed_back = time.perf_counter()
     stamp = int(time.time() if now is None else now)
     rejected = [
         Rejection(submitters[s], submitters[s].jobs[j], reason) for s, j, reason in rejections
@@ -100,10 +103,12 @@ def negotiate(
         Match(submitters[s], submitters[s].jobs[j], slots[k], rank, preempts, dynamic)
         for s, j, k, rank, preempts, dynamic in matches
     ]
+    end = time.perf_counter()
     return Cycle(
         matches=matched,
         rejections=rejected,
         clusters=clusters,
         pairs_evaluated=pairs,
-        seconds=time.perf_counter() - start,
+        seconds=end - start,
+        phases={**dict(phases), "results to python": end - handed_back},
     )

@@ -17,6 +17,7 @@ pub mod classad;
 pub mod compare;
 pub mod error;
 pub mod eval;
+pub mod fingerprint;
 pub mod json;
 pub mod lexer;
 pub mod matching;

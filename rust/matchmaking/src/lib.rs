@@ -3,18 +3,26 @@
 //! - [`analyze`]: why a job does not match: its Requirements clause by clause.
 //! - [`pair`]: one job against one slot: symmetric Requirements, the two Ranks.
 //! - [`autocluster`]: jobs alike in every attribute a match can read are matched once.
+//! - [`deps`]: what an expression evaluated between a job and a slot can read of each.
 //! - [`fairshare`]: user priorities from usage, decayed with a half-life.
 //! - [`negotiate`]: one negotiation cycle over a pool, in fair-share pie slices.
+//! - [`ordering`]: the pool ranked once for every job that ranks it alike.
 //! - [`preempt`]: when a claimed slot may go to another job.
 //! - [`pslot`]: carving dynamic slots out of partitionable ones.
+//! - [`slots`]: the pool as a cycle sees it; slots whose Requirements ignore the job.
+//! - [`walk`]: a cluster's search for slots, best first.
 
 pub mod analyze;
 pub mod autocluster;
+pub mod deps;
 pub mod fairshare;
 pub mod negotiate;
+pub mod ordering;
 pub mod pair;
 pub mod preempt;
 pub mod pslot;
+pub mod slots;
+pub mod walk;
 
 pub use analyze::{analyze, Analysis, Clause};
 pub use autocluster::{cluster_jobs, significant_attributes, Cluster};

@@ -4,20 +4,24 @@
 //! The pool is divided into pie slices in proportion to 1 / effective priority; a
 //! submitter that cannot use its slice (too few idle jobs, or no slot matches them) leaves
 //! the rest for the next round, and rounds go on until nothing more can be matched.
-//! Within a slice, a cluster's candidate slots are found once (every job of a cluster
-//! matches alike) and taken best first, by NEGOTIATOR_PRE_JOB_RANK, the job's Rank,
-//! NEGOTIATOR_POST_JOB_RANK, then no preemption before preemption, then PREEMPTION_RANK.
+//! Within a slice, each cluster searches the pool once for all its jobs (every job of a
+//! cluster matches alike), taking slots best first (see [`crate::walk`]); slots whose
+//! Requirements refuse every job are left out of the cycle, and out of the pie.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
+use std::time::Instant;
 
-use condorx_classad::{ClassAd, Expr, Value};
+use condorx_classad::{ClassAd, Expr};
 
 use crate::autocluster::{cluster_jobs, significant_attributes};
+use crate::ordering::{Orderings, Ranks};
 use crate::pair::PairEval;
 use crate::preempt::{Preemption, Rules};
-use crate::pslot::{carve, is_partitionable, request_of};
+use crate::pslot::{carve, request_of};
+use crate::slots::PoolSlot;
+use crate::walk::{Candidate, Seek, Walk};
 
 /// A submitter's idle jobs and effective priority (lower is better).
 #[derive(Debug, Clone)]
@@ -41,6 +45,10 @@ pub struct Config {
     pub preemption_rank: Option<Expr>,
     /// Effective priority of each user known to the accountant (for RemoteOwner).
     pub priorities: HashMap<String, f64>,
+    /// Rank the pool once for all clusters whose ranks read the same job attributes
+    /// (the default). Off, every cluster evaluates every free slot: the same matches,
+    /// slower; kept to check the one against the other.
+    pub share_orderings: bool,
 }
 
 impl Default for Config {
@@ -54,6 +62,7 @@ impl Default for Config {
             preemption_requirements: None,
             preemption_rank: None,
             priorities: HashMap::new(),
+            share_orderings: true,
         }
     }
 }
@@ -86,74 +95,34 @@ pub struct Cycle {
     pub clusters: usize,
     /// Job/slot pairs whose Requirements were evaluated.
     pub pairs_evaluated: u64,
+    /// Seconds spent in each phase, in order (as a negotiator reports its phases).
+    pub phases: Vec<(&'static str, f64)>,
 }
 
 pub const NO_MATCH: &str = "no match found";
 pub const NO_PRIORITY: &str = "insufficient priority";
 
-/// A slot during the cycle: its ad as it is now (a partitionable slot shrinks).
-struct PoolSlot {
-    ad: Arc<ClassAd>,
-    free: bool,
-    claimed: bool,
-    partitionable: bool,
-    carved: usize,
-}
-
-impl PoolSlot {
-    fn new(ad: &Arc<ClassAd>) -> PoolSlot {
-        let claimed = matches!(ad.lookup("State"), Some(Expr::Lit(Value::Str(s))) if s.eq_ignore_ascii_case("Claimed"));
-        PoolSlot {
-            ad: ad.clone(),
-            free: true,
-            claimed,
-            partitionable: is_partitionable(ad),
-            carved: 0,
-        }
-    }
-
-    /// Its weight in the pie: a partitionable slot counts its cpus left.
-    fn weight(&self) -> usize {
-        if !self.free {
-            0
-        } else if self.partitionable {
-            match self.ad.lookup("Cpus") {
-                Some(Expr::Lit(Value::Int(c))) => usize::try_from(*c).unwrap_or(0),
-                _ => 0,
-            }
-        } else {
-            1
-        }
-    }
-}
-
-/// A candidate slot of a cluster, with the keys it is ordered by.
-struct Candidate {
-    slot: usize,
-    keys: [f64; 5],
-    preempts: Option<Preemption>,
-}
-
-/// A cluster's place in the cycle: its jobs still waiting, and its candidate slots once
-/// they have been found (best first).
+/// A cluster's place in the cycle: its jobs still waiting, and its search for slots once
+/// it has begun.
 struct ClusterState {
     waiting: VecDeque<usize>,
-    candidates: Option<Vec<Candidate>>,
-    next: usize,
+    walk: Option<Walk>,
 }
 
 pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Config) -> Cycle {
-    let mut pool: Vec<PoolSlot> = slots.iter().map(PoolSlot::new).collect();
-    if !config.consider_preemption {
-        pool.iter_mut()
-            .filter(|s| s.claimed)
-            .for_each(|s| s.free = false);
-    }
+    let mut clock = Clock::start();
+    let mut pool: Vec<PoolSlot> = slots
+        .iter()
+        .map(|s| PoolSlot::new(s, config.consider_preemption))
+        .collect();
     let all_jobs: Vec<Arc<ClassAd>> = submitters
         .iter()
         .flat_map(|s| s.jobs.iter().cloned())
         .collect();
+    clock.lap("slots");
     let significant = significant_attributes(slots, &all_jobs);
+    drop(all_jobs);
+    clock.lap("significant attributes");
     let mut parties: Vec<Party> = submitters
         .iter()
         .enumerate()
@@ -167,10 +136,11 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
                 .into_iter()
                 .map(|c| ClusterState {
                     waiting: c.jobs.into(),
-                    candidates: None,
-                    next: 0,
+                    walk: None,
                 })
                 .collect(),
+            first: 0,
+            demand: submitter.jobs.len(),
         })
         .collect();
     // Best (lowest) effective priority first; ties keep the given order.
@@ -185,12 +155,18 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
         clusters: parties.iter().map(|p| p.clusters.len()).sum(),
         ..Cycle::default()
     };
-    let mut pair = PairEval::new();
+    clock.lap("autoclusters");
+    let mut search = Search {
+        orderings: config.share_orderings.then(|| Orderings::new(&pool)),
+        pair: PairEval::new(),
+        left: pool.iter().map(PoolSlot::weight).sum(),
+    };
+    clock.lap("pool analysis");
     loop {
-        let left: usize = pool.iter().map(PoolSlot::weight).sum();
+        let left = search.left;
         let total_weight: f64 = parties
             .iter()
-            .filter(|p| p.demand() > 0)
+            .filter(|p| p.demand > 0)
             .map(|p| p.weight())
             .sum();
         if left == 0 || total_weight == 0.0 {
@@ -198,37 +174,106 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
         }
         let mut matched_this_round = 0;
         for party in parties.iter_mut() {
-            let demand = party.demand();
-            if demand == 0 {
+            if party.demand == 0 {
                 continue;
             }
             let slice = ((left as f64) * party.weight() / total_weight).floor() as usize;
-            let quota = slice.clamp(1, demand);
-            matched_this_round +=
-                party
-                    .ctx
-                    .fill(quota, &mut party.clusters, &mut pool, &mut pair, &mut cycle);
+            let quota = slice.clamp(1, party.demand);
+            matched_this_round += party.fill(quota, &mut pool, &mut search, &mut cycle);
         }
         if matched_this_round == 0 {
             break;
         }
     }
+    clock.lap("matching");
     for party in &mut parties {
         party.reject_the_rest(&mut cycle);
     }
+    cycle.phases = clock.phases;
     cycle
+}
+
+/// Wall time per phase of the cycle.
+struct Clock {
+    last: Instant,
+    phases: Vec<(&'static str, f64)>,
+}
+
+impl Clock {
+    fn start() -> Clock {
+        Clock {
+            last: Instant::now(),
+            phases: Vec::new(),
+        }
+    }
+
+    fn lap(&mut self, phase: &'static str) {
+        let now = Instant::now();
+        self.phases
+            .push((phase, now.duration_since(self.last).as_secs_f64()));
+        self.last = now;
+    }
+}
+
+/// What the searches of one cycle share: the pool's orderings, an evaluator, and the
+/// pool's weight still free (the pie to divide).
+struct Search {
+    orderings: Option<Orderings>,
+    pair: PairEval,
+    left: usize,
 }
 
 /// A submitter taking part in the cycle, with its clusters' progress.
 struct Party<'a> {
     ctx: SubmitterCtx<'a>,
     clusters: Vec<ClusterState>,
+    /// Clusters before this one have no job waiting (none comes back within a cycle).
+    first: usize,
+    /// Jobs still waiting for a slot.
+    demand: usize,
 }
 
 impl Party<'_> {
-    /// Jobs still waiting for a slot.
-    fn demand(&self) -> usize {
-        self.clusters.iter().map(|c| c.waiting.len()).sum()
+    /// Match up to `quota` of this submitter's jobs, cluster by cluster; returns how many
+    /// were matched.
+    fn fill(
+        &mut self,
+        quota: usize,
+        pool: &mut [PoolSlot],
+        search: &mut Search,
+        cycle: &mut Cycle,
+    ) -> usize {
+        let mut got = 0;
+        while got < quota {
+            let Some(cluster) = self.clusters.get_mut(self.first) else {
+                break;
+            };
+            let Some(&job) = cluster.waiting.front() else {
+                // Done for this cycle: its search (and the ordering it holds) can go.
+                cluster.walk = None;
+                self.first += 1;
+                continue;
+            };
+            match self.ctx.place(job, cluster, pool, search, cycle) {
+                Some(m) => {
+                    cluster.waiting.pop_front();
+                    cycle.matches.push(m);
+                    got += 1;
+                    self.demand -= 1;
+                }
+                None => {
+                    self.demand -= cluster.waiting.len();
+                    for job in cluster.waiting.drain(..) {
+                        cycle.rejections.push(Rejection {
+                            submitter: self.ctx.index,
+                            job,
+                            reason: NO_MATCH.to_string(),
+                        });
+                    }
+                }
+            }
+        }
+        got
     }
 
     /// Share of the pool: inversely proportional to effective priority.
@@ -257,88 +302,79 @@ struct SubmitterCtx<'a> {
 }
 
 impl SubmitterCtx<'_> {
-    /// Match up to `quota` of this submitter's jobs; returns how many were matched.
-    fn fill(
-        &self,
-        quota: usize,
-        clusters: &mut [ClusterState],
-        pool: &mut [PoolSlot],
-        pair: &mut PairEval,
-        cycle: &mut Cycle,
-    ) -> usize {
-        let mut got = 0;
-        for cluster in clusters.iter_mut() {
-            while got < quota && !cluster.waiting.is_empty() {
-                let Some(&job) = cluster.waiting.front() else {
-                    break;
-                };
-                match self.place(job, cluster, pool, pair, cycle) {
-                    Some(m) => {
-                        cluster.waiting.pop_front();
-                        cycle.matches.push(m);
-                        got += 1;
-                    }
-                    None => {
-                        for job in cluster.waiting.drain(..) {
-                            cycle.rejections.push(Rejection {
-                                submitter: self.index,
-                                job,
-                                reason: NO_MATCH.to_string(),
-                            });
-                        }
-                    }
-                }
-            }
-            if got >= quota {
-                break;
-            }
+    fn seek<'b>(&'b self, job: &'b Arc<ClassAd>) -> Seek<'b> {
+        let config = self.config;
+        Seek {
+            job,
+            ranks: Ranks {
+                pre: config.pre_job_rank.as_ref(),
+                post: config.post_job_rank.as_ref(),
+            },
+            rules: Rules {
+                requirements: config.preemption_requirements.as_ref(),
+                priorities: &config.priorities,
+            },
+            priority: self.submitter.priority,
+            preemption_rank: config.preemption_rank.as_ref(),
+            pairs: 0,
         }
-        got
     }
 
-    /// Find `job` a slot from its cluster's candidates (found the first time).
+    /// Find `job` a slot: its cluster's search goes on where the last job left it.
     fn place(
         &self,
         job_index: usize,
         cluster: &mut ClusterState,
         pool: &mut [PoolSlot],
-        pair: &mut PairEval,
+        search: &mut Search,
         cycle: &mut Cycle,
     ) -> Option<Match> {
         let job = self.submitter.jobs.get(job_index)?;
-        if cluster.candidates.is_none() {
-            cluster.candidates = Some(self.candidates(job, pool, cycle));
-        }
-        let candidates = cluster.candidates.as_ref()?;
-        while let Some(c) = candidates.get(cluster.next) {
-            let Some(slot) = pool.get_mut(c.slot) else {
-                break;
-            };
-            if !slot.free {
-                cluster.next += 1;
-                continue;
+        let mut seek = self.seek(job);
+        let pair = &mut search.pair;
+        let walk = cluster.walk.get_or_insert_with(|| {
+            let ordering = search
+                .orderings
+                .as_mut()
+                .and_then(|o| o.for_job(job, seek.ranks, pool, pair));
+            match ordering {
+                Some(o) => Walk::ordered(o),
+                None => Walk::listed(&mut seek, pool),
             }
+        });
+        let found = loop {
+            let Some(c) = walk.peek(&mut seek, pool, pair) else {
+                break None;
+            };
+            let Some(slot) = pool.get_mut(c.slot) else {
+                walk.pass();
+                continue;
+            };
+            let before = slot.weight();
             if !slot.partitionable {
                 slot.free = false;
-                cluster.next += 1;
-                return Some(self.matched(job_index, c, pair.rank(job, &slot.ad), None));
+                search.left -= before;
+                walk.pass();
+                break Some(self.matched(job_index, c, pair.rank(job, &slot.ad), None));
             }
             // A partitionable slot may take this job too, if what is left still matches.
             match take_from_pslot(slot, job, pair) {
                 Some(dynamic) => {
+                    search.left -= before.saturating_sub(slot.weight());
                     let rank = pair.rank(job, &dynamic);
-                    return Some(self.matched(job_index, c, rank, Some(dynamic)));
+                    break Some(self.matched(job_index, c, rank, Some(dynamic)));
                 }
-                None => cluster.next += 1,
+                None => walk.pass(),
             }
-        }
-        None
+        };
+        cycle.pairs_evaluated += seek.pairs;
+        found
     }
 
     fn matched(
         &self,
         job: usize,
-        c: &Candidate,
+        c: Candidate,
         rank: f64,
         dynamic_slot: Option<Arc<ClassAd>>,
     ) -> Match {
@@ -351,92 +387,7 @@ impl SubmitterCtx<'_> {
             dynamic_slot,
         }
     }
-
-    /// Every free slot that matches `job` (and that it may preempt, if claimed), best
-    /// first. A large pool is scanned in parallel, one chunk of slots per core.
-    fn candidates(
-        &self,
-        job: &Arc<ClassAd>,
-        pool: &[PoolSlot],
-        cycle: &mut Cycle,
-    ) -> Vec<Candidate> {
-        let free: Vec<usize> = (0..pool.len())
-            .filter(|&k| pool.get(k).is_some_and(|s| s.free))
-            .collect();
-        cycle.pairs_evaluated += free.len() as u64;
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let mut found: Vec<Candidate> = if threads > 1 && free.len() >= PARALLEL_SCAN {
-            let chunk = free.len().div_ceil(threads);
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = free
-                    .chunks(chunk)
-                    .map(|part| scope.spawn(move || self.scan(job, pool, part)))
-                    .collect();
-                // A scan cannot panic (no panicking code in the crate); were one to, its
-                // slots would simply not be offered this cycle.
-                handles
-                    .into_iter()
-                    .flat_map(|h| h.join().unwrap_or_default())
-                    .collect()
-            })
-        } else {
-            self.scan(job, pool, &free)
-        };
-        // Best first (every key higher is better); equal keys keep the slots' order.
-        found.sort_by(|a, b| b.keys.partial_cmp(&a.keys).unwrap_or(Ordering::Equal));
-        found
-    }
-
-    /// The slots of `part` that match `job`, with their ordering keys.
-    fn scan(&self, job: &Arc<ClassAd>, pool: &[PoolSlot], part: &[usize]) -> Vec<Candidate> {
-        let mut pair = PairEval::new();
-        let rules = Rules {
-            requirements: self.config.preemption_requirements.as_ref(),
-            priorities: &self.config.priorities,
-        };
-        let rank_of = |pair: &mut PairEval, e: &Option<Expr>, slot: &Arc<ClassAd>| {
-            e.as_ref().map_or(0.0, |e| pair.expr_rank(e, slot, job))
-        };
-        let mut found = Vec::new();
-        for &k in part {
-            let Some(slot) = pool.get(k) else { continue };
-            if !pair.symmetric(job, &slot.ad) {
-                continue;
-            }
-            let preempts = if slot.claimed {
-                match rules.allows(&mut pair, &slot.ad, job, self.submitter.priority) {
-                    Some(p) => Some(p),
-                    None => continue,
-                }
-            } else {
-                None
-            };
-            let tier = preempts.map_or(0.0, |p| if p == Preemption::Rank { 1.0 } else { 2.0 });
-            let prank = if slot.claimed {
-                rank_of(&mut pair, &self.config.preemption_rank, &slot.ad)
-            } else {
-                0.0
-            };
-            let keys = [
-                rank_of(&mut pair, &self.config.pre_job_rank, &slot.ad),
-                pair.rank(job, &slot.ad),
-                rank_of(&mut pair, &self.config.post_job_rank, &slot.ad),
-                -tier,
-                prank,
-            ];
-            found.push(Candidate {
-                slot: k,
-                keys,
-                preempts,
-            });
-        }
-        found
-    }
 }
-
-/// Pools at least this large are scanned on every core: below it, starting threads costs
-/// more than it saves.
-const PARALLEL_SCAN: usize = 4096;
 
 /// Carve a dynamic slot for `job` out of a partitionable slot, if what is left of it still
 /// matches the job and holds its request; the slot shrinks accordingly.
@@ -445,7 +396,7 @@ fn take_from_pslot(
     job: &Arc<ClassAd>,
     pair: &mut PairEval,
 ) -> Option<Arc<ClassAd>> {
-    if !pair.symmetric(job, &slot.ad) {
+    if !slot.matches(pair, job) {
         return None;
     }
     let req = request_of(pair, job, &slot.ad);

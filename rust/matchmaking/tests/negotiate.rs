@@ -55,8 +55,8 @@ fn a_cluster_is_matched_with_one_scan_of_the_pool() {
     let cycle = negotiate(&slots, &[submitter("alice", 1.0, jobs)], &Config::default());
     assert_eq!(cycle.clusters, 1);
     assert_eq!(
-        cycle.pairs_evaluated, 10,
-        "five alike jobs, one pass over ten slots"
+        cycle.pairs_evaluated, 5,
+        "five alike jobs walk the ranked pool once, from the top, and stop at five slots"
     );
     let got: Vec<usize> = cycle.matches.iter().map(|m| m.slot).collect();
     assert_eq!(
@@ -284,8 +284,18 @@ fn an_idle_slot_is_preferred_to_preempting_an_equal_one() {
 fn a_large_pool_scanned_in_parallel_gives_the_same_order() {
     let slots: Vec<_> = (1..=6000).map(slot).collect();
     let jobs: Vec<_> = (0..3).map(|_| job("alice", 10)).collect();
-    let cycle = negotiate(&slots, &[submitter("alice", 1.0, jobs)], &Config::default());
+    let subs = [submitter("alice", 1.0, jobs)];
+    let exhaustive = Config {
+        share_orderings: false,
+        ..Config::default()
+    };
+    let cycle = negotiate(&slots, &subs, &exhaustive);
     assert_eq!(cycle.pairs_evaluated, 6000);
+    let got: Vec<usize> = cycle.matches.iter().map(|m| m.slot).collect();
+    assert_eq!(got, vec![5999, 5998, 5997]);
+    // The shared ordering finds the same three slots, evaluating only them.
+    let cycle = negotiate(&slots, &subs, &Config::default());
+    assert_eq!(cycle.pairs_evaluated, 3);
     let got: Vec<usize> = cycle.matches.iter().map(|m| m.slot).collect();
     assert_eq!(got, vec![5999, 5998, 5997]);
 }

@@ -35,6 +35,15 @@ fn expr_option(
         .transpose()
 }
 
+/// Matches, rejections, clusters, pairs evaluated, and seconds per phase.
+type CycleRows = (
+    Vec<MatchRow>,
+    Vec<RejectionRow>,
+    usize,
+    u64,
+    Vec<(&'static str, f64)>,
+);
+
 fn match_row(m: Match) -> MatchRow {
     let preempts = m.preempts.map(|p| match p {
         Preemption::Rank => "rank",
@@ -63,7 +72,7 @@ fn py_negotiate(
     preemption_requirements: Option<&str>,
     preemption_rank: Option<&str>,
     priorities: Option<HashMap<String, f64>>,
-) -> PyResult<(Vec<MatchRow>, Vec<RejectionRow>, usize, u64)> {
+) -> PyResult<CycleRows> {
     let config = Config {
         pre_job_rank: expr_option(py, pre_job_rank, "NEGOTIATOR_PRE_JOB_RANK")?,
         post_job_rank: expr_option(py, post_job_rank, "NEGOTIATOR_POST_JOB_RANK")?,
@@ -75,6 +84,7 @@ fn py_negotiate(
         )?,
         preemption_rank: expr_option(py, preemption_rank, "PREEMPTION_RANK")?,
         priorities: priorities.unwrap_or_default(),
+        ..Config::default()
     };
     let slots = ads(&slots);
     let subs: Vec<Submitter> = submitters
@@ -92,7 +102,13 @@ fn py_negotiate(
         .into_iter()
         .map(|r| (r.submitter, r.job, r.reason))
         .collect();
-    Ok((matches, rejections, cycle.clusters, cycle.pairs_evaluated))
+    Ok((
+        matches,
+        rejections,
+        cycle.clusters,
+        cycle.pairs_evaluated,
+        cycle.phases,
+    ))
 }
 
 /// Set LastRejMatchReason and LastRejMatchTime on each job of `jobs` (with the reason at
