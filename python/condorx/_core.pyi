@@ -20,7 +20,6 @@ __all__ = [
     "eval_against",
     "symmetric_matches",
     "negotiate",
-    "stamp_rejections",
     "analyze",
     "Accountant",
     "__version__",
@@ -133,15 +132,17 @@ def negotiate(
     preemption_requirements: str | None = None,
     preemption_rank: str | None = None,
     priorities: dict[str, float] | None = None,
+    stamp_time: int | None = None,
 ) -> tuple[
     list[tuple[int, int, int, float, str | None, ClassAd | None]],
-    list[tuple[int, int, str]],
+    list[tuple[int, str, list[int]]],
     int,
     int,
     list[tuple[str, float]],
 ]:
-    """One negotiation cycle: (matches, rejections, clusters, pairs evaluated, seconds
-    per phase)."""
+    """One negotiation cycle: (matches, rejections by submitter and reason, clusters,
+    pairs evaluated, seconds per phase). With `stamp_time`, each rejected job gets
+    LastRejMatchReason and LastRejMatchTime."""
 def analyze(
     job: ClassAd, slots: list[ClassAd]
 ) -> tuple[int, int, int, int, bool, list[tuple[str, int, int, int, int, list[str]]]]:
@@ -149,8 +150,6 @@ def analyze(
     has Requirements, clauses), a clause being (text, true on, false on, undefined on,
     matches without it, attributes no slot defines)."""
 
-def stamp_rejections(jobs: list[ClassAd], reasons: list[str], time: int) -> None:
-    """Set LastRejMatchReason and LastRejMatchTime on each job."""
 
 @final
 class Accountant:

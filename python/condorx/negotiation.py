@@ -12,14 +12,18 @@ and each cluster takes the free slots its Rank likes best. Jobs left unmatched g
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from condorx import _core
 from condorx._core import Accountant
 from condorx.classad import ClassAd
 
-__all__ = ["Accountant", "Cycle", "Match", "Rejection", "Submitter", "negotiate"]
+__all__ = ["Accountant", "Cycle", "Match", "Rejection", "Rejections", "Submitter", "negotiate"]
 
 
 @dataclass
@@ -50,10 +54,51 @@ class Rejection:
     reason: str
 
 
+class Rejections(Sequence[Rejection]):
+    """The cycle's rejected jobs, made into `Rejection`s only when looked at: a cycle over
+    a big queue rejects a million jobs, mostly whole clusters at a time, and building a
+    million objects would take longer than the cycle."""
+
+    def __init__(
+        self, submitters: list[Submitter], rows: list[tuple[int, str, list[int]]]
+    ) -> None:
+        self._submitters = submitters
+        self._rows = rows
+        self._starts = list(itertools.accumulate((len(jobs) for _, _, jobs in rows), initial=0))
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    @overload
+    def __getitem__(self, i: int) -> Rejection: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Rejection]: ...
+    def __getitem__(self, i: int | slice) -> Rejection | list[Rejection]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("rejection index out of range")
+        row = bisect.bisect_right(self._starts, i) - 1
+        s, reason, jobs = self._rows[row]
+        sub = self._submitters[s]
+        return Rejection(sub, sub.jobs[jobs[i - self._starts[row]]], reason)
+
+    def __iter__(self) -> Iterator[Rejection]:
+        for s, reason, jobs in self._rows:
+            sub = self._submitters[s]
+            for j in jobs:
+                yield Rejection(sub, sub.jobs[j], reason)
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} rejections>"
+
+
 @dataclass
 class Cycle:
     matches: list[Match]
-    rejections: list[Rejection]
+    rejections: Rejections
     clusters: int
     pairs_evaluated: int
     seconds: float
@@ -79,7 +124,9 @@ def negotiate(
     NEGOTIATOR_CONSIDER_PREEMPTION, PREEMPTION_REQUIREMENTS, ...); `priorities` gives the
     effective priority of the users running on claimed slots."""
     start = time.perf_counter()
-    rows = [(s.name, s.priority, s.jobs) for s in submitters]
+    rows = [(s.name, s.priority, s.jobs if isinstance(s.jobs, list) else list(s.jobs))
+            for s in submitters]
+    stamp = int(time.time() if now is None else now)
     matches, rejections, clusters, pairs, phases = _core.negotiate(
         slots,
         rows,
@@ -89,16 +136,9 @@ def negotiate(
         preemption_requirements=preemption_requirements,
         preemption_rank=preemption_rank,
         priorities=priorities,
+        stamp_time=stamp,
     )
     handed_back = time.perf_counter()
-    stamp = int(time.time() if now is None else now)
-    rejected = [
-        Rejection(submitters[s], submitters[s].jobs[j], reason) for s, j, reason in rejections
-    ]
-    # Stamped in one call (a cycle may reject a million jobs); each ad once, should the
-    # same ClassAd object have been queued twice.
-    once = list({id(r.job): r for r in rejected}.values())
-    _core.stamp_rejections([r.job for r in once], [r.reason for r in once], stamp)
     matched = [
         Match(submitters[s], submitters[s].jobs[j], slots[k], rank, preempts, dynamic)
         for s, j, k, rank, preempts, dynamic in matches
@@ -106,7 +146,7 @@ def negotiate(
     end = time.perf_counter()
     return Cycle(
         matches=matched,
-        rejections=rejected,
+        rejections=Rejections(submitters, rejections),
         clusters=clusters,
         pairs_evaluated=pairs,
         seconds=end - start,

@@ -1,4 +1,6 @@
-"""Property: any expression prints back to text that parses to an equal expression."""
+"""Property: any expression prints back to text that parses to an equal expression, and
+prints the same again (or, where HTCondor's printing is not a fixed point, moves as
+HTCondor's does)."""
 
 from __future__ import annotations
 
@@ -53,4 +55,10 @@ def test_unparse_then_parse_gives_an_equal_expression(text):
     printed = str(e)
     back = ExprTree(printed)
     assert back.sameAs(e), (text, printed, str(back))
-    assert str(back) == printed
+    if str(back) != printed:
+        # Printing is not quite a fixed point in HTCondor either: `--0` prints as ` -0`,
+        # which reads back as the literal 0. Where it moves, it must move as HTCondor's.
+        import classad2
+
+        ref = str(classad2.ExprTree(text))
+        assert (printed, str(back)) == (ref, str(classad2.ExprTree(ref)))

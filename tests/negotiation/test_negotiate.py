@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from condorx.classad import ClassAd, ExprTree, ParserType, parseAds
 from condorx.negotiation import Accountant, Submitter, negotiate
 
@@ -52,6 +54,29 @@ def test_rejected_jobs_get_the_reason_and_time():
     assert big[0]["LastRejMatchTime"] == 1_700_000_000
     # What the job router's example routes on:
     assert ExprTree("LastRejMatchTime =!= UNDEFINED").eval(scope=big[0]) is True
+
+
+def test_rejections_read_as_a_sequence_of_jobs_and_reasons():
+    pool = slots(2, memory=1024)
+    small = jobs("alice", 3, memory=512)
+    big = jobs("bob", 2, memory=4096)
+    subs = [Submitter("alice", 500.0, small), Submitter("bob", 500.0, big)]
+    cycle = negotiate(pool, subs, now=1_700_000_000)
+    assert len(cycle.matches) == 2
+    got = [(r.submitter.name, r.job, r.reason) for r in cycle.rejections]
+    assert sorted((n, reason) for n, _, reason in got) == [
+        ("alice", "insufficient priority"),
+        ("bob", "no match found"),
+        ("bob", "no match found"),
+    ]
+    assert len(cycle.rejections) == 3
+    assert [cycle.rejections[i].job for i in range(3)] == [j for _, j, _ in got]
+    assert cycle.rejections[-1].job is got[-1][1]
+    assert [r.job for r in cycle.rejections[1:]] == [j for _, j, _ in got[1:]]
+    with pytest.raises(IndexError):
+        cycle.rejections[3]
+    for _, job, reason in got:
+        assert job["LastRejMatchReason"] == reason
 
 
 def test_priorities_follow_usage_over_cycles():

@@ -98,6 +98,33 @@ impl PoolReads {
         pool
     }
 
+    /// The job attributes that slot attribute `name` can read, through any slot and any
+    /// chain of the slot's own attributes; `None` when some read is hidden. An unqualified
+    /// name counts as both the slot's and the job's (some slot may lack it).
+    pub fn job_names_read_by(&self, name: &str) -> Option<Vec<String>> {
+        let mut job: Vec<String> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut todo = vec![name.to_ascii_lowercase()];
+        while let Some(n) = todo.pop() {
+            if self.opaque.contains(&n) {
+                return None;
+            }
+            if !seen.insert(n.clone()) {
+                continue;
+            }
+            for (side, m) in self.reads.get(&n).into_iter().flatten() {
+                if *side != Side::Me && !job.contains(m) {
+                    job.push(m.clone());
+                }
+                if *side != Side::Other {
+                    todo.push(m.clone());
+                }
+            }
+        }
+        job.sort();
+        Some(job)
+    }
+
     fn add(&mut self, name: &Name, e: &Expr) {
         let key = name.as_str().to_ascii_lowercase();
         match refs_of(e) {
@@ -261,6 +288,24 @@ mod tests {
         let pre = parse_expr("Bonus + TARGET.W").unwrap();
         let r = job_reads(&job, &[], &[&pre], &pool).unwrap();
         assert_eq!(r.job, vec!["bonus", "group", "w"]);
+    }
+
+    #[test]
+    fn what_slot_policies_read_of_the_job() {
+        let slots = [
+            ad("[ Start = TARGET.Owner != \"x\" && Idle > 5 && Extra; Extra = TARGET.Prio > 1; Requirements = START ]"),
+            ad("[ Hidden = eval(\"1\"); Requirements = true ]"),
+        ];
+        let pool = PoolReads::of(slots.iter());
+        assert_eq!(
+            pool.job_names_read_by("Requirements").unwrap(),
+            vec!["extra", "idle", "owner", "prio", "start"]
+        );
+        assert_eq!(
+            pool.job_names_read_by("Memory").unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(pool.job_names_read_by("hidden"), None);
     }
 
     #[test]

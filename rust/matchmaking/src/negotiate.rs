@@ -16,6 +16,7 @@ use std::time::Instant;
 use condorx_classad::{ClassAd, Expr};
 
 use crate::autocluster::{cluster_jobs, significant_attributes};
+use crate::deps::PoolReads;
 use crate::ordering::{Orderings, Ranks};
 use crate::pair::PairEval;
 use crate::preempt::{Preemption, Rules};
@@ -85,7 +86,7 @@ pub struct Match {
 pub struct Rejection {
     pub submitter: usize,
     pub job: usize,
-    pub reason: String,
+    pub reason: &'static str,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -115,13 +116,9 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
         .iter()
         .map(|s| PoolSlot::new(s, config.consider_preemption))
         .collect();
-    let all_jobs: Vec<Arc<ClassAd>> = submitters
-        .iter()
-        .flat_map(|s| s.jobs.iter().cloned())
-        .collect();
+    let reads = PoolReads::of(pool.iter().map(|s| &*s.advertised));
     clock.lap("slots");
-    let significant = significant_attributes(slots, &all_jobs);
-    drop(all_jobs);
+    let significant = significant_attributes(&reads, submitters.iter().flat_map(|s| &s.jobs));
     clock.lap("significant attributes");
     let mut parties: Vec<Party> = submitters
         .iter()
@@ -157,11 +154,10 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
     };
     clock.lap("autoclusters");
     let mut search = Search {
-        orderings: config.share_orderings.then(|| Orderings::new(&pool)),
+        orderings: config.share_orderings.then(|| Orderings::new(&pool, reads)),
         pair: PairEval::new(),
         left: pool.iter().map(PoolSlot::weight).sum(),
     };
-    clock.lap("pool analysis");
     loop {
         let left = search.left;
         let total_weight: f64 = parties
@@ -267,7 +263,7 @@ impl Party<'_> {
                         cycle.rejections.push(Rejection {
                             submitter: self.ctx.index,
                             job,
-                            reason: NO_MATCH.to_string(),
+                            reason: NO_MATCH,
                         });
                     }
                 }
@@ -288,7 +284,7 @@ impl Party<'_> {
                 cycle.rejections.push(Rejection {
                     submitter: self.ctx.index,
                     job,
-                    reason: NO_PRIORITY.to_string(),
+                    reason: NO_PRIORITY,
                 });
             }
         }

@@ -160,13 +160,13 @@ pub struct Orderings {
 }
 
 impl Orderings {
-    pub fn new(pool: &[PoolSlot]) -> Orderings {
+    pub fn new(pool: &[PoolSlot], pool_reads: PoolReads) -> Orderings {
         let eligible = (0..pool.len())
             .filter(|&k| pool.get(k).is_some_and(|s| s.free))
             .map(|k| k as u32)
             .collect();
         Orderings {
-            pool_reads: PoolReads::of(pool.iter().map(|s| &*s.advertised)),
+            pool_reads,
             eligible,
             flat: None,
             cached: HashMap::new(),

@@ -2,10 +2,13 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 use condorx_classad::{parse_expr, ClassAd, Expr, Name, Value};
-use condorx_matchmaking::{negotiate, Accountant, Config, Match, Preemption, Submitter};
+use condorx_matchmaking::{negotiate, Accountant, Config, Match, Preemption, Rejection, Submitter};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::PyList;
 
 use crate::classad::PyClassAd;
 use crate::errors::parse_error;
@@ -20,10 +23,61 @@ type MatchRow = (
     Option<&'static str>,
     Option<PyClassAd>,
 );
-type RejectionRow = (usize, usize, String);
+/// (submitter index, reason, the indexes of that submitter's jobs rejected for it): a
+/// cycle may reject a million jobs, mostly whole clusters at a time.
+type RejectionRow = (usize, &'static str, Vec<usize>);
 
 fn ads(list: &[PyRef<PyClassAd>]) -> Vec<Arc<ClassAd>> {
     list.iter().map(|a| a.inner().clone()).collect()
+}
+
+/// The ads of submitter `name`'s job list, each checked to be a ClassAd.
+fn job_ads(name: &str, list: &Bound<'_, PyList>) -> PyResult<Vec<Arc<ClassAd>>> {
+    list.iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let ad = item.cast::<PyClassAd>().map_err(|_| {
+                PyTypeError::new_err(format!("job {i} of submitter {name:?} is not a ClassAd"))
+            })?;
+            Ok(ad.borrow().inner().clone())
+        })
+        .collect()
+}
+
+/// Consecutive rejections of one submitter for one reason, as one row.
+fn rejection_rows(rejections: Vec<Rejection>) -> Vec<RejectionRow> {
+    let mut rows: Vec<RejectionRow> = Vec::new();
+    for r in rejections {
+        match rows.last_mut() {
+            Some((s, reason, jobs)) if *s == r.submitter && *reason == r.reason => jobs.push(r.job),
+            _ => rows.push((r.submitter, r.reason, vec![r.job])),
+        }
+    }
+    rows
+}
+
+/// Set LastRejMatchReason and LastRejMatchTime on each rejected job.
+fn stamp_rejections(
+    submitters: &[(String, f64, Bound<'_, PyList>)],
+    rows: &[RejectionRow],
+    time: i64,
+) -> PyResult<()> {
+    let reason_name = Name::new("LastRejMatchReason");
+    let time_name = Name::new("LastRejMatchTime");
+    for (s, reason, jobs) in rows {
+        let Some((_, _, ads)) = submitters.get(*s) else {
+            continue;
+        };
+        let reason = Expr::Lit(Value::string(reason.to_string()));
+        for &j in jobs {
+            let item = ads.get_item(j)?;
+            let mut ad = item.cast::<PyClassAd>()?.try_borrow_mut()?;
+            let ad = ad.ad_mut();
+            ad.insert(reason_name.clone(), reason.clone());
+            ad.insert(time_name.clone(), Expr::int(time));
+        }
+    }
+    Ok(())
 }
 
 fn expr_option(
@@ -59,20 +113,22 @@ fn match_row(m: Match) -> MatchRow {
 #[pyfunction]
 #[pyo3(name = "negotiate", signature = (
     slots, submitters, pre_job_rank=None, post_job_rank=None, consider_preemption=true,
-    preemption_requirements=None, preemption_rank=None, priorities=None
+    preemption_requirements=None, preemption_rank=None, priorities=None, stamp_time=None
 ))]
 #[allow(clippy::too_many_arguments)] // one per negotiator setting, as keywords from Python
-fn py_negotiate(
-    py: Python<'_>,
+fn py_negotiate<'py>(
+    py: Python<'py>,
     slots: Vec<PyRef<PyClassAd>>,
-    submitters: Vec<(String, f64, Vec<PyRef<PyClassAd>>)>,
+    submitters: Vec<(String, f64, Bound<'py, PyList>)>,
     pre_job_rank: Option<&str>,
     post_job_rank: Option<&str>,
     consider_preemption: bool,
     preemption_requirements: Option<&str>,
     preemption_rank: Option<&str>,
     priorities: Option<HashMap<String, f64>>,
+    stamp_time: Option<i64>,
 ) -> PyResult<CycleRows> {
+    let started = Instant::now();
     let config = Config {
         pre_job_rank: expr_option(py, pre_job_rank, "NEGOTIATOR_PRE_JOB_RANK")?,
         post_job_rank: expr_option(py, post_job_rank, "NEGOTIATOR_POST_JOB_RANK")?,
@@ -87,21 +143,30 @@ fn py_negotiate(
         ..Config::default()
     };
     let slots = ads(&slots);
-    let subs: Vec<Submitter> = submitters
+    let subs = submitters
         .iter()
-        .map(|(name, priority, jobs)| Submitter {
-            name: name.clone(),
-            priority: *priority,
-            jobs: ads(jobs),
+        .map(|(name, priority, jobs)| {
+            Ok(Submitter {
+                name: name.clone(),
+                priority: *priority,
+                jobs: job_ads(name, jobs)?,
+            })
         })
-        .collect();
-    let cycle = py.detach(|| negotiate(&slots, &subs, &config));
+        .collect::<PyResult<Vec<Submitter>>>()?;
+    let handed_over = started.elapsed().as_secs_f64();
+    let mut cycle = py.detach(|| negotiate(&slots, &subs, &config));
+    cycle.phases.insert(0, ("ads from python", handed_over));
+    // The cycle's own references to the job ads go first, so stamping edits them in place.
+    drop(subs);
     let matches = cycle.matches.into_iter().map(match_row).collect();
-    let rejections = cycle
-        .rejections
-        .into_iter()
-        .map(|r| (r.submitter, r.job, r.reason))
-        .collect();
+    let rejections = rejection_rows(cycle.rejections);
+    if let Some(time) = stamp_time {
+        let stamping = Instant::now();
+        stamp_rejections(&submitters, &rejections, time)?;
+        cycle
+            .phases
+            .push(("stamping rejections", stamping.elapsed().as_secs_f64()));
+    }
     Ok((
         matches,
         rejections,
@@ -109,19 +174,6 @@ fn py_negotiate(
         cycle.pairs_evaluated,
         cycle.phases,
     ))
-}
-
-/// Set LastRejMatchReason and LastRejMatchTime on each job of `jobs` (with the reason at
-/// the same position): in one call, since a cycle can reject a million jobs.
-#[pyfunction]
-fn stamp_rejections(mut jobs: Vec<PyRefMut<PyClassAd>>, reasons: Vec<String>, time: i64) {
-    let reason_name = Name::new("LastRejMatchReason");
-    let time_name = Name::new("LastRejMatchTime");
-    for (job, reason) in jobs.iter_mut().zip(reasons) {
-        let ad = job.ad_mut();
-        ad.insert(reason_name.clone(), Expr::Lit(Value::string(reason)));
-        ad.insert(time_name.clone(), Expr::int(time));
-    }
 }
 
 /// User priorities from usage, decayed with PRIORITY_HALFLIFE.
@@ -164,7 +216,6 @@ impl PyAccountant {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_negotiate, m)?)?;
-    m.add_function(wrap_pyfunction!(stamp_rejections, m)?)?;
     m.add_class::<PyAccountant>()?;
     Ok(())
 }
