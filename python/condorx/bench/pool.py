@@ -96,23 +96,24 @@ def cluster_template(c: int, owner: str, rng: random.Random) -> str:
     """The significant attributes of autocluster `c`, shared by all its jobs.
 
     RequestDisk carries `c` in its low bits (a few KiB on top of whole GiB) so that no two
-    clusters are written alike, whatever the random draws: exactly `clusters` clusters.
+    clusters are written alike, whatever the random draws, and every job's Requirements
+    read it: exactly `clusters` clusters.
     """
     mem = rng.choice(REQUEST_MEMORY)
     arch = rng.choice(ARCHES)
     disk_kib = rng.choice(REQUEST_DISK_GB) * 1024 * 1024 + c % (1024 * 1024)
+    # Every form ends with the clauses condor_submit appends to any job's Requirements
+    # (Disk and Memory against the request), as real queues' jobs all carry them.
     req = rng.choices(
         (
-            f'(TARGET.Arch == "{arch}") && (TARGET.OpSys == "LINUX") '
-            "&& (TARGET.Memory >= MY.RequestMemory)",
-            '(TARGET.OpSys == "LINUX") && (TARGET.Disk >= MY.RequestDisk) '
-            "&& (TARGET.Memory >= MY.RequestMemory) && TARGET.HasFileTransfer",
+            f'(TARGET.Arch == "{arch}") && (TARGET.OpSys == "LINUX")',
+            '(TARGET.OpSys == "LINUX") && TARGET.HasFileTransfer',
             f'(TARGET.Arch == "{arch}") && (TARGET.Cpus >= MY.RequestCpus) '
-            "&& (TARGET.Memory >= MY.RequestMemory) && (TARGET.KFlops > 1000000)",
-            'regexp("^exec0[0-4]", TARGET.Machine) && (TARGET.Memory >= MY.RequestMemory)',
+            "&& (TARGET.KFlops > 1000000)",
+            'regexp("^exec0[0-4]", TARGET.Machine)',
         ),
         (4, 3, 3, 1),
-    )[0]
+    )[0] + " && (TARGET.Disk >= MY.RequestDisk) && (TARGET.Memory >= MY.RequestMemory)"
     return (
         f'MyType = "Job"\nTargetType = "Machine"\nOwner = "{owner}"\n'
         f'User = "{owner}@pool.example.org"\nAcctGroup = "{rng.choice(GROUPS)}"\n'

@@ -1,15 +1,43 @@
 //! ClassAd: attribute names (case-insensitive, spelling kept) bound to expressions.
 
+use std::sync::Arc;
+
 use hashbrown::HashTable;
 
 use crate::ast::Expr;
 use crate::name::{ci_hash, Name};
 
+/// An expression held by many ads at once, with its structural hash: the million jobs of
+/// one submission write the same Requirements, and parsing them shares one tree (as
+/// HTCondor's ClassAd cache does), so they take the memory of one and are recognised
+/// as alike without walking a million trees.
+#[derive(Debug)]
+pub struct Shared {
+    pub hash: u64,
+    pub expr: Expr,
+}
+
+/// An attribute's expression: its own, or shared with other ads.
+#[derive(Clone)]
+enum Held {
+    Own(Expr),
+    Shared(Arc<Shared>),
+}
+
+impl Held {
+    fn expr(&self) -> &Expr {
+        match self {
+            Held::Own(e) => e,
+            Held::Shared(s) => &s.expr,
+        }
+    }
+}
+
 /// An ad. Attributes keep their insertion order (for printing); lookups go through a hash
 /// table of indexes keyed by the case-folded hash, so a lookup never allocates.
 #[derive(Clone, Default)]
 pub struct ClassAd {
-    attrs: Vec<(Name, Expr)>,
+    attrs: Vec<(Name, Held)>,
     index: HashTable<u32>,
     /// Some attribute is named MY, TARGET, OTHER or PARENT; such an attribute hides the
     /// scope name, so the evaluator must look before it takes the fast path.
@@ -63,6 +91,54 @@ impl ClassAd {
     /// Set `name` to `expr`; an existing attribute keeps its place and its first spelling,
     /// as HTCondor's does (`[a = 1; A = 2]` is `[a = 2]`).
     pub fn insert(&mut self, name: Name, expr: Expr) {
+        self.insert_held(name, Held::Own(expr));
+    }
+
+    /// Set `name` to an expression shared with other ads.
+    pub fn insert_shared(&mut self, name: Name, shared: Arc<Shared>) {
+        self.insert_held(name, Held::Shared(shared));
+    }
+
+    /// Share this ad's expressions through `cache` with the other ads that go through it.
+    pub fn share_exprs(&mut self, cache: &mut crate::share::ExprCache) {
+        for (_, held) in self.attrs.iter_mut() {
+            if let Held::Own(e) = held {
+                if matches!(e, Expr::Lit(_)) {
+                    continue;
+                }
+                let own = std::mem::replace(e, UNDEFINED_EXPR.clone());
+                *held = match cache.share(own) {
+                    Ok(shared) => Held::Shared(shared),
+                    Err(own) => Held::Own(own),
+                };
+            }
+        }
+    }
+
+    /// The structural hash of `name`'s expression (kept with a shared one).
+    pub fn hash_of(&self, name: &str) -> Option<u64> {
+        self.lookup_hashed(name).map(|(_, h)| h)
+    }
+
+    /// `name`'s expression with its structural hash, in one lookup.
+    pub fn lookup_hashed(&self, name: &str) -> Option<(&Expr, u64)> {
+        let i = self.find(ci_hash(name), name)?;
+        self.attrs.get(i).map(|(_, held)| match held {
+            Held::Own(e) => (e, crate::fingerprint::expr_hash(e)),
+            Held::Shared(s) => (&s.expr, s.hash),
+        })
+    }
+
+    /// The shared expression of `name`, when it has one.
+    pub fn shared(&self, name: &str) -> Option<&Arc<Shared>> {
+        let i = self.find(ci_hash(name), name)?;
+        match self.attrs.get(i) {
+            Some((_, Held::Shared(s))) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn insert_held(&mut self, name: Name, expr: Held) {
         self.scope_names |= name.kind != crate::name::NameKind::Plain;
         match self.find(name.hash, &name.text) {
             Some(i) => {
@@ -101,7 +177,7 @@ impl ClassAd {
 
     pub(crate) fn expr_at(&self, i: usize) -> &Expr {
         match self.attrs.get(i) {
-            Some((_, e)) => e,
+            Some((_, e)) => e.expr(),
             None => &UNDEFINED_EXPR,
         }
     }
@@ -131,7 +207,7 @@ impl ClassAd {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&Name, &Expr)> {
-        self.attrs.iter().map(|(n, e)| (n, e))
+        self.attrs.iter().map(|(n, e)| (n, e.expr()))
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
@@ -140,8 +216,8 @@ impl ClassAd {
 
     /// Copy every attribute of `other` into this ad (other wins).
     pub fn update(&mut self, other: &ClassAd) {
-        for (n, e) in other.iter() {
-            self.insert(n.clone(), e.clone());
+        for (n, e) in &other.attrs {
+            self.insert_held(n.clone(), e.clone());
         }
     }
 

@@ -25,6 +25,7 @@ pub mod name;
 pub mod old;
 pub mod ops;
 pub mod parser;
+pub mod share;
 mod stack;
 pub mod strftime;
 #[cfg(test)]

@@ -6,6 +6,10 @@ use crate::error::{SyntaxError, SyntaxKind};
 use crate::lexer::Syntax;
 use crate::name::Name;
 use crate::parser::Parser;
+use crate::share::ExprCache;
+
+/// Attributes an ad can gain after parsing without reallocating.
+const ROOM_TO_GROW: usize = 4;
 
 /// Parse every ad of an old-syntax text. Lines starting with `#` are comments.
 ///
@@ -14,6 +18,8 @@ use crate::parser::Parser;
 /// blank line, losing the rest of the ad; condorx refuses rather than lose data quietly.)
 pub fn parse_old_ads(text: &str) -> Result<Vec<ClassAd>, SyntaxError> {
     let mut ads: Vec<ClassAd> = Vec::new();
+    // Ads listed together repeat their policies and Requirements: keep one of each.
+    let mut cache = ExprCache::new();
     let mut cur = ClassAd::new();
     let mut started = false;
     let mut offset = 0;
@@ -24,8 +30,10 @@ pub fn parse_old_ads(text: &str) -> Result<Vec<ClassAd>, SyntaxError> {
         let body = line.trim_start();
         if body.trim_end().is_empty() {
             if started {
-                // The next ad is likely the size of this one: size it so, not by doubling.
-                let next = ClassAd::with_capacity(cur.len());
+                // The next ad is likely the size of this one: size it so, not by doubling,
+                // with room for the few attributes a daemon adds (LastRejMatchReason, ...)
+                // without moving a million ads' attributes.
+                let next = ClassAd::with_capacity(cur.len() + ROOM_TO_GROW);
                 ads.push(std::mem::replace(&mut cur, next));
                 started = false;
             }
@@ -36,7 +44,10 @@ pub fn parse_old_ads(text: &str) -> Result<Vec<ClassAd>, SyntaxError> {
         }
         let at = line_start + (line.len() - body.len());
         let (name, expr) = parse_line(text, at, line_start + line.len())?;
-        cur.insert(name, expr);
+        match cache.share(expr) {
+            Ok(shared) => cur.insert_shared(name, shared),
+            Err(own) => cur.insert(name, own),
+        }
         started = true;
     }
     if started {

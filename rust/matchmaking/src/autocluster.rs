@@ -6,13 +6,18 @@
 //! write every significant attribute the same are indistinguishable to every slot, so
 //! one of them stands for all.
 //!
-//! A million jobs share a handful of Requirements expressions, so the expressions are
-//! recognised by structural hash (confirmed by comparison), never printed.
+//! The attributes are followed job by job, and a job's cluster key is made on the way
+//! from what it writes for each: two jobs that agree on every attribute one of them
+//! reads read the same attributes, so they agree on all a match can see. (HTCondor keys
+//! every job by one pool-wide list; keying by each job's own reads never splits what
+//! that list would join, and joins jobs that differ only where neither is read.)
+//! A million jobs share a handful of Requirements expressions, recognised by structural
+//! hash confirmed by comparison (at once, when parsing shared the tree), never printed.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use condorx_classad::fingerprint::expr_hash;
+use condorx_classad::classad::Shared;
 use condorx_classad::{ClassAd, Expr};
 
 use crate::deps::{refs_of, PoolReads, Side};
@@ -28,7 +33,7 @@ pub struct Cluster {
 #[derive(Default)]
 struct Names {
     ids: HashMap<String, u32>,
-    names: Vec<String>,
+    names: Vec<Arc<str>>,
 }
 
 impl Names {
@@ -38,7 +43,7 @@ impl Names {
             return i;
         }
         let i = self.names.len() as u32;
-        self.names.push(lower.clone());
+        self.names.push(Arc::from(lower.as_str()));
         self.ids.insert(lower, i);
         i
     }
@@ -47,42 +52,39 @@ impl Names {
 /// What one job expression refers to, by side and name number.
 type Refs = Arc<Vec<(Side, u32)>>;
 
+/// An expression remembered: shared among ads, or a copy.
+enum Kept {
+    Shared(Arc<Shared>),
+    Own(Expr),
+}
+
+impl Kept {
+    fn expr(&self) -> &Expr {
+        match self {
+            Kept::Shared(s) => &s.expr,
+            Kept::Own(e) => e,
+        }
+    }
+}
+
 /// The closure of job attributes a match can read, computed job by job with the
 /// expressions' references and the slots' reads remembered.
 struct Reader<'a> {
     pool: &'a PoolReads,
     names: Names,
     /// Expressions seen, by hash: the expression and its references (`None`: hidden).
-    refs: HashMap<u64, Vec<(Expr, Option<Refs>)>>,
+    refs: HashMap<u64, Vec<(Kept, Option<Refs>)>>,
     /// Job attributes each slot attribute reads (`None`: hidden).
     slot_reads: HashMap<u32, Option<Vec<u32>>>,
-    /// Significant so far, by name number.
-    significant: Vec<bool>,
-    /// Some read is hidden from analysis: every attribute is significant.
-    opaque: bool,
 }
 
 impl Reader<'_> {
-    fn mark(&mut self, id: u32) -> bool {
-        let i = id as usize;
-        if self.significant.len() <= i {
-            self.significant.resize(i + 1, false);
-        }
-        match self.significant.get_mut(i) {
-            Some(b) if !*b => {
-                *b = true;
-                true
-            }
-            _ => false,
-        }
-    }
-
-    fn refs(&mut self, e: &Expr) -> Option<Refs> {
-        let h = expr_hash(e);
+    /// The references of `job`'s expression `e` for attribute `name`.
+    fn refs(&mut self, job: &ClassAd, name: &str, e: &Expr, h: u64) -> Option<Refs> {
         let known = self
             .refs
             .get(&h)
-            .and_then(|alike| alike.iter().find(|(x, _)| x.same_as(e)));
+            .and_then(|alike| alike.iter().find(|(x, _)| x.expr().same_as(e)));
         if let Some((_, r)) = known {
             return r.clone();
         }
@@ -93,10 +95,13 @@ impl Reader<'_> {
                     .collect(),
             )
         });
-        self.refs
-            .entry(h)
-            .or_default()
-            .push((e.clone(), refs.clone()));
+        // Keep the shared tree itself when there is one: the next job's is the same
+        // tree, recognised by address.
+        let kept = match job.shared(name) {
+            Some(s) => Kept::Shared(s.clone()),
+            None => Kept::Own(e.clone()),
+        };
+        self.refs.entry(h).or_default().push((kept, refs.clone()));
         refs
     }
 
@@ -113,26 +118,26 @@ impl Reader<'_> {
         r
     }
 
-    /// Follow `job`'s expressions from the names in `todo`, marking what they read.
-    fn follow(&mut self, job: &ClassAd, mut todo: Vec<u32>) {
-        let mut seen: Vec<u32> = Vec::new();
+    /// Follow `job`'s expressions from the names in `todo`: each attribute it reads, with
+    /// the hash of what the job writes for it (`ABSENT` when nothing), sorted; `None`
+    /// when some read is hidden from analysis.
+    fn follow(&mut self, job: &ClassAd, mut todo: Vec<u32>) -> Option<Vec<(u32, u64)>> {
+        let mut seen: Vec<(u32, u64)> = Vec::with_capacity(todo.len() + 4);
         while let Some(id) = todo.pop() {
-            if seen.contains(&id) {
+            if seen.iter().any(|(s, _)| *s == id) {
                 continue;
             }
-            seen.push(id);
-            self.mark(id);
-            let Some(name) = self.names.names.get(id as usize) else {
-                continue;
+            let name = self.names.names.get(id as usize)?.clone();
+            let (e, hash) = match job.lookup_hashed(&name) {
+                None => (None, ABSENT),
+                Some((e, h)) => (Some(e), h),
             };
-            let e = match job.lookup(name) {
+            seen.push((id, hash));
+            let e = match e {
                 None | Some(Expr::Lit(_)) => continue,
                 Some(e) => e,
             };
-            let Some(refs) = self.refs(e) else {
-                self.opaque = true;
-                return;
-            };
+            let refs = self.refs(job, &name, e, hash)?;
             for &(side, n) in refs.iter() {
                 let own = match side {
                     Side::Me => true,
@@ -145,111 +150,113 @@ impl Reader<'_> {
                 };
                 if own {
                     todo.push(n);
-                    continue;
-                }
-                match self.slot_reads(n) {
-                    Some(more) => todo.extend(more),
-                    None => {
-                        self.opaque = true;
-                        return;
-                    }
+                } else {
+                    todo.extend(self.slot_reads(n)?);
                 }
             }
         }
+        seen.sort_unstable_by_key(|(id, _)| *id);
+        Some(seen)
     }
 }
 
-/// Every job attribute a match between the pool (as `pool` describes its slots) and
-/// these jobs can read, sorted, lower-cased.
-pub fn significant_attributes<'a>(
-    pool: &PoolReads,
-    jobs: impl IntoIterator<Item = &'a Arc<ClassAd>> + Clone,
-) -> Vec<String> {
+/// The hash standing for an attribute the job does not have.
+const ABSENT: u64 = 0x5bd1_e995;
+
+/// What one cluster's jobs all write for the attributes they read.
+struct Signature {
+    first: usize,
+    reads: Vec<(u32, u64)>,
+}
+
+/// Group jobs by what they write for every attribute a match with the pool (as `pool`
+/// describes its slots) can read of them.
+pub fn cluster_jobs(pool: &PoolReads, jobs: &[Arc<ClassAd>]) -> Vec<Cluster> {
     let mut r = Reader {
         pool,
         names: Names::default(),
         refs: HashMap::new(),
         slot_reads: HashMap::new(),
-        significant: Vec::new(),
-        opaque: false,
     };
-    let mut start: Vec<u32> = vec![r.names.id("requirements"), r.names.id("rank")];
-    for slot_attr in ["requirements", "rank"] {
-        let id = r.names.id(slot_attr);
-        match r.slot_reads(id) {
-            Some(more) => start.extend(more),
-            None => r.opaque = true,
-        }
-    }
-    for job in jobs.clone() {
-        if r.opaque {
-            break;
-        }
-        r.follow(job, start.clone());
-    }
-    let mut names: Vec<String> = if r.opaque {
-        // Something reads attributes chosen at run time: any attribute may matter.
-        jobs.into_iter()
-            .flat_map(|j| j.names().map(str::to_ascii_lowercase).collect::<Vec<_>>())
-            .chain(["requirements".to_string(), "rank".to_string()])
-            .collect()
-    } else {
-        r.names
-            .names
-            .iter()
-            .zip(&r.significant)
-            .filter(|(_, &s)| s)
-            .map(|(n, _)| n.clone())
-            .collect()
-    };
-    names.sort();
-    names.dedup();
-    names
-}
-
-/// The hash of `job`'s significant attributes (absent ones included).
-fn key_of(job: &ClassAd, significant: &[String]) -> u64 {
-    let mut h: u64 = 0;
-    for name in significant {
-        let e = job.lookup(name).map_or(0x5bd1_e995, expr_hash);
-        h = (h.rotate_left(7) ^ e).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    h
-}
-
-/// Do two jobs write every significant attribute the same (or both lack it)?
-fn alike(a: &ClassAd, b: &ClassAd, significant: &[String]) -> bool {
-    significant
-        .iter()
-        .all(|n| match (a.lookup(n), b.lookup(n)) {
-            (None, None) => true,
-            (Some(x), Some(y)) => x.same_as(y),
-            _ => false,
-        })
-}
-
-/// Group jobs by their significant attributes.
-pub fn cluster_jobs(jobs: &[Arc<ClassAd>], significant: &[String]) -> Vec<Cluster> {
+    let start = r.start();
     let mut index: HashMap<u64, Vec<usize>> = HashMap::new();
-    let mut clusters: Vec<Cluster> = Vec::new();
+    let mut clusters: Vec<(Signature, Cluster)> = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
-        let candidates = index.entry(key_of(job, significant)).or_default();
+        // A read hidden from analysis (eval()): the job is alike only to jobs written
+        // the same in every attribute.
+        let reads = start
+            .as_ref()
+            .and_then(|start| r.follow(job, start.clone()))
+            .unwrap_or_else(|| r.everything(job));
+        let key = reads.iter().fold(reads.len() as u64, |h, (id, e)| {
+            (h.rotate_left(7) ^ e ^ u64::from(*id)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        });
+        let candidates = index.entry(key).or_default();
         let found = candidates.iter().copied().find(|&c| {
-            clusters
-                .get(c)
-                .and_then(|cl| cl.jobs.first())
-                .and_then(|&first| jobs.get(first))
-                .is_some_and(|rep| alike(rep, job, significant))
+            clusters.get(c).is_some_and(|(sig, _)| {
+                sig.reads.len() == reads.len()
+                    && jobs
+                        .get(sig.first)
+                        .is_some_and(|rep| r.alike(rep, job, &sig.reads, &reads))
+            })
         });
         match found.and_then(|c| clusters.get_mut(c)) {
-            Some(cluster) => cluster.jobs.push(i),
+            Some((_, cluster)) => cluster.jobs.push(i),
             None => {
                 candidates.push(clusters.len());
-                clusters.push(Cluster { jobs: vec![i] });
+                clusters.push((Signature { first: i, reads }, Cluster { jobs: vec![i] }));
             }
         }
     }
-    clusters
+    clusters.into_iter().map(|(_, c)| c).collect()
+}
+
+impl Reader<'_> {
+    /// Where every job's reads start: its Requirements and Rank, and what the slots'
+    /// Requirements and Rank read of it; `None` when the slots' reads are hidden.
+    fn start(&mut self) -> Option<Vec<u32>> {
+        let mut start: Vec<u32> = vec![self.names.id("requirements"), self.names.id("rank")];
+        for slot_attr in ["requirements", "rank"] {
+            let id = self.names.id(slot_attr);
+            start.extend(self.slot_reads(id)?);
+        }
+        start.sort_unstable();
+        start.dedup();
+        Some(start)
+    }
+
+    /// Every attribute of `job`, as reads.
+    fn everything(&mut self, job: &ClassAd) -> Vec<(u32, u64)> {
+        let names: Vec<String> = job.names().map(str::to_string).collect();
+        let mut reads: Vec<(u32, u64)> = names
+            .iter()
+            .map(|n| (self.names.id(n), job.hash_of(n).unwrap_or(ABSENT)))
+            .collect();
+        reads.sort_unstable_by_key(|(id, _)| *id);
+        reads.dedup_by_key(|(id, _)| *id);
+        reads
+    }
+
+    /// Do `a` (read as `a_reads`) and `b` (as `b_reads`) write each attribute the same?
+    fn alike(
+        &self,
+        a: &ClassAd,
+        b: &ClassAd,
+        a_reads: &[(u32, u64)],
+        b_reads: &[(u32, u64)],
+    ) -> bool {
+        a_reads.iter().zip(b_reads).all(|(&(x, hx), &(y, hy))| {
+            x == y
+                && hx == hy
+                && self.names.names.get(x as usize).is_some_and(|n| {
+                    match (a.lookup(n), b.lookup(n)) {
+                        (None, None) => true,
+                        (Some(p), Some(q)) => p.same_as(q),
+                        _ => false,
+                    }
+                })
+        })
+    }
 }
 
 #[cfg(test)]
@@ -268,26 +275,36 @@ mod tests {
         PoolReads::of(slots.iter().map(|s| &**s))
     }
 
+    fn members(pool: &PoolReads, jobs: &[Arc<ClassAd>]) -> Vec<Vec<usize>> {
+        cluster_jobs(pool, jobs)
+            .into_iter()
+            .map(|c| c.jobs)
+            .collect()
+    }
+
     #[test]
-    fn significant_attributes_come_from_both_sides() {
+    fn what_either_side_reads_of_the_job_tells_clusters_apart() {
         let slots = ads(&[
             r#"[ Memory = 4096; START = TARGET.Owner != "mallory" && JobPrio > 0; Requirements = START; Rank = TARGET.Department == "physics" ]"#,
         ]);
+        let job = |extra: &str| {
+            format!(
+                r#"[ RequestMemory = 1; Owner = "a"; JobPrio = 1; Department = "cs"; ProcId = 0; Requirements = TARGET.Memory >= RequestMemory; Rank = 0; {extra} ]"#
+            )
+        };
         let jobs = ads(&[
-            r#"[ RequestMemory = 1; Requirements = TARGET.Memory >= RequestMemory; Rank = 0 ]"#,
+            &job(""),
+            &job("ProcId = 1"),
+            &job("Department = \"physics\""),
+            &job("JobPrio = 2"),
+            &job("RequestMemory = 2"),
+            &job("Owner = \"b\""),
+            &job("Rank = 1"),
+            &job("Unread = 5"),
         ]);
-        let sig = significant_attributes(&pool(&slots), &jobs);
         assert_eq!(
-            sig,
-            vec![
-                "department",
-                "jobprio",
-                "owner",
-                "rank",
-                "requestmemory",
-                "requirements",
-                "start",
-            ]
+            members(&pool(&slots), &jobs),
+            vec![vec![0, 1, 7], vec![2], vec![3], vec![4], vec![5], vec![6]]
         );
     }
 
@@ -296,27 +313,47 @@ mod tests {
         // The job's Rank reads the slot's Bonus, which reads the job's Group; the job's
         // Requirements read its own Need, which reads its own Base.
         let slots = ads(&[r#"[ Bonus = TARGET.Group == "x"; Requirements = true ]"#]);
+        let job = |extra: &str| {
+            format!(
+                r#"[ Group = "x"; Base = 1; Need = Base * 2; Other = 1; Requirements = TARGET.Memory > Need; Rank = TARGET.Bonus; {extra} ]"#
+            )
+        };
         let jobs = ads(&[
-            r#"[ Group = "x"; Base = 1; Need = Base * 2; Requirements = TARGET.Memory > Need; Rank = TARGET.Bonus ]"#,
+            &job(""),
+            &job("Group = \"y\""),
+            &job("Base = 2"),
+            &job("Other = 2"),
         ]);
-        let sig = significant_attributes(&pool(&slots), &jobs);
-        assert_eq!(sig, vec!["base", "group", "need", "rank", "requirements"]);
+        assert_eq!(
+            members(&pool(&slots), &jobs),
+            vec![vec![0, 3], vec![1], vec![2]]
+        );
+    }
+
+    #[test]
+    fn a_hidden_read_clusters_only_jobs_written_alike() {
+        let slots = ads(&[r#"[ Requirements = eval("TARGET.X > 1") ]"#]);
+        let jobs = ads(&[
+            r#"[ X = 1; Requirements = true ]"#,
+            r#"[ X = 1; Requirements = true ]"#,
+            r#"[ X = 2; Requirements = true ]"#,
+        ]);
+        assert_eq!(members(&pool(&slots), &jobs), vec![vec![0, 1], vec![2]]);
     }
 
     #[test]
     fn jobs_alike_in_significant_attributes_share_a_cluster() {
+        let slots = ads(&[r#"[ Requirements = TARGET.Owner != "x" ]"#]);
         let jobs = ads(&[
-            r#"[ ProcId = 0; Owner = "a"; RequestMemory = 1; Requirements = true ]"#,
-            r#"[ ProcId = 1; Owner = "a"; RequestMemory = 1; Requirements = (true) ]"#,
-            r#"[ ProcId = 2; Owner = "a"; RequestMemory = 2; Requirements = true ]"#,
-            r#"[ ProcId = 3; Owner = "b"; RequestMemory = 1; Requirements = true ]"#,
-            r#"[ ProcId = 4; Owner = "a"; Requirements = true ]"#,
+            r#"[ ProcId = 0; Owner = "a"; RequestMemory = 1; Requirements = MY.RequestMemory > 0 ]"#,
+            r#"[ ProcId = 1; Owner = "a"; RequestMemory = 1; Requirements = (MY.RequestMemory > 0) ]"#,
+            r#"[ ProcId = 2; Owner = "a"; RequestMemory = 2; Requirements = MY.RequestMemory > 0 ]"#,
+            r#"[ ProcId = 3; Owner = "b"; RequestMemory = 1; Requirements = MY.RequestMemory > 0 ]"#,
+            r#"[ ProcId = 4; Owner = "a"; Requirements = MY.RequestMemory > 0 ]"#,
         ]);
-        let sig: Vec<String> = ["owner", "requestmemory", "requirements"]
-            .map(String::from)
-            .to_vec();
-        let clusters = cluster_jobs(&jobs, &sig);
-        let members: Vec<Vec<usize>> = clusters.into_iter().map(|c| c.jobs).collect();
-        assert_eq!(members, vec![vec![0, 1], vec![2], vec![3], vec![4]]);
+        assert_eq!(
+            members(&pool(&slots), &jobs),
+            vec![vec![0, 1], vec![2], vec![3], vec![4]]
+        );
     }
 }

@@ -25,7 +25,7 @@ pub mod slots;
 pub mod walk;
 
 pub use analyze::{analyze, Analysis, Clause};
-pub use autocluster::{cluster_jobs, significant_attributes, Cluster};
+pub use autocluster::{cluster_jobs, Cluster};
 pub use fairshare::Accountant;
 pub use negotiate::{negotiate, Config, Cycle, Match, Rejection, Submitter};
 pub use pair::{rank_value, PairEval};

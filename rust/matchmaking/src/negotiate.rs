@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use condorx_classad::{ClassAd, Expr};
 
-use crate::autocluster::{cluster_jobs, significant_attributes};
+use crate::autocluster::cluster_jobs;
 use crate::deps::PoolReads;
 use crate::ordering::{Orderings, Ranks};
 use crate::pair::PairEval;
@@ -118,8 +118,6 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
         .collect();
     let reads = PoolReads::of(pool.iter().map(|s| &*s.advertised));
     clock.lap("slots");
-    let significant = significant_attributes(&reads, submitters.iter().flat_map(|s| &s.jobs));
-    clock.lap("significant attributes");
     let mut parties: Vec<Party> = submitters
         .iter()
         .enumerate()
@@ -129,7 +127,7 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
                 submitter,
                 config,
             },
-            clusters: cluster_jobs(&submitter.jobs, &significant)
+            clusters: cluster_jobs(&reads, &submitter.jobs)
                 .into_iter()
                 .map(|c| ClusterState {
                     waiting: c.jobs.into(),

@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
 
-use condorx_classad::fingerprint::expr_hash;
 use condorx_classad::{ClassAd, Expr};
 
 use crate::deps::{job_reads, PoolReads};
@@ -241,7 +240,7 @@ impl Orderings {
 fn key_of(job: &ClassAd, names: &[String]) -> u64 {
     let mut h: u64 = names.len() as u64;
     for name in names {
-        let e = job.lookup(name).map_or(0x5bd1_e995, expr_hash);
+        let e = job.hash_of(name).unwrap_or(0x5bd1_e995);
         h = (h.rotate_left(7) ^ e).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
     h

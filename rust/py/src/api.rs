@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use condorx_classad::share::ExprCache;
 use condorx_classad::{
     builtins, eval_expr,
     lexer::{Lexer, Tok},
@@ -45,7 +46,9 @@ fn parse_ads(py: Python<'_>, text: &str, old: bool) -> PyResult<Vec<PyClassAd>> 
 fn parse_new_ads(text: &str) -> Result<Vec<ClassAd>, condorx_classad::SyntaxError> {
     let mut ads = Vec::new();
     let mut at = 0;
-    while let Some((ad, next)) = parse_next_ad(text, at)? {
+    let mut cache = ExprCache::new();
+    while let Some((mut ad, next)) = parse_next_ad(text, at)? {
+        ad.share_exprs(&mut cache);
         ads.push(ad);
         at = next;
     }
