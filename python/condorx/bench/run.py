@@ -64,6 +64,8 @@ class Result:
     peak_rss_mib: float
     all_cycles_alike: bool  # every cycle counted the same matches, rejections and pairs
     cycle_times: list[float] = field(default_factory=list)
+    # Wall seconds per phase of the median cycle (autoclusters, matching, ...).
+    phases: dict[str, float] = field(default_factory=dict)
 
     @property
     def matches_per_second(self) -> float:
@@ -124,6 +126,7 @@ def run(
         pool, generate_seconds = build(workload, report)
     rss_after_pool = rss_mib()
     times: list[float] = []
+    phases: list[dict[str, float]] = []
     signatures: set[tuple[int, ...]] = set()
     last: negotiation.Cycle | None = None
     with report("negotiation cycles", cycles) as advance:
@@ -131,6 +134,7 @@ def run(
             last = None  # let the previous cycle's matches go before the next is made
             last = cycle(pool, preemption)
             times.append(last.seconds)
+            phases.append(last.phases)
             signatures.add(
                 (len(last.matches), len(last.rejections), last.clusters, last.pairs_evaluated)
             )
@@ -152,4 +156,5 @@ def run(
         peak_rss_mib=peak_rss_mib(),
         all_cycles_alike=len(signatures) == 1,
         cycle_times=times,
+        phases=phases[times.index(statistics.median_low(times))],
     )

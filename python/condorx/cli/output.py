@@ -68,11 +68,12 @@ def bench_result(r: BenchResult) -> None:
         ("cycle time (median)", f"{r.cycle_seconds:.3f} s"),
         ("matches per cycle", f"{r.matches:,}"),
         ("matches per second", f"{r.matches_per_second:,.0f}"),
-        ("jobs rejected (no match)", f"{r.rejections:,}"),
+        ("jobs rejected (no match or no share left)", f"{r.rejections:,}"),
         ("pairs evaluated", f"{r.pairs_evaluated:,} ({r.pairs_per_second:,.0f}/s)"),
         ("resident memory after pool", f"{r.rss_after_pool_mib:,.0f} MiB"),
         ("peak resident memory", f"{r.peak_rss_mib:,.0f} MiB"),
     ]
+    rows += [(f"  median cycle: {name}", f"{secs:.3f} s") for name, secs in r.phases.items()]
     if not r.all_cycles_alike:
         rows.append(("warning", "cycles differed in matches, rejections or pairs"))
     table("negotiation benchmark", ("figure", "value"), rows)

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use condorx_classad::classad::Shared;
+use condorx_classad::fingerprint::expr_hash;
 use condorx_classad::{ClassAd, Expr};
 
 use crate::deps::{refs_of, PoolReads, Side};
@@ -121,10 +122,10 @@ impl Reader<'_> {
     /// Follow `job`'s expressions from the names in `todo`: each attribute it reads, with
     /// the hash of what the job writes for it (`ABSENT` when nothing), sorted; `None`
     /// when some read is hidden from analysis.
-    fn follow(&mut self, job: &ClassAd, mut todo: Vec<u32>) -> Option<Vec<(u32, u64)>> {
-        let mut seen: Vec<(u32, u64)> = Vec::with_capacity(todo.len() + 4);
+    fn follow<'j>(&mut self, job: &'j ClassAd, mut todo: Vec<u32>) -> Option<Vec<Read<'j>>> {
+        let mut seen: Vec<Read<'j>> = Vec::with_capacity(todo.len() + 4);
         while let Some(id) = todo.pop() {
-            if seen.iter().any(|(s, _)| *s == id) {
+            if seen.iter().any(|(s, _, _)| *s == id) {
                 continue;
             }
             let name = self.names.names.get(id as usize)?.clone();
@@ -132,7 +133,7 @@ impl Reader<'_> {
                 None => (None, ABSENT),
                 Some((e, h)) => (Some(e), h),
             };
-            seen.push((id, hash));
+            seen.push((id, hash, e));
             let e = match e {
                 None | Some(Expr::Lit(_)) => continue,
                 Some(e) => e,
@@ -155,18 +156,21 @@ impl Reader<'_> {
                 }
             }
         }
-        seen.sort_unstable_by_key(|(id, _)| *id);
+        seen.sort_unstable_by_key(|(id, _, _)| *id);
         Some(seen)
     }
 }
+
+/// An attribute a job reads: its number, the hash of what the job writes for it, and
+/// that expression (none when the job lacks it).
+type Read<'j> = (u32, u64, Option<&'j Expr>);
 
 /// The hash standing for an attribute the job does not have.
 const ABSENT: u64 = 0x5bd1_e995;
 
 /// What one cluster's jobs all write for the attributes they read.
-struct Signature {
-    first: usize,
-    reads: Vec<(u32, u64)>,
+struct Signature<'j> {
+    reads: Vec<Read<'j>>,
 }
 
 /// Group jobs by what they write for every attribute a match with the pool (as `pool`
@@ -188,23 +192,20 @@ pub fn cluster_jobs(pool: &PoolReads, jobs: &[Arc<ClassAd>]) -> Vec<Cluster> {
             .as_ref()
             .and_then(|start| r.follow(job, start.clone()))
             .unwrap_or_else(|| r.everything(job));
-        let key = reads.iter().fold(reads.len() as u64, |h, (id, e)| {
+        let key = reads.iter().fold(reads.len() as u64, |h, (id, e, _)| {
             (h.rotate_left(7) ^ e ^ u64::from(*id)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
         });
         let candidates = index.entry(key).or_default();
         let found = candidates.iter().copied().find(|&c| {
-            clusters.get(c).is_some_and(|(sig, _)| {
-                sig.reads.len() == reads.len()
-                    && jobs
-                        .get(sig.first)
-                        .is_some_and(|rep| r.alike(rep, job, &sig.reads, &reads))
-            })
+            clusters
+                .get(c)
+                .is_some_and(|(sig, _)| alike(&sig.reads, &reads))
         });
         match found.and_then(|c| clusters.get_mut(c)) {
             Some((_, cluster)) => cluster.jobs.push(i),
             None => {
                 candidates.push(clusters.len());
-                clusters.push((Signature { first: i, reads }, Cluster { jobs: vec![i] }));
+                clusters.push((Signature { reads }, Cluster { jobs: vec![i] }));
             }
         }
     }
@@ -226,37 +227,29 @@ impl Reader<'_> {
     }
 
     /// Every attribute of `job`, as reads.
-    fn everything(&mut self, job: &ClassAd) -> Vec<(u32, u64)> {
-        let names: Vec<String> = job.names().map(str::to_string).collect();
-        let mut reads: Vec<(u32, u64)> = names
+    fn everything<'j>(&mut self, job: &'j ClassAd) -> Vec<Read<'j>> {
+        let mut reads: Vec<Read<'j>> = job
             .iter()
-            .map(|n| (self.names.id(n), job.hash_of(n).unwrap_or(ABSENT)))
+            .map(|(n, e)| (self.names.id(n.as_str()), expr_hash(e), Some(e)))
             .collect();
-        reads.sort_unstable_by_key(|(id, _)| *id);
-        reads.dedup_by_key(|(id, _)| *id);
+        reads.sort_unstable_by_key(|(id, _, _)| *id);
+        reads.dedup_by_key(|(id, _, _)| *id);
         reads
     }
+}
 
-    /// Do `a` (read as `a_reads`) and `b` (as `b_reads`) write each attribute the same?
-    fn alike(
-        &self,
-        a: &ClassAd,
-        b: &ClassAd,
-        a_reads: &[(u32, u64)],
-        b_reads: &[(u32, u64)],
-    ) -> bool {
-        a_reads.iter().zip(b_reads).all(|(&(x, hx), &(y, hy))| {
+/// Do two jobs read the same attributes and write each the same?
+fn alike(a: &[Read], b: &[Read]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|((x, hx, p), (y, hy, q))| {
             x == y
                 && hx == hy
-                && self.names.names.get(x as usize).is_some_and(|n| {
-                    match (a.lookup(n), b.lookup(n)) {
-                        (None, None) => true,
-                        (Some(p), Some(q)) => p.same_as(q),
-                        _ => false,
-                    }
-                })
+                && match (p, q) {
+                    (None, None) => true,
+                    (Some(p), Some(q)) => p.same_as(q),
+                    _ => false,
+                }
         })
-    }
 }
 
 #[cfg(test)]

@@ -10,12 +10,13 @@
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
 use condorx_classad::{ClassAd, Expr};
 
-use crate::autocluster::cluster_jobs;
+use crate::autocluster::{cluster_jobs, Cluster};
 use crate::deps::PoolReads;
 use crate::ordering::{Orderings, Ranks};
 use crate::pair::PairEval;
@@ -120,14 +121,15 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
     clock.lap("slots");
     let mut parties: Vec<Party> = submitters
         .iter()
+        .zip(clusters_of_each(&reads, submitters))
         .enumerate()
-        .map(|(index, submitter)| Party {
+        .map(|(index, (submitter, clusters))| Party {
             ctx: SubmitterCtx {
                 index,
                 submitter,
                 config,
             },
-            clusters: cluster_jobs(&reads, &submitter.jobs)
+            clusters: clusters
                 .into_iter()
                 .map(|c| ClusterState {
                     waiting: c.jobs.into(),
@@ -208,6 +210,54 @@ impl Clock {
         self.last = now;
     }
 }
+
+/// Each submitter's autoclusters, submitters shared out among the cores (a big queue's
+/// million jobs are the cycle's largest single piece of work).
+fn clusters_of_each(reads: &PoolReads, submitters: &[Submitter]) -> Vec<Vec<Cluster>> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs: usize = submitters.iter().map(|s| s.jobs.len()).sum();
+    if threads < 2 || submitters.len() < 2 || jobs < PARALLEL_CLUSTERING {
+        return submitters
+            .iter()
+            .map(|s| cluster_jobs(reads, &s.jobs))
+            .collect();
+    }
+    let next = AtomicUsize::new(0);
+    let done: Vec<(usize, Vec<Cluster>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Relaxed);
+                        let Some(s) = submitters.get(i) else { break };
+                        mine.push((i, cluster_jobs(reads, &s.jobs)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        // Clustering cannot panic (no panicking code in the crate); were a worker to,
+        // its submitters would be clustered again below.
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    let mut out: Vec<Option<Vec<Cluster>>> = (0..submitters.len()).map(|_| None).collect();
+    for (i, clusters) in done {
+        if let Some(slot) = out.get_mut(i) {
+            *slot = Some(clusters);
+        }
+    }
+    out.into_iter()
+        .zip(submitters)
+        .map(|(c, s)| c.unwrap_or_else(|| cluster_jobs(reads, &s.jobs)))
+        .collect()
+}
+
+/// Queues at least this long are clustered on every core.
+const PARALLEL_CLUSTERING: usize = 20_000;
 
 /// What the searches of one cycle share: the pool's orderings, an evaluator, and the
 /// pool's weight still free (the pie to divide).
