@@ -8,6 +8,7 @@
 //! - [`negotiate`]: one negotiation cycle over a pool, in fair-share pie slices.
 //! - [`ordering`]: the pool ranked once for every job that ranks it alike.
 //! - [`preempt`]: when a claimed slot may go to another job.
+//! - [`prefilter`]: slots a job's Requirements rule out before any pair is evaluated.
 //! - [`pslot`]: carving dynamic slots out of partitionable ones.
 //! - [`slots`]: the pool as a cycle sees it; slots whose Requirements ignore the job.
 //! - [`walk`]: a cluster's search for slots, best first.
@@ -20,6 +21,7 @@ pub mod negotiate;
 pub mod ordering;
 pub mod pair;
 pub mod preempt;
+pub mod prefilter;
 pub mod pslot;
 pub mod slots;
 pub mod walk;

@@ -21,6 +21,7 @@ use crate::deps::PoolReads;
 use crate::ordering::{Orderings, Ranks};
 use crate::pair::PairEval;
 use crate::preempt::{Preemption, Rules};
+use crate::prefilter::Prefilter;
 use crate::pslot::{carve, request_of};
 use crate::slots::PoolSlot;
 use crate::walk::{Candidate, Seek, Walk};
@@ -155,6 +156,7 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
     clock.lap("autoclusters");
     let mut search = Search {
         orderings: config.share_orderings.then(|| Orderings::new(&pool, reads)),
+        prefilter: config.share_orderings.then(|| Prefilter::new(&pool)),
         pair: PairEval::new(),
         left: pool.iter().map(PoolSlot::weight).sum(),
     };
@@ -263,6 +265,8 @@ const PARALLEL_CLUSTERING: usize = 20_000;
 /// pool's weight still free (the pie to divide).
 struct Search {
     orderings: Option<Orderings>,
+    /// Slots ruled out by Requirements clauses that read only the slot.
+    prefilter: Option<Prefilter>,
     pair: PairEval,
     left: usize,
 }
@@ -382,7 +386,10 @@ impl SubmitterCtx<'_> {
                 .as_mut()
                 .and_then(|o| o.for_job(job, seek.ranks, pool, pair));
             match ordering {
-                Some(o) => Walk::ordered(o),
+                Some(o) => {
+                    let within = search.prefilter.as_mut().and_then(|p| p.for_job(job, pool));
+                    Walk::ordered(o, within)
+                }
                 None => Walk::listed(&mut seek, pool),
             }
         });

@@ -20,6 +20,7 @@ use condorx_classad::{ClassAd, Expr};
 use crate::ordering::{Ordering, Ranks};
 use crate::pair::PairEval;
 use crate::preempt::{Preemption, Rules};
+use crate::prefilter::SlotSet;
 use crate::slots::PoolSlot;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,6 +65,7 @@ impl Seek<'_> {
         pool: &[PoolSlot],
         ordering: &Ordering,
         (start, end): (usize, usize),
+        within: Option<&SlotSet>,
     ) -> VecDeque<Candidate> {
         let mut found: Vec<(Preemption, f64, Candidate)> = Vec::new();
         let mut p = start;
@@ -74,7 +76,7 @@ impl Seek<'_> {
             };
             p += 1;
             let Some(slot) = pool.get(k) else { continue };
-            if !slot.claimed || !self.matches(pair, slot) {
+            if !slot.claimed || !could_match(within, k) || !self.matches(pair, slot) {
                 continue;
             }
             if let Some(how) = self.preempts(pair, slot) {
@@ -97,6 +99,8 @@ impl Seek<'_> {
 pub enum Walk {
     Ordered {
         ordering: Arc<Ordering>,
+        /// The slots the job's slot-only Requirements clauses leave (none: all).
+        within: Option<Arc<SlotSet>>,
         group: usize,
         /// The next position of the ordering to look at for an unclaimed match.
         pos: usize,
@@ -111,9 +115,10 @@ pub enum Walk {
 }
 
 impl Walk {
-    pub fn ordered(ordering: Arc<Ordering>) -> Walk {
+    pub fn ordered(ordering: Arc<Ordering>, within: Option<Arc<SlotSet>>) -> Walk {
         Walk::Ordered {
             ordering,
+            within,
             group: 0,
             pos: 0,
             claimed: None,
@@ -172,6 +177,7 @@ impl Walk {
             Walk::Listed { list, .. } => list.pop_front(),
             Walk::Ordered {
                 ordering,
+                within,
                 group,
                 pos,
                 claimed,
@@ -195,17 +201,26 @@ impl Walk {
                     };
                     *pos = p + 1;
                     let Some(slot) = pool.get(k) else { continue };
-                    if !slot.claimed && seek.matches(pair, slot) {
+                    if !slot.claimed
+                        && could_match(within.as_deref(), k)
+                        && seek.matches(pair, slot)
+                    {
                         return Some(Candidate {
                             slot: k,
                             preempts: None,
                         });
                     }
                 }
-                *claimed = Some(seek.claimed_in(pair, pool, ordering, (start, end)));
+                *claimed =
+                    Some(seek.claimed_in(pair, pool, ordering, (start, end), within.as_deref()));
             },
         }
     }
+}
+
+/// Slot `k` is not ruled out by the job's slot-only clauses.
+fn could_match(within: Option<&SlotSet>, k: usize) -> bool {
+    within.is_none_or(|set| set.contains(k))
 }
 
 /// Slot `k` is taken (or not in the pool): no search looks at it again this cycle.

@@ -65,6 +65,9 @@ const REQUIREMENTS: &[&str] = &[
     "TARGET.Memory >= RequestMemory && TARGET.Cpus >= RequestCpus",
     "true",
     "TARGET.Arch == \"X86_64\"",
+    "(TARGET.Arch == \"X86_64\") && TARGET.KFlops >= 2000 && TARGET.Memory >= RequestMemory",
+    "TARGET.Bonus > 1 && TARGET.Cpus >= RequestCpus",
+    "regexp(\"slot1\", TARGET.Name) && TARGET.Arch =!= \"aarch64\"",
 ];
 
 pub fn slot_ad(rng: &mut Rng, i: usize) -> Arc<ClassAd> {
