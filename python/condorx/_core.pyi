@@ -133,6 +133,7 @@ def negotiate(
     preemption_rank: str | None = None,
     priorities: dict[str, float] | None = None,
     stamp_time: int | None = None,
+    exhaustive: bool = False,
 ) -> tuple[
     list[tuple[int, int, int, float, str | None, ClassAd | None]],
     list[tuple[int, str, list[int]]],
@@ -142,7 +143,8 @@ def negotiate(
 ]:
     """One negotiation cycle: (matches, rejections by submitter and reason, clusters,
     pairs evaluated, seconds per phase). With `stamp_time`, each rejected job gets
-    LastRejMatchReason and LastRejMatchTime."""
+    LastRejMatchReason and LastRejMatchTime. `exhaustive` evaluates every free slot for
+    every cluster instead of walking shared rankings: the same matches, slower."""
 def analyze(
     job: ClassAd, slots: list[ClassAd]
 ) -> tuple[int, int, int, int, bool, list[tuple[str, int, int, int, int, list[str]]]]:

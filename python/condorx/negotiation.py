@@ -117,12 +117,15 @@ def negotiate(
     preemption_rank: str | None = None,
     priorities: dict[str, float] | None = None,
     now: float | None = None,
+    exhaustive: bool = False,
 ) -> Cycle:
     """Run one negotiation cycle over `slots` for `submitters` (see the module doc).
 
     The keywords are the negotiator's settings of the same names (NEGOTIATOR_PRE_JOB_RANK,
     NEGOTIATOR_CONSIDER_PREEMPTION, PREEMPTION_REQUIREMENTS, ...); `priorities` gives the
-    effective priority of the users running on claimed slots."""
+    effective priority of the users running on claimed slots. `exhaustive` evaluates every
+    free slot for every cluster, as a plain negotiator does, instead of walking the pool's
+    shared rankings: the same matches, slower (for checking and for benchmarks)."""
     start = time.perf_counter()
     rows = [(s.name, s.priority, s.jobs if isinstance(s.jobs, list) else list(s.jobs))
             for s in submitters]
@@ -137,6 +140,7 @@ def negotiate(
         preemption_rank=preemption_rank,
         priorities=priorities,
         stamp_time=stamp,
+        exhaustive=exhaustive,
     )
     handed_back = time.perf_counter()
     matched = [

@@ -79,6 +79,23 @@ def test_rejections_read_as_a_sequence_of_jobs_and_reasons():
         assert job["LastRejMatchReason"] == reason
 
 
+def test_exhaustive_search_decides_as_the_shared_rankings_do():
+    from condorx.bench.pool import make_pool
+
+    pool = make_pool(slots=300, jobs=3000, users=5, clusters=200, seed=3)
+
+    def decided(cycle):
+        return [(m.submitter.name, id(m.job), id(m.slot)) for m in cycle.matches], [
+            (r.submitter.name, id(r.job), r.reason) for r in cycle.rejections
+        ]
+
+    fast = negotiate(pool.slots, pool.submitters)
+    slow = negotiate(pool.slots, pool.submitters, exhaustive=True)
+    assert decided(fast) == decided(slow)
+    assert len(fast.matches) > 0 and len(fast.rejections) > 0
+    assert fast.pairs_evaluated < slow.pairs_evaluated
+
+
 def test_priorities_follow_usage_over_cycles():
     acc = Accountant(halflife=100.0, default_factor=1.0)
     acc.update(0.0, {"alice": 10.0, "bob": 0.0})

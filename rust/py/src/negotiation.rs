@@ -113,7 +113,8 @@ fn match_row(m: Match) -> MatchRow {
 #[pyfunction]
 #[pyo3(name = "negotiate", signature = (
     slots, submitters, pre_job_rank=None, post_job_rank=None, consider_preemption=true,
-    preemption_requirements=None, preemption_rank=None, priorities=None, stamp_time=None
+    preemption_requirements=None, preemption_rank=None, priorities=None, stamp_time=None,
+    exhaustive=false
 ))]
 #[allow(clippy::too_many_arguments)] // one per negotiator setting, as keywords from Python
 fn py_negotiate<'py>(
@@ -127,6 +128,7 @@ fn py_negotiate<'py>(
     preemption_rank: Option<&str>,
     priorities: Option<HashMap<String, f64>>,
     stamp_time: Option<i64>,
+    exhaustive: bool,
 ) -> PyResult<CycleRows> {
     let started = Instant::now();
     let config = Config {
@@ -140,7 +142,7 @@ fn py_negotiate<'py>(
         )?,
         preemption_rank: expr_option(py, preemption_rank, "PREEMPTION_RANK")?,
         priorities: priorities.unwrap_or_default(),
-        ..Config::default()
+        share_orderings: !exhaustive,
     };
     let slots = ads(&slots);
     let subs = submitters
