@@ -112,6 +112,46 @@ def test_priorities_follow_usage_over_cycles():
     assert sum(got.values()) == 9
 
 
+def run_cycles(acc: Accountant, users: list[str], n: int, pool: int = 12) -> list[dict[str, int]]:
+    """`n` cycles over a pool whose jobs run one interval (100 s) and finish, the usage
+    of each cycle's matches fed back to the accountant: what each user got per cycle."""
+    got = []
+    for k in range(n):
+        subs = [Submitter(u, acc.effective_priority(u), jobs(u, 50)) for u in users]
+        cycle = negotiate(slots(pool), subs, now=1000 + 100 * k)
+        share = {u: sum(m.submitter.name == u for m in cycle.matches) for u in users}
+        acc.update(100.0 * (k + 1), {u: float(c) for u, c in share.items()})
+        got.append(share)
+    return got
+
+
+def test_fair_share_evens_out_a_past_heavy_user_over_cycles():
+    acc = Accountant(halflife=200.0, default_factor=1.0)
+    acc.update(0.0, {})
+    acc.update(100.0, {"alice": 12.0})  # alice had the whole pool before
+    got = run_cycles(acc, ["alice", "bob"], 12)
+    assert all(sum(g.values()) == 12 for g in got), "the pool is used up every cycle"
+    assert got[0]["bob"] > got[0]["alice"], "the light user first gets the larger share"
+    gaps = [g["bob"] - g["alice"] for g in got]
+    assert gaps[-1] < gaps[0]
+    assert abs(gaps[-1]) <= 2, f"shares converge as usage decays: {gaps}"
+
+
+def test_priority_factors_set_the_long_run_shares():
+    acc = Accountant(halflife=200.0, default_factor=1.0)
+    acc.set_factor("alice", 2.0)  # alice counts double
+    acc.update(0.0, {})
+    got = run_cycles(acc, ["alice", "bob"], 20)
+    late = got[10:]
+    alice = sum(g["alice"] for g in late)
+    bob = sum(g["bob"] for g in late)
+    # Shares go by 1 / effective priority, and real priority tends to the usage itself,
+    # so in the long run bob / alice = (usage_b * 1) / (usage_a * 2), that is
+    # (bob / alice)^2 = 2: bob gets about 1.41 times alice's share, not twice.
+    assert 1.25 <= bob / alice <= 1.6, (alice, bob, got)
+    assert got[0]["alice"] < got[0]["bob"]
+
+
 def test_partitionable_slot_and_preemption_through_python():
     pslot = ClassAd(
         '[ Name = "slot1@host"; PartitionableSlot = true; Cpus = 4; Memory = 8192; Disk = 10000; '
