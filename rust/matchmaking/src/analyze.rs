@@ -68,7 +68,7 @@ pub fn conjuncts(e: &Expr) -> Vec<&Expr> {
 
 /// A clause lets `&&` go on: exactly when its value is true or a non-zero number. The
 /// conjunction holds iff every clause does (`undefined && true` is UNDEFINED, which fails).
-fn passes(v: &Value) -> bool {
+pub(crate) fn passes(v: &Value) -> bool {
     v.truth() == Some(true)
 }
 

@@ -14,10 +14,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use condorx_classad::ast::{BinOp, Expr};
+use condorx_classad::ast::Expr;
 use condorx_classad::fingerprint::expr_hash;
 use condorx_classad::{ClassAd, Evaluator};
 
+use crate::analyze::{conjuncts, passes};
 use crate::deps::{refs_of, Side};
 use crate::slots::PoolSlot;
 
@@ -63,23 +64,6 @@ impl SlotSet {
             .zip(&other.words)
             .for_each(|(a, b)| *a &= b);
     }
-}
-
-/// The clauses of `e` joined by top-level `&&` (parentheses looked through).
-fn clauses(e: &Expr) -> Vec<&Expr> {
-    let mut out = Vec::new();
-    let mut todo = vec![e];
-    while let Some(e) = todo.pop() {
-        match e {
-            Expr::Paren(x) => todo.push(x),
-            Expr::Binary(BinOp::And, p) => {
-                todo.push(&p.1);
-                todo.push(&p.0);
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// The one slot attribute `clause` reads, if it reads exactly one and nothing of the job
@@ -159,7 +143,7 @@ impl Prefilter {
         pool: &[PoolSlot],
     ) -> Option<Arc<SlotSet>> {
         let mut result: Option<SlotSet> = None;
-        for clause in clauses(req) {
+        for clause in conjuncts(req) {
             let Some(attr) = slot_only(clause, job) else {
                 continue;
             };
@@ -204,7 +188,7 @@ impl Prefilter {
             }
             self.evaluated += 1;
             let mut ev = Evaluator::new(Some(job), Some(ad));
-            if ev.eval(clause).is_true() {
+            if passes(&ev.eval(clause)) {
                 set.insert(k);
             }
         }
@@ -256,6 +240,10 @@ mod tests {
         // 0: wrong arch; 1: both hold; 2: too slow ("==" ignores case); 3: Arch reads the
         // job, kept; 4: no Arch, so the clause is undefined.
         assert_eq!(members, vec![1, 3]);
+        // A number lets `&&` go on when it is not zero, as true does.
+        let j = job(r#"[ Requirements = TARGET.KFlops && true ]"#);
+        let set = p.for_job(&j, &slots).unwrap();
+        assert_eq!((0..5).filter(|&k| set.contains(k)).count(), 5);
         // A clause reading the job tells nothing.
         let j = job(r#"[ Need = 10; Requirements = TARGET.KFlops > Need ]"#);
         assert_eq!(p.for_job(&j, &slots), None);

@@ -68,6 +68,7 @@ const REQUIREMENTS: &[&str] = &[
     "(TARGET.Arch == \"X86_64\") && TARGET.KFlops >= 2000 && TARGET.Memory >= RequestMemory",
     "TARGET.Bonus > 1 && TARGET.Cpus >= RequestCpus",
     "regexp(\"slot1\", TARGET.Name) && TARGET.Arch =!= \"aarch64\"",
+    "TARGET.KFlops && TARGET.CurrentRank - 1",
 ];
 
 pub fn slot_ad(rng: &mut Rng, i: usize) -> Arc<ClassAd> {
