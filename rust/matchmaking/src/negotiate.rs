@@ -385,12 +385,10 @@ impl SubmitterCtx<'_> {
                 .orderings
                 .as_mut()
                 .and_then(|o| o.for_job(job, seek.ranks, pool, pair));
+            let within = search.prefilter.as_mut().and_then(|p| p.for_job(job, pool));
             match ordering {
-                Some(o) => {
-                    let within = search.prefilter.as_mut().and_then(|p| p.for_job(job, pool));
-                    Walk::ordered(o, within)
-                }
-                None => Walk::listed(&mut seek, pool),
+                Some(o) => Walk::ordered(o, within),
+                None => Walk::listed(&mut seek, pool, within.as_deref()),
             }
         });
         let found = loop {

@@ -145,7 +145,15 @@ struct Entry {
     job: Arc<ClassAd>,
     names: Vec<String>,
     ordering: Arc<Ordering>,
+    /// Clusters other than the first that used it.
+    hits: usize,
 }
+
+/// A ranking wanted once: a job that wants it and the attributes its ranks read.
+type Wanted = (Arc<ClassAd>, Vec<String>);
+
+/// Orderings built and never reused before new ones wait for a second cluster to want them.
+const UNUSED_BEFORE_WAITING: usize = 8;
 
 /// The cycle's orderings, keyed by what a job's ranks can read of it.
 pub struct Orderings {
@@ -154,8 +162,12 @@ pub struct Orderings {
     eligible: Vec<u32>,
     flat: Option<Arc<Ordering>>,
     cached: HashMap<u64, Vec<Entry>>,
+    /// Rankings wanted once so far: a representative job and what its ranks read.
+    seen_once: HashMap<u64, Vec<Wanted>>,
     stored: usize,
     pub built: usize,
+    /// Orderings used by more than one cluster.
+    reused: usize,
 }
 
 impl Orderings {
@@ -169,13 +181,19 @@ impl Orderings {
             eligible,
             flat: None,
             cached: HashMap::new(),
+            seen_once: HashMap::new(),
             stored: 0,
             built: 0,
+            reused: 0,
         }
     }
 
-    /// The ordering of the pool for `job`; `None` when its ranks read something hidden
-    /// from analysis (`eval()`), and every cluster must rank the pool for itself.
+    /// The ordering of the pool for `job`; `None` when the cluster should rank the pool
+    /// for itself: its ranks read something hidden from analysis (`eval()`), or orderings
+    /// are not being reused and no other cluster has ranked the pool this way yet.
+    /// Ranking the whole pool costs more than one cluster's own search: once a few
+    /// orderings went unused, new ones are built only the second time they are wanted,
+    /// so a pool whose every cluster ranks differently stops paying for them.
     pub fn for_job(
         &mut self,
         job: &Arc<ClassAd>,
@@ -194,13 +212,32 @@ impl Orderings {
             );
         }
         let key = key_of(job, &reads.job);
-        let hit = self.cached.get(&key).and_then(|entries| {
+        let hit = self.cached.get_mut(&key).and_then(|entries| {
             entries
-                .iter()
+                .iter_mut()
                 .find(|e| e.names == reads.job && agree(&e.job, job, &e.names))
         });
         if let Some(entry) = hit {
+            if entry.hits == 0 {
+                self.reused += 1;
+            }
+            entry.hits += 1;
             return Some(entry.ordering.clone());
+        }
+        let unused = self.built - self.reused;
+        let once = self.seen_once.entry(key).or_default();
+        match once
+            .iter()
+            .position(|(j, names)| *names == reads.job && agree(j, job, names))
+        {
+            Some(i) => {
+                once.swap_remove(i);
+            }
+            None if unused >= UNUSED_BEFORE_WAITING => {
+                once.push((job.clone(), reads.job));
+                return None;
+            }
+            None => {}
         }
         let ordering = Arc::new(self.build(job, ranks, pool, pair));
         if self.stored + ordering.len() > BUDGET {
@@ -212,6 +249,7 @@ impl Orderings {
             job: job.clone(),
             names: reads.job,
             ordering: ordering.clone(),
+            hits: 0,
         });
         Some(ordering)
     }

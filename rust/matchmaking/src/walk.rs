@@ -126,10 +126,10 @@ impl Walk {
         }
     }
 
-    /// Rank every free slot for the job now.
-    pub fn listed(seek: &mut Seek, pool: &[PoolSlot]) -> Walk {
+    /// Rank every free slot for the job now (of those in `within`, when given).
+    pub fn listed(seek: &mut Seek, pool: &[PoolSlot], within: Option<&SlotSet>) -> Walk {
         Walk::Listed {
-            list: list_all(seek, pool).into(),
+            list: list_all(seek, pool, within).into(),
             current: None,
         }
     }
@@ -232,10 +232,11 @@ fn taken(pool: &[PoolSlot], k: usize) -> bool {
 /// more than it saves.
 const PARALLEL_SCAN: usize = 4096;
 
-/// Every free slot the job matches (and may preempt, if claimed), best first.
-fn list_all(seek: &mut Seek, pool: &[PoolSlot]) -> Vec<Candidate> {
+/// Every free slot (in `within`) the job matches (and may preempt, if claimed), best
+/// first.
+fn list_all(seek: &mut Seek, pool: &[PoolSlot], within: Option<&SlotSet>) -> Vec<Candidate> {
     let free: Vec<usize> = (0..pool.len())
-        .filter(|&k| pool.get(k).is_some_and(|s| s.free))
+        .filter(|&k| pool.get(k).is_some_and(|s| s.free) && could_match(within, k))
         .collect();
     seek.pairs += free.len() as u64;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -299,3 +299,23 @@ fn a_large_pool_scanned_in_parallel_gives_the_same_order() {
     let got: Vec<usize> = cycle.matches.iter().map(|m| m.slot).collect();
     assert_eq!(got, vec![5999, 5998, 5997]);
 }
+
+#[test]
+fn rankings_no_cluster_reuses_stop_being_built() {
+    let slots: Vec<_> = (1..=100).map(|k| slot(100 * k)).collect();
+    // Twelve clusters, each ranking the pool its own way (Rank reads its own K).
+    let jobs: Vec<_> = (0..12)
+        .map(|k| {
+            ad(&format!(
+                r#"[ Owner = "alice"; RequestMemory = 10; K = {k}; Requirements = TARGET.Memory >= RequestMemory; Rank = TARGET.Memory + MY.K ]"#
+            ))
+        })
+        .collect();
+    let cycle = negotiate(&slots, &[submitter("alice", 1.0, jobs)], &Config::default());
+    assert_eq!(cycle.clusters, 12);
+    let got: Vec<usize> = cycle.matches.iter().map(|m| m.slot).collect();
+    assert_eq!(got, (88..100).rev().collect::<Vec<_>>());
+    // The first eight each build an ordering and take its top slot (one pair each);
+    // none is reused, so the rest search the free slots themselves: 92, 91, 90, 89.
+    assert_eq!(cycle.pairs_evaluated, 8 + 92 + 91 + 90 + 89);
+}
