@@ -39,12 +39,8 @@ impl Ordering {
         Ordering { slots, ends, jump }
     }
 
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.slots.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
     }
 
     /// The slot at position `p`.
@@ -165,7 +161,7 @@ pub struct Orderings {
     /// Rankings wanted once so far: a representative job and what its ranks read.
     seen_once: HashMap<u64, Vec<Wanted>>,
     stored: usize,
-    pub built: usize,
+    built: usize,
     /// Orderings used by more than one cluster.
     reused: usize,
 }

@@ -29,17 +29,6 @@ pub struct SlotSet {
 }
 
 impl SlotSet {
-    fn full(n: usize) -> SlotSet {
-        let mut words = vec![u64::MAX; n.div_ceil(64)];
-        if let Some(last) = words.last_mut() {
-            let used = n % 64;
-            if used != 0 {
-                *last = (1u64 << used) - 1;
-            }
-        }
-        SlotSet { words }
-    }
-
     fn empty(n: usize) -> SlotSet {
         SlotSet {
             words: vec![0; n.div_ceil(64)],
@@ -94,7 +83,6 @@ pub struct Prefilter {
     slots: usize,
     clauses: HashMap<u64, Vec<Known>>,
     requirements: HashMap<u64, Vec<(Expr, Verdict)>>,
-    pub evaluated: u64,
 }
 
 impl Prefilter {
@@ -103,7 +91,6 @@ impl Prefilter {
             slots: pool.len(),
             clauses: HashMap::new(),
             requirements: HashMap::new(),
-            evaluated: 0,
         }
     }
 
@@ -186,7 +173,6 @@ impl Prefilter {
                 set.insert(k);
                 continue;
             }
-            self.evaluated += 1;
             let mut ev = Evaluator::new(Some(job), Some(ad));
             if passes(&ev.eval(clause)) {
                 set.insert(k);
@@ -199,11 +185,6 @@ impl Prefilter {
         });
         set
     }
-}
-
-/// Every slot: what a job with no slot-only clause may match.
-pub fn everything(n: usize) -> SlotSet {
-    SlotSet::full(n)
 }
 
 #[cfg(test)]
@@ -254,10 +235,13 @@ mod tests {
 
     #[test]
     fn sets_hold_the_pool_exactly() {
-        let mut s = SlotSet::full(70);
-        assert!(s.contains(69) && !s.contains(70));
-        s.intersect(&SlotSet::empty(70));
-        assert!(!s.contains(0));
-        assert!(everything(3).contains(2));
+        let mut s = SlotSet::empty(70);
+        s.insert(0);
+        s.insert(69);
+        assert!(s.contains(0) && s.contains(69) && !s.contains(70) && !s.contains(1));
+        let mut t = SlotSet::empty(70);
+        t.insert(69);
+        s.intersect(&t);
+        assert!(!s.contains(0) && s.contains(69));
     }
 }
