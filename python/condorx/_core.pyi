@@ -99,6 +99,14 @@ class ClassAd:
         """Attributes of this ad that `expr` reads."""
     def pop(self, key: str, default: Any = None) -> Any:
         """Remove attribute `key` and return its value."""
+    def chain(self, parent: ClassAd) -> None:
+        """Show `parent`'s attributes wherever this ad sets none (a proc's cluster ad)."""
+    def unchain(self) -> None:
+        """Drop the chain set by `chain`."""
+    def own_keys(self) -> list[str]:
+        """The names this ad sets itself, not through its chain."""
+    def flatten(self) -> ClassAd:
+        """A new unchained ad with every attribute this one shows."""
     def popitem(self) -> tuple[str, Any]:
         """Remove and return the last attribute."""
 

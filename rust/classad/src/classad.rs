@@ -42,6 +42,10 @@ pub struct ClassAd {
     /// Some attribute is named MY, TARGET, OTHER or PARENT; such an attribute hides the
     /// scope name, so the evaluator must look before it takes the fast path.
     scope_names: bool,
+    /// The ad this one is chained to (a job's cluster ad, as HTCondor's queue chains proc
+    /// ads): its attributes show through wherever this ad does not set its own, so the
+    /// hundred thousand procs of one submission hold only what differs between them.
+    parent: Option<Arc<ClassAd>>,
 }
 
 impl std::fmt::Debug for ClassAd {
@@ -60,20 +64,72 @@ impl ClassAd {
             attrs: Vec::with_capacity(n),
             index: HashTable::with_capacity(n),
             scope_names: false,
+            parent: None,
+        }
+    }
+
+    /// Chain this ad to `parent`, whose attributes show through where this ad has none.
+    pub fn set_parent(&mut self, parent: Option<Arc<ClassAd>>) {
+        self.parent = parent;
+    }
+
+    pub fn parent(&self) -> Option<&Arc<ClassAd>> {
+        self.parent.as_ref()
+    }
+
+    /// The attributes set in this ad itself, not inherited through the chain.
+    pub fn own_iter(&self) -> impl Iterator<Item = (&Name, &Expr)> {
+        self.attrs.iter().map(|(n, e)| (n, e.expr()))
+    }
+
+    pub fn own_len(&self) -> usize {
+        self.attrs.len()
+    }
+
+    /// This ad with its chain folded in: one ad holding every attribute it shows.
+    pub fn flattened(&self) -> ClassAd {
+        match &self.parent {
+            None => self.clone(),
+            Some(p) => {
+                let mut flat = p.flattened();
+                for (n, e) in &self.attrs {
+                    flat.insert_held(n.clone(), e.clone());
+                }
+                flat
+            }
         }
     }
 
     /// Whether an attribute is named like a scope (MY, TARGET, OTHER, PARENT).
     pub fn has_scope_names(&self) -> bool {
-        self.scope_names
+        self.scope_names || self.parent.as_ref().is_some_and(|p| p.has_scope_names())
     }
 
     pub fn len(&self) -> usize {
-        self.attrs.len()
+        match &self.parent {
+            None => self.attrs.len(),
+            Some(_) => self.names().count(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.attrs.is_empty()
+        self.attrs.is_empty() && self.parent.as_ref().is_none_or(|p| p.is_empty())
+    }
+
+    /// The position of `name` in this ad or, past this ad's own positions, in its chain.
+    fn find_chained(&self, hash: u64, name: &str) -> Option<usize> {
+        if let Some(i) = self.find(hash, name) {
+            return Some(i);
+        }
+        let p = self.parent.as_ref()?;
+        p.find_chained(hash, name).map(|i| i + self.attrs.len())
+    }
+
+    fn held_at(&self, i: usize) -> Option<&Held> {
+        match self.attrs.get(i) {
+            Some((_, h)) => Some(h),
+            None => self.parent.as_ref()?.held_at(i - self.attrs.len()),
+        }
     }
 
     fn find(&self, hash: u64, name: &str) -> Option<usize> {
@@ -122,8 +178,8 @@ impl ClassAd {
 
     /// `name`'s expression with its structural hash, in one lookup.
     pub fn lookup_hashed(&self, name: &str) -> Option<(&Expr, u64)> {
-        let i = self.find(ci_hash(name), name)?;
-        self.attrs.get(i).map(|(_, held)| match held {
+        let i = self.find_chained(ci_hash(name), name)?;
+        self.held_at(i).map(|held| match held {
             Held::Own(e) => (e, crate::fingerprint::expr_hash(e)),
             Held::Shared(s) => (&s.expr, s.hash),
         })
@@ -131,9 +187,9 @@ impl ClassAd {
 
     /// The shared expression of `name`, when it has one.
     pub fn shared(&self, name: &str) -> Option<&Arc<Shared>> {
-        let i = self.find(ci_hash(name), name)?;
-        match self.attrs.get(i) {
-            Some((_, Held::Shared(s))) => Some(s),
+        let i = self.find_chained(ci_hash(name), name)?;
+        match self.held_at(i) {
+            Some(Held::Shared(s)) => Some(s),
             _ => None,
         }
     }
@@ -168,21 +224,23 @@ impl ClassAd {
 
     /// The attribute's position, for the evaluator's cycle guard.
     pub fn get_index(&self, hash: u64, name: &str) -> Option<usize> {
-        self.find(hash, name)
+        self.find_chained(hash, name)
     }
 
     pub fn lookup_name(&self, name: &Name) -> Option<&Expr> {
-        self.find(name.hash, &name.text).map(|i| self.expr_at(i))
+        self.find_chained(name.hash, &name.text)
+            .map(|i| self.expr_at(i))
     }
 
     pub(crate) fn expr_at(&self, i: usize) -> &Expr {
-        match self.attrs.get(i) {
-            Some((_, e)) => e.expr(),
+        match self.held_at(i) {
+            Some(e) => e.expr(),
             None => &UNDEFINED_EXPR,
         }
     }
 
-    /// Remove an attribute; returns whether it was there. Later attributes keep their order.
+    /// Remove an attribute set in this ad itself (a chained parent's stays visible);
+    /// returns whether it was there. Later attributes keep their order.
     pub fn remove(&mut self, name: &str) -> bool {
         let Some(i) = self.find(ci_hash(name), name) else {
             return false;
@@ -203,20 +261,38 @@ impl ClassAd {
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        self.find(ci_hash(name), name).is_some()
+        self.find_chained(ci_hash(name), name).is_some()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&Name, &Expr)> {
-        self.attrs.iter().map(|(n, e)| (n, e.expr()))
+    /// Every attribute the ad shows: its own in order, then its chain's that it does not set.
+    pub fn iter(&self) -> Box<dyn Iterator<Item = (&Name, &Expr)> + '_> {
+        let own = self.attrs.iter().map(|(n, e)| (n, e.expr()));
+        match &self.parent {
+            None => Box::new(own),
+            Some(p) => Box::new(
+                own.chain(
+                    p.iter()
+                        .filter(move |(n, _)| self.find(n.hash, &n.text).is_none()),
+                ),
+            ),
+        }
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.attrs.iter().map(|(n, _)| n.as_str())
+        self.iter().map(|(n, _)| n.as_str())
     }
 
-    /// Copy every attribute of `other` into this ad (other wins).
+    /// Copy every attribute `other` shows into this ad (other wins).
     pub fn update(&mut self, other: &ClassAd) {
-        for (n, e) in &other.attrs {
+        let flat;
+        let src = match other.parent {
+            None => other,
+            Some(_) => {
+                flat = other.flattened();
+                &flat
+            }
+        };
+        for (n, e) in &src.attrs {
             self.insert_held(n.clone(), e.clone());
         }
     }
@@ -225,6 +301,7 @@ impl ClassAd {
         self.attrs.clear();
         self.index.clear();
         self.scope_names = false;
+        self.parent = None;
     }
 }
 

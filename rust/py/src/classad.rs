@@ -265,7 +265,7 @@ impl PyClassAd {
     fn popitem(&mut self, py: Python<'_>) -> PyResult<(String, Py<PyAny>)> {
         let Some((name, e)) = self
             .ad
-            .iter()
+            .own_iter()
             .last()
             .map(|(n, e)| (n.as_str().to_string(), e.clone()))
         else {
@@ -306,9 +306,38 @@ impl PyClassAd {
         Ok((slf.get_type().into_any().unbind(), (text,)))
     }
 
+    /// A copy shares the ad until either side is written (copy on write).
     fn __copy__(&self) -> PyClassAd {
         PyClassAd {
-            ad: Arc::new((*self.ad).clone()),
+            ad: self.ad.clone(),
+        }
+    }
+
+    /// Chain this ad to `parent` (a job's cluster ad): the parent's attributes show through
+    /// wherever this ad sets none. The chain holds the parent as it is now; a later change
+    /// to the parent object is seen after chaining again.
+    fn chain(&mut self, parent: PyRef<'_, PyClassAd>) {
+        let parent = parent.ad.clone();
+        self.ad_mut().set_parent(Some(parent));
+    }
+
+    /// Drop the chain: the ad keeps only the attributes it sets itself.
+    fn unchain(&mut self) {
+        self.ad_mut().set_parent(None);
+    }
+
+    /// The names this ad sets itself, not those it shows through its chain.
+    fn own_keys(&self) -> Vec<String> {
+        self.ad
+            .own_iter()
+            .map(|(n, _)| n.as_str().to_string())
+            .collect()
+    }
+
+    /// A new unchained ad holding every attribute this one shows.
+    fn flatten(&self) -> PyClassAd {
+        PyClassAd {
+            ad: Arc::new(self.ad.flattened()),
         }
     }
 
