@@ -1,6 +1,7 @@
 //! Chained ads: a proc ad shows its cluster ad's attributes and evaluates them in its own
 //! scope, as HTCondor's job queue chains them.
 
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
 use std::sync::Arc;
 
 use condorx_classad::{eval_attr, parse_ad, unparse_ad, Value};
