@@ -1,0 +1,108 @@
+"""The configuration templates of ``use CATEGORY : NAME[(args)]`` (HTCondor's metaknobs).
+
+Each template is configuration text read in place of the ``use`` line. Inside it
+``$(1)``, ``$(2)``... are the template's arguments and ``$(N:default)`` supplies one that
+was not given; ``$(0)`` is all of them. Names of categories and templates ignore case.
+What each template sets was learned from HTCondor 25.14.1's reader.
+"""
+
+from __future__ import annotations
+
+import re
+
+TEMPLATES: dict[str, dict[str, str]] = {
+    "ROLE": {
+        "PERSONAL": """
+CONDOR_HOST = 127.0.0.1
+COLLECTOR_HOST = $(CONDOR_HOST):0
+DAEMON_LIST = MASTER COLLECTOR NEGOTIATOR STARTD SCHEDD
+RunBenchmarks = 0
+""",
+        "CENTRALMANAGER": "DAEMON_LIST = $(DAEMON_LIST) COLLECTOR NEGOTIATOR\n",
+        "SUBMIT": "DAEMON_LIST = $(DAEMON_LIST) SCHEDD\n",
+        "EXECUTE": "DAEMON_LIST = $(DAEMON_LIST) STARTD\n",
+    },
+    "POLICY": {
+        "ALWAYS_RUN_JOBS": """
+START = True
+SUSPEND = False
+CONTINUE = True
+PREEMPT = False
+KILL = False
+WANT_SUSPEND = False
+WANT_VACATE = True
+MaxJobRetirementTime = 2147483647
+NEGOTIATOR_CONSIDER_PREEMPTION = False
+COLLECTOR_FORWARD_CLAIMED_PRIVATE_ADS = $(NEGOTIATOR_CONSIDER_PREEMPTION)
+""",
+        "LIMIT_JOB_RUNTIMES": """
+MAX_JOB_RUNTIME = $(1:24*3600)
+PREEMPT = (Activity == "Busy") && ((time() - EnteredCurrentActivity) > $(MAX_JOB_RUNTIME))
+WANT_SUSPEND = False
+MaxJobRetirementTime = $(MAX_JOB_RUNTIME)+120
+""",
+    },
+    "SECURITY": {
+        "STRONG": """
+SEC_DEFAULT_AUTHENTICATION = required
+SEC_DEFAULT_ENCRYPTION = required
+SEC_DEFAULT_INTEGRITY = required
+""",
+        "WITH_AUTHENTICATION": """
+SEC_DEFAULT_AUTHENTICATION = required
+SEC_DEFAULT_INTEGRITY = required
+""",
+    },
+    "FEATURE": {
+        "PARTITIONABLESLOT": """
+SLOT_TYPE_$(1:1) = $(2:100%)
+SLOT_TYPE_$(1:1)_PARTITIONABLE = true
+NUM_SLOTS_TYPE_$(1:1) = 1
+""",
+    },
+}
+
+_ARG = re.compile(r"\$\((\d+)(\??)(?::([^)]*))?\)")
+
+
+def exists(category: str, name: str | None) -> bool:
+    templates = TEMPLATES.get(category.upper())
+    if templates is None:
+        return False
+    return name is None or name.split("(")[0].strip().upper() in templates
+
+
+def split_items(spec: str) -> list[str]:
+    """``A, B(1, 2)`` -> ``["A", "B(1, 2)"]``: commas inside parentheses stay."""
+    items: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for c in spec:
+        if c == "," and depth == 0:
+            items.append("".join(current).strip())
+            current = []
+            continue
+        depth += (c == "(") - (c == ")")
+        current.append(c)
+    items.append("".join(current).strip())
+    return [item for item in items if item]
+
+
+def text_of(category: str, item: str) -> str | None:
+    """The template text for ``NAME(args)``, arguments substituted; None if unknown."""
+    name, _, argtext = item.partition("(")
+    template = TEMPLATES.get(category.upper(), {}).get(name.strip().upper())
+    if template is None:
+        return None
+    args = split_items(argtext.rsplit(")", 1)[0]) if argtext else []
+
+    def substitute(m: re.Match[str]) -> str:
+        index = int(m.group(1))
+        if index == 0:
+            return ", ".join(args)
+        given = args[index - 1] if index <= len(args) else None
+        if m.group(2):
+            return "1" if given else "0"
+        return given if given else (m.group(3) or "")
+
+    return _ARG.sub(substitute, template)
