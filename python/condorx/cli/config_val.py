@@ -74,7 +74,7 @@ def _show(cfg: object, name: str, raw: bool, verbose: bool) -> bool:
 
 
 def _dump(cfg: object, filters: tuple[str, ...], raw: bool, verbose: bool) -> None:
-    from condorx.config import Config
+    from condorx.config import Config, ConfigError
 
     assert isinstance(cfg, Config)
     click.echo(f"# Configuration from {', '.join(cfg.files) or '<built-in defaults>'}")
@@ -82,7 +82,11 @@ def _dump(cfg: object, filters: tuple[str, ...], raw: bool, verbose: bool) -> No
     for name in cfg.names():
         if wanted and not any(w in name.upper() for w in wanted):
             continue
-        value = cfg.raw(name) if raw else cfg.get(name)
+        try:
+            value = cfg.raw(name) if raw else cfg.get(name)
+        except ConfigError as exc:  # one bad value (a cycle) does not hide the others
+            click.echo(f"# {name}: {exc}", err=True)
+            continue
         click.echo(f"{name} = {value or ''}")
         if verbose:
             where = cfg.where(name)
