@@ -1,0 +1,37 @@
+"""What every command-line tool does the same way: load the configuration, run one client
+call, and turn a daemon's refusal or a configuration error into one line and an exit code."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import trio
+
+from condorx.config import Config, ConfigError, load_config
+from condorx.wire import RemoteError, WireError
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    print(message, file=sys.stderr)
+    sys.exit(code)
+
+
+def load(tool: str, subsystem: str = "TOOL") -> Config:
+    try:
+        return load_config(subsystem=subsystem)
+    except ConfigError as e:
+        fail(f"{tool}: configuration error: {e}")
+
+
+def run_client(fn: Callable[..., Any], *args: Any, tool: str = "") -> Any:
+    name = tool or sys.argv[0].rsplit("/", 1)[-1]
+    try:
+        return trio.run(fn, *args)
+    except RemoteError as e:
+        fail(f"{name}: {e}")
+    except (WireError, OSError) as e:
+        fail(f"{name}: {e}")
+    except BrokenPipeError:
+        sys.exit(0)

@@ -1,0 +1,170 @@
+"""condor_q's tabular views, with HTCondor's columns, widths and status letters.
+
+Each view names the columns it needs (evaluated by the schedd) and turns chunks of rows
+into text. Rows arrive as `[ClusterId, ProcId, Owner, JobStatus, ...]`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from condorx.attrs import JobStatus
+from condorx.cli import q
+
+
+def _date(t: Any) -> str:
+    return time.strftime("%m/%d %H:%M", time.localtime(t)) if isinstance(t, int | float) else "?"
+
+
+def _duration(secs: float) -> str:
+    s = int(secs)
+    return f"{s // 86400}+{s % 86400 // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def _run_time(row: list[Any], wall: int, start: int) -> str:
+    total = row[wall] if isinstance(row[wall], int | float) else 0
+    if row[3] == JobStatus.RUNNING and isinstance(row[start], int | float):
+        total += time.time() - row[start]
+    return _duration(total)
+
+
+def _letter(status: Any) -> str:
+    try:
+        return JobStatus(status).letter
+    except ValueError:
+        return "?"
+
+
+class View:
+    columns: list[str]
+    header: str
+
+    def rows(self, chunk: list[list[Any]]) -> str:
+        raise NotImplementedError
+
+    def finish(self) -> str:
+        return ""
+
+
+class NoBatchView(View):
+    columns = q.NOBATCH
+    header = " ID      OWNER            SUBMITTED     RUN_TIME ST PRI SIZE CMD"
+
+    def rows(self, chunk: list[list[Any]]) -> str:
+        out = []
+        for r in chunk:
+            size = max(x for x in (r[8], r[9], 0) if isinstance(x, int | float)) / 1024.0
+            cmd = os.path.basename(str(r[10] or "")) + (f" {r[11]}" if r[11] else "")
+            out.append(
+                f"{r[0]:>4}.{r[1]:<3} {str(r[2]):<14} {_date(r[4]):>11} {_run_time(r, 5, 6):>12}"
+                f" {_letter(r[3])}  {r[7] or 0:<3} {size:<4.1f} {cmd[:60]}\n"
+            )
+        return "".join(out)
+
+
+class HoldView(View):
+    columns = q.HOLD
+    header = " ID      OWNER          HELD_SINCE  HOLD_REASON"
+
+    def rows(self, chunk: list[list[Any]]) -> str:
+        return "".join(
+            f"{r[0]:>4}.{r[1]:<3} {str(r[2]):<14} {_date(r[4]):<11} {r[5] or ''}\n" for r in chunk
+        )
+
+
+class RunView(View):
+    columns = q.RUN
+    header = " ID      OWNER            SUBMITTED     RUN_TIME HOST(S)"
+
+    def rows(self, chunk: list[list[Any]]) -> str:
+        return "".join(
+            f"{r[0]:>4}.{r[1]:<3} {str(r[2]):<14} {_date(r[4]):>11} {_run_time(r, 5, 6):>12}"
+            f" {r[7] or ''}\n"
+            for r in chunk
+        )
+
+
+@dataclass
+class _Batch:
+    owner: str
+    name: str
+    submitted: Any
+    total_submitted: int = 0
+    clusters: set[int] = field(default_factory=set)
+    counts: dict[int, int] = field(default_factory=dict)
+    first: tuple[int, int] | None = None
+    last: tuple[int, int] | None = None
+
+
+class BatchView(View):
+    """Jobs grouped by JobBatchName, else by cluster, one line per group."""
+
+    columns = q.BATCH
+    header = "OWNER  BATCH_NAME    SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS"
+
+    def __init__(self) -> None:
+        self.batches: dict[tuple[str, str], _Batch] = {}
+
+    def rows(self, chunk: list[list[Any]]) -> str:
+        for cluster, proc, owner, status, qdate, batch_name, total in chunk:
+            name = str(batch_name) if batch_name else f"ID: {cluster}"
+            b = self.batches.get((str(owner), name))
+            if b is None:
+                b = self.batches[(str(owner), name)] = _Batch(str(owner), name, qdate)
+            if cluster not in b.clusters:
+                b.clusters.add(cluster)
+                b.total_submitted += total if isinstance(total, int) else 0
+            b.counts[status] = b.counts.get(status, 0) + 1
+            job = (cluster, proc)
+            b.first = job if b.first is None or job < b.first else b.first
+            b.last = job if b.last is None or job > b.last else b.last
+        return ""
+
+    def finish(self) -> str:
+        return "".join(self._line(b) for b in self.batches.values())
+
+    def _line(self, b: _Batch) -> str:
+        present = sum(b.counts.values())
+        done = max(0, b.total_submitted - present)
+        counts = [b.counts.get(s, 0) for s in (JobStatus.RUNNING, JobStatus.IDLE, JobStatus.HELD)]
+        cells = " ".join(f"{_dash(n):>6}" for n in [done, *counts])
+        total = max(present, b.total_submitted)
+        return f"{b.owner:<6} {b.name:<12} {_date(b.submitted):>11} {cells} {total:>6} {_ids(b)}\n"
+
+
+def _ids(b: _Batch) -> str:
+    """`1.0-99` for one cluster's range, `1.0 ... 3.4` across clusters."""
+    if b.first is None or b.last is None:
+        return ""
+    ids = f"{b.first[0]}.{b.first[1]}"
+    if b.last == b.first:
+        return ids
+    if b.last[0] == b.first[0]:
+        return f"{ids}-{b.last[1]}"
+    return f"{ids} ... {b.last[0]}.{b.last[1]}"
+
+
+def _dash(n: int) -> str:
+    return str(n) if n else "_"
+
+
+class Totals:
+    def __init__(self) -> None:
+        self.counts: dict[int, int] = {}
+
+    def add(self, chunk: list[list[Any]]) -> None:
+        for row in chunk:
+            self.counts[row[3]] = self.counts.get(row[3], 0) + 1
+
+    def line(self, whom: str) -> str:
+        c = self.counts
+        n = sum(c.values())
+        return (
+            f"Total for {whom}: {n} jobs; {c.get(JobStatus.COMPLETED, 0)} completed, "
+            f"{c.get(JobStatus.REMOVED, 0)} removed, {c.get(JobStatus.IDLE, 0)} idle, "
+            f"{c.get(JobStatus.RUNNING, 0)} running, {c.get(JobStatus.HELD, 0)} held, "
+            f"{c.get(JobStatus.SUSPENDED, 0)} suspended"
+        )

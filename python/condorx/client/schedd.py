@@ -1,0 +1,183 @@
+"""Talking to a schedd: submit, query, act on jobs, edit them. Used by the CLIs and daemons.
+
+The local Unix socket is preferred (the kernel vouches for the user); otherwise TCP with a
+token: `CONDORX_TOKEN`, a file in SEC_TOKEN_DIRECTORY, or one made from the pool key when
+this user can read it (the pool's admin).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import trio
+
+from condorx import locate, security, wire
+from condorx.classad import ClassAd, parseAds
+from condorx.client.connection import Address, Credentials, connect
+from condorx.config import Config
+
+T = TypeVar("T")
+
+
+def credentials(cfg: Config, environ: Mapping[str, str] | None = None) -> Credentials:
+    env = os.environ if environ is None else environ
+    if env.get("CONDORX_TOKEN"):
+        return Credentials(token=env["CONDORX_TOKEN"])
+    tokens = locate.token_dir(cfg)
+    if tokens.is_dir():
+        for path in sorted(tokens.iterdir()):
+            try:
+                return Credentials(token=path.read_text().strip())
+            except OSError:
+                continue
+    try:
+        key = locate.pool_key_file(cfg).read_bytes().strip()
+    except OSError:
+        return Credentials()
+    return Credentials(token=security.make_token(key, security.current_user()))
+
+
+def addresses(cfg: Config, name: str | None = None) -> list[Address]:
+    """Where to reach the schedd: its local socket first, then its advertised address."""
+    found = []
+    if name is None:
+        sock = locate.schedd_socket(cfg)
+        if sock.exists():
+            found.append(Address(unix=sock))
+    if name:
+        found.append(Address.parse(name))
+    else:
+        try:
+            found.append(Address.parse(locate.schedd_address_file(cfg).read_text()))
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+class ScheddClient:
+    def __init__(
+        self, cfg: Config, address: str | None = None, creds: Credentials | None = None
+    ) -> None:
+        self.cfg = cfg
+        self.addresses = addresses(cfg, address)
+        self.creds = creds if creds is not None else credentials(cfg)
+
+    @asynccontextmanager
+    async def channel(self) -> AsyncIterator[wire.Channel]:
+        if not self.addresses:
+            raise wire.WireError("no schedd found: is the pool running? (condorx pool up)")
+        last: Exception | None = None
+        for addr in self.addresses:
+            try:
+                ch = await connect(addr, self._creds_for(addr))
+            except OSError as e:
+                last = e
+                continue
+            try:
+                yield ch
+            finally:
+                await ch.aclose()
+            return
+        raise wire.WireError(f"cannot reach the schedd at {self.addresses[-1]}: {last}")
+
+    def _creds_for(self, addr: Address) -> Credentials:
+        # On the local socket the uid is the identity unless a token names someone else.
+        if addr.unix is not None and not os.environ.get("CONDORX_TOKEN"):
+            return Credentials()
+        return self.creds
+
+    async def submit(
+        self,
+        cluster: Mapping[str, Any],
+        procs: Sequence[Mapping[str, Any]],
+        cluster_id: int | None = None,
+    ) -> int:
+        req = {"cmd": "submit", "cluster": cluster, "procs": procs, "cluster_id": cluster_id}
+        async with self.channel() as ch:
+            reply = await ch.request(req)
+        return int(reply["cluster"])
+
+    async def reserve(self) -> int:
+        """A cluster id for a submission still to be built (for `$(Cluster)`)."""
+        async with self.channel() as ch:
+            return int((await ch.request({"cmd": "reserve"}))["cluster"])
+
+    async def query_rows(
+        self, exprs: Sequence[str], constraint: str | None = None
+    ) -> AsyncIterator[list[list[Any]]]:
+        """Evaluated `exprs` for each matching job, in chunks, as they arrive."""
+        async for chunk in self._stream(
+            {"cmd": "query", "constraint": constraint, "exprs": list(exprs)}
+        ):
+            yield chunk
+
+    async def query_ads(self, constraint: str | None = None) -> AsyncIterator[list[ClassAd]]:
+        async for chunk in self._stream({"cmd": "query", "constraint": constraint}):
+            yield list(parseAds("\n".join(chunk)))
+
+    async def _stream(self, req: dict[str, Any]) -> AsyncIterator[list[Any]]:
+        async with self.channel() as ch:
+            await ch.send(req)
+            while True:
+                reply = await ch.receive()
+                if isinstance(reply, dict) and "more" in reply:
+                    yield reply["more"]
+                    continue
+                wire.check(reply)
+                return
+
+    async def act(
+        self,
+        action: str,
+        ids: Sequence[str] = (),
+        constraint: str | None = None,
+        reason: str | None = None,
+    ) -> dict[str, Any]:
+        req = {
+            "cmd": "act",
+            "action": action,
+            "ids": list(ids),
+            "constraint": constraint,
+            "reason": reason,
+        }
+        async with self.channel() as ch:
+            return await ch.request(req)
+
+    async def edit(
+        self,
+        attrs: Mapping[str, str],
+        ids: Sequence[str] = (),
+        constraint: str | None = None,
+        evaluate: bool = False,
+    ) -> dict[str, Any]:
+        """Set attributes to expressions (or, with `evaluate`, to their values in each job)."""
+        req = {
+            "cmd": "edit",
+            "attrs": dict(attrs),
+            "ids": list(ids),
+            "constraint": constraint,
+            "evaluate": evaluate,
+        }
+        async with self.channel() as ch:
+            return await ch.request(req)
+
+    async def exited(self, job: str, code: int | None = None, signal: int | None = None) -> str:
+        async with self.channel() as ch:
+            reply = await ch.request({"cmd": "exited", "job": job, "code": code, "signal": signal})
+        return str(reply["outcome"])
+
+
+def run(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run one async client call from synchronous code (the CLIs)."""
+    return trio.run(fn, *args)
+
+
+def history_ads(cfg: Config) -> Iterator[ClassAd]:
+    """Finished jobs, newest first, from the schedd's history file."""
+    from condorx.daemons.schedd.history import read_newest_first
+
+    return read_newest_first(Path(locate.history_file(cfg)))

@@ -1,0 +1,336 @@
+"""The schedd: holds the job queue, answers submit/query/act/edit, runs periodic policy.
+
+Every change is one transaction, built and committed under one lock so that no two
+transactions interleave: staged on the event loop, made durable (history file, then the
+database) in a worker thread, swapped into the table, and only then acknowledged. The user
+log is written after the commit, as HTCondor's schedd writes events after its queue
+transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from condorx import locate, security, wire
+from condorx.classad import ClassAd, ExprTree, Value, eval_each
+from condorx.config import Config
+from condorx.daemons.schedd import history, policy, transitions, userlog
+from condorx.daemons.schedd.queue import JobQueue, Transaction
+from condorx.daemons.schedd.store import Key, Store
+from condorx.daemons.server import Peer, Refused, Server
+
+log = logging.getLogger("condorx.schedd")
+
+CHUNK = 10_000
+ACTIONS = ("remove", "hold", "release")
+
+
+class Schedd:
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.queue = JobQueue(Store(locate.job_queue_db(cfg)))
+        self.history = locate.history_file(cfg)
+        self.lock = trio.Lock()
+        self.name = cfg.get("SCHEDD_NAME") or cfg.get("FULL_HOSTNAME") or socket.getfqdn()
+        self.uid_domain = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or socket.getfqdn()
+        self.super_users = cfg.get_list("QUEUE_SUPER_USERS") or ["root", "condor"]
+        self.max_procs = cfg.get_int("MAX_JOBS_PER_SUBMISSION", 1_000_000)
+        self.address = ""
+        # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
+        # builds the ads), by the user they were given to.
+        self.reserved: dict[int, str] = {}
+
+    # -- commits --------------------------------------------------------------------------
+
+    async def commit(self, txn: Transaction) -> None:
+        """Make the transaction durable, apply it, then write its user-log events."""
+        txn.prepare()
+        leaving = [ev.info["ad"] for ev in txn.events if ev.kind == "leave"]
+
+        def durable() -> None:
+            history.append(self.history, leaving)
+            txn.write()
+
+        await trio.to_thread.run_sync(durable)
+        txn.apply()
+        await self._user_log(txn)
+
+    async def _user_log(self, txn: Transaction) -> None:
+        now = time.time()
+        entries: list[tuple[Path, str]] = []
+        gone = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind == "leave"}
+        for ev in txn.events:
+            ad = self.queue.get(ev.key) or gone.get(ev.key)
+            path = userlog.log_path(ad) if ad is not None else None
+            text = userlog.format_event(ev, now, self.address) if path else None
+            if path and text:
+                entries.append((path, text))
+        if entries:
+            for err in await trio.to_thread.run_sync(userlog.write_events, entries):
+                log.warning("%s", err)
+
+    # -- handlers -------------------------------------------------------------------------
+
+    async def submit(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        procs = req.get("procs")
+        if not isinstance(procs, list):
+            raise Refused("bad-request", "submit: 'procs' must be a list")
+        if len(procs) > self.max_procs:
+            raise Refused(
+                "bad-request",
+                f"submit: {len(procs)} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
+            )
+        who = transitions.Submitter(peer.user, self.uid_domain, self.name)
+        wanted = req.get("cluster_id")
+        if wanted is not None and self.reserved.get(wanted) != peer.user:
+            raise Refused("bad-request", f"cluster id {wanted!r} was not reserved by {peer.user}")
+        async with self.lock:
+            txn = self.queue.begin()
+            cluster = transitions.submit(
+                txn, who, req.get("cluster") or {}, procs, _now(), cluster=wanted
+            )
+            await self.commit(txn)
+        self.reserved.pop(cluster, None)
+        return {"ok": True, "cluster": cluster, "count": len(procs)}
+
+    async def reserve(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """Hand out the next cluster id (durably, so it is never given twice)."""
+        async with self.lock:
+            txn = self.queue.begin()
+            cluster = txn.new_cluster()
+            await self.commit(txn)
+        self.reserved[cluster] = peer.user
+        return {"ok": True, "cluster": cluster}
+
+    async def query(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        jobs = self.queue.snapshot()
+        ads = _select(jobs, req.get("constraint"))
+        exprs = req.get("exprs")
+        sent = 0
+        for start in range(0, len(ads), CHUNK):
+            chunk = ads[start : start + CHUNK]
+            if exprs:
+                rows: list[Any] = _evaluate(exprs, [ad for _, ad in chunk])
+            else:
+                rows = [ad.printOld() for _, ad in chunk]
+            await ch.send({"more": rows})
+            sent += len(chunk)
+            await trio.lowlevel.checkpoint()
+        return {"ok": True, "count": sent}
+
+    async def act(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        action = req.get("action")
+        if action not in ACTIONS:
+            raise Refused("bad-request", f"act: unknown action {action!r}")
+        reason = str(req.get("reason") or _default_reason(action, peer.user))
+        async with self.lock:
+            keys = self._chosen(req)
+            allowed, denied = self._permitted(peer, keys)
+            txn = self.queue.begin()
+            now = _now()
+            done = sum(self._act_one(txn, action, key, reason, now, peer) for key in allowed)
+            await self.commit(txn)
+        return {"ok": True, "matched": len(keys), "done": done, "denied": denied}
+
+    def _act_one(
+        self, txn: Transaction, action: str, key: Key, reason: str, now: int, peer: Peer
+    ) -> bool:
+        by = f"{action} by {peer.user}"
+        if action == "remove":
+            return transitions.remove(txn, key, reason, now, by)
+        if action == "hold":
+            code = int(transitions.HoldCode.USER_REQUEST)
+            return transitions.hold(txn, key, reason, code, 0, now, by)
+        return transitions.release(txn, key, reason, now, by)
+
+    async def edit(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        attrs = req.get("attrs")
+        if not isinstance(attrs, dict) or not attrs:
+            raise Refused("bad-request", "edit: 'attrs' must be a non-empty map")
+        async with self.lock:
+            keys = self._chosen(req)
+            allowed, denied = self._permitted(peer, keys)
+            txn = self.queue.begin()
+            for key in allowed:
+                for name, text in attrs.items():
+                    transitions.edit(txn, key, str(name), str(text), bool(req.get("evaluate")))
+            await self.commit(txn)
+        return {"ok": True, "matched": len(keys), "done": len(allowed), "denied": denied}
+
+    async def exited(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """A job's process ended (the shadow's report); only the pool itself may say so."""
+        if peer.user != security.POOL_IDENTITY:
+            raise Refused("permission", "only pool daemons report job exits")
+        key = _parse_id(str(req.get("job")))
+        if key is None or key[1] < 0:
+            raise Refused("bad-request", f"exited: bad job id {req.get('job')!r}")
+        how = transitions.Exit(code=req.get("code"), signal=req.get("signal"))
+        async with self.lock:
+            txn = self.queue.begin()
+            outcome = transitions.exited(txn, key, how, _now())
+            await self.commit(txn)
+        return {"ok": True, "outcome": outcome}
+
+    # -- choosing jobs --------------------------------------------------------------------
+
+    def _chosen(self, req: dict[str, Any]) -> list[Key]:
+        ids = req.get("ids") or []
+        constraint = req.get("constraint")
+        if not ids and not constraint:
+            raise Refused("bad-request", "name jobs by id or give a constraint")
+        keys: list[Key] = []
+        jobs = self.queue.snapshot()
+        for text in ids:
+            key = _parse_id(str(text))
+            if key is None:
+                raise Refused("bad-request", f"bad job id {text!r}")
+            if key[1] >= 0:
+                if self.queue.get(key) is None:
+                    raise Refused("not-found", f"job {key[0]}.{key[1]} not found")
+                keys.append(key)
+            else:
+                found = sorted(k for k in self.queue.procs.get(key[0], ()) if k >= 0)
+                if not found:
+                    raise Refused("not-found", f"cluster {key[0]} not found")
+                keys.extend((key[0], p) for p in found)
+        if constraint:
+            keys.extend(k for k, _ in _select(jobs, constraint))
+        return list(dict.fromkeys(keys))
+
+    def _permitted(self, peer: Peer, keys: Sequence[Key]) -> tuple[list[Key], list[str]]:
+        allowed, denied = [], []
+        for key in keys:
+            ad = self.queue.get(key)
+            owner = ad.get("Owner") if ad is not None else None
+            if security.may_act_on(peer.user, str(owner), self.super_users):
+                allowed.append(key)
+            else:
+                denied.append(f"{key[0]}.{key[1]}")
+        return allowed, denied
+
+    # -- periodic policy ------------------------------------------------------------------
+
+    def _system_policy(self) -> policy.SystemPolicy:
+        def rule(name: str) -> tuple[str, ExprTree] | None:
+            text = self.cfg.get(name)
+            if not text:
+                return None
+            try:
+                return name, ExprTree(text)
+            except ValueError as e:
+                log.warning("%s is not a valid expression (%s); ignored", name, e)
+                return None
+
+        return policy.SystemPolicy(
+            rule("SYSTEM_PERIODIC_REMOVE"),
+            rule("SYSTEM_PERIODIC_HOLD"),
+            rule("SYSTEM_PERIODIC_RELEASE"),
+        )
+
+    async def periodic(self) -> int:
+        """One pass of the periodic expressions over the whole queue."""
+        system = self._system_policy()
+        async with self.lock:
+            txn = self.queue.begin()
+            changed = policy.evaluate(txn, self.queue.snapshot(), _now(), system)
+            if changed:
+                await self.commit(txn)
+        return changed
+
+    async def periodic_loop(self) -> None:
+        interval = max(1, self.cfg.get_int("PERIODIC_EXPR_INTERVAL", 60))
+        while True:
+            await trio.sleep(interval)
+            await self.periodic()
+
+    def handlers(self) -> dict[str, Any]:
+        return {
+            "submit": self.submit,
+            "reserve": self.reserve,
+            "query": self.query,
+            "act": self.act,
+            "edit": self.edit,
+            "exited": self.exited,
+        }
+
+
+def _select(jobs: list[tuple[Key, ClassAd]], constraint: Any) -> list[tuple[Key, ClassAd]]:
+    if constraint is None or constraint == "" or constraint is True:
+        return jobs
+    try:
+        expr = ExprTree(str(constraint))
+    except ValueError as e:
+        raise Refused("bad-request", f"constraint: {e}") from None
+    values = eval_each(expr, [ad for _, ad in jobs])
+    return [job for job, v in zip(jobs, values, strict=True) if v is True]
+
+
+def _evaluate(exprs: Iterable[Any], ads: list[ClassAd]) -> list[list[Any]]:
+    columns = []
+    for text in exprs:
+        try:
+            expr = ExprTree(str(text))
+        except ValueError as e:
+            raise Refused("bad-request", f"expression {text!r}: {e}") from None
+        columns.append([_plain(v) for v in eval_each(expr, ads)])
+    return [list(row) for row in zip(*columns, strict=True)] if columns else [[] for _ in ads]
+
+
+def _plain(v: Any) -> Any:
+    if v is Value.Undefined:
+        return None
+    if v is Value.Error:
+        return wire.Expr("error")
+    return wire.value_to_wire(v)
+
+
+def _parse_id(text: str) -> Key | None:
+    cluster, _, proc = text.partition(".")
+    if not cluster.isdigit() or (proc and not proc.isdigit()):
+        return None
+    return int(cluster), int(proc) if proc else -1
+
+
+def _default_reason(action: str, user: str) -> str:
+    verb = {"remove": "condor_rm", "hold": "condor_hold", "release": "condor_release"}[action]
+    return f"via {verb} (by user {user})"
+
+
+def _now() -> int:
+    return int(time.time())
+
+
+async def serve(
+    cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
+) -> None:
+    """Run a schedd until cancelled; reports its TCP address once it accepts requests."""
+    schedd = Schedd(cfg)
+    key = security.ensure_pool_key(locate.pool_key_file(cfg))
+    server = Server(
+        "schedd", schedd.handlers(), key, cfg.get_int("MAX_MESSAGE_SIZE", wire.MAX_FRAME)
+    )
+    host = cfg.get("NETWORK_INTERFACE") or "127.0.0.1"
+    host = "0.0.0.0" if host == "*" else host
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(server.serve_tcp, host, cfg.get_int("SCHEDD_PORT", 0))
+        await nursery.start(server.serve_unix, locate.schedd_socket(cfg))
+        shown = "127.0.0.1" if host == "0.0.0.0" else host
+        schedd.address = f"<{shown}:{port}>"
+        _write_address(locate.schedd_address_file(cfg), schedd.address)
+        nursery.start_soon(schedd.periodic_loop)
+        log.info("schedd %s serving %d jobs at %s", schedd.name, len(schedd.queue), schedd.address)
+        task_status.started(schedd.address)
+
+
+def _write_address(path: Path, address: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(address + "\n")
+    tmp.replace(path)

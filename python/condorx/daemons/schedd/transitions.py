@@ -1,0 +1,239 @@
+"""What happens to a job: submit, hold, release, remove, edit, exit; each as a transaction.
+
+Each function stages its changes in a Transaction and records the events that the user log
+and the history file will show once the transaction is durable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from condorx import wire
+from condorx.attrs import PROTECTED, HoldCode, JobStatus
+from condorx.classad import ClassAd, ExprTree, Value
+from condorx.daemons.schedd.queue import Transaction
+from condorx.daemons.schedd.store import Key
+from condorx.errors import CondorxError
+
+
+class QueueError(CondorxError):
+    """A request the queue refuses; `kind` is the error reply's kind."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class Submitter:
+    owner: str
+    uid_domain: str
+    schedd_name: str
+
+
+def submit(
+    txn: Transaction,
+    who: Submitter,
+    cluster_map: Mapping[str, Any],
+    procs: Sequence[Mapping[str, Any]],
+    now: int,
+    cluster: int | None = None,
+) -> int:
+    """Add one cluster with `procs` procs (under a reserved id, or a new one); returns its id."""
+    if not procs:
+        raise QueueError("bad-request", "a submission needs at least one proc")
+    cluster_ad = wire.ad_from_wire(cluster_map, "cluster ad")
+    if cluster is None:
+        cluster = txn.new_cluster()
+    _stamp_cluster(cluster_ad, cluster, who, now)
+    txn.put_cluster(cluster, cluster_ad)
+    status = cluster_ad.get("JobStatus")
+    for proc, proc_map in enumerate(procs):
+        ad = wire.ad_from_wire(proc_map, f"proc {proc}")
+        for name in ad.own_keys():
+            if name.lower() in PROTECTED and name.lower() != "jobstatus":
+                raise QueueError("bad-request", f"proc {proc}: {name} is set by the schedd")
+        ad["ProcId"] = proc
+        ad["GlobalJobId"] = f"{who.schedd_name}#{cluster}.{proc}#{now}"
+        txn.put_job((cluster, proc), ad)
+        txn.event("submit", (cluster, proc))
+        if (ad.get("JobStatus", status)) == JobStatus.HELD:
+            txn.event(
+                "hold",
+                (cluster, proc),
+                reason="submitted on hold",
+                code=HoldCode.SUBMITTED_ON_HOLD,
+                subcode=0,
+            )
+    return cluster
+
+
+def _stamp_cluster(ad: ClassAd, cluster: int, who: Submitter, now: int) -> None:
+    """The attributes the schedd owns, whatever the client sent."""
+    for name in ad.own_keys():
+        if name.lower() in PROTECTED and name.lower() not in _CLIENT_MAY_SET:
+            del ad[name]
+    ad["ClusterId"] = cluster
+    ad["ProcId"] = -1  # each proc sets its own; the cluster ad's shows no real proc
+    ad["Owner"] = who.owner
+    ad["User"] = f"{who.owner}@{who.uid_domain}"
+    ad["QDate"] = now
+    ad["EnteredCurrentStatus"] = now
+    ad["MyType"] = "Job"
+    ad["TargetType"] = "Machine"
+    ad["NumJobMatches"] = 0
+    ad["NumHolds"] = 0
+    status = ad.get("JobStatus", JobStatus.IDLE)
+    if status not in (JobStatus.IDLE, JobStatus.HELD):
+        status = JobStatus.IDLE
+    ad["JobStatus"] = int(status)
+    if status == JobStatus.HELD:
+        ad["HoldReason"] = "submitted on hold"
+        ad["HoldReasonCode"] = int(HoldCode.SUBMITTED_ON_HOLD)
+        ad["HoldReasonSubCode"] = 0
+        ad["NumHolds"] = 1
+
+
+# The submit side may ask for a job to start held (`hold = true`).
+_CLIENT_MAY_SET = {"jobstatus"}
+
+
+def status_of(ad: ClassAd) -> JobStatus:
+    v = ad.get("JobStatus")
+    try:
+        return JobStatus(v)
+    except ValueError:
+        return JobStatus.IDLE
+
+
+def _set_status(txn: Transaction, key: Key, ad: ClassAd, status: JobStatus, now: int) -> None:
+    txn.set(key, "LastJobStatus", int(status_of(ad)))
+    txn.set(key, "JobStatus", int(status))
+    txn.set(key, "EnteredCurrentStatus", now)
+
+
+def hold(
+    txn: Transaction, key: Key, reason: str, code: int, subcode: int, now: int, by: str = ""
+) -> bool:
+    ad = _job(txn, key)
+    if status_of(ad) in (JobStatus.HELD, JobStatus.REMOVED, JobStatus.COMPLETED):
+        return False
+    _set_status(txn, key, ad, JobStatus.HELD, now)
+    txn.set(key, "HoldReason", reason)
+    txn.set(key, "HoldReasonCode", int(code))
+    txn.set(key, "HoldReasonSubCode", int(subcode))
+    txn.set(key, "NumHolds", _int(ad.get("NumHolds"), 0) + 1)
+    txn.event("hold", key, reason=reason, code=int(code), subcode=int(subcode), by=by)
+    return True
+
+
+def release(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> bool:
+    ad = _job(txn, key)
+    if status_of(ad) != JobStatus.HELD:
+        return False
+    for name in ("HoldReason", "HoldReasonCode", "HoldReasonSubCode"):
+        if name in ad:
+            txn.set(key, "Last" + name, ad[name])
+            txn.delete_attr(key, name)
+    _set_status(txn, key, ad, JobStatus.IDLE, now)
+    txn.set(key, "ReleaseReason", reason)
+    txn.event("release", key, reason=reason, by=by)
+    return True
+
+
+def remove(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> bool:
+    ad = _job(txn, key)
+    status = status_of(ad)
+    if status in (JobStatus.REMOVED, JobStatus.COMPLETED):
+        return False
+    _set_status(txn, key, ad, JobStatus.REMOVED, now)
+    txn.set(key, "RemoveReason", reason)
+    txn.event("abort", key, reason=reason, by=by)
+    if status != JobStatus.RUNNING:
+        leave_queue(txn, key, now)
+    return True
+
+
+def leave_queue(txn: Transaction, key: Key, now: int) -> None:
+    """The job is done with the queue: it goes to the history file."""
+    txn.set(key, "CompletionDate", _int(_job(txn, key).get("CompletionDate"), 0) or now)
+    txn.event("leave", key, ad=_job(txn, key).flatten())
+    txn.delete_job(key)
+
+
+def edit(txn: Transaction, key: Key, name: str, expr_text: str, evaluate: bool = False) -> None:
+    """Set `name` to an expression, or (evaluate) to its value in the job (condor_prio +1)."""
+    if name.lower() in PROTECTED:
+        raise QueueError("permission", f"{name} is set by the schedd and cannot be edited")
+    try:
+        value: Any = ExprTree(expr_text)
+    except ValueError as e:
+        raise QueueError("bad-request", f"attribute {name}: {e}") from None
+    ad = _job(txn, key)
+    if evaluate:
+        value = value.eval(ad)
+    txn.set(key, name, value)
+
+
+@dataclass(frozen=True)
+class Exit:
+    """How a job's process ended, as the starter reports it."""
+
+    code: int | None = None
+    signal: int | None = None
+
+
+def exited(txn: Transaction, key: Key, how: Exit, now: int) -> str:
+    """Apply OnExitHold and OnExitRemove; returns "held", "completed" or "requeued"."""
+    ad = _job(txn, key)
+    by_signal = how.signal is not None
+    txn.set(key, "ExitBySignal", by_signal)
+    if by_signal:
+        txn.set(key, "ExitSignal", int(how.signal or 0))
+    else:
+        txn.set(key, "ExitCode", int(how.code or 0))
+    ad = _job(txn, key)
+    if _fires(ad, "OnExitHold"):
+        reason = _reason(ad, "OnExitHold")
+        hold(txn, key, reason, HoldCode.JOB_POLICY, _int(ad.get("OnExitHoldSubCode"), 0), now)
+        return "held"
+    remove_it = ad.eval("OnExitRemove") if "OnExitRemove" in ad else True
+    if remove_it is True or remove_it is Value.Undefined:
+        _set_status(txn, key, ad, JobStatus.COMPLETED, now)
+        txn.set(key, "CompletionDate", now)
+        txn.event("terminate", key, code=how.code, signal=how.signal)
+        leave_queue(txn, key, now)
+        return "completed"
+    _set_status(txn, key, ad, JobStatus.IDLE, now)
+    return "requeued"
+
+
+def _fires(ad: ClassAd, name: str) -> bool:
+    return name in ad and ad.eval(name) is True
+
+
+def _reason(ad: ClassAd, name: str) -> str:
+    custom = ad.get(name + "Reason")
+    if custom is not None and not isinstance(custom, str):
+        custom = ad.eval(name + "Reason")
+    if isinstance(custom, str) and custom:
+        return custom
+    return f"The job attribute {name} expression '{_text(ad, name)}' evaluated to TRUE"
+
+
+def _text(ad: ClassAd, name: str) -> str:
+    v = ad.get(name)
+    return str(v) if isinstance(v, ExprTree) else wire.value_to_wire_text(v)
+
+
+def _job(txn: Transaction, key: Key) -> ClassAd:
+    ad = txn.job(key)
+    if ad is None:
+        raise QueueError("not-found", f"job {key[0]}.{key[1]} not found")
+    return ad
+
+
+def _int(v: Any, default: int) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else default

@@ -1,0 +1,89 @@
+"""The job event log (`log = file` in a submit description), in HTCondor's text format.
+
+Each event is a header line `NNN (CCC.PPP.SSS) YYYY-MM-DD HH:MM:SS text`, body lines that
+start with a tab, and a closing `...` line, as HTCondor's user log writes them (ISO dates,
+its default since 8.8), so tools that read HTCondor logs read ours.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from condorx.classad import ClassAd
+from condorx.daemons.schedd.queue import Event
+
+SUBMIT, EXECUTE, ABORTED, TERMINATED, HELD, RELEASED = 0, 1, 9, 5, 12, 13
+
+_USAGE = (
+    "\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Run Remote Usage\n"
+    "\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Run Local Usage\n"
+    "\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Total Remote Usage\n"
+    "\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Total Local Usage\n"
+    "\t0  -  Run Bytes Sent By Job\n"
+    "\t0  -  Run Bytes Received By Job\n"
+    "\t0  -  Total Bytes Sent By Job\n"
+    "\t0  -  Total Bytes Received By Job\n"
+)
+
+
+def format_event(ev: Event, now: float, schedd_addr: str) -> str | None:
+    """The event's text, or None for events that the user log does not show."""
+    cluster, proc = ev.key
+    head = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
+    info = ev.info
+
+    def line(num: int, text: str, body: str = "") -> str:
+        return f"{num:03d} ({cluster:03d}.{proc:03d}.000) {head} {text}\n{body}...\n"
+
+    if ev.kind == "submit":
+        return line(SUBMIT, f"Job submitted from host: {schedd_addr}")
+    if ev.kind == "execute":
+        return line(EXECUTE, f"Job executing on host: {info.get('host', '')}")
+    if ev.kind == "hold":
+        codes = f"Code {info.get('code', 0)} Subcode {info.get('subcode', 0)}"
+        body = f"\t{info.get('reason', '')}\n\t{codes}\n"
+        return line(HELD, "Job was held.", body)
+    if ev.kind == "release":
+        return line(RELEASED, "Job was released.", f"\t{info.get('reason', '')}\n")
+    if ev.kind == "abort":
+        return line(ABORTED, "Job was aborted.", f"\t{info.get('reason', '')}\n")
+    if ev.kind == "terminate":
+        if info.get("signal") is not None:
+            how = f"\t(0) Abnormal termination (signal {info['signal']})\n\t(0) No core file\n"
+        else:
+            how = f"\t(1) Normal termination (return value {info.get('code') or 0})\n"
+        return line(TERMINATED, "Job terminated.", how + _USAGE)
+    return None
+
+
+def log_path(ad: ClassAd) -> Path | None:
+    """Where the job's events go: UserLog, relative to Iwd when not absolute."""
+    name = ad.get("UserLog")
+    if not isinstance(name, str) or not name:
+        return None
+    path = Path(name)
+    if not path.is_absolute():
+        iwd = ad.get("Iwd")
+        path = Path(iwd if isinstance(iwd, str) else "/") / path
+    return path
+
+
+def write_events(events: Iterable[tuple[Path, str]]) -> list[str]:
+    """Append each text to its file (grouped per file); returns the errors met."""
+    by_file: dict[Path, list[str]] = {}
+    for path, text in events:
+        by_file.setdefault(path, []).append(text)
+    errors = []
+    for path, texts in by_file.items():
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, "".join(texts).encode())
+            finally:
+                os.close(fd)
+        except OSError as e:
+            errors.append(f"cannot write the user log {path}: {e.strerror}")
+    return errors

@@ -1,0 +1,221 @@
+"""The wire protocol: length-prefixed msgpack frames, how a ClassAd travels, error replies.
+
+Only this module deals in bytes. A frame is a 4-byte big-endian length and a msgpack map.
+A request is `{"cmd": NAME, ...}`; a reply is `{"ok": True, ...}` or
+`{"ok": False, "error": {"kind": ..., "message": ...}}`. A streamed reply is any number of
+`{"more": [...]}` frames and then the final reply.
+
+A ClassAd travels as a map from attribute name to value: msgpack's own types for literal
+integers, reals, strings and booleans, None for `undefined`, and an `Expr` extension
+(code 1, UTF-8 text in new ClassAd syntax) for anything else. The receiver parses each
+expression on its own, so a malformed one is refused with its attribute named.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+import trio
+
+from condorx.classad import ClassAd, ExprTree, Value
+from condorx.errors import CondorxError
+
+VERSION = 1
+# Big enough for a 100,000-proc submission in one frame; anything larger is refused before
+# it is read, so a peer cannot make a daemon allocate without bound.
+MAX_FRAME = 256 * 1024 * 1024
+_HEADER = struct.Struct(">I")
+_EXPR = 1
+
+
+class WireError(CondorxError):
+    """A peer broke the protocol: a bad frame, an oversized message, a closed connection."""
+
+
+class RemoteError(CondorxError):
+    """A daemon refused a request; `kind` says why (permission, bad-request, not-found...)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class Expr:
+    """An expression's text, as it travels (new ClassAd syntax)."""
+
+    text: str
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, Expr):
+        return msgpack.ExtType(_EXPR, obj.text.encode())
+    raise TypeError(f"cannot send {type(obj).__name__} on the wire")
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    if code == _EXPR:
+        return Expr(data.decode("utf-8", "replace"))
+    return msgpack.ExtType(code, data)
+
+
+def dumps(obj: Any) -> bytes:
+    """One msgpack body (no frame header): wire maps kept on disk use it too."""
+    return msgpack.packb(obj, default=_default, use_bin_type=True)
+
+
+def pack(obj: Any) -> bytes:
+    body = dumps(obj)
+    return _HEADER.pack(len(body)) + body
+
+
+def unpack(body: bytes) -> Any:
+    try:
+        return msgpack.unpackb(body, ext_hook=_ext_hook, raw=False, strict_map_key=False)
+    except (ValueError, msgpack.UnpackException) as e:
+        raise WireError(f"malformed message: {e}") from None
+
+
+class Channel:
+    """One connection: whole frames in and out over a trio stream."""
+
+    def __init__(self, stream: trio.abc.Stream, max_frame: int = MAX_FRAME) -> None:
+        self.stream = stream
+        self.max_frame = max_frame
+        self._buf = bytearray()
+
+    async def send(self, obj: Any) -> None:
+        await self.stream.send_all(pack(obj))
+
+    async def _fill(self, n: int) -> None:
+        while len(self._buf) < n:
+            chunk = await self.stream.receive_some(max(65536, n - len(self._buf)))
+            if not chunk:
+                raise WireError("connection closed by peer")
+            self._buf += chunk
+
+    async def receive(self) -> Any:
+        await self._fill(_HEADER.size)
+        (n,) = _HEADER.unpack_from(self._buf)
+        if n > self.max_frame:
+            raise WireError(f"message of {n} bytes exceeds the limit of {self.max_frame}")
+        await self._fill(_HEADER.size + n)
+        body = bytes(self._buf[_HEADER.size : _HEADER.size + n])
+        del self._buf[: _HEADER.size + n]
+        return unpack(body)
+
+    async def request(self, obj: Mapping[str, Any]) -> dict[str, Any]:
+        """Send a request and return its final reply, raising RemoteError on a refusal."""
+        try:
+            await self.send(obj)
+        except trio.BrokenResourceError:
+            # The daemon refused the message part way (too large) and closed; its reason
+            # is waiting to be read.
+            pass
+        return check(await self.receive())
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+def check(reply: Any) -> dict[str, Any]:
+    if not isinstance(reply, dict):
+        raise WireError("reply is not a map")
+    if reply.get("ok"):
+        return reply
+    err = reply.get("error") or {}
+    raise RemoteError(str(err.get("kind", "error")), str(err.get("message", "request refused")))
+
+
+def error_reply(kind: str, message: str) -> dict[str, Any]:
+    return {"ok": False, "error": {"kind": kind, "message": message}}
+
+
+# ----------------------------------------------------------------------------------------
+# ClassAds on the wire
+# ----------------------------------------------------------------------------------------
+
+_LITERAL = (bool, int, float, str)
+
+
+def ad_to_wire(ad: ClassAd, names: Iterable[str] | None = None) -> dict[str, Any]:
+    """The ad (or the named attributes it has) as a wire map."""
+    out: dict[str, Any] = {}
+    for name in ad.keys() if names is None else names:
+        if name not in ad:
+            continue
+        out[name] = value_to_wire(ad[name])
+    return out
+
+
+def value_to_wire(v: Any) -> Any:
+    if isinstance(v, _LITERAL) and not (isinstance(v, int) and v.bit_length() > 63):
+        return v
+    if v is Value.Undefined:
+        return None
+    if isinstance(v, ExprTree):
+        return Expr(str(v))
+    if isinstance(v, ClassAd):
+        return Expr(repr(v))
+    return Expr(str(ExprTree(_literal_text(v))))
+
+
+def _literal_text(v: Any) -> str:
+    if v is Value.Error:
+        return "error"
+    if isinstance(v, list):
+        return "{" + ", ".join(str(value_to_wire_text(x)) for x in v) + "}"
+    return repr(v)
+
+
+def value_to_wire_text(v: Any) -> str:
+    w = value_to_wire(v)
+    if isinstance(w, Expr):
+        return w.text
+    if w is None:
+        return "undefined"
+    if isinstance(w, bool):
+        return "true" if w else "false"
+    if isinstance(w, str):
+        from condorx.classad import quote
+
+        return quote(w)
+    return repr(w)
+
+
+def ad_from_wire(data: Any, what: str = "ad") -> ClassAd:
+    """Build a ClassAd from a wire map; a malformed value names its attribute."""
+    if not isinstance(data, dict):
+        raise WireError(f"{what}: expected a map of attributes, got {type(data).__name__}")
+    ad = ClassAd()
+    for name, v in data.items():
+        set_from_wire(ad, name, v, what)
+    return ad
+
+
+def set_from_wire(ad: ClassAd, name: Any, v: Any, what: str = "ad") -> None:
+    if not isinstance(name, str) or not _is_attr_name(name):
+        raise WireError(f"{what}: bad attribute name {name!r}")
+    if isinstance(v, Expr):
+        try:
+            ad[name] = ExprTree(v.text)
+        except ValueError as e:
+            raise WireError(f"{what}: attribute {name}: {e}") from None
+    elif v is None:
+        ad[name] = Value.Undefined
+    elif isinstance(v, _LITERAL):
+        ad[name] = v
+    else:
+        raise WireError(f"{what}: attribute {name}: unsupported value {type(v).__name__}")
+
+
+def _is_attr_name(name: str) -> bool:
+    return (
+        bool(name)
+        and (name[0].isalpha() or name[0] == "_")
+        and all(c.isalnum() or c == "_" for c in name)
+    )

@@ -1,0 +1,81 @@
+"""A real schedd on loopback, started and stopped by the fixture (and killed with -9 by tests
+that need it), with its own LOCAL_DIR and configuration file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from condorx.testing.schedd import LocalSchedd
+
+EXTRA = """\
+PERIODIC_EXPR_INTERVAL = 1
+QUEUE_SUPER_USERS = root, queueadmin
+MAX_MESSAGE_SIZE = 1048576
+"""
+
+
+class RunningSchedd(LocalSchedd):
+    def __init__(self, root: Path) -> None:
+        super().__init__(root, EXTRA)
+
+    def cli(
+        self,
+        *argv: str,
+        check: bool = True,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> subprocess.CompletedProcess[str]:
+        module, func = TOOLS[argv[0]]
+        code = f"import sys; from {module} import {func} as m; sys.argv[0] = {argv[0]!r}; m()"
+        r = subprocess.run(
+            [sys.executable, "-c", code, *argv[1:]],
+            env=env or self.env,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            cwd=cwd or self.root,
+        )
+        if check and r.returncode != 0:
+            raise AssertionError(f"{argv} exited {r.returncode}: {r.stderr}")
+        return r
+
+
+TOOLS = {
+    "condor_submit": ("condorx.cli.submit", "main"),
+    "condor_q": ("condorx.cli.q", "main"),
+    "condor_rm": ("condorx.cli.act", "rm"),
+    "condor_hold": ("condorx.cli.act", "hold"),
+    "condor_release": ("condorx.cli.act", "release"),
+    "condor_history": ("condorx.cli.history", "main"),
+    "condor_qedit": ("condorx.cli.edit", "qedit"),
+    "condor_prio": ("condorx.cli.edit", "prio"),
+}
+
+
+@pytest.fixture
+def schedd(tmp_path: Path) -> Iterator[RunningSchedd]:
+    s = RunningSchedd(tmp_path)
+    try:
+        s.start()
+        yield s
+    finally:
+        s.stop()
+
+
+def wait_for(predicate: Any, what: str, timeout: float = 20.0) -> Any:
+    """Poll until `predicate()` is truthy (for the periodic loop); fails after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)

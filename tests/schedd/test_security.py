@@ -1,0 +1,65 @@
+"""Peers authenticate; a user acts only on their own jobs unless a queue super user."""
+
+from __future__ import annotations
+
+import getpass
+
+import pytest
+import trio
+from jobs import cluster, procs
+from test_submit_query import _rows
+
+from condorx import locate, security
+from condorx.client.connection import Address, Credentials, connect
+from condorx.client.schedd import ScheddClient
+from condorx.wire import RemoteError
+
+
+def _tcp_client(s, user):
+    key = locate.pool_key_file(s.cfg).read_bytes().strip()
+    token = security.make_token(key, user)
+    address = s.address_file.read_text().strip()
+    return ScheddClient(s.cfg, address, Credentials(token=token))
+
+
+def test_another_user_cannot_remove_or_hold_your_job(schedd):
+    c = schedd.call(schedd.client().submit, cluster(schedd.root), procs(1))
+    mallory = _tcp_client(schedd, "mallory")
+    reply = schedd.call(mallory.act, "remove", [f"{c}.0"], None, None)
+    assert reply["denied"] == [f"{c}.0"] and reply["done"] == 0
+    reply = schedd.call(mallory.act, "hold", [], "true", None)
+    assert f"{c}.0" in reply["denied"]
+    assert _rows(schedd, ["JobStatus", "Owner"], f"ClusterId == {c}") == [[1, getpass.getuser()]]
+
+
+def test_a_token_users_jobs_are_theirs_and_a_super_user_may_act_on_them(schedd):
+    mallory = _tcp_client(schedd, "mallory")
+    c = schedd.call(mallory.submit, cluster(schedd.root), procs(1))
+    assert _rows(schedd, ["Owner", "User"], f"ClusterId == {c}")[0][0] == "mallory"
+    admin = _tcp_client(schedd, "queueadmin")
+    assert schedd.call(admin.act, "hold", [f"{c}.0"], None, None)["done"] == 1
+
+
+def test_cli_over_tcp_with_a_token_of_another_user_is_refused(schedd):
+    c = schedd.call(schedd.client().submit, cluster(schedd.root), procs(1))
+    key = locate.pool_key_file(schedd.cfg).read_bytes().strip()
+    env = {**schedd.env, "CONDORX_TOKEN": security.make_token(key, "mallory")}
+    r = schedd.cli("condor_rm", f"{c}.0", env=env, check=False)
+    assert r.returncode != 0 and "permission denied" in r.stdout
+
+
+def test_a_forged_token_is_refused(schedd):
+    forged = security.make_token(b"not-the-pool-key", getpass.getuser())
+    address = Address.parse(schedd.address_file.read_text())
+
+    async def go():
+        await connect(address, Credentials(token=forged))
+
+    with pytest.raises(RemoteError, match="authentication failed"):
+        trio.run(go)
+
+
+def test_only_pool_daemons_may_report_exits(schedd):
+    c = schedd.call(schedd.client().submit, cluster(schedd.root), procs(1))
+    with pytest.raises(RemoteError, match="only pool daemons"):
+        schedd.call(schedd.client().exited, f"{c}.0", 0)
