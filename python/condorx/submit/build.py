@@ -1,0 +1,376 @@
+"""From a parsed description to job ads: one cluster ad and, per proc, what differs from it.
+
+The first proc is built whole and becomes the cluster ad. For each later proc only the
+commands whose value can differ are expanded again (those that reach `$(Process)`,
+`$(Item)` or another per-proc macro, or that a later queue statement redefines), and only
+the rows of the command table that read a changed command are run again. So 100,000 procs
+of `output = out.$(Process)` cost 100,000 expansions of one command, not of the whole file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from condorx.classad import ExprTree
+from condorx.config import Config, ConfigError
+from condorx.config.expand import Expander
+from condorx.submit import commands, queue
+from condorx.submit.errors import SubmitError
+from condorx.submit.parse import Description, Entry, QueueStatement
+from condorx.wire import Expr
+
+PER_PROC = ("process", "procid", "step", "itemindex", "row", "node")
+_REF = re.compile(r"\$(?:[A-Za-z_]*)\(\s*([A-Za-z_][A-Za-z0-9_.]*)")
+_RANDOM = re.compile(r"\$RANDOM_(?:CHOICE|INTEGER)\(")
+
+
+@dataclass
+class Jobs:
+    cluster: dict[str, Any]
+    procs: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Facts:
+    cwd: str
+    arch: str
+    opsys: str
+    fs_domain: str
+
+    @classmethod
+    def from_config(cls, cfg: Config, cwd: str | None = None) -> Facts:
+        host = cfg.get("FULL_HOSTNAME") or os.uname().nodename
+        return cls(
+            cwd=cwd or os.getcwd(),
+            arch=cfg.get("ARCH") or "X86_64",
+            opsys=cfg.get("OPSYS") or "LINUX",
+            fs_domain=cfg.get("FILESYSTEM_DOMAIN") or host,
+        )
+
+
+def build(
+    desc: Description,
+    cluster_id: int,
+    facts: Facts,
+    cfg: Config | None,
+    environ: Mapping[str, str] | None = None,
+    fast: bool = True,
+) -> Jobs:
+    """The jobs of a description. `fast=False` builds every proc whole (for checking the
+    incremental path, which must give the same jobs)."""
+    if not desc.queues:
+        raise SubmitError(f"{desc.source}: no queue statement: nothing to submit")
+    env = os.environ if environ is None else environ
+    _check_unknown(desc)
+    jobs: Jobs | None = None
+    first: _Proc | None = None
+    for qs in desc.queues:
+        spec = _spec(qs, desc, cluster_id, facts, cfg, env)
+        varying = _varying(qs, desc, spec)
+        plan: _Plan | None = None
+        for proc_vars in spec.procs():
+            proc = len(jobs.procs) if jobs else 0
+            per = {
+                "cluster": str(cluster_id),
+                "clusterid": str(cluster_id),
+                "process": str(proc),
+                "procid": str(proc),
+                "node": str(proc),
+            }
+            per.update({k.lower(): v for k, v in proc_vars.items()})
+            ctx = _Proc(desc, qs, per, cluster_id, facts, cfg, env)
+            if jobs is None or first is None:
+                first = ctx
+                jobs = Jobs(cluster=ctx.build_all())
+                jobs.procs.append({})
+            elif not fast:
+                full = ctx.build_all()
+                jobs.procs.append({k: v for k, v in full.items() if jobs.cluster.get(k) != v})
+            else:
+                if plan is None or plan.first is not first:
+                    plan = _Plan.make(first, varying, qs, spec)
+                jobs.procs.append(ctx.build_diff(plan, jobs.cluster))
+    assert jobs is not None
+    if not jobs.procs:
+        raise SubmitError(f"{desc.where(desc.queues[-1].line)}: the queue statement makes no jobs")
+    return jobs
+
+
+def _spec(
+    qs: QueueStatement,
+    desc: Description,
+    cluster_id: int,
+    facts: Facts,
+    cfg: Config | None,
+    env: Mapping[str, str],
+) -> queue.QueueSpec:
+    ctx = _Proc(
+        desc,
+        qs,
+        {"cluster": str(cluster_id), "clusterid": str(cluster_id)},
+        cluster_id,
+        facts,
+        cfg,
+        env,
+    )
+    args = ctx.expand(qs.args, qs.line)
+    return queue.parse(args, desc.where(qs.line), Path(facts.cwd))
+
+
+def _check_unknown(desc: Description) -> None:
+    """A name that is no command and that no value refers to is a mistake (`executble`)."""
+    used: set[str] = set()
+    for qs in desc.queues:
+        texts = [e.value for e in (*qs.macros.values(), *qs.attrs.values())] + [qs.args]
+        for text in texts:
+            used.update(m.lower() for m in _REF.findall(text))
+    for name, entry in desc.macros.items():
+        if name not in commands.KNOWN and name not in used:
+            raise SubmitError(f"{desc.where(entry.line)}: unknown submit command {name!r}")
+
+
+def _varying(qs: QueueStatement, desc: Description, spec: queue.QueueSpec) -> set[str]:
+    """Commands (and custom attributes, as `+name`) whose value may differ between procs."""
+    per = set(PER_PROC) | {v.lower() for v in spec.vars}
+    first = desc.queues[0]
+    changed = {n for n, e in qs.macros.items() if first.macros.get(n) != e}
+    changed |= {n for n in first.macros if n not in qs.macros}
+    table = {n: e.value for n, e in qs.macros.items()}
+    memo: dict[str, bool] = {}
+
+    def varies(name: str, seen: frozenset[str]) -> bool:
+        if name in per or name in changed:
+            return True
+        if name in memo:
+            return memo[name]
+        text = table.get(name)
+        result = text is not None and name not in seen and _text_varies(text, seen | {name})
+        memo[name] = result
+        return result
+
+    def _text_varies(text: str, seen: frozenset[str]) -> bool:
+        return bool(_RANDOM.search(text)) or any(
+            varies(r.lower(), seen) for r in _REF.findall(text)
+        )
+
+    out = {n for n in table if varies(n, frozenset())} | changed
+    for name, e in qs.attrs.items():
+        if first.attrs.get(name) != e or _text_varies(e.value, frozenset()):
+            out.add("+" + name.lower())
+    return out
+
+
+@dataclass
+class _Plan:
+    """What the procs of one queue statement redo: the commands whose value may differ,
+    the table rows that read each, and fast templates for the simple varying values."""
+
+    first: _Proc
+    varying: set[str]
+    commands: list[str]
+    rows_reading: dict[str, set[int]]
+    templates: dict[str, _Template]
+
+    @classmethod
+    def make(
+        cls, first: _Proc, varying: set[str], qs: QueueStatement, spec: queue.QueueSpec
+    ) -> _Plan:
+        names = sorted(n for n in varying if not n.startswith("+"))
+        reading = {n: {i for i, r in first.row_reads.items() if n in r} for n in names}
+        per = set(PER_PROC) | {"cluster", "clusterid"} | {v.lower() for v in spec.vars}
+        templates = {}
+        for n in names:
+            tpl = _Template.compile(first, qs, n, per, varying)
+            if tpl is not None:
+                templates[n] = tpl
+        return cls(first, varying, names, reading, templates)
+
+
+_PLAIN_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.]*)\)")
+
+
+@dataclass
+class _Template:
+    """A varying value that is literal text around plain `$(Process)`-like references: it
+    is rendered by joining strings instead of running the macro expander per proc."""
+
+    literals: list[str]  # one more than names
+    names: list[str]
+
+    @classmethod
+    def compile(
+        cls, first: _Proc, qs: QueueStatement, name: str, per: set[str], varying: set[str]
+    ) -> _Template | None:
+        entry = qs.macros.get(name)
+        if entry is None:
+            return None
+        raw, pos = entry.value, 0
+        literals, names = [""], []
+        for m in _PLAIN_REF.finditer(raw):
+            literals[-1] += raw[pos : m.start()]
+            pos = m.end()
+            ref = m.group(1).lower()
+            if ref in per:
+                names.append(ref)
+                literals.append("")
+            elif ref not in varying and ref in qs.macros:
+                literals[-1] += first.value(ref) or ""
+            else:
+                return None
+        literals[-1] += raw[pos:]
+        # Any other `$` (a function, `$$`, a default) needs the real expander.
+        if any("$" in lit for lit in literals):
+            return None
+        tpl = cls(literals, names)
+        # The proof that the shortcut is sound here: it gives the expander's answer.
+        return tpl if tpl.render(first.per) == first.value(name) else None
+
+    def render(self, per: dict[str, str]) -> str | None:
+        """The value, or None when a macro value holds a `$` that a rescan could expand."""
+        out = [self.literals[0]]
+        for name, lit in zip(self.names, self.literals[1:], strict=True):
+            v = per.get(name, "")
+            if "$" in v:
+                return None
+            out += (v, lit)
+        return "".join(out)
+
+
+class _Proc:
+    """One proc's view of the description: expansion with its own macro values."""
+
+    def __init__(
+        self,
+        desc: Description,
+        qs: QueueStatement,
+        per: dict[str, str],
+        cluster_id: int,
+        facts: Facts,
+        cfg: Config | None,
+        env: Mapping[str, str],
+    ) -> None:
+        self.desc, self.qs, self.per, self.facts = desc, qs, per, facts
+        self.cfg = cfg
+        self.expander = Expander(self._raw, env)
+        self.cache: dict[str, str | None] = {}
+        self.row_reads: dict[int, set[str]] = {}
+        # For procs after the first: values that cannot differ are the first proc's.
+        self.first: _Proc | None = None
+        self.varying: set[str] = set()
+        self.templates: dict[str, _Template] = {}
+
+    def _raw(self, name: str) -> str | None:
+        low = name.lower()
+        if low in self.per:
+            return self.per[low]
+        entry = self.qs.macros.get(low)
+        if entry is not None:
+            return entry.value
+        return self.cfg.raw(name) if self.cfg is not None else None
+
+    def expand(self, text: str, line: int, name: str | None = None) -> str:
+        try:
+            return self.expander.expand(text, name)
+        except ConfigError as e:
+            raise SubmitError(f"{self.desc.where(line)}: {e.message}") from None
+
+    def value(self, name: str) -> str | None:
+        if name in self.cache:
+            return self.cache[name]
+        if self.first is not None:
+            if name not in self.varying:
+                return self.first.value(name)
+            tpl = self.templates.get(name)
+            rendered = tpl.render(self.per) if tpl is not None else None
+            if rendered is not None:
+                self.cache[name] = rendered
+                return rendered
+        if name not in self.cache:
+            entry = self.qs.macros.get(name)
+            self.cache[name] = None if entry is None else self.expand(entry.value, entry.line, name)
+        return self.cache[name]
+
+    def where(self, name: str) -> str:
+        entry = self.qs.macros.get(name)
+        return self.desc.where(entry.line if entry else self.qs.line)
+
+    def _values(self) -> commands.Values:
+        return commands.Values(self.value, self.where, self.facts.__dict__)
+
+    def build_all(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for i, fn in enumerate(commands.ROWS):
+            v = self._values()
+            out.update(fn(v))
+            self.row_reads[i] = v.reads
+        out.update(_static(out))
+        for name, entry in self.qs.attrs.items():
+            out[name] = self._custom(name, entry)
+        return out
+
+    def build_diff(self, plan: _Plan, cluster: dict[str, Any]) -> dict[str, Any]:
+        first = plan.first
+        self.first, self.varying, self.templates = first, plan.varying, plan.templates
+        changed = [n for n in plan.commands if self.value(n) != first.value(n)]
+        diff: dict[str, Any] = {}
+        rows: set[int] = set()
+        for n in changed:
+            rows |= plan.rows_reading[n]
+        for i in sorted(rows):
+            for k, val in commands.ROWS[i](self._values()).items():
+                if cluster.get(k) != val:
+                    diff[k] = val
+        for name, entry in self.qs.attrs.items():
+            if "+" + name.lower() in plan.varying:
+                val = self._custom(name, entry)
+                if cluster.get(name) != val:
+                    diff[name] = val
+        return diff
+
+    def _custom(self, name: str, entry: Entry) -> Any:
+        text = self.expand(entry.value, entry.line)
+        try:
+            tree = ExprTree(text)
+        except ValueError as e:
+            raise SubmitError(
+                f"{self.desc.where(entry.line)}: +{name} is not a valid expression: {e}"
+            ) from None
+        return Expr(str(tree))
+
+
+def _static(ad: dict[str, Any]) -> dict[str, Any]:
+    """Attributes every new job starts with, as condor_submit sets them."""
+    size = _size_kb(ad.get("Cmd"))
+    return {
+        "ImageSize": size,
+        "ExecutableSize": size,
+        "DiskUsage": size,
+        "CompletionDate": 0,
+        "RemoteWallClockTime": 0.0,
+        "RemoteUserCpu": 0.0,
+        "RemoteSysCpu": 0.0,
+        "CumulativeSlotTime": 0,
+        "CommittedTime": 0,
+        "NumJobStarts": 0,
+        "NumRestarts": 0,
+        "NumShadowStarts": 0,
+        "NumSystemHolds": 0,
+        "ExitBySignal": False,
+        "MinHosts": 1,
+        "MaxHosts": 1,
+        "CurrentHosts": 0,
+        "LeaveJobInQueue": False,
+        "JobLeaseDuration": 2400,
+    }
+
+
+def _size_kb(path: Any) -> int:
+    try:
+        return max(1, (os.path.getsize(str(path)) + 1023) // 1024)
+    except OSError:
+        return 1

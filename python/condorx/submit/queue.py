@@ -1,0 +1,141 @@
+"""The `queue` statement: how many procs, and the items each one is given.
+
+    queue                           one proc
+    queue 5                         five procs
+    queue [N] [vars] in (a, b, c)   one group of N per item (inline list, may span lines)
+    queue [N] [vars] from file      one group per line of a file (or `from ( ... )` lines)
+    queue [N] [vars] matching [files|dirs] globs...
+
+Variables default to `Item`; with several, each item is split on commas or blanks, the last
+variable taking the rest. Each proc gets Step (0..N-1 within its item), ItemIndex and Row.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from condorx.submit.errors import SubmitError
+
+_FORM = re.compile(r"\s(in|from|matching)(?=\s|\(|$)", re.IGNORECASE)
+
+
+@dataclass
+class QueueSpec:
+    count: int = 1
+    vars: list[str] = field(default_factory=lambda: ["Item"])
+    items: list[str] | None = None  # None: plain `queue N`
+
+    def procs(self) -> list[dict[str, str]]:
+        """The macro values of each proc, in order."""
+        out: list[dict[str, str]] = []
+        if self.items is None:
+            return [{"Step": str(s), "ItemIndex": "0", "Row": "0"} for s in range(self.count)]
+        for index, item in enumerate(self.items):
+            values = _split_item(item, len(self.vars))
+            for step in range(self.count):
+                m = dict(zip(self.vars, values, strict=True))
+                m.update({"Step": str(step), "ItemIndex": str(index), "Row": str(index)})
+                out.append(m)
+        return out
+
+
+def parse(args: str, where: str, base: Path) -> QueueSpec:
+    """Parse what follows `queue`; `base` resolves `from file` and `matching` globs."""
+    text = args.strip()
+    m = _FORM.search(" " + text)
+    if m is None:
+        return QueueSpec(count=_count(text, where))
+    kind = m.group(1).lower()
+    head = (" " + text)[: m.start()].strip()
+    rest = (" " + text)[m.end() :].strip()
+    count, names = _head(head, where)
+    spec = QueueSpec(count=count, vars=names)
+    if kind == "in":
+        spec.items = _inline_items(rest, where)
+    elif kind == "from":
+        spec.items = _from_items(rest, where, base)
+    else:
+        spec.items = _matching(rest, where, base)
+    return spec
+
+
+def _count(text: str, where: str) -> int:
+    if not text:
+        return 1
+    try:
+        n = int(text)
+    except ValueError:
+        raise SubmitError(f"{where}: queue count must be a number, not {text!r}") from None
+    if n < 0:
+        raise SubmitError(f"{where}: queue count must not be negative")
+    return n
+
+
+def _head(head: str, where: str) -> tuple[int, list[str]]:
+    words = head.replace(",", " ").split()
+    count = 1
+    if words and words[0].lstrip("-").isdigit():
+        count = _count(words.pop(0), where)
+    for w in words:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", w):
+            raise SubmitError(f"{where}: bad queue variable name {w!r}")
+    return count, words or ["Item"]
+
+
+def _inline_items(rest: str, where: str) -> list[str]:
+    if not rest.startswith("("):
+        return [i.strip() for i in rest.split(",") if i.strip()]
+    if not rest.endswith(")"):
+        raise SubmitError(f"{where}: queue ... in ( has no closing )")
+    body = rest[1:-1]
+    items = []
+    for line in body.splitlines():
+        items.extend(i.strip() for i in line.split(",") if i.strip())
+    return items
+
+
+def _from_items(rest: str, where: str, base: Path) -> list[str]:
+    if rest.startswith("("):
+        if not rest.endswith(")"):
+            raise SubmitError(f"{where}: queue ... from ( has no closing )")
+        lines = rest[1:-1].splitlines()
+    else:
+        path = base / rest
+        try:
+            lines = path.read_text().splitlines()
+        except OSError as e:
+            raise SubmitError(
+                f"{where}: cannot read queue items from {path}: {e.strerror}"
+            ) from None
+    return [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
+
+
+def _matching(rest: str, where: str, base: Path) -> list[str]:
+    words = rest.split()
+    want = None
+    if words and words[0].lower() in ("files", "dirs"):
+        want = words.pop(0).lower()
+    if not words:
+        raise SubmitError(f"{where}: queue ... matching needs a pattern")
+    found: list[str] = []
+    for pattern in words:
+        for name in sorted(glob.glob(pattern, root_dir=base)):
+            full = os.path.join(base, name)
+            if want == "files" and not os.path.isfile(full):
+                continue
+            if want == "dirs" and not os.path.isdir(full):
+                continue
+            if name not in found:
+                found.append(name)
+    return found
+
+
+def _split_item(item: str, n: int) -> list[str]:
+    if n == 1:
+        return [item]
+    parts = re.split(r"[,\s]+", item.strip(), maxsplit=n - 1)
+    return parts + [""] * (n - len(parts))

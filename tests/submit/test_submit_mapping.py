@@ -1,0 +1,184 @@
+"""Submit commands become the job attributes HTCondor gives them (built without a schedd)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from condorx.config import Config
+from condorx.submit.build import Facts, build
+from condorx.submit.errors import SubmitError
+from condorx.submit.parse import parse
+from condorx.wire import Expr
+
+CFG = Config.from_text("ARCH = X86_64\nOPSYS = LINUX\nFILESYSTEM_DOMAIN = example.org\n")
+
+
+def jobs(text: str, cwd: Path, cluster: int = 7) -> list[dict]:
+    """Each proc's full attribute map (cluster map overlaid with the proc's own)."""
+    built = build(parse(text, "job.sub"), cluster, Facts.from_config(CFG, str(cwd)), CFG)
+    return [{**built.cluster, **diff} for diff in built.procs]
+
+
+def expr(job: dict, name: str) -> str:
+    v = job[name]
+    assert isinstance(v, Expr), f"{name} is {v!r}"
+    return v.text
+
+
+def test_the_basic_commands(tmp_path):
+    (job,) = jobs(
+        """
+        executable = run.sh
+        arguments = -n 5 input.dat
+        input = in.txt
+        output = out/$(Cluster).$(Process).out
+        error = /tmp/err
+        log = job.log
+        initialdir = work
+        priority = 4
+        queue
+        """,
+        tmp_path,
+    )
+    work = str(tmp_path / "work")
+    assert job["Cmd"] == f"{work}/run.sh" and job["Iwd"] == work
+    assert job["Args"] == "-n 5 input.dat"
+    assert job["In"] == f"{work}/in.txt" and job["Out"] == f"{work}/out/7.0.out"
+    assert job["Err"] == "/tmp/err" and job["UserLog"] == f"{work}/job.log"
+    assert job["JobUniverse"] == 5 and job["JobPrio"] == 4 and job["JobStatus"] == 1
+    assert job["OnExitRemove"] is True and job["PeriodicHold"] is False
+
+
+def test_requests_take_units(tmp_path):
+    (job,) = jobs(
+        "executable = /bin/true\nrequest_cpus = 4\nrequest_memory = 2 GB\n"
+        "request_disk = 3G\nqueue\n",
+        tmp_path,
+    )
+    assert (job["RequestCpus"], job["RequestMemory"], job["RequestDisk"]) == (4, 2048, 3145728)
+    (plain,) = jobs(
+        "executable = /bin/true\nrequest_memory = 512\nrequest_disk = 1000\nqueue\n", tmp_path
+    )
+    assert (plain["RequestMemory"], plain["RequestDisk"]) == (512, 1000)
+    (unset,) = jobs("executable = /bin/true\nqueue\n", tmp_path)
+    assert (
+        "MemoryUsage" in expr(unset, "RequestMemory") and expr(unset, "RequestDisk") == "DiskUsage"
+    )
+
+
+def test_arguments_and_environment_in_both_syntaxes(tmp_path):
+    (old,) = jobs(
+        "executable = /bin/echo\narguments = a b c\nenvironment = A=1;B=2\nqueue\n", tmp_path
+    )
+    assert old["Args"] == "a b c" and old["Env"] == "A=1;B=2"
+    (new,) = jobs(
+        'executable = /bin/echo\narguments = "one \'two three\' ""quoted"""\n'
+        "environment = \"A=1 B='x y'\"\nqueue\n",
+        tmp_path,
+    )
+    assert new["Arguments"] == "one 'two three' \"quoted\"" and "Args" not in new
+    assert new["Environment"] == "A=1 B='x y'"
+
+
+def test_requirements_get_the_default_clauses_unless_the_user_names_them(tmp_path):
+    (job,) = jobs("executable = /bin/true\nrequirements = Memory > 1024\nqueue\n", tmp_path)
+    assert expr(job, "Requirements") == (
+        '(Memory > 1024) && (TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX") && '
+        "(TARGET.Disk >= RequestDisk) && ((TARGET.HasFileTransfer) || "
+        "(TARGET.FileSystemDomain == MY.FileSystemDomain))"
+    )
+    (yes,) = jobs("executable = /bin/true\nshould_transfer_files = YES\nqueue\n", tmp_path)
+    assert expr(yes, "Requirements").endswith(
+        "(TARGET.Memory >= RequestMemory) && (TARGET.HasFileTransfer)"
+    )
+    assert yes["ShouldTransferFiles"] == "YES" and yes["WhenToTransferOutput"] == "ON_EXIT"
+
+
+def test_custom_attributes_policy_and_hold(tmp_path):
+    (job,) = jobs(
+        """
+        executable = /bin/true
+        +Project = "atlas"
+        MY.Weight = 2 * 3
+        on_exit_remove = ExitCode == 0
+        periodic_remove = (time() - QDate) > 3600
+        periodic_hold_subcode = 9
+        hold = true
+        notification = Error
+        queue
+        """,
+        tmp_path,
+    )
+    assert job["Project"] == Expr('"atlas"') and job["Weight"] == Expr("2 * 3")
+    assert expr(job, "OnExitRemove") == "ExitCode == 0"
+    assert expr(job, "PeriodicRemove") == "(time() - QDate) > 3600"
+    assert job["PeriodicHoldSubCode"] == Expr("9")
+    assert job["JobStatus"] == 5 and job["JobNotification"] == 3
+
+
+def test_deferral_and_cron_commands(tmp_path):
+    (job,) = jobs(
+        "executable = /bin/true\ndeferral_time = CurrentTime + 60\ndeferral_window = 30\n"
+        "deferral_prep_time = 20\ncron_minute = */5\ncron_hour = 1-3\nqueue\n",
+        tmp_path,
+    )
+    assert expr(job, "DeferralTime") == "CurrentTime + 60"
+    assert (job["DeferralWindow"], job["DeferralPrepTime"]) == (30, 20)
+    assert [
+        job[a] for a in ("CronMinute", "CronHour", "CronDayOfMonth", "CronMonth", "CronDayOfWeek")
+    ] == ["*/5", "1-3", "*", "*", "*"]
+    assert "((time() + DeferralPrepTime) >= DeferralTime)" in expr(job, "Requirements")
+
+
+def test_universes(tmp_path):
+    for name, number in (("vanilla", 5), ("scheduler", 7), ("local", 12)):
+        (job,) = jobs(f"universe = {name}\nexecutable = /bin/true\nqueue\n", tmp_path)
+        assert job["JobUniverse"] == number
+    (grid,) = jobs(
+        "universe = grid\ngrid_resource = condor sched cm\nexecutable = /bin/true\nqueue\n",
+        tmp_path,
+    )
+    assert grid["JobUniverse"] == 9 and grid["GridResource"] == "condor sched cm"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("executble = /bin/true\nqueue\n", "job.sub, line 1: unknown submit command 'executble'"),
+        ("executable = /bin/true\nuniverse = cloud\nqueue\n", "line 2: unknown universe 'cloud'"),
+        (
+            "executable = /bin/true\nrequirements = Memory >\nqueue\n",
+            "line 2: requirements is not a valid expression",
+        ),
+        ("arguments = x\nqueue\n", "no executable"),
+        (
+            "executable = /bin/true\nshould_transfer_files = maybe\nqueue\n",
+            "line 2: should_transfer_files must be one of",
+        ),
+        ("executable = /bin/true\n", "no queue statement"),
+        ("executable = /bin/true\nqueue many\n", "line 2: queue count must be a number"),
+        ("executable = /bin/true\nthis is not a command\nqueue\n", "line 2: not a submit command"),
+        (
+            "universe = scheduler\nexecutable = /bin/true\ncron_minute = 5\nqueue\n",
+            "line 3: job deferral and cron",
+        ),
+        (
+            "executable = /bin/true\nx509userproxy = /nonexistent/proxy\nqueue\n",
+            "line 2: the proxy file",
+        ),
+        ("executable = /bin/true\n+Bad = 1 +\nqueue\n", "line 2: +Bad is not a valid expression"),
+        ("executable = /bin/true\nhold = perhaps\nqueue\n", "line 2: hold must be true or false"),
+    ],
+)
+def test_bad_descriptions_name_the_line(tmp_path, text, message):
+    with pytest.raises(SubmitError, match=message.replace("(", r"\(").replace("+", r"\+")):
+        jobs(text, tmp_path)
+
+
+def test_a_macro_used_by_a_value_is_not_an_unknown_command(tmp_path):
+    (job,) = jobs(
+        "name = sim\nexecutable = /bin/true\narguments = $(name)-$(Process)\nqueue\n", tmp_path
+    )
+    assert job["Args"] == "sim-0"
