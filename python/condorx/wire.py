@@ -13,6 +13,7 @@ expression on its own, so a malformed one is refused with its attribute named.
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -187,10 +188,17 @@ def value_to_wire_text(v: Any) -> str:
     return repr(w)
 
 
-def ad_from_wire(data: Any, what: str = "ad") -> ClassAd:
-    """Build a ClassAd from a wire map; a malformed value names its attribute."""
+def ad_from_wire(data: Any, what: str = "ad", names_checked: bool = False) -> ClassAd:
+    """Build a ClassAd from a wire map; a malformed value names its attribute.
+    `names_checked`: the caller has already checked the attribute names."""
     if not isinstance(data, dict):
         raise WireError(f"{what}: expected a map of attributes, got {type(data).__name__}")
+    plain = all(type(v) in _PLAIN for v in data.values())
+    if plain and (names_checked or all(isinstance(n, str) and _NAME.fullmatch(n) for n in data)):
+        try:
+            return ClassAd(data)  # literals only: one call into the core
+        except (TypeError, ValueError):
+            pass  # an expression, or an integer past 64 bits: the slow path below
     ad = ClassAd()
     for name, v in data.items():
         set_from_wire(ad, name, v, what)
@@ -198,7 +206,7 @@ def ad_from_wire(data: Any, what: str = "ad") -> ClassAd:
 
 
 def set_from_wire(ad: ClassAd, name: Any, v: Any, what: str = "ad") -> None:
-    if not isinstance(name, str) or not _is_attr_name(name):
+    if not isinstance(name, str) or not is_attr_name(name):
         raise WireError(f"{what}: bad attribute name {name!r}")
     if isinstance(v, Expr):
         try:
@@ -208,14 +216,17 @@ def set_from_wire(ad: ClassAd, name: Any, v: Any, what: str = "ad") -> None:
     elif v is None:
         ad[name] = Value.Undefined
     elif isinstance(v, _LITERAL):
-        ad[name] = v
+        try:
+            ad[name] = v
+        except (TypeError, ValueError, OverflowError) as e:
+            raise WireError(f"{what}: attribute {name}: {e}") from None
     else:
         raise WireError(f"{what}: attribute {name}: unsupported value {type(v).__name__}")
 
 
-def _is_attr_name(name: str) -> bool:
-    return (
-        bool(name)
-        and (name[0].isalpha() or name[0] == "_")
-        and all(c.isalnum() or c == "_" for c in name)
-    )
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PLAIN = frozenset({bool, int, float, str})
+
+
+def is_attr_name(name: str) -> bool:
+    return bool(_NAME.fullmatch(name))

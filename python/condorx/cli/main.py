@@ -63,5 +63,20 @@ def eval_cmd(expression: str, my_text: str | None, target_text: str | None) -> N
 
 main.add_command(bench)
 
+
+def _queue_commands() -> None:
+    """The condor_* tools, also reachable as `condorx <name>` (`condorx q -nobatch`)."""
+    from condorx.cli import act, config_val, edit, history, q, submit
+
+    for name, cmd in (
+        ("submit", submit.main), ("q", q.main), ("rm", act.rm), ("hold", act.hold),
+        ("release", act.release), ("history", history.main), ("qedit", edit.qedit),
+        ("prio", edit.prio), ("config_val", config_val.main),
+    ):
+        main.add_command(cmd, name)
+
+
+_queue_commands()
+
 if __name__ == "__main__":
     main()

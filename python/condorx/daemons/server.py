@@ -148,6 +148,11 @@ class Server:
             # A request whose fields have the wrong shape; the daemon carries on.
             log.warning("%s from %s: bad request: %r", request["cmd"], peer.user, e)
             return wire.error_reply("bad-request", f"{request['cmd']}: malformed request: {e}")
+        except Exception:
+            # A bug in a handler must cost that one request, never the daemon and every
+            # other client's connection; the traceback goes to the daemon's log.
+            log.exception("%s from %s failed", request["cmd"], peer.user)
+            return wire.error_reply("internal", f"{request['cmd']}: internal error (see the log)")
 
 
 def _address(stream: trio.SocketStream) -> str:

@@ -208,16 +208,27 @@ def _env_words(inner: str, where: str) -> list[str]:
         raise SubmitError(f"{where}: bad new-syntax environment: {e}") from None
 
 
-@row("input", "output", "error", "log", "stream_output", "stream_error")
-def _files(v: Values) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "In": v.path("input") or "/dev/null",
-        "Out": v.path("output") or "/dev/null",
-        "Err": v.path("error") or "/dev/null",
-    }
-    log = v.path("log")
-    if log:
-        out["UserLog"] = log
+def _file_row(command: str, attr: str, default: str | None) -> None:
+    """One row per file command: a proc whose output differs re-runs only that row."""
+
+    @row(command, "initialdir", "initial_dir")
+    def file_attr(v: Values) -> dict[str, Any]:
+        path = v.path(command) or default
+        return {attr: path} if path else {}
+
+
+for _cmd, _attr, _default in (
+    ("input", "In", "/dev/null"),
+    ("output", "Out", "/dev/null"),
+    ("error", "Err", "/dev/null"),
+    ("log", "UserLog", None),
+):
+    _file_row(_cmd, _attr, _default)
+
+
+@row("stream_output", "stream_error")
+def _streams(v: Values) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for cmd, attr in (("stream_output", "StreamOut"), ("stream_error", "StreamErr")):
         if v.get(cmd) is not None:
             out[attr] = v.bool(cmd, False)

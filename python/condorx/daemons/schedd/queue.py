@@ -69,6 +69,7 @@ class Transaction:
     def __init__(self, queue: JobQueue) -> None:
         self.queue = queue
         self.staged: dict[Key, ClassAd | None] = {}
+        self.blobs: dict[Key, bytes] = {}  # rows already packed by the caller
         self.events: list[Event] = []
         self.next_cluster = queue.next_cluster
         self._rows: tuple[list[tuple[Key, bytes]], list[Key], dict[str, int]] | None = None
@@ -102,19 +103,24 @@ class Transaction:
     def put_cluster(self, cluster: int, ad: ClassAd) -> None:
         self.staged[(cluster, CLUSTER_AD)] = ad
 
-    def put_job(self, key: Key, ad: ClassAd) -> None:
-        """Stage a proc ad (it is chained to its cluster ad when applied)."""
+    def put_job(self, key: Key, ad: ClassAd, blob: bytes | None = None) -> None:
+        """Stage a proc ad (it is chained to its cluster ad when applied); `blob`, when
+        given, is its row already packed."""
         self.staged[key] = ad
+        if blob is not None:
+            self.blobs[key] = blob
 
     def set(self, key: Key, name: str, value: Any) -> None:
         """Set an attribute on a proc ad (a copy, staged), or on a cluster ad (proc -1)."""
         ad = self._writable(key)
         ad[name] = value
+        self.blobs.pop(key, None)
 
     def delete_attr(self, key: Key, name: str) -> None:
         ad = self._writable(key)
         if name in ad.own_keys():
             del ad[name]
+        self.blobs.pop(key, None)
 
     def _writable(self, key: Key) -> ClassAd:
         current = self.staged.get(key) if key in self.staged else self._current(key)
@@ -148,7 +154,8 @@ class Transaction:
             if ad is None or (key[1] == CLUSTER_AD and key[0] in emptied):
                 delete.append(key)
             else:
-                put.append((key, ad_to_blob(ad)))
+                blob = self.blobs.get(key)
+                put.append((key, blob if blob is not None else ad_to_blob(ad)))
         for cluster in emptied:
             if (cluster, CLUSTER_AD) not in self.staged:
                 delete.append((cluster, CLUSTER_AD))

@@ -63,13 +63,13 @@ class Schedd:
         await self._user_log(txn)
 
     async def _user_log(self, txn: Transaction) -> None:
-        now = time.time()
+        head = userlog.timestamp(time.time())
         entries: list[tuple[Path, str]] = []
         gone = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind == "leave"}
         for ev in txn.events:
             ad = self.queue.get(ev.key) or gone.get(ev.key)
             path = userlog.log_path(ad) if ad is not None else None
-            text = userlog.format_event(ev, now, self.address) if path else None
+            text = userlog.format_event(ev, head, self.address) if path else None
             if path and text:
                 entries.append((path, text))
         if entries:

@@ -50,16 +50,22 @@ def submit(
     _stamp_cluster(cluster_ad, cluster, who, now)
     txn.put_cluster(cluster, cluster_ad)
     status = cluster_ad.get("JobStatus")
+    checked: set[tuple[Any, ...]] = set()
     for proc, proc_map in enumerate(procs):
-        ad = wire.ad_from_wire(proc_map, f"proc {proc}")
-        for name in ad.own_keys():
-            if name.lower() in PROTECTED and name.lower() != "jobstatus":
-                raise QueueError("bad-request", f"proc {proc}: {name} is set by the schedd")
-        ad["ProcId"] = proc
-        ad["GlobalJobId"] = f"{who.schedd_name}#{cluster}.{proc}#{now}"
-        txn.put_job((cluster, proc), ad)
+        if not isinstance(proc_map, Mapping):
+            raise QueueError("bad-request", f"proc {proc}: expected a map of attributes")
+        keys = tuple(proc_map)
+        if keys not in checked:  # the procs of a cluster mostly set the same names
+            _check_proc_names(proc, keys)
+            checked.add(keys)
+        own = dict(proc_map)
+        own["ProcId"] = proc
+        own["GlobalJobId"] = f"{who.schedd_name}#{cluster}.{proc}#{now}"
+        ad = wire.ad_from_wire(own, f"proc {proc}", names_checked=True)
+        # The row is exactly this map: no need to read it back out of the ad.
+        txn.put_job((cluster, proc), ad, wire.dumps(own))
         txn.event("submit", (cluster, proc))
-        if (ad.get("JobStatus", status)) == JobStatus.HELD:
+        if own.get("JobStatus", status) == JobStatus.HELD:
             txn.event(
                 "hold",
                 (cluster, proc),
@@ -68,6 +74,14 @@ def submit(
                 subcode=0,
             )
     return cluster
+
+
+def _check_proc_names(proc: int, keys: tuple[Any, ...]) -> None:
+    for name in keys:
+        if not isinstance(name, str) or not wire.is_attr_name(name):
+            raise QueueError("bad-request", f"proc {proc}: bad attribute name {name!r}")
+        if name.lower() in PROTECTED and name.lower() != "jobstatus":
+            raise QueueError("bad-request", f"proc {proc}: {name} is set by the schedd")
 
 
 def _stamp_cluster(ad: ClassAd, cluster: int, who: Submitter, now: int) -> None:

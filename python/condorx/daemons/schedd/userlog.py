@@ -7,6 +7,7 @@ its default since 8.8), so tools that read HTCondor logs read ours.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Iterable
@@ -29,10 +30,13 @@ _USAGE = (
 )
 
 
-def format_event(ev: Event, now: float, schedd_addr: str) -> str | None:
-    """The event's text, or None for events that the user log does not show."""
+def timestamp(now: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
+
+
+def format_event(ev: Event, head: str, schedd_addr: str) -> str | None:
+    """The event's text (`head` is its timestamp), or None for events the log omits."""
     cluster, proc = ev.key
-    head = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
     info = ev.info
 
     def line(num: int, text: str, body: str = "") -> str:
@@ -64,11 +68,15 @@ def log_path(ad: ClassAd) -> Path | None:
     name = ad.get("UserLog")
     if not isinstance(name, str) or not name:
         return None
+    iwd = ad.get("Iwd")
+    return _resolve(name, iwd if isinstance(iwd, str) else "/")
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolve(name: str, iwd: str) -> Path:
+    # The procs of a cluster share one log: resolve it once, not once per event.
     path = Path(name)
-    if not path.is_absolute():
-        iwd = ad.get("Iwd")
-        path = Path(iwd if isinstance(iwd, str) else "/") / path
-    return path
+    return path if path.is_absolute() else Path(iwd) / path
 
 
 def write_events(events: Iterable[tuple[Path, str]]) -> list[str]:
