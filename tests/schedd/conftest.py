@@ -49,6 +49,7 @@ class RunningSchedd(LocalSchedd):
 
 TOOLS = {
     "condor_submit": ("condorx.cli.submit", "main"),
+    "condor_token_create": ("condorx.cli.token", "create"),
     "condor_q": ("condorx.cli.q", "main"),
     "condor_rm": ("condorx.cli.act", "rm"),
     "condor_hold": ("condorx.cli.act", "hold"),

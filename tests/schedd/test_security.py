@@ -42,8 +42,9 @@ def test_a_token_users_jobs_are_theirs_and_a_super_user_may_act_on_them(schedd):
 
 def test_cli_over_tcp_with_a_token_of_another_user_is_refused(schedd):
     c = schedd.call(schedd.client().submit, cluster(schedd.root), procs(1))
-    key = locate.pool_key_file(schedd.cfg).read_bytes().strip()
-    env = {**schedd.env, "CONDORX_TOKEN": security.make_token(key, "mallory")}
+    token = schedd.cli("condor_token_create", "-identity", "mallory").stdout.strip()
+    assert token.startswith("condorx1:mallory:")
+    env = {**schedd.env, "CONDORX_TOKEN": token}
     r = schedd.cli("condor_rm", f"{c}.0", env=env, check=False)
     assert r.returncode != 0 and "permission denied" in r.stdout
 

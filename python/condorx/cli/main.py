@@ -66,12 +66,19 @@ main.add_command(bench)
 
 def _queue_commands() -> None:
     """The condor_* tools, also reachable as `condorx <name>` (`condorx q -nobatch`)."""
-    from condorx.cli import act, config_val, edit, history, q, submit
+    from condorx.cli import act, config_val, edit, history, q, submit, token
 
     for name, cmd in (
-        ("submit", submit.main), ("q", q.main), ("rm", act.rm), ("hold", act.hold),
-        ("release", act.release), ("history", history.main), ("qedit", edit.qedit),
-        ("prio", edit.prio), ("config_val", config_val.main),
+        ("submit", submit.main),
+        ("q", q.main),
+        ("rm", act.rm),
+        ("hold", act.hold),
+        ("release", act.release),
+        ("history", history.main),
+        ("qedit", edit.qedit),
+        ("prio", edit.prio),
+        ("config_val", config_val.main),
+        ("token_create", token.create),
     ):
         main.add_command(cmd, name)
 

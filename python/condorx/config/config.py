@@ -18,6 +18,15 @@ _FALSE_WORDS = frozenset({"false", "no", "f", "0"})
 _LIST_SPLIT = re.compile(r"[\s,]+")
 _MAX_LOCAL_ROUNDS = 10
 
+# With no configuration file at all, a personal pool lives under ~/.condorx: LOCAL_DIR and
+# the directories HTCondor derives from RELEASE_DIR/ETC (its package layout, absent here),
+# so that the pool key and the rest land somewhere this user can write.
+PERSONAL = {
+    "LOCAL_DIR": "$ENV(HOME)/.condorx",
+    "ETC": "$(LOCAL_DIR)/etc",
+    "SEC_TOKEN_DIRECTORY": "$(LOCAL_DIR)/tokens.d",
+}
+
 
 class Config:
     """A configuration as read for one subsystem (and optional local name).
@@ -138,8 +147,8 @@ class Config:
         return self._table.get(name)
 
     def _builtin(self, name: str) -> str | None:
-        if self._personal and name.upper() == "LOCAL_DIR":
-            return "$ENV(HOME)/.condorx"
+        if self._personal and name.upper() in PERSONAL:
+            return PERSONAL[name.upper()]
         return defaults.builtin(name, self.subsystem, self.local_name, self.config_root)
 
     def _lookup_raw(self, name: str) -> str | None:
@@ -288,6 +297,7 @@ def load_config(subsystem: str | None = None, local_name: str | None = None,
     chosen = os.fspath(path) if path is not None else config_path(env)
     if chosen is None:
         return Config.builtin(subsystem=subsystem, local_name=local_name, environ=env)
-    if not os.path.isfile(chosen):
+    # /dev/null is the usual way to say "no file" (HTCondor reads it as empty).
+    if not os.path.exists(chosen) or os.path.isdir(chosen):
         raise ConfigError(f"cannot read the configuration file {chosen}: it does not exist")
     return Config.from_file(chosen, subsystem=subsystem, local_name=local_name, environ=env)
