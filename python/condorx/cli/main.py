@@ -43,6 +43,14 @@ def demo(slots: int, jobs: int, as_json: bool) -> None:
     output.console.print(f"{matched} of {len(results)} jobs have at least one matching slot.")
 
 
+@main.command("queue-demo")
+def queue_demo() -> None:
+    """Run a personal schedd in a scratch directory and drive it with the queue tools."""
+    from condorx.demo_queue import run_demo
+
+    run_demo()
+
+
 @main.command("eval")
 @click.argument("expression")
 @click.option("--my", "my_text", help="The ad to evaluate in (new syntax: [ a = 1 ]).")

@@ -60,7 +60,7 @@ class NoBatchView(View):
             cmd = os.path.basename(str(r[10] or "")) + (f" {r[11]}" if r[11] else "")
             out.append(
                 f"{r[0]:>4}.{r[1]:<3} {str(r[2]):<14} {_date(r[4]):>11} {_run_time(r, 5, 6):>12}"
-                f" {_letter(r[3])}  {r[7] or 0:<3} {size:<4.1f} {cmd[:60]}\n"
+                f" {_letter(r[3])}  {r[7] or 0:<3} {size:>4.1f} {cmd[:60]}\n"
             )
         return "".join(out)
 
