@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from condorx.attrs import HoldCode, JobStatus, Universe
@@ -240,7 +240,7 @@ _DISK_UNITS = {"k": 1, "m": 1024, "g": 1024 * 1024, "t": 1024 * 1024 * 1024}
 _WITH_UNIT = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([KMGT])(?:i?B)?\s*$", re.IGNORECASE)
 
 
-def _quantity(v: Values, name: str, units: dict[str, float]) -> Any:
+def _quantity(v: Values, name: str, units: Mapping[str, float]) -> Any:
     raw = v.get(name)
     if raw is None:
         return None

@@ -92,7 +92,7 @@ def _inline_items(rest: str, where: str) -> list[str]:
     if not rest.endswith(")"):
         raise SubmitError(f"{where}: queue ... in ( has no closing )")
     body = rest[1:-1]
-    items = []
+    items: list[str] = []
     for line in body.splitlines():
         items.extend(i.strip() for i in line.split(",") if i.strip())
     return items

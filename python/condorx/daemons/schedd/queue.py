@@ -110,7 +110,7 @@ class Transaction:
         if blob is not None:
             self.blobs[key] = blob
 
-    def set(self, key: Key, name: str, value: Any) -> None:
+    def set_attr(self, key: Key, name: str, value: Any) -> None:
         """Set an attribute on a proc ad (a copy, staged), or on a cluster ad (proc -1)."""
         ad = self._writable(key)
         ad[name] = value

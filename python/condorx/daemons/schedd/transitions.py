@@ -123,9 +123,9 @@ def status_of(ad: ClassAd) -> JobStatus:
 
 
 def _set_status(txn: Transaction, key: Key, ad: ClassAd, status: JobStatus, now: int) -> None:
-    txn.set(key, "LastJobStatus", int(status_of(ad)))
-    txn.set(key, "JobStatus", int(status))
-    txn.set(key, "EnteredCurrentStatus", now)
+    txn.set_attr(key, "LastJobStatus", int(status_of(ad)))
+    txn.set_attr(key, "JobStatus", int(status))
+    txn.set_attr(key, "EnteredCurrentStatus", now)
 
 
 def hold(
@@ -135,10 +135,10 @@ def hold(
     if status_of(ad) in (JobStatus.HELD, JobStatus.REMOVED, JobStatus.COMPLETED):
         return False
     _set_status(txn, key, ad, JobStatus.HELD, now)
-    txn.set(key, "HoldReason", reason)
-    txn.set(key, "HoldReasonCode", int(code))
-    txn.set(key, "HoldReasonSubCode", int(subcode))
-    txn.set(key, "NumHolds", _int(ad.get("NumHolds"), 0) + 1)
+    txn.set_attr(key, "HoldReason", reason)
+    txn.set_attr(key, "HoldReasonCode", int(code))
+    txn.set_attr(key, "HoldReasonSubCode", int(subcode))
+    txn.set_attr(key, "NumHolds", _int(ad.get("NumHolds"), 0) + 1)
     txn.event("hold", key, reason=reason, code=int(code), subcode=int(subcode), by=by)
     return True
 
@@ -149,10 +149,10 @@ def release(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> 
         return False
     for name in ("HoldReason", "HoldReasonCode", "HoldReasonSubCode"):
         if name in ad:
-            txn.set(key, "Last" + name, ad[name])
+            txn.set_attr(key, "Last" + name, ad[name])
             txn.delete_attr(key, name)
     _set_status(txn, key, ad, JobStatus.IDLE, now)
-    txn.set(key, "ReleaseReason", reason)
+    txn.set_attr(key, "ReleaseReason", reason)
     txn.event("release", key, reason=reason, by=by)
     return True
 
@@ -163,7 +163,7 @@ def remove(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> b
     if status in (JobStatus.REMOVED, JobStatus.COMPLETED):
         return False
     _set_status(txn, key, ad, JobStatus.REMOVED, now)
-    txn.set(key, "RemoveReason", reason)
+    txn.set_attr(key, "RemoveReason", reason)
     txn.event("abort", key, reason=reason, by=by)
     if status != JobStatus.RUNNING:
         leave_queue(txn, key, now)
@@ -172,7 +172,7 @@ def remove(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> b
 
 def leave_queue(txn: Transaction, key: Key, now: int) -> None:
     """The job is done with the queue: it goes to the history file."""
-    txn.set(key, "CompletionDate", _int(_job(txn, key).get("CompletionDate"), 0) or now)
+    txn.set_attr(key, "CompletionDate", _int(_job(txn, key).get("CompletionDate"), 0) or now)
     txn.event("leave", key, ad=_job(txn, key).flatten())
     txn.delete_job(key)
 
@@ -188,7 +188,7 @@ def edit(txn: Transaction, key: Key, name: str, expr_text: str, evaluate: bool =
     ad = _job(txn, key)
     if evaluate:
         value = value.eval(ad)
-    txn.set(key, name, value)
+    txn.set_attr(key, name, value)
 
 
 @dataclass(frozen=True)
@@ -203,11 +203,11 @@ def exited(txn: Transaction, key: Key, how: Exit, now: int) -> str:
     """Apply OnExitHold and OnExitRemove; returns "held", "completed" or "requeued"."""
     ad = _job(txn, key)
     by_signal = how.signal is not None
-    txn.set(key, "ExitBySignal", by_signal)
+    txn.set_attr(key, "ExitBySignal", by_signal)
     if by_signal:
-        txn.set(key, "ExitSignal", int(how.signal or 0))
+        txn.set_attr(key, "ExitSignal", int(how.signal or 0))
     else:
-        txn.set(key, "ExitCode", int(how.code or 0))
+        txn.set_attr(key, "ExitCode", int(how.code or 0))
     ad = _job(txn, key)
     if _fires(ad, "OnExitHold"):
         reason = _reason(ad, "OnExitHold")
@@ -216,7 +216,7 @@ def exited(txn: Transaction, key: Key, how: Exit, now: int) -> str:
     remove_it = ad.eval("OnExitRemove") if "OnExitRemove" in ad else True
     if remove_it is True or remove_it is Value.Undefined:
         _set_status(txn, key, ad, JobStatus.COMPLETED, now)
-        txn.set(key, "CompletionDate", now)
+        txn.set_attr(key, "CompletionDate", now)
         txn.event("terminate", key, code=how.code, signal=how.signal)
         leave_queue(txn, key, now)
         return "completed"
