@@ -71,3 +71,16 @@ CONTEXT = {
     "allow_extra_args": True,
     "help_option_names": ["--help", "-help"],
 }
+
+
+def job_clauses(words: Sequence[str]) -> list[str]:
+    """The constraint each positional word names: `12` a cluster, `12.3` a job, else an
+    owner, as condor_q, condor_history and the act tools read them."""
+    out = []
+    for word in words:
+        if word.replace(".", "").isdigit():
+            cluster, _, proc = word.partition(".")
+            out.append(f"(ClusterId == {cluster}" + (f" && ProcId == {proc})" if proc else ")"))
+        else:
+            out.append(f'(Owner == "{word}")')
+    return out

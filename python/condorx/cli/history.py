@@ -50,12 +50,9 @@ def main(ctx: click.Context) -> None:
 
 def _filter(opts: a.Parsed) -> ExprTree | None:
     parts = [f"({c})" for c in opts.values.get("constraint", [])]
-    for word in opts.positional:
-        if word.replace(".", "").isdigit():
-            cluster, _, proc = word.partition(".")
-            parts.append(f"(ClusterId == {cluster}" + (f" && ProcId == {proc})" if proc else ")"))
-        else:
-            parts.append(f'(Owner == "{word}")')
+    ids = a.job_clauses(opts.positional)
+    if ids:
+        parts.append("(" + " || ".join(ids) + ")")
     return ExprTree(" && ".join(parts)) if parts else None
 
 

@@ -78,13 +78,7 @@ def _constraint(opts: a.Parsed) -> str | None:
     parts = []
     for c in opts.values.get("constraint", []):
         parts.append(f"({c})")
-    ids = []
-    for word in opts.positional:
-        if word.replace(".", "").isdigit():
-            cluster, _, proc = word.partition(".")
-            ids.append(f"(ClusterId == {cluster}" + (f" && ProcId == {proc})" if proc else ")"))
-        else:
-            ids.append(f'(Owner == "{word}")')
+    ids = a.job_clauses(opts.positional)
     if ids:
         parts.append("(" + " || ".join(ids) + ")")
     elif "allusers" not in opts.flags and not opts.values.get("constraint"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from condorx.attrs import HoldCode, JobStatus, Universe
@@ -65,6 +65,16 @@ class Values:
         if low in ("false", "no", "f", "n", "0"):
             return False
         raise SubmitError(f"{self.where(name)}: {name} must be true or false, not {v!r}")
+
+    def choice(self, name: str, choices: Sequence[str], default: str) -> str:
+        """A value that must be one of `choices` (compared without case)."""
+        value = (self.get(name) or default).strip()
+        for c in choices:
+            if value.lower() == c.lower():
+                return c
+        raise SubmitError(
+            f"{self.where(name)}: {name} must be one of {', '.join(choices)}, not {value!r}"
+        )
 
     def iwd(self) -> str:
         if self._iwd is None:
@@ -374,18 +384,8 @@ _WHEN = ("ON_EXIT", "ON_EXIT_OR_EVICT", "ON_SUCCESS")
     "transfer_output_files",
 )
 def _transfer(v: Values) -> dict[str, Any]:
-    should = (v.get("should_transfer_files") or "IF_NEEDED").strip().upper()
-    if should not in _TRANSFER:
-        raise SubmitError(
-            f"{v.where('should_transfer_files')}: should_transfer_files must be "
-            f"one of {', '.join(_TRANSFER)}, not {should!r}"
-        )
-    when = (v.get("when_to_transfer_output") or "ON_EXIT").strip().upper()
-    if when not in _WHEN:
-        raise SubmitError(
-            f"{v.where('when_to_transfer_output')}: when_to_transfer_output must "
-            f"be one of {', '.join(_WHEN)}, not {when!r}"
-        )
+    should = v.choice("should_transfer_files", _TRANSFER, "IF_NEEDED")
+    when = v.choice("when_to_transfer_output", _WHEN, "ON_EXIT")
     out: dict[str, Any] = {"ShouldTransferFiles": should, "WhenToTransferOutput": when}
     if v.get("transfer_input_files"):
         out["TransferInput"] = _file_list(v.get("transfer_input_files") or "")
@@ -415,12 +415,7 @@ _NOTIFY = {"never": 0, "always": 1, "complete": 2, "error": 3}
 
 @row("notification", "notify_user")
 def _notification(v: Values) -> dict[str, Any]:
-    n = (v.get("notification") or "never").strip().lower()
-    if n not in _NOTIFY:
-        raise SubmitError(
-            f"{v.where('notification')}: notification must be one of "
-            f"{', '.join(_NOTIFY)}, not {n!r}"
-        )
+    n = v.choice("notification", list(_NOTIFY), "never")
     out: dict[str, Any] = {"JobNotification": _NOTIFY[n]}
     if v.get("notify_user"):
         out["NotifyUser"] = v.get("notify_user")
