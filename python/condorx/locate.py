@@ -59,3 +59,75 @@ def pool_key_file(cfg: Config) -> Path:
 def token_dir(cfg: Config) -> Path:
     name = cfg.get("SEC_TOKEN_DIRECTORY")
     return Path(name) if name else Path(os.path.expanduser("~")) / ".condorx" / "tokens.d"
+
+
+def collector_address_file(cfg: Config) -> Path:
+    name = cfg.get("COLLECTOR_ADDRESS_FILE")
+    return Path(name) if name else log_dir(cfg) / ".collector_address"
+
+
+def collector_bind(cfg: Config) -> tuple[str, int]:
+    """Where the collector listens: COLLECTOR_HOST's port (9618 when it names none), or a
+    free port when COLLECTOR_HOST is not set (a personal pool finds it by its file)."""
+    host = _bind_host(cfg)
+    named = cfg.get("COLLECTOR_HOST")
+    if not named:
+        return host, 0
+    _, _, port = named.strip("<>").split("?")[0].rpartition(":")
+    return host, int(port) if port.isdigit() else 9618
+
+
+def collector_address(cfg: Config) -> str | None:
+    """How clients reach the collector: COLLECTOR_HOST, else its address file."""
+    named = cfg.get("COLLECTOR_HOST")
+    if named:
+        text = named.strip().strip("<>")
+        return text if ":" in text else f"{text}:9618"
+    try:
+        return collector_address_file(cfg).read_text().strip()
+    except OSError:
+        return None
+
+
+def _bind_host(cfg: Config) -> str:
+    host = cfg.get("NETWORK_INTERFACE") or "127.0.0.1"
+    return "0.0.0.0" if host == "*" else host
+
+
+def bind_host(cfg: Config) -> str:
+    """The interface daemons listen on (NETWORK_INTERFACE; `*` for all)."""
+    return _bind_host(cfg)
+
+
+def advertised_host(bound: str) -> str:
+    """The host to give out for a socket bound to `bound`."""
+    if bound not in ("0.0.0.0", ""):
+        return bound
+    import socket
+
+    try:
+        return socket.gethostbyname(socket.gethostname())
+    except OSError:
+        return "127.0.0.1"
+
+
+def write_address(path: Path, address: str) -> None:
+    """Publish a daemon's address atomically (readers never see half a line)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(address + "\n")
+    tmp.replace(path)
+
+
+def negotiator_address_file(cfg: Config) -> Path:
+    name = cfg.get("NEGOTIATOR_ADDRESS_FILE")
+    return Path(name) if name else log_dir(cfg) / ".negotiator_address"
+
+
+def startd_address_file(cfg: Config) -> Path:
+    name = cfg.get("STARTD_ADDRESS_FILE")
+    return Path(name) if name else log_dir(cfg) / ".startd_address"
+
+
+def execute_dir(cfg: Config) -> Path:
+    return _dir(cfg, "EXECUTE")

@@ -173,6 +173,21 @@ def _literal_text(v: Any) -> str:
     return repr(v)
 
 
+def plain_values(values: list[Any]) -> list[Any]:
+    """`plain_value` over a column; the common literal values pass through untouched."""
+    plain = _PLAIN
+    return [v if type(v) in plain else plain_value(v) for v in values]
+
+
+def plain_value(v: Any) -> Any:
+    """An evaluated value for the wire: undefined as None, error as the `error` literal."""
+    if v is Value.Undefined:
+        return None
+    if v is Value.Error:
+        return Expr("error")
+    return value_to_wire(v)
+
+
 def value_to_wire_text(v: Any) -> str:
     w = value_to_wire(v)
     if isinstance(w, Expr):

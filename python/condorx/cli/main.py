@@ -74,7 +74,7 @@ main.add_command(bench)
 
 def _queue_commands() -> None:
     """The condor_* tools, also reachable as `condorx <name>` (`condorx q -nobatch`)."""
-    from condorx.cli import act, config_val, edit, history, q, submit, token
+    from condorx.cli import act, config_val, edit, history, q, status, submit, token
 
     for name, cmd in (
         ("submit", submit.main),
@@ -87,6 +87,7 @@ def _queue_commands() -> None:
         ("prio", edit.prio),
         ("config_val", config_val.main),
         ("token_create", token.create),
+        ("status", status.main),
     ):
         main.add_command(cmd, name)
 

@@ -6,6 +6,7 @@ into text. Rows arrive as `[ClusterId, ProcId, Owner, JobStatus, ...]`.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from dataclasses import dataclass, field
@@ -15,7 +16,9 @@ from condorx.attrs import JobStatus
 from condorx.cli import q
 
 
+@functools.lru_cache(maxsize=4096)
 def _date(t: Any) -> str:
+    # Jobs of one submission share their QDate: format each second once.
     return time.strftime("%m/%d %H:%M", time.localtime(t)) if isinstance(t, int | float) else "?"
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import trio
 
-from condorx import security, wire
+from condorx import locate, security, wire
+from condorx.config import Config
 
 
 @dataclass(frozen=True)
@@ -74,3 +77,28 @@ async def connect(
         await ch.aclose()
         raise
     return ch
+
+
+def user_credentials(cfg: Config, environ: Mapping[str, str] | None = None) -> Credentials:
+    """What this user can prove over TCP: `CONDORX_TOKEN`, a token file in
+    SEC_TOKEN_DIRECTORY, or a token made from the pool key when this user can read it."""
+    env = os.environ if environ is None else environ
+    if env.get("CONDORX_TOKEN"):
+        return Credentials(token=env["CONDORX_TOKEN"])
+    tokens = locate.token_dir(cfg)
+    if tokens.is_dir():
+        for path in sorted(tokens.iterdir()):
+            try:
+                return Credentials(token=path.read_text().strip())
+            except OSError:
+                continue
+    try:
+        key = locate.pool_key_file(cfg).read_bytes().strip()
+    except OSError:
+        return Credentials()
+    return Credentials(token=security.make_token(key, security.current_user()))
+
+
+def daemon_credentials(cfg: Config) -> Credentials:
+    """A pool daemon's: it holds the pool key and acts as the pool identity."""
+    return Credentials(pool_key=security.ensure_pool_key(locate.pool_key_file(cfg)))

@@ -15,30 +15,12 @@ from typing import Any, TypeVar
 
 import trio
 
-from condorx import locate, security, wire
+from condorx import locate, wire
 from condorx.classad import ClassAd, parseAds
-from condorx.client.connection import Address, Credentials, connect
+from condorx.client.connection import Address, Credentials, connect, user_credentials
 from condorx.config import Config
 
 T = TypeVar("T")
-
-
-def credentials(cfg: Config, environ: Mapping[str, str] | None = None) -> Credentials:
-    env = os.environ if environ is None else environ
-    if env.get("CONDORX_TOKEN"):
-        return Credentials(token=env["CONDORX_TOKEN"])
-    tokens = locate.token_dir(cfg)
-    if tokens.is_dir():
-        for path in sorted(tokens.iterdir()):
-            try:
-                return Credentials(token=path.read_text().strip())
-            except OSError:
-                continue
-    try:
-        key = locate.pool_key_file(cfg).read_bytes().strip()
-    except OSError:
-        return Credentials()
-    return Credentials(token=security.make_token(key, security.current_user()))
 
 
 def addresses(cfg: Config, name: str | None = None) -> list[Address]:
@@ -64,7 +46,7 @@ class ScheddClient:
     ) -> None:
         self.cfg = cfg
         self.addresses = addresses(cfg, address)
-        self.creds = creds if creds is not None else credentials(cfg)
+        self.creds = creds if creds is not None else user_credentials(cfg)
 
     @asynccontextmanager
     async def channel(self) -> AsyncIterator[wire.Channel]:

@@ -19,7 +19,7 @@ from typing import Any
 import trio
 
 from condorx import locate, security, wire
-from condorx.classad import ClassAd, ExprTree, Value, eval_each
+from condorx.classad import ClassAd, ExprTree, eval_each
 from condorx.config import Config
 from condorx.daemons.schedd import history, policy, transitions, userlog
 from condorx.daemons.schedd.queue import JobQueue, Transaction
@@ -279,16 +279,8 @@ def _evaluate(exprs: Iterable[Any], ads: list[ClassAd]) -> list[list[Any]]:
             expr = ExprTree(str(text))
         except ValueError as e:
             raise Refused("bad-request", f"expression {text!r}: {e}") from None
-        columns.append([_plain(v) for v in eval_each(expr, ads)])
+        columns.append(wire.plain_values(eval_each(expr, ads)))
     return [list(row) for row in zip(*columns, strict=True)] if columns else [[] for _ in ads]
-
-
-def _plain(v: Any) -> Any:
-    if v is Value.Undefined:
-        return None
-    if v is Value.Error:
-        return wire.Expr("error")
-    return wire.value_to_wire(v)
 
 
 def _parse_id(text: str) -> Key | None:
@@ -316,21 +308,12 @@ async def serve(
     server = Server(
         "schedd", schedd.handlers(), key, cfg.get_int("MAX_MESSAGE_SIZE", wire.MAX_FRAME)
     )
-    host = cfg.get("NETWORK_INTERFACE") or "127.0.0.1"
-    host = "0.0.0.0" if host == "*" else host
+    host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("SCHEDD_PORT", 0))
         await nursery.start(server.serve_unix, locate.schedd_socket(cfg))
-        shown = "127.0.0.1" if host == "0.0.0.0" else host
-        schedd.address = f"<{shown}:{port}>"
-        _write_address(locate.schedd_address_file(cfg), schedd.address)
+        schedd.address = f"<{locate.advertised_host(host)}:{port}>"
+        locate.write_address(locate.schedd_address_file(cfg), schedd.address)
         nursery.start_soon(schedd.periodic_loop)
         log.info("schedd %s serving %d jobs at %s", schedd.name, len(schedd.queue), schedd.address)
         task_status.started(schedd.address)
-
-
-def _write_address(path: Path, address: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(address + "\n")
-    tmp.replace(path)

@@ -1,0 +1,138 @@
+"""condor_status: the pool's slots (or schedds) as the collector knows them, in HTCondor's
+default view with its totals table, or as ClassAds (-l, -json) or chosen expressions
+(-af)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+import click
+
+from condorx.cli import args as a
+from condorx.cli.common import fail, load, run_client
+from condorx.client.collector import CollectorClient
+from condorx.client.connection import user_credentials
+
+TOOL = "condor_status"
+OPTIONS = [
+    a.Opt("constraint", 5, 1),
+    a.Opt("long", 1),
+    a.Opt("autoformat", 2, -1, ("af",)),
+    a.Opt("total", 2),
+    a.Opt("schedd", 2),
+    a.Opt("json", 2),
+    a.Opt("pool", 2, 1),
+    a.Opt("submitters", 3),
+    a.Opt("any", 3),
+]
+SLOT = [
+    "Name",
+    "OpSys",
+    "Arch",
+    "State",
+    "Activity",
+    "LoadAvg",
+    "Memory",
+    "time() - EnteredCurrentActivity",
+]
+STATES = ["Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Backfill", "Drained"]
+SCHEDD = ["Name", "Machine", "TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs"]
+
+
+@click.command(context_settings=a.CONTEXT)
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Show the pool's slots (HTCondor's condor_status options)."""
+    opts = a.parse(ctx.args, OPTIONS, TOOL)
+    cfg = load(TOOL)
+    client = CollectorClient(cfg, user_credentials(cfg), opts.value("pool"))
+    kind = _kind(opts)
+    parts = [f"({c})" for c in opts.values.get("constraint", [])]
+    parts += [f'(Name == "{w}" || Machine == "{w}")' for w in opts.positional]
+    constraint = " && ".join(parts) or None
+    if "long" in opts.flags or "json" in opts.flags:
+        ads = run_client(client.query_ads, kind, constraint, tool=TOOL)
+        if "json" in opts.flags:
+            json.dump([json.loads(ad.printJson()) for ad in ads], sys.stdout, indent=2)
+            print()
+        else:
+            sys.stdout.write("".join(ad.printOld() + "\n" for ad in ads))
+    elif "autoformat" in opts.values:
+        exprs = opts.values["autoformat"]
+        if not exprs:
+            fail(f"{TOOL}: -af needs at least one attribute or expression")
+        for row in run_client(client.query_rows, kind, exprs, constraint, tool=TOOL):
+            print(" ".join(_af(v) for v in row))
+    elif kind == "scheduler":
+        _schedd_view(run_client(client.query_rows, kind, SCHEDD, constraint, tool=TOOL))
+    else:
+        rows = run_client(client.query_rows, kind, SLOT, constraint, tool=TOOL)
+        if "total" not in opts.flags:
+            _slot_view(rows)
+        _totals(rows)
+
+
+def _kind(opts: a.Parsed) -> str:
+    if "schedd" in opts.flags:
+        return "scheduler"
+    if "submitters" in opts.flags:
+        return "submitter"
+    return "" if "any" in opts.flags else "machine"
+
+
+def _af(v: Any) -> str:
+    if v is None:
+        return "undefined"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(getattr(v, "text", v))
+
+
+def _duration(secs: Any) -> str:
+    s = int(secs) if isinstance(secs, int | float) else 0
+    return f"{s // 86400}+{s % 86400 // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def _slot_view(rows: list[list[Any]]) -> None:
+    print(
+        f"{'Name':<30} {'OpSys':<10} {'Arch':<6} {'State':<9} {'Activity':<8} "
+        f"{'LoadAv':>6} {'Mem':>6}   ActvtyTime\n"
+    )
+    for name, opsys, arch, state, activity, loadavg, mem, age in rows:
+        loadav = f"{loadavg:.3f}" if isinstance(loadavg, int | float) else "?"
+        print(
+            f"{str(name):<30} {str(opsys):<10} {str(arch):<6} {str(state):<9} "
+            f"{str(activity):<8} {loadav:>6} {str(mem):>6}  {_duration(age)}"
+        )
+    print()
+
+
+def _totals(rows: list[list[Any]]) -> None:
+    by: dict[str, Counter[str]] = {}
+    for _, opsys, arch, state, *_ in rows:
+        by.setdefault(f"{arch}/{opsys}", Counter())[str(state)] += 1
+    head = "".join(f" {s:>9}" for s in ["Total", *STATES])
+    print(f"{'':>16}{head}\n")
+    overall: Counter[str] = Counter()
+    for platform, counts in sorted(by.items()):
+        overall.update(counts)
+        print(f"{platform:>16}{_counts(counts)}")
+    print(f"\n{'Total':>16}{_counts(overall)}")
+
+
+def _counts(c: Counter[str]) -> str:
+    return f" {sum(c.values()):>9}" + "".join(f" {c.get(s, 0):>9}" for s in STATES)
+
+
+def _schedd_view(rows: list[list[Any]]) -> None:
+    print(f"{'Name':<30} {'Machine':<24} {'RunningJobs':>11} {'IdleJobs':>9} {'HeldJobs':>9}\n")
+    for name, machine, running, idle, held in rows:
+        print(
+            f"{str(name):<30} {str(machine):<24} {running or 0:>11} {idle or 0:>9} {held or 0:>9}"
+        )
+    stamp = time.strftime("%m/%d %H:%M")
+    print(f"\n{len(rows)} schedds as of {stamp}")

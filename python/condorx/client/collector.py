@@ -1,0 +1,71 @@
+"""Talking to the collector: advertising ads (daemons) and querying them (everyone)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+from condorx import locate, wire
+from condorx.classad import ClassAd, parseAds
+from condorx.client.connection import Address, Credentials, connect
+from condorx.config import Config
+
+
+class CollectorClient:
+    def __init__(self, cfg: Config, creds: Credentials, address: str | None = None) -> None:
+        self.cfg = cfg
+        self.creds = creds
+        self.address = address
+
+    def _address(self) -> Address:
+        text = self.address or locate.collector_address(self.cfg)
+        if not text:
+            raise wire.WireError("no collector found: is the pool running? (condorx pool up)")
+        return Address.parse(text)
+
+    @asynccontextmanager
+    async def channel(self) -> AsyncIterator[wire.Channel]:
+        addr = self._address()
+        try:
+            ch = await connect(addr, self.creds)
+        except OSError as e:
+            raise wire.WireError(f"cannot reach the collector at {addr}: {e}") from None
+        try:
+            yield ch
+        finally:
+            await ch.aclose()
+
+    async def advertise(self, ads: Sequence[dict[str, Any]]) -> None:
+        async with self.channel() as ch:
+            await ch.request({"cmd": "advertise", "ads": list(ads)})
+
+    async def invalidate(self, kind: str, names: Sequence[str]) -> None:
+        async with self.channel() as ch:
+            await ch.request({"cmd": "invalidate", "type": kind, "names": list(names)})
+
+    async def query_ads(self, kind: str, constraint: str | None = None) -> list[ClassAd]:
+        out: list[ClassAd] = []
+        async for chunk in self._stream({"cmd": "query", "type": kind, "constraint": constraint}):
+            out.extend(parseAds("\n".join(chunk)))
+        return out
+
+    async def query_rows(
+        self, kind: str, exprs: Sequence[str], constraint: str | None = None
+    ) -> list[list[Any]]:
+        req = {"cmd": "query", "type": kind, "constraint": constraint, "exprs": list(exprs)}
+        out: list[list[Any]] = []
+        async for chunk in self._stream(req):
+            out.extend(chunk)
+        return out
+
+    async def _stream(self, req: dict[str, Any]) -> AsyncIterator[list[Any]]:
+        async with self.channel() as ch:
+            await ch.send(req)
+            while True:
+                reply = await ch.receive()
+                if isinstance(reply, dict) and "more" in reply:
+                    yield reply["more"]
+                    continue
+                wire.check(reply)
+                return

@@ -1,0 +1,130 @@
+"""The collector: the pool's directory of ads (slots, schedds, submitters, negotiators,
+masters), each kept until its lifetime passes without a fresh copy.
+
+Daemons advertise with the pool identity; anyone authenticated may query, with a
+constraint and, optionally, expressions to evaluate per ad (condor_status -af).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+
+from condorx import locate, security, wire
+from condorx.classad import ClassAd, ExprTree, eval_each
+from condorx.config import Config
+from condorx.daemons.server import Peer, Refused, Server
+
+log = logging.getLogger("condorx.collector")
+
+CHUNK = 5_000
+
+
+@dataclass
+class Entry:
+    ad: ClassAd
+    expires: float
+
+
+class Collector:
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.ads: dict[tuple[str, str], Entry] = {}
+        self.default_lifetime = cfg.get_int("CLASSAD_LIFETIME", 900)
+
+    def _expire(self, now: float) -> None:
+        dead = [k for k, e in self.ads.items() if e.expires <= now]
+        for k in dead:
+            del self.ads[k]
+
+    async def advertise(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        if peer.user != security.POOL_IDENTITY:
+            raise Refused("permission", "only the pool's daemons may advertise")
+        ads = req.get("ads")
+        if not isinstance(ads, list):
+            raise Refused("bad-request", "advertise: 'ads' must be a list")
+        now = time.time()
+        for i, data in enumerate(ads):
+            ad = wire.ad_from_wire(data, f"ad {i}")
+            kind, name = ad.get("MyType"), ad.get("Name")
+            if not isinstance(kind, str) or not isinstance(name, str):
+                raise Refused("bad-request", f"ad {i}: MyType and Name must be strings")
+            lifetime = ad.get("ClassAdLifetime")
+            if not isinstance(lifetime, int) or lifetime <= 0:
+                lifetime = self.default_lifetime
+            ad["LastHeardFrom"] = int(now)
+            ad["AuthenticatedIdentity"] = peer.user
+            self.ads[(kind.lower(), name)] = Entry(ad, now + lifetime)
+        return {"ok": True, "count": len(ads)}
+
+    async def invalidate(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        if peer.user != security.POOL_IDENTITY:
+            raise Refused("permission", "only the pool's daemons may invalidate ads")
+        kind = str(req.get("type", "")).lower()
+        names = req.get("names") or []
+        gone = 0
+        for name in names:
+            if self.ads.pop((kind, str(name)), None) is not None:
+                gone += 1
+        return {"ok": True, "count": gone}
+
+    async def query(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        self._expire(time.time())
+        kind = str(req.get("type", "")).lower()
+        ads = [e.ad for (k, _), e in sorted(self.ads.items()) if not kind or k == kind]
+        constraint = req.get("constraint")
+        if constraint:
+            try:
+                expr = ExprTree(str(constraint))
+            except ValueError as e:
+                raise Refused("bad-request", f"constraint: {e}") from None
+            ads = [ad for ad, v in zip(ads, eval_each(expr, ads), strict=True) if v is True]
+        exprs = req.get("exprs")
+        for start in range(0, len(ads), CHUNK):
+            chunk = ads[start : start + CHUNK]
+            if exprs:
+                rows: list[Any] = _evaluate(exprs, chunk)
+            else:
+                rows = [ad.printOld() for ad in chunk]
+            await ch.send({"more": rows})
+        return {"ok": True, "count": len(ads)}
+
+    async def expire_loop(self) -> None:
+        while True:
+            await trio.sleep(10)
+            self._expire(time.time())
+
+    def handlers(self) -> dict[str, Any]:
+        return {"advertise": self.advertise, "invalidate": self.invalidate, "query": self.query}
+
+
+def _evaluate(exprs: list[Any], ads: list[ClassAd]) -> list[list[Any]]:
+    columns = []
+    for text in exprs:
+        try:
+            expr = ExprTree(str(text))
+        except ValueError as e:
+            raise Refused("bad-request", f"expression {text!r}: {e}") from None
+        columns.append(wire.plain_values(eval_each(expr, ads)))
+    return [list(r) for r in zip(*columns, strict=True)] if columns else [[] for _ in ads]
+
+
+async def serve(
+    cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
+) -> None:
+    """Run a collector until cancelled; reports its address once it accepts requests."""
+    collector = Collector(cfg)
+    key = security.ensure_pool_key(locate.pool_key_file(cfg))
+    server = Server("collector", collector.handlers(), key)
+    host, port = locate.collector_bind(cfg)
+    async with trio.open_nursery() as nursery:
+        bound = await nursery.start(server.serve_tcp, host, port)
+        address = f"<{locate.advertised_host(host)}:{bound}>"
+        locate.write_address(locate.collector_address_file(cfg), address)
+        nursery.start_soon(collector.expire_loop)
+        log.info("collector serving at %s", address)
+        task_status.started(address)

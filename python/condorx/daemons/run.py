@@ -1,0 +1,61 @@
+"""Running one daemon as a process: its configuration (read as its subsystem), its log
+(<SUBSYS>_LOG), and its `serve` under trio until it is stopped."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from condorx.config import ConfigError, load_config
+
+# daemon name -> (subsystem, module holding `serve`)
+DAEMONS = {
+    "schedd": ("SCHEDD", "condorx.daemons.schedd.service"),
+    "collector": ("COLLECTOR", "condorx.daemons.collector"),
+    "negotiator": ("NEGOTIATOR", "condorx.daemons.negotiator"),
+    "startd": ("STARTD", "condorx.daemons.startd.service"),
+    "master": ("MASTER", "condorx.daemons.master"),
+}
+
+
+def run(name: str) -> None:
+    subsystem, module = DAEMONS[name]
+    try:
+        cfg = load_config(subsystem=subsystem)
+    except ConfigError as e:
+        print(f"condor_{name}: configuration error: {e}", file=sys.stderr)
+        sys.exit(1)
+    _log_to(name, cfg.get(f"{subsystem}_LOG"))
+    serve: Any = importlib.import_module(module).serve
+    try:
+        trio.run(_until_signalled, serve, cfg)
+    except KeyboardInterrupt:
+        pass
+
+
+async def _until_signalled(serve: Any, cfg: Any) -> None:
+    """Serve until SIGTERM or SIGINT, then let the daemon's tasks be cancelled cleanly."""
+    async with trio.open_nursery() as nursery:
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            nursery.start_soon(serve, cfg)
+            async for _ in signals:
+                nursery.cancel_scope.cancel()
+                return
+
+
+def _log_to(name: str, path: str | None) -> None:
+    fmt = "%(asctime)s %(levelname)s %(name)s %(message)s"
+    if path:
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            logging.basicConfig(level=logging.INFO, format=fmt, filename=path)
+            return
+        except OSError as e:
+            print(f"condor_{name}: cannot write {path}: {e.strerror}", file=sys.stderr)
+    logging.basicConfig(level=logging.INFO, format=fmt)

@@ -1,0 +1,101 @@
+"""Real daemon processes sharing one pool directory and configuration, for tests and
+benchmarks: each started, killed with -9, restarted and stopped on demand."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from condorx import locate
+from condorx.config import Config, load_config
+
+CONFIG = """\
+LOCAL_DIR = {dir}
+SPOOL = $(LOCAL_DIR)/spool
+LOG = $(LOCAL_DIR)/log
+LOCK = $(LOCAL_DIR)/lock
+EXECUTE = $(LOCAL_DIR)/execute
+NETWORK_INTERFACE = 127.0.0.1
+SCHEDD_NAME = test-schedd@loopback
+"""
+
+
+class DaemonProcess:
+    def __init__(self, pool: LocalPool, name: str, address_file: Path) -> None:
+        self.pool = pool
+        self.name = name
+        self.address_file = address_file
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def log(self) -> Path:
+        return self.pool.root / f"{self.name}.out"
+
+    def start(self, timeout: float = 30.0) -> None:
+        self.address_file.unlink(missing_ok=True)
+        out = open(self.log, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "condorx.daemons", self.name],
+            env=self.pool.env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + timeout
+        while not self.address_file.exists():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"the {self.name} did not start:\n{self.log.read_text()}")
+            time.sleep(0.05)
+
+    def address(self) -> str:
+        return self.address_file.read_text().strip()
+
+    def kill9(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill9()
+
+
+class LocalPool:
+    """A pool directory with a configuration file; its daemons run as real processes."""
+
+    def __init__(self, root: Path, extra_config: str = "") -> None:
+        self.root = root
+        self.config_file = root / "condor_config"
+        self.config_file.write_text(CONFIG.format(dir=root) + extra_config)
+        self.env = {**os.environ, "CONDORX_CONFIG": str(self.config_file)}
+        self.env.pop("CONDORX_TOKEN", None)
+        self.cfg: Config = load_config(path=self.config_file, environ=self.env)
+        self.daemons: dict[str, DaemonProcess] = {}
+
+    def daemon(self, name: str) -> DaemonProcess:
+        if name not in self.daemons:
+            files = {
+                "schedd": locate.schedd_address_file,
+                "collector": locate.collector_address_file,
+                "negotiator": locate.negotiator_address_file,
+                "startd": locate.startd_address_file,
+            }
+            self.daemons[name] = DaemonProcess(self, name, files[name](self.cfg))
+        return self.daemons[name]
+
+    def start(self, *names: str) -> None:
+        for name in names:
+            self.daemon(name).start()
+
+    def stop(self) -> None:
+        for d in reversed(list(self.daemons.values())):
+            d.stop()

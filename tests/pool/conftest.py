@@ -1,0 +1,51 @@
+"""Pools of real daemon processes in a scratch directory, stopped after each test."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from condorx.testing.pool import LocalPool
+
+
+class Pool(LocalPool):
+    def cli(self, module: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        mod, _, func = module.partition(":")
+        code = f"import sys; sys.argv[0] = {mod!r}; from {mod} import {func or 'main'} as m; m()"
+        r = subprocess.run(
+            [sys.executable, "-c", code, *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            cwd=self.root,
+            stdin=subprocess.DEVNULL,
+        )
+        if check and r.returncode != 0:
+            raise AssertionError(f"{module} {args} exited {r.returncode}: {r.stderr}")
+        return r
+
+
+@pytest.fixture
+def pool(tmp_path: Path) -> Iterator[Pool]:
+    p = Pool(tmp_path, "CLASSAD_LIFETIME = 60\n")
+    try:
+        yield p
+    finally:
+        p.stop()
+
+
+def wait_for(predicate: Any, what: str, timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)

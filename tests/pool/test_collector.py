@@ -1,0 +1,61 @@
+"""The collector keeps the ads daemons send, answers queries, and forgets stale ads."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from condorx.client.collector import CollectorClient
+from condorx.client.connection import daemon_credentials, user_credentials
+from condorx.wire import RemoteError
+
+
+def slot(name: str, state: str = "Unclaimed", **extra):
+    ad = {
+        "MyType": "Machine",
+        "Name": name,
+        "Machine": name.split("@")[-1],
+        "OpSys": "LINUX",
+        "Arch": "X86_64",
+        "State": state,
+        "Activity": "Idle",
+        "LoadAvg": 0.25,
+        "Memory": 2048,
+        "EnteredCurrentActivity": 0,
+    }
+    ad.update(extra)
+    return ad
+
+
+def test_advertise_query_and_status(pool):
+    pool.start("collector")
+    daemon = CollectorClient(pool.cfg, daemon_credentials(pool.cfg))
+    trio.run(daemon.advertise, [slot("slot1@a"), slot("slot2@a", "Claimed"), slot("slot1@b")])
+    user = CollectorClient(pool.cfg, user_credentials(pool.cfg))
+    rows = trio.run(user.query_rows, "machine", ["Name", "State"], 'Machine == "a"')
+    assert rows == [["slot1@a", "Unclaimed"], ["slot2@a", "Claimed"]]
+    out = pool.cli("condorx.cli.status").stdout
+    assert "slot2@a" in out and "Claimed" in out
+    total = [ln.split() for ln in out.splitlines() if ln.strip().startswith("Total")][-1]
+    assert total[:5] == ["Total", "3", "0", "1", "2"]  # Total Owner Claimed Unclaimed
+    af = pool.cli(
+        "condorx.cli.status", "-af", "Name", "Memory * 2", "-constraint", 'State == "Claimed"'
+    )
+    assert af.stdout == "slot2@a 4096\n"
+
+
+def test_a_fresh_ad_replaces_the_old_and_stale_ads_expire(pool):
+    pool.start("collector")
+    daemon = CollectorClient(pool.cfg, daemon_credentials(pool.cfg))
+    trio.run(daemon.advertise, [slot("slot1@a", ClassAdLifetime=1), slot("slot1@b")])
+    trio.run(daemon.advertise, [slot("slot1@b", "Owner")])
+    user = CollectorClient(pool.cfg, user_credentials(pool.cfg))
+    trio.run(trio.sleep, 1.5)
+    assert trio.run(user.query_rows, "machine", ["Name", "State"]) == [["slot1@b", "Owner"]]
+
+
+def test_only_pool_daemons_may_advertise(pool):
+    pool.start("collector")
+    user = CollectorClient(pool.cfg, user_credentials(pool.cfg))
+    with pytest.raises(RemoteError, match="only the pool's daemons"):
+        trio.run(user.advertise, [slot("slot1@evil")])
