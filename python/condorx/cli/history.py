@@ -93,3 +93,7 @@ def _row(ad: ClassAd) -> str:
         f"{ad.get('ClusterId'):>4}.{ad.get('ProcId'):<3} {str(ad.get('Owner')):<14}"
         f" {date('QDate'):>11} {run:>12} {st}  {date('CompletionDate'):<11} {cmd}\n"
     )
+
+
+if __name__ == "__main__":
+    main()

@@ -136,3 +136,7 @@ def _schedd_view(rows: list[list[Any]]) -> None:
         )
     stamp = time.strftime("%m/%d %H:%M")
     print(f"\n{len(rows)} schedds as of {stamp}")
+
+
+if __name__ == "__main__":
+    main()

@@ -81,6 +81,10 @@ class LocalPool:
         self.cfg: Config = load_config(path=self.config_file, environ=self.env)
         self.daemons: dict[str, DaemonProcess] = {}
 
+    def reload(self) -> None:
+        """Read the configuration file again (after a test appends to it)."""
+        self.cfg = load_config(path=self.config_file, environ=self.env)
+
     def daemon(self, name: str) -> DaemonProcess:
         if name not in self.daemons:
             files = {

@@ -19,10 +19,13 @@ from typing import Any
 import trio
 
 from condorx import locate, security, wire
+from condorx.attrs import JobStatus
 from condorx.classad import ClassAd, ExprTree, eval_each
+from condorx.client.connection import Address, daemon_credentials
 from condorx.config import Config
-from condorx.daemons.schedd import history, policy, transitions, userlog
+from condorx.daemons.schedd import advertise, history, policy, transitions, userlog
 from condorx.daemons.schedd.queue import JobQueue, Transaction
+from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
 from condorx.daemons.schedd.store import Key, Store
 from condorx.daemons.server import Peer, Refused, Server
 
@@ -46,6 +49,15 @@ class Schedd:
         # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
         # builds the ads), by the user they were given to.
         self.reserved: dict[int, str] = {}
+        self.shadows = Shadows(self, daemon_credentials(cfg))
+        self.shadows.note_idle(
+            [k for k, ad in self.queue.snapshot() if ad.get("JobStatus") == JobStatus.IDLE]
+        )
+        # Jobs that were running when the schedd stopped ran on claims it no longer holds.
+        self._orphans = [
+            k for k, ad in self.queue.snapshot() if ad.get("JobStatus") == JobStatus.RUNNING
+        ]
+        self.changed = trio.Event()
 
     # -- commits --------------------------------------------------------------------------
 
@@ -60,6 +72,7 @@ class Schedd:
 
         await trio.to_thread.run_sync(durable)
         txn.apply()
+        self.changed.set()
         await self._user_log(txn)
 
     async def _user_log(self, txn: Transaction) -> None:
@@ -98,6 +111,8 @@ class Schedd:
             )
             await self.commit(txn)
         self.reserved.pop(cluster, None)
+        self.shadows.note_idle([(cluster, p) for p in range(len(procs))])
+        self._reschedule()
         return {"ok": True, "cluster": cluster, "count": len(procs)}
 
     async def reserve(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
@@ -137,6 +152,12 @@ class Schedd:
             now = _now()
             done = sum(self._act_one(txn, action, key, reason, now, peer) for key in allowed)
             await self.commit(txn)
+        if action == "release":
+            self.shadows.note_idle(allowed)
+            self._reschedule()
+        else:
+            for key in allowed:
+                await self.shadows.stop(key)
         return {"ok": True, "matched": len(keys), "done": done, "denied": denied}
 
     def _act_one(
@@ -177,6 +198,58 @@ class Schedd:
             outcome = transitions.exited(txn, key, how, _now())
             await self.commit(txn)
         return {"ok": True, "outcome": outcome}
+
+    # -- the shadow's reports ---------------------------------------------------------------
+
+    async def matched(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """The negotiator's match of one of our jobs with a slot (and its claim id)."""
+        if peer.user != security.POOL_IDENTITY:
+            raise Refused("permission", "only the negotiator reports matches")
+        key = _parse_id(str(req.get("job")))
+        if key is None or key[1] < 0:
+            raise Refused("bad-request", f"matched: bad job id {req.get('job')!r}")
+        claim = ClaimInfo(
+            id=str(req["claim_id"]),
+            startd=Address.parse(str(req["startd"])),
+            slot=str(req["slot"]),
+            user=str(req.get("user", "")),
+        )
+        self.shadows.matched(key, claim)
+        return {"ok": True}
+
+    def _reschedule(self) -> None:
+        if self.shadows.nursery is not None:
+            self.shadows.nursery.start_soon(advertise.reschedule, self)
+
+    async def started(self, key: Key, slot: str, startd: Address) -> None:
+        async with self.lock:
+            txn = self.queue.begin()
+            transitions.start_running(txn, key, slot, str(startd), _now())
+            await self.commit(txn)
+
+    async def finished(self, key: Key, reply: dict[str, Any]) -> None:
+        async with self.lock:
+            txn = self.queue.begin()
+            outcome = transitions.finish_running(txn, key, reply, _now())
+            await self.commit(txn)
+        if outcome == "requeued":
+            self.shadows.note_idle([key])
+            self._reschedule()
+
+    async def lost(self, key: Key, why: str) -> None:
+        async with self.lock:
+            txn = self.queue.begin()
+            outcome = transitions.lose_running(txn, key, why, _now())
+            await self.commit(txn)
+        if outcome == "requeued":
+            self.shadows.note_idle([key])
+            self._reschedule()
+
+    async def requeue_orphans(self) -> None:
+        """After a restart: jobs marked Running have lost their claims; run them again."""
+        for key in self._orphans:
+            await self.lost(key, "the schedd restarted")
+        self._orphans = []
 
     # -- choosing jobs --------------------------------------------------------------------
 
@@ -258,6 +331,7 @@ class Schedd:
             "act": self.act,
             "edit": self.edit,
             "exited": self.exited,
+            "matched": self.matched,
         }
 
 
@@ -314,6 +388,9 @@ async def serve(
         await nursery.start(server.serve_unix, locate.schedd_socket(cfg))
         schedd.address = f"<{locate.advertised_host(host)}:{port}>"
         locate.write_address(locate.schedd_address_file(cfg), schedd.address)
+        schedd.shadows.nursery = nursery
+        await schedd.requeue_orphans()
         nursery.start_soon(schedd.periodic_loop)
+        nursery.start_soon(advertise.loop, schedd)
         log.info("schedd %s serving %d jobs at %s", schedd.name, len(schedd.queue), schedd.address)
         task_status.started(schedd.address)

@@ -251,3 +251,67 @@ def _job(txn: Transaction, key: Key) -> ClassAd:
 
 def _int(v: Any, default: int) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else default
+
+
+def start_running(txn: Transaction, key: Key, slot: str, host: str, now: int) -> bool:
+    """A claim is about to run the job: it is Running from now."""
+    ad = _job(txn, key)
+    if status_of(ad) != JobStatus.IDLE:
+        return False
+    _set_status(txn, key, ad, JobStatus.RUNNING, now)
+    txn.set_attr(key, "JobCurrentStartDate", now)
+    if not isinstance(ad.get("JobStartDate"), int):
+        txn.set_attr(key, "JobStartDate", now)
+    txn.set_attr(key, "RemoteHost", slot)
+    txn.set_attr(key, "NumJobStarts", _int(ad.get("NumJobStarts"), 0) + 1)
+    txn.set_attr(key, "NumJobMatches", _int(ad.get("NumJobMatches"), 0) + 1)
+    txn.set_attr(key, "LastMatchTime", now)
+    txn.event("execute", key, host=host)
+    return True
+
+
+def finish_running(txn: Transaction, key: Key, reply: dict[str, Any], now: int) -> str:
+    """The startd's report of a job's run: record it, then apply the exit policy (or,
+    for a job removed or held while it ran, finish that)."""
+    ad = _job(txn, key)
+    wall = reply.get("wall")
+    if isinstance(wall, int | float):
+        total = ad.get("RemoteWallClockTime")
+        before = total if isinstance(total, int | float) else 0
+        txn.set_attr(key, "RemoteWallClockTime", before + wall)
+    for name, value in (reply.get("outcome") or {}).items():
+        if isinstance(name, str) and wire.is_attr_name(name):
+            txn.set_attr(key, name, value)
+    txn.delete_attr(key, "RemoteHost")
+    status = status_of(ad)
+    if status == JobStatus.REMOVED:
+        leave_queue(txn, key, now)
+        return "removed"
+    if status != JobStatus.RUNNING:
+        return status.name.lower()
+    failed = reply.get("failed")
+    if failed:
+        _set_status(txn, key, ad, JobStatus.IDLE, now)
+        hold(txn, key, str(failed), HoldCode.FAILED_TO_CREATE_PROCESS, 0, now)
+        return "held"
+    outcome = reply.get("outcome") or {}
+    how = Exit(code=outcome.get("ExitCode"), signal=outcome.get("ExitSignal"))
+    return exited(txn, key, how, now)
+
+
+def lose_running(txn: Transaction, key: Key, why: str, now: int) -> str:
+    """The job's startd is gone: a running job goes back to Idle to run elsewhere."""
+    ad = txn.job(key)
+    if ad is None:
+        return "gone"
+    status = status_of(ad)
+    txn.delete_attr(key, "RemoteHost")
+    if status == JobStatus.REMOVED:
+        leave_queue(txn, key, now)
+        return "removed"
+    if status == JobStatus.RUNNING:
+        _set_status(txn, key, ad, JobStatus.IDLE, now)
+        txn.set_attr(key, "LastVacateTime", now)
+        txn.event("evict", key, reason=why)
+        return "requeued"
+    return status.name.lower()

@@ -16,7 +16,7 @@ from pathlib import Path
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.queue import Event
 
-SUBMIT, EXECUTE, ABORTED, TERMINATED, HELD, RELEASED = 0, 1, 9, 5, 12, 13
+SUBMIT, EXECUTE, EVICTED, ABORTED, TERMINATED, HELD, RELEASED = 0, 1, 4, 9, 5, 12, 13
 
 _USAGE = (
     "\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Run Remote Usage\n"
@@ -46,6 +46,9 @@ def format_event(ev: Event, head: str, schedd_addr: str) -> str | None:
         return line(SUBMIT, f"Job submitted from host: {schedd_addr}")
     if ev.kind == "execute":
         return line(EXECUTE, f"Job executing on host: {info.get('host', '')}")
+    if ev.kind == "evict":
+        why = f"\t(0) Job was not checkpointed.\n\t{info.get('reason', '')}\n"
+        return line(EVICTED, "Job was evicted.", why)
     if ev.kind == "hold":
         codes = f"Code {info.get('code', 0)} Subcode {info.get('subcode', 0)}"
         body = f"\t{info.get('reason', '')}\n\t{codes}\n"

@@ -1,0 +1,202 @@
+"""The negotiator: every NEGOTIATOR_INTERVAL (or at once when a schedd asks, after a
+submission), it gathers the pool's free slots and the schedds' idle jobs, runs the Rust
+negotiation cycle, and tells each slot's startd and each job's schedd of their match.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from typing import Any
+
+import trio
+
+from condorx import locate, security, wire
+from condorx.classad import ClassAd
+from condorx.client.collector import CollectorClient
+from condorx.client.connection import Address, connect, daemon_credentials
+from condorx.client.schedd import ScheddClient
+from condorx.config import Config
+from condorx.daemons.server import Peer, Refused, Server
+from condorx.negotiation import Accountant, Submitter, negotiate
+
+log = logging.getLogger("condorx.negotiator")
+
+
+class Negotiator:
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.creds = daemon_credentials(cfg)
+        self.collector = CollectorClient(cfg, self.creds)
+        self.interval = max(1, cfg.get_int("NEGOTIATOR_INTERVAL", 60))
+        self.accountant = Accountant(
+            halflife=cfg.get_float("PRIORITY_HALFLIFE", 86400.0),
+            default_factor=cfg.get_float("DEFAULT_PRIO_FACTOR", 1000.0),
+        )
+        self.wake = trio.Event()
+        self.address = ""
+        self.last_cycle: dict[str, Any] = {}
+
+    async def reschedule(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        if peer.user != security.POOL_IDENTITY:
+            raise Refused("permission", "only the pool's daemons may ask for a cycle")
+        self.wake.set()
+        return {"ok": True}
+
+    async def loop(self) -> None:
+        while True:
+            try:
+                await self.cycle()
+            except (OSError, wire.WireError) as e:
+                log.warning("negotiation cycle failed: %s", e)
+            with trio.move_on_after(self.interval):
+                await self.wake.wait()
+            self.wake = trio.Event()
+
+    async def cycle(self) -> None:
+        started = time.perf_counter()
+        slots = await self.collector.query_ads("machine")
+        schedds = await self.collector.query_ads("scheduler")
+        self._charge(slots)
+        submitters, homes = await self._submitters(schedds)
+        free = [s for s in slots if s.get("State") == "Unclaimed"]
+        if not free or not submitters:
+            return
+        result = await trio.to_thread.run_sync(
+            lambda: negotiate(
+                free,
+                submitters,
+                consider_preemption=False,
+                pre_job_rank=self.cfg.get("NEGOTIATOR_PRE_JOB_RANK"),
+                post_job_rank=self.cfg.get("NEGOTIATOR_POST_JOB_RANK"),
+            )
+        )
+        sent = 0
+        for m in result.matches:
+            sent += await self._hand_out(
+                m.job, m.slot, homes[m.submitter.name], m.submitter.name, m.dynamic_slot
+            )
+        self.last_cycle = {
+            "seconds": time.perf_counter() - started,
+            "matches": sent,
+            "slots": len(free),
+            "idle_jobs": sum(len(s.jobs) for s in submitters),
+        }
+        log.info(
+            "cycle: %(matches)d matches, %(slots)d free slots, %(idle_jobs)d idle jobs, "
+            "%(seconds).3f s",
+            self.last_cycle,
+        )
+
+    def _charge(self, slots: list[ClassAd]) -> None:
+        in_use: dict[str, float] = {}
+        for s in slots:
+            user = s.get("RemoteUser")
+            if isinstance(user, str) and s.get("State") == "Claimed":
+                in_use[user] = in_use.get(user, 0.0) + 1.0
+        self.accountant.update(time.time(), in_use)
+
+    async def _submitters(self, schedds: list[ClassAd]) -> tuple[list[Submitter], dict[str, str]]:
+        """Each (user, schedd)'s idle jobs, with the user's effective priority."""
+        submitters: list[Submitter] = []
+        homes: dict[str, str] = {}
+        for sad in schedds:
+            address = sad.get("MyAddress")
+            if not isinstance(address, str) or not sad.get("TotalIdleJobs"):
+                continue
+            client = ScheddClient(self.cfg, address, self.creds)
+            jobs: dict[str, list[ClassAd]] = {}
+            try:
+                async for chunk in client.query_ads("JobStatus == 1"):
+                    for job in chunk:
+                        jobs.setdefault(str(job.get("Owner")), []).append(job)
+            except (OSError, wire.WireError) as e:
+                log.warning("cannot read the idle jobs of %s: %s", sad.get("Name"), e)
+                continue
+            for owner, owned in jobs.items():
+                name = f"{owner}@{sad.get('Name')}"
+                prio = self.accountant.effective_priority(owner)
+                submitters.append(Submitter(name, prio, owned))
+                homes[name] = address
+        return submitters, homes
+
+    async def _hand_out(
+        self, job: ClassAd, slot: ClassAd, schedd: str, submitter: str, dynamic: ClassAd | None
+    ) -> int:
+        claim_id = secrets.token_hex(16)
+        startd = str(slot.get("MyAddress"))
+        user = str(job.get("Owner"))
+        req: dict[str, Any] = {
+            "cmd": "match",
+            "slot": slot.get("Name"),
+            "claim_id": claim_id,
+            "schedd": schedd,
+            "user": user,
+        }
+        if dynamic is not None:
+            req["request"] = {
+                "cpus": dynamic.get("Cpus"),
+                "memory": dynamic.get("Memory"),
+                "disk": dynamic.get("Disk"),
+            }
+        try:
+            reply = await self._call(startd, req)
+            await self._call(
+                schedd,
+                {
+                    "cmd": "matched",
+                    "job": f"{job.get('ClusterId')}.{job.get('ProcId')}",
+                    "claim_id": claim_id,
+                    "startd": startd,
+                    "slot": reply.get("slot"),
+                    "user": user,
+                },
+            )
+        except (OSError, wire.WireError) as e:
+            log.info("match of %s with %s not made: %s", submitter, slot.get("Name"), e)
+            return 0
+        return 1
+
+    async def _call(self, address: str, req: dict[str, Any]) -> dict[str, Any]:
+        ch = await connect(Address.parse(address), self.creds)
+        try:
+            return await ch.request(req)
+        finally:
+            await ch.aclose()
+
+    def ad(self) -> dict[str, Any]:
+        return {
+            "MyType": "Negotiator",
+            "Name": f"negotiator@{locate.advertised_host('')}",
+            "MyAddress": self.address,
+            "NegotiatorIpAddr": self.address,
+            "ClassAdLifetime": self.interval * 3 + 60,
+            "LastNegotiationCycleDuration0": self.last_cycle.get("seconds", 0.0),
+            "LastNegotiationCycleMatches0": self.last_cycle.get("matches", 0),
+        }
+
+    async def advertise_loop(self) -> None:
+        while True:
+            try:
+                await self.collector.advertise([self.ad()])
+            except (OSError, wire.WireError) as e:
+                log.warning("cannot update the collector: %s", e)
+            await trio.sleep(self.interval)
+
+
+async def serve(
+    cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
+) -> None:
+    negotiator = Negotiator(cfg)
+    key = security.ensure_pool_key(locate.pool_key_file(cfg))
+    server = Server("negotiator", {"reschedule": negotiator.reschedule}, key)
+    host = locate.bind_host(cfg)
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(server.serve_tcp, host, cfg.get_int("NEGOTIATOR_PORT", 0))
+        negotiator.address = f"<{locate.advertised_host(host)}:{port}>"
+        locate.write_address(locate.negotiator_address_file(cfg), negotiator.address)
+        nursery.start_soon(negotiator.advertise_loop)
+        nursery.start_soon(negotiator.loop)
+        log.info("negotiator at %s, cycle every %d s", negotiator.address, negotiator.interval)
+        task_status.started(negotiator.address)

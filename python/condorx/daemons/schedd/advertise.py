@@ -1,0 +1,91 @@
+"""The schedd's ads in the collector: its own (Scheduler) and one per user with jobs
+(Submitter), refreshed every SCHEDD_INTERVAL and soon after the queue changes."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from condorx import wire
+from condorx.attrs import JobStatus
+from condorx.client.collector import CollectorClient
+from condorx.client.connection import Address, connect, daemon_credentials
+
+if TYPE_CHECKING:
+    from condorx.daemons.schedd.service import Schedd
+
+log = logging.getLogger("condorx.schedd")
+
+
+def ads(schedd: Schedd) -> list[dict[str, Any]]:
+    by_user: dict[str, Counter[int]] = {}
+    totals: Counter[int] = Counter()
+    for _, ad in schedd.queue.snapshot():
+        status = ad.get("JobStatus")
+        by_user.setdefault(str(ad.get("Owner")), Counter())[status] += 1
+        totals[status] += 1
+    interval = schedd.cfg.get_int("SCHEDD_INTERVAL", 300)
+    common = {
+        "ScheddIpAddr": schedd.address,
+        "MyAddress": schedd.address,
+        "ClassAdLifetime": interval * 3,
+        "Machine": schedd.uid_domain,
+    }
+    out = [
+        {
+            "MyType": "Scheduler",
+            "Name": schedd.name,
+            **common,
+            "TotalIdleJobs": totals[JobStatus.IDLE],
+            "TotalRunningJobs": totals[JobStatus.RUNNING],
+            "TotalHeldJobs": totals[JobStatus.HELD],
+            "TotalJobAds": sum(totals.values()),
+        }
+    ]
+    for user, c in sorted(by_user.items()):
+        out.append(
+            {
+                "MyType": "Submitter",
+                "Name": f"{user}@{schedd.uid_domain}",
+                "Owner": user,
+                "ScheddName": schedd.name,
+                **common,
+                "IdleJobs": c[JobStatus.IDLE],
+                "RunningJobs": c[JobStatus.RUNNING],
+                "HeldJobs": c[JobStatus.HELD],
+            }
+        )
+    return out
+
+
+async def loop(schedd: Schedd) -> None:
+    collector = CollectorClient(schedd.cfg, daemon_credentials(schedd.cfg))
+    interval = max(1, schedd.cfg.get_int("SCHEDD_INTERVAL", 300))
+    while True:
+        try:
+            await collector.advertise(ads(schedd))
+        except (OSError, wire.WireError) as e:
+            log.warning("cannot update the collector: %s", e)
+        with trio.move_on_after(interval):
+            await schedd.changed.wait()
+        schedd.changed = trio.Event()
+        await trio.sleep(min(1.0, interval))  # one update for a burst of changes
+
+
+async def reschedule(schedd: Schedd) -> None:
+    """Ask the negotiator for a cycle now (after a submission), as condor_reschedule does."""
+    collector = CollectorClient(schedd.cfg, daemon_credentials(schedd.cfg))
+    try:
+        negotiators = await collector.query_rows("negotiator", ["MyAddress"])
+        for (address,) in negotiators:
+            if isinstance(address, str):
+                ch = await connect(Address.parse(address), collector.creds)
+                try:
+                    await ch.request({"cmd": "reschedule"})
+                finally:
+                    await ch.aclose()
+    except (OSError, wire.WireError) as e:
+        log.info("cannot ask for a negotiation cycle: %s", e)

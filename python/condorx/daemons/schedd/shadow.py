@@ -1,0 +1,237 @@
+"""The schedd's shadow role: it takes up the claims the negotiator made for it, runs jobs
+on them one after another (a claim is reused for the next idle job of the same user that
+the slot will take), and records how each job went.
+
+One task per claim. A job's `run` call to the startd stays open while the job runs: its
+heartbeats are the job's lease, and a broken connection (the startd died) puts the job
+back to Idle at once.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from condorx import wire
+from condorx.attrs import JobStatus
+from condorx.classad import ClassAd
+from condorx.client.connection import Address, Credentials, connect
+from condorx.daemons.schedd import transitions
+from condorx.daemons.schedd.store import Key
+from condorx.daemons.starter.sandbox import STDERR, STDOUT
+
+if TYPE_CHECKING:
+    from condorx.daemons.schedd.service import Schedd
+
+log = logging.getLogger("condorx.shadow")
+
+
+@dataclass
+class ClaimInfo:
+    id: str
+    startd: Address
+    slot: str
+    user: str
+    slot_ad: ClassAd = field(default_factory=ClassAd)
+    job: Key | None = None
+
+
+class Shadows:
+    def __init__(self, schedd: Schedd, creds: Credentials) -> None:
+        self.schedd = schedd
+        self.creds = creds
+        self.claims: dict[str, ClaimInfo] = {}
+        self.running: dict[Key, ClaimInfo] = {}
+        self.idle: dict[str, collections.deque[Key]] = {}
+        self.nursery: trio.Nursery | None = None
+
+    # -- the idle jobs of each user, for reusing claims -----------------------------------
+
+    def note_idle(self, keys: list[Key]) -> None:
+        for key in keys:
+            ad = self.schedd.queue.get(key)
+            if ad is not None:
+                self.idle.setdefault(str(ad.get("Owner")), collections.deque()).append(key)
+
+    def _next_job(self, claim: ClaimInfo) -> Key | None:
+        """The next idle job of the claim's user that its slot will take."""
+        pending = self.idle.get(claim.user)
+        skipped = []
+        found = None
+        while pending:
+            key = pending.popleft()
+            ad = self.schedd.queue.get(key)
+            if ad is None or ad.get("JobStatus") != JobStatus.IDLE or key in self.running:
+                continue
+            if ad.symmetricMatch(claim.slot_ad):
+                found = key
+                break
+            skipped.append(key)
+        if pending is not None:
+            pending.extendleft(reversed(skipped))
+        return found
+
+    # -- claims -----------------------------------------------------------------------------
+
+    def matched(self, job: Key, claim: ClaimInfo) -> None:
+        """The negotiator matched `job` to a slot: take up the claim and start running."""
+        assert self.nursery is not None
+        self.claims[claim.id] = claim
+        self.nursery.start_soon(self._use_claim, claim, job)
+
+    async def _use_claim(self, claim: ClaimInfo, first: Key) -> None:
+        try:
+            reply = await self._call(
+                claim,
+                {
+                    "cmd": "claim",
+                    "claim_id": claim.id,
+                    "schedd": self.schedd.address,
+                    "client_machine": self.schedd.name,
+                },
+            )
+            claim.slot_ad = wire.ad_from_wire(reply.get("ad") or {}, "slot ad")
+            key: Key | None = first
+            ad = self.schedd.queue.get(first)
+            if ad is None or ad.get("JobStatus") != JobStatus.IDLE or first in self.running:
+                key = self._next_job(claim)
+            while key is not None:
+                if not await self._run(claim, key):
+                    return  # the claim is gone with its startd
+                key = self._next_job(claim)
+            await self._call(claim, {"cmd": "release", "claim_id": claim.id})
+        except (OSError, wire.WireError, trio.BrokenResourceError) as e:
+            log.warning("claim %s on %s lost: %s", claim.id[:8], claim.slot, e)
+        finally:
+            self.claims.pop(claim.id, None)
+
+    async def _call(self, claim: ClaimInfo, req: dict[str, Any]) -> dict[str, Any]:
+        ch = await connect(claim.startd, self.creds)
+        try:
+            return await ch.request(req)
+        finally:
+            await ch.aclose()
+
+    # -- running one job --------------------------------------------------------------------
+
+    async def _run(self, claim: ClaimInfo, key: Key) -> bool:
+        """Run `key` on the claim; False when the startd is lost (the job is requeued)."""
+        ad = self.schedd.queue.get(key)
+        if ad is None:
+            return True
+        claim.job = key
+        self.running[key] = claim
+        try:
+            await self.schedd.started(key, claim.slot, claim.startd)
+            files = _inputs(ad) if _transfers(ad, claim.slot_ad) else None
+            try:
+                reply = await self._run_on_startd(claim, ad, files)
+            except (OSError, wire.WireError, trio.BrokenResourceError, trio.TooSlowError) as e:
+                log.warning("job %d.%d lost its startd %s: %s", *key, claim.slot, e)
+                await self.schedd.lost(key, f"lost contact with {claim.slot}: {e}")
+                return False
+            _write_outputs(ad, reply.get("files") or {})
+            await self.schedd.finished(key, reply)
+            return True
+        finally:
+            self.running.pop(key, None)
+            claim.job = None
+
+    async def _run_on_startd(
+        self, claim: ClaimInfo, ad: ClassAd, files: dict[str, bytes] | None
+    ) -> dict[str, Any]:
+        lease = ad.get("JobLeaseDuration")
+        lease = lease if isinstance(lease, int) and lease > 0 else 2400
+        ch = await connect(claim.startd, self.creds)
+        try:
+            await ch.send(
+                {
+                    "cmd": "run",
+                    "claim_id": claim.id,
+                    "job": wire.ad_to_wire(ad.flatten()),
+                    "files": files,
+                }
+            )
+            while True:
+                with trio.fail_after(lease):
+                    reply = await ch.receive()
+                if isinstance(reply, dict) and "more" in reply:
+                    continue
+                return wire.check(reply)
+        finally:
+            await ch.aclose()
+
+    async def stop(self, key: Key) -> None:
+        """Stop a running job (condor_rm, condor_hold): the startd kills it."""
+        claim = self.running.get(key)
+        if claim is None:
+            return
+        try:
+            await self._call(claim, {"cmd": "deactivate", "claim_id": claim.id})
+        except (OSError, wire.WireError) as e:
+            log.warning("cannot stop job %d.%d on %s: %s", *key, claim.slot, e)
+
+
+def _transfers(ad: ClassAd, slot: ClassAd) -> bool:
+    """Whether the job's files travel (HTCondor's should_transfer_files rules)."""
+    should = str(ad.get("ShouldTransferFiles") or "IF_NEEDED").upper()
+    if should == "YES":
+        return True
+    if should == "NO":
+        return False
+    return ad.get("FileSystemDomain") != slot.get("FileSystemDomain") or not ad.get(
+        "FileSystemDomain"
+    )
+
+
+def _inputs(ad: ClassAd) -> dict[str, bytes]:
+    iwd = Path(str(ad.get("Iwd") or "/"))
+    names: list[str] = []
+    if ad.get("TransferExecutable", True) is not False:
+        names.append(str(ad.get("Cmd")))
+    stdin = ad.get("In")
+    if isinstance(stdin, str) and stdin not in ("", "/dev/null"):
+        names.append(stdin)
+    extra = ad.get("TransferInput")
+    if isinstance(extra, str):
+        names += [n.strip() for n in extra.split(",") if n.strip()]
+    files = {}
+    for name in names:
+        path = Path(name) if os.path.isabs(name) else iwd / name
+        try:
+            files[path.name] = path.read_bytes()
+        except OSError as e:
+            raise wire.WireError(f"cannot read input file {path}: {e.strerror}") from None
+    return files
+
+
+def _write_outputs(ad: ClassAd, files: dict[str, bytes]) -> None:
+    iwd = Path(str(ad.get("Iwd") or "/"))
+    for name, data in files.items():
+        if name == STDOUT:
+            target = ad.get("Out")
+        elif name == STDERR:
+            target = ad.get("Err")
+        else:
+            target = str(iwd / os.path.basename(name))
+        if not isinstance(target, str) or target in ("", "/dev/null"):
+            continue
+        try:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+            Path(target).write_bytes(data)
+        except OSError as e:
+            log.warning("cannot write %s: %s", target, e.strerror)
+
+
+def now() -> int:
+    return int(time.time())
+
+
+__all__ = ["ClaimInfo", "Shadows", "transitions"]

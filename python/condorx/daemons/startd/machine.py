@@ -1,0 +1,91 @@
+"""What the startd measures of its machine: cpus, memory, disk, architecture, load and
+how long the keyboard and console have been idle."""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import socket
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from condorx.config import Config
+
+# HTCondor advertises a huge idle time when it cannot see any terminal.
+NEVER_TOUCHED = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class Machine:
+    hostname: str
+    arch: str
+    opsys: str
+    cpus: int
+    memory_mb: int
+    disk_kb: int
+    uid_domain: str = ""
+    fs_domain: str = ""
+    address: str = ""
+
+
+def detect(cfg: Config, execute: Path) -> Machine:
+    hostname = cfg.get("FULL_HOSTNAME") or socket.getfqdn()
+    cpus = cfg.get_int("NUM_CPUS", os.cpu_count() or 1)
+    memory = cfg.get_int("MEMORY", _memory_mb())
+    return Machine(
+        hostname=hostname,
+        arch=_arch(),
+        opsys=cfg.get("OPSYS") or platform.system().upper(),
+        cpus=max(1, cpus),
+        memory_mb=max(1, memory),
+        disk_kb=disk_kb(execute),
+        uid_domain=cfg.get("UID_DOMAIN") or hostname,
+        fs_domain=cfg.get("FILESYSTEM_DOMAIN") or hostname,
+    )
+
+
+def _arch() -> str:
+    m = platform.machine().lower()
+    return {"x86_64": "X86_64", "amd64": "X86_64", "aarch64": "aarch64"}.get(m, m.upper())
+
+
+def _memory_mb() -> int:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 1024
+
+
+def disk_kb(path: Path) -> int:
+    path.mkdir(parents=True, exist_ok=True)
+    return shutil.disk_usage(path).free // 1024
+
+
+def load_avg() -> float:
+    try:
+        return round(os.getloadavg()[0], 3)
+    except OSError:
+        return 0.0
+
+
+def idle_seconds(now: float | None = None) -> tuple[int, int]:
+    """(KeyboardIdle, ConsoleIdle): seconds since a terminal or the console was used."""
+    now = time.time() if now is None else now
+    ttys = list(Path("/dev/pts").glob("[0-9]*")) + list(Path("/dev").glob("tty[0-9]*"))
+    console = [Path("/dev/console")]
+    return _since(now, ttys + console), _since(now, console)
+
+
+def _since(now: float, paths: list[Path]) -> int:
+    newest = 0.0
+    for p in paths:
+        try:
+            newest = max(newest, p.stat().st_atime)
+        except OSError:
+            continue
+    return NEVER_TOUCHED if newest == 0.0 else max(0, int(now - newest))

@@ -1,0 +1,149 @@
+"""Running a job's process: its arguments and environment as the job ad writes them, its
+own session (so the whole process tree can be signalled), and the resources it used.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from condorx.classad import ClassAd
+
+
+@dataclass(frozen=True)
+class Outcome:
+    exit_code: int | None
+    signal: int | None
+    user_cpu: float
+    sys_cpu: float
+    max_rss_kb: int
+    wall: float
+
+    def attrs(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "ExitBySignal": self.signal is not None,
+            "RemoteUserCpu": round(self.user_cpu, 3),
+            "RemoteSysCpu": round(self.sys_cpu, 3),
+            "ImageSize": self.max_rss_kb,
+            "MemoryUsage": (self.max_rss_kb + 1023) // 1024,
+        }
+        if self.signal is not None:
+            out["ExitSignal"] = self.signal
+        else:
+            out["ExitCode"] = self.exit_code
+        return out
+
+
+def split_v2(text: str) -> list[str]:
+    """HTCondor's new argument syntax: blanks separate words, single quotes group them,
+    and '' inside quotes is one literal quote."""
+    words: list[str] = []
+    cur: list[str] = []
+    in_word = quoted = False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if quoted:
+            if c == "'" and text[i + 1 : i + 2] == "'":
+                cur.append("'")
+                i += 1
+            elif c == "'":
+                quoted = False
+            else:
+                cur.append(c)
+        elif c == "'":
+            quoted = in_word = True
+        elif c.isspace():
+            if in_word:
+                words.append("".join(cur))
+                cur, in_word = [], False
+        else:
+            cur.append(c)
+            in_word = True
+        i += 1
+    if in_word:
+        words.append("".join(cur))
+    return words
+
+
+def arguments(job: ClassAd) -> list[str]:
+    v2 = job.get("Arguments")
+    if isinstance(v2, str) and v2:
+        return split_v2(v2)
+    v1 = job.get("Args")
+    return v1.split() if isinstance(v1, str) else []
+
+
+def environment(job: ClassAd) -> dict[str, str]:
+    env: dict[str, str] = {}
+    v2 = job.get("Environment")
+    v1 = job.get("Env")
+    words = (
+        split_v2(v2)
+        if isinstance(v2, str) and v2
+        else ([w for w in v1.split(";") if w] if isinstance(v1, str) else [])
+    )
+    for word in words:
+        name, eq, value = word.partition("=")
+        if eq and name:
+            env[name] = value
+    return env
+
+
+class Process:
+    """A running job: its own session, signalled as a whole."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        env: Mapping[str, str],
+        cwd: Path,
+        stdin: Path,
+        stdout: Path,
+        stderr: Path,
+    ) -> None:
+        self.started = time.time()
+        with open(stdin, "rb") as i, open(stdout, "ab") as o, open(stderr, "ab") as e:
+            self.popen = subprocess.Popen(
+                argv,
+                env=dict(env),
+                cwd=cwd,
+                stdin=i,
+                stdout=o,
+                stderr=e,
+                start_new_session=True,
+                close_fds=True,
+            )
+        self.pid = self.popen.pid
+
+    def signal(self, sig: int) -> None:
+        """Send `sig` to the job's whole process tree (its session's process group)."""
+        try:
+            os.killpg(self.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    async def wait(self) -> Outcome:
+        try:
+            _, status, usage = await trio.to_thread.run_sync(
+                os.wait4, self.pid, 0, abandon_on_cancel=True
+            )
+        except BaseException:
+            self.signal(signal.SIGKILL)
+            raise
+        # The job's own children may outlive it in its process group: end them too.
+        self.signal(signal.SIGKILL)
+        self.popen.returncode = 0  # reaped above; keep Popen from waiting again
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        return Outcome(
+            code, sig, usage.ru_utime, usage.ru_stime, usage.ru_maxrss, time.time() - self.started
+        )

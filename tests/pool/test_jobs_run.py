@@ -1,0 +1,143 @@
+"""Jobs really run: a personal pool of real daemons (collector, negotiator, startd,
+schedd) on loopback, driven with condor_submit and watched with condor_q/history."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import wait_for
+
+POOL = """\
+NEGOTIATOR_INTERVAL = 2
+UPDATE_INTERVAL = 2
+SCHEDD_INTERVAL = 2
+STARTER_HEARTBEAT = 1
+NUM_CPUS = 2
+START = TRUE
+"""
+
+
+@pytest.fixture
+def running(pool):
+    with open(pool.config_file, "a") as f:
+        f.write(POOL)
+    pool.reload()
+    pool.start("collector", "negotiator", "startd", "schedd")
+    return pool
+
+
+def submit(pool, text: str) -> int:
+    (pool.root / "job.sub").write_text(text)
+    out = pool.cli("condorx.cli.submit", "job.sub").stdout
+    return int(out.strip().split()[-1].rstrip("."))
+
+
+def history(pool, *attrs: str) -> list[list[str]]:
+    out = pool.cli("condorx.cli.history", "-af", *attrs).stdout
+    return [ln.split() for ln in out.splitlines()]
+
+
+def queue(pool, *attrs: str) -> list[list[str]]:
+    out = pool.cli("condorx.cli.q", "-af", *attrs).stdout
+    return [ln.split() for ln in out.splitlines()]
+
+
+def test_jobs_run_and_their_output_comes_back(running):
+    c = submit(
+        running,
+        """
+executable = /bin/sh
+arguments = "-c 'echo hello from $1; echo oops >&2; exit $2' job $(Process) $(Process)"
+output = out.$(Process)
+error = err.$(Process)
+log = job.log
+queue 3
+""",
+    )
+    done = wait_for(lambda: len(history(running, "ProcId")) == 3, "three jobs to finish")
+    assert done
+    rows = sorted(history(running, "ClusterId", "ProcId", "JobStatus", "ExitCode", "ExitBySignal"))
+    assert rows == [[str(c), str(p), "4", str(p), "false"] for p in range(3)]
+    for p in range(3):
+        assert (running.root / f"out.{p}").read_text() == f"hello from {p}\n"
+        assert (running.root / f"err.{p}").read_text() == "oops\n"
+    log = (running.root / "job.log").read_text()
+    assert log.count("Job executing on host") == 3 and log.count("Job terminated.") == 3
+    assert "(1) Normal termination (return value 2)" in log
+
+
+def test_a_job_killed_by_a_signal_is_recorded_so(running):
+    submit(running, "executable = /bin/sh\narguments = \"-c 'kill -9 $$'\"\nqueue\n")
+    wait_for(lambda: history(running, "ProcId"), "the job to finish")
+    assert history(running, "ExitBySignal", "ExitSignal", "JobStatus") == [["true", "9", "4"]]
+
+
+def test_file_transfer_runs_the_job_in_a_sandbox(running):
+    (running.root / "input.txt").write_text("abc\n")
+    submit(
+        running,
+        """
+executable = /bin/sh
+arguments = "-c 'tr a-z A-Z < input.txt > result.txt; pwd'"
+should_transfer_files = YES
+transfer_input_files = input.txt
+output = where
+queue
+""",
+    )
+    wait_for(lambda: history(running, "ProcId"), "the job to finish")
+    assert (running.root / "result.txt").read_text() == "ABC\n"
+    sandbox = (running.root / "where").read_text().strip()
+    assert sandbox.startswith(str(running.root / "execute")) and not os.path.exists(sandbox)
+
+
+def test_condor_rm_of_a_running_job_kills_its_process_tree(running):
+    pids = running.root / "pids"
+    c = submit(
+        running,
+        f"""
+executable = /bin/sh
+arguments = "-c 'sleep 300 & echo $! > {pids}; echo $$ >> {pids}; wait'"
+queue
+""",
+    )
+    wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2, "the job to start")
+    assert queue(running, "JobStatus") == [["2"]]
+    running.cli("condorx.cli.act:rm", str(c))
+    wait_for(lambda: history(running, "JobStatus") == [["3"]], "the removed job to leave")
+    for pid in map(int, pids.read_text().split()):
+        wait_for(lambda pid=pid: not _alive(pid), f"process {pid} to be gone")
+
+
+def test_a_startd_killed_mid_job_requeues_the_job_and_it_completes_later(running):
+    marker = running.root / "started"
+    c = submit(
+        running,
+        f"""
+executable = /bin/sh
+arguments = "-c 'if [ -e {marker} ]; then echo second; else touch {marker}; sleep 300; fi'"
+output = out
+log = job.log
+queue
+""",
+    )
+    wait_for(lambda: marker.exists(), "the first run to start")
+    running.daemon("startd").kill9()
+    wait_for(lambda: queue(running, "JobStatus") == [["1"]], "the job to be requeued")
+    running.daemon("startd").start()
+    wait_for(lambda: history(running, "ClusterId") == [[str(c)]], "the job to complete")
+    assert (running.root / "out").read_text().endswith("second\n")
+    assert "Job was evicted." in (running.root / "job.log").read_text()
+    assert history(running, "NumJobStarts") == [["2"]]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    status = Path(f"/proc/{pid}/status")
+    return status.exists() and "State:\tZ" not in status.read_text()
