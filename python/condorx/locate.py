@@ -82,7 +82,8 @@ def collector_address(cfg: Config) -> str | None:
     named = cfg.get("COLLECTOR_HOST")
     if named:
         text = named.strip().strip("<>")
-        return text if ":" in text else f"{text}:9618"
+        if not text.endswith(":0"):  # port 0: a personal pool's, published in its file
+            return text if ":" in text else f"{text}:9618"
     try:
         return collector_address_file(cfg).read_text().strip()
     except OSError:
@@ -131,3 +132,12 @@ def startd_address_file(cfg: Config) -> Path:
 
 def execute_dir(cfg: Config) -> Path:
     return _dir(cfg, "EXECUTE")
+
+
+def master_address_file(cfg: Config) -> Path:
+    name = cfg.get("MASTER_ADDRESS_FILE")
+    return Path(name) if name else log_dir(cfg) / ".master_address"
+
+
+def master_socket(cfg: Config) -> Path:
+    return _dir(cfg, "LOCK", "LOG") / "master.sock"

@@ -88,7 +88,8 @@ def _row(ad: ClassAd) -> str:
         st = JobStatus(ad.get("JobStatus")).letter
     except ValueError:
         st = "?"
-    cmd = str(ad.get("Cmd") or "") + (f" {ad.get('Args')}" if ad.get("Args") else "")
+    args = ad.get("Args") or ad.get("Arguments")
+    cmd = str(ad.get("Cmd") or "") + (f" {args}" if args else "")
     return (
         f"{ad.get('ClusterId'):>4}.{ad.get('ProcId'):<3} {str(ad.get('Owner')):<14}"
         f" {date('QDate'):>11} {run:>12} {st}  {date('CompletionDate'):<11} {cmd}\n"

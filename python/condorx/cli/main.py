@@ -74,7 +74,7 @@ main.add_command(bench)
 
 def _queue_commands() -> None:
     """The condor_* tools, also reachable as `condorx <name>` (`condorx q -nobatch`)."""
-    from condorx.cli import act, config_val, edit, history, q, status, submit, token
+    from condorx.cli import act, config_val, edit, history, pool, q, status, submit, token
 
     for name, cmd in (
         ("submit", submit.main),
@@ -88,6 +88,11 @@ def _queue_commands() -> None:
         ("config_val", config_val.main),
         ("token_create", token.create),
         ("status", status.main),
+        ("pool", pool.pool),
+        ("off", pool.off),
+        ("on", pool.on),
+        ("restart", pool.restart),
+        ("reconfig", pool.reconfig),
     ):
         main.add_command(cmd, name)
 

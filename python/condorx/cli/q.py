@@ -49,7 +49,7 @@ NOBATCH = BASE + [
     "ImageSize",
     "MemoryUsage",
     "Cmd",
-    "Args",
+    "ifThenElse(Args =!= undefined, Args, Arguments)",
 ]
 BATCH = BASE + ["QDate", "JobBatchName", "TotalSubmitProcs"]
 HOLD = BASE + ["EnteredCurrentStatus", "HoldReason"]

@@ -178,11 +178,13 @@ class Negotiator:
 
     async def advertise_loop(self) -> None:
         while True:
+            wait = self.interval
             try:
                 await self.collector.advertise([self.ad()])
             except (OSError, wire.WireError) as e:
                 log.warning("cannot update the collector: %s", e)
-            await trio.sleep(self.interval)
+                wait = min(wait, 2)  # try again soon: the collector may be starting
+            await trio.sleep(wait)
 
 
 async def serve(

@@ -92,6 +92,7 @@ class LocalPool:
                 "collector": locate.collector_address_file,
                 "negotiator": locate.negotiator_address_file,
                 "startd": locate.startd_address_file,
+                "master": locate.master_address_file,
             }
             self.daemons[name] = DaemonProcess(self, name, files[name](self.cfg))
         return self.daemons[name]

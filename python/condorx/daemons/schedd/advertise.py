@@ -65,11 +65,13 @@ async def loop(schedd: Schedd) -> None:
     collector = CollectorClient(schedd.cfg, daemon_credentials(schedd.cfg))
     interval = max(1, schedd.cfg.get_int("SCHEDD_INTERVAL", 300))
     while True:
+        wait = interval
         try:
             await collector.advertise(ads(schedd))
         except (OSError, wire.WireError) as e:
             log.warning("cannot update the collector: %s", e)
-        with trio.move_on_after(interval):
+            wait = min(wait, 2)  # try again soon: the collector may be starting
+        with trio.move_on_after(wait):
             await schedd.changed.wait()
         schedd.changed = trio.Event()
         await trio.sleep(min(1.0, interval))  # one update for a burst of changes
@@ -79,6 +81,8 @@ async def reschedule(schedd: Schedd) -> None:
     """Ask the negotiator for a cycle now (after a submission), as condor_reschedule does."""
     collector = CollectorClient(schedd.cfg, daemon_credentials(schedd.cfg))
     try:
+        # The negotiator reads our idle count from the collector: bring it up to date first.
+        await collector.advertise(ads(schedd))
         negotiators = await collector.query_rows("negotiator", ["MyAddress"])
         for (address,) in negotiators:
             if isinstance(address, str):

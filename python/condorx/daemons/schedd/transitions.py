@@ -48,6 +48,7 @@ def submit(
     if cluster is None:
         cluster = txn.new_cluster()
     _stamp_cluster(cluster_ad, cluster, who, now)
+    cluster_ad["TotalSubmitProcs"] = len(procs)
     txn.put_cluster(cluster, cluster_ad)
     status = cluster_ad.get("JobStatus")
     checked: set[tuple[Any, ...]] = set()

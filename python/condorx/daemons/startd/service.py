@@ -81,11 +81,13 @@ class Startd:
     async def advertise_loop(self) -> None:
         while True:
             self._expire_matches()
+            wait = self.update_interval
             try:
                 await self.collector.advertise(self.ads())
             except (OSError, wire.WireError) as e:
                 log.warning("cannot update the collector: %s", e)
-            with trio.move_on_after(self.update_interval):
+                wait = min(wait, 2)  # try again soon: the collector may be starting
+            with trio.move_on_after(wait):
                 await self.changed.wait()
             self.changed = trio.Event()
             await trio.sleep(0.2)  # gather a burst of changes into one update

@@ -1,0 +1,186 @@
+"""A personal pool, and the master's commands.
+
+condorx pool up [--dir DIR]     start a personal pool (a master and its daemons)
+condorx pool down               stop it
+condorx pool status             the master's daemons
+condor_off / condor_on / condor_restart / condor_reconfig [-daemon NAME]...
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+import trio
+
+from condorx import locate
+from condorx.cli import args as a
+from condorx.cli.common import fail, load, run_client
+from condorx.client.collector import CollectorClient
+from condorx.client.connection import Address, Credentials, connect, user_credentials
+from condorx.config import Config
+from condorx.wire import WireError
+
+PERSONAL = """\
+# A personal condorx pool: every daemon on this machine, talking over loopback.
+use ROLE : Personal
+LOCAL_DIR = {dir}
+NEGOTIATOR_INTERVAL = 5
+UPDATE_INTERVAL = 5
+SCHEDD_INTERVAL = 5
+MASTER_UPDATE_INTERVAL = 30
+"""
+
+
+async def _master(cfg: Config, req: dict[str, Any]) -> dict[str, Any]:
+    sock = locate.master_socket(cfg)
+    if not sock.exists():
+        raise OSError(f"no master is running here ({sock} does not exist)")
+    ch = await connect(Address(unix=sock), Credentials())
+    try:
+        return await ch.request(req)
+    finally:
+        await ch.aclose()
+
+
+@click.group()
+def pool() -> None:
+    """Start, stop and look at a personal pool on this machine."""
+
+
+@pool.command()
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(path_type=Path),
+    help="Where the pool lives (default: ~/.condorx).",
+)
+def up(directory: Path | None) -> None:
+    """Start a personal pool: a master and its collector, negotiator, startd and schedd."""
+    root = (directory or Path(os.path.expanduser("~")) / ".condorx").resolve()
+    config = root / "condor_config"
+    if not config.exists():
+        root.mkdir(parents=True, exist_ok=True)
+        config.write_text(PERSONAL.format(dir=root))
+        click.echo(f"Wrote a personal configuration: {config}")
+    env = {**os.environ, "CONDORX_CONFIG": str(config)}
+    os.environ["CONDORX_CONFIG"] = str(config)
+    cfg = load("condorx pool up", "MASTER")
+    if locate.master_socket(cfg).exists() and _answers(cfg):
+        click.echo(f"A pool is already running from {root}.")
+        return
+    log = locate.log_dir(cfg)
+    log.mkdir(parents=True, exist_ok=True)
+    with open(log / "master.out", "ab") as out:
+        subprocess.Popen(
+            [sys.executable, "-m", "condorx.daemons", "master"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    _wait_ready(cfg)
+    click.echo(f"Personal pool up in {root}.")
+    click.echo(f"Use it from other shells with: export CONDORX_CONFIG={config}")
+
+
+def _answers(cfg: Config) -> bool:
+    try:
+        trio.run(_master, cfg, {"cmd": "status"})
+        return True
+    except (OSError, WireError):
+        return False
+
+
+def _wait_ready(cfg: Config, timeout: float = 60.0) -> None:
+    """Until the schedd answers and the collector holds the startd's slots."""
+    deadline = time.monotonic() + timeout
+    wanted = [
+        locate.schedd_address_file(cfg),
+        locate.collector_address_file(cfg),
+        locate.startd_address_file(cfg),
+        locate.negotiator_address_file(cfg),
+    ]
+    while not (all(p.exists() for p in wanted) and _slots(cfg)):
+        if time.monotonic() > deadline:
+            fail("condorx pool up: the pool did not come up; see " + str(locate.log_dir(cfg)))
+        time.sleep(0.2)
+
+
+def _slots(cfg: Config) -> int:
+    """How many slots the collector knows (0 while the pool is still starting)."""
+    client = CollectorClient(cfg, user_credentials(cfg))
+    try:
+        return len(trio.run(client.query_rows, "machine", ["Name"]))
+    except (OSError, WireError):
+        return 0
+
+
+@pool.command()
+def down() -> None:
+    """Stop the personal pool (the master stops its daemons, then itself)."""
+    cfg = load("condorx pool down", "MASTER")
+    run_client(_master, cfg, {"cmd": "off", "master": True}, tool="condorx pool down")
+    deadline = time.monotonic() + 60
+    while locate.master_socket(cfg).exists() and _answers(cfg):
+        if time.monotonic() > deadline:
+            fail("condorx pool down: the master did not stop")
+        time.sleep(0.2)
+    click.echo("Pool stopped.")
+
+
+@pool.command("demo")
+def demo_cmd() -> None:
+    """Bring up a personal pool in a scratch directory, run three real jobs, bring it down."""
+    from condorx.demo_pool import run_demo
+
+    run_demo(click.echo)
+
+
+@pool.command()
+def status() -> None:
+    """The master's daemons, their pids and restarts."""
+    cfg = load("condorx pool status", "MASTER")
+    reply = run_client(_master, cfg, {"cmd": "status"}, tool="condorx pool status")
+    for name, info in sorted(reply["daemons"].items()):
+        click.echo(f"{name:<12} pid {info['pid'] or '-':<8} restarts {info['restarts']}")
+
+
+def _master_command(cmd: str, tool: str) -> click.Command:
+    @click.command(context_settings=a.CONTEXT, name=tool)
+    @click.pass_context
+    def command(ctx: click.Context) -> None:
+        opts = a.parse(
+            ctx.args, [a.Opt("daemon", 2, 1), a.Opt("master", 2), a.Opt("fast", 2)], tool
+        )
+        cfg = load(tool, "MASTER")
+        daemons = [d.lower() for d in opts.values.get("daemon", [])]
+        req = {
+            "cmd": cmd,
+            "daemons": daemons,
+            "master": "master" in opts.flags,
+            "fast": "fast" in opts.flags,
+        }
+        reply = run_client(_master, cfg, req, tool=tool)
+        done = (
+            reply.get("stopped")
+            or reply.get("started")
+            or reply.get("restarted")
+            or reply.get("daemons")
+            or []
+        )
+        click.echo(f'Sent "{cmd}" to the master: {", ".join(done) or "nothing to do"}')
+
+    return command
+
+
+off = _master_command("off", "condor_off")
+on = _master_command("on", "condor_on")
+restart = _master_command("restart", "condor_restart")
+reconfig = _master_command("reconfig", "condor_reconfig")

@@ -1,0 +1,217 @@
+"""The master: starts the daemons of DAEMON_LIST, restarts one that dies (waiting longer
+after each quick death), and obeys condor_off, condor_on, condor_restart and
+condor_reconfig. Stopping the master stops its daemons."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from condorx import locate, security, wire
+from condorx.client.collector import CollectorClient
+from condorx.client.connection import daemon_credentials
+from condorx.config import Config, ConfigError, load_config
+from condorx.daemons.run import DAEMONS
+from condorx.daemons.server import Peer, Refused, Server
+
+log = logging.getLogger("condorx.master")
+
+
+@dataclass
+class Child:
+    name: str
+    wanted: bool = True
+    process: trio.Process | None = None
+    restarts: int = 0
+    started: float = 0.0
+    stopped: trio.Event = field(default_factory=trio.Event)
+
+
+class Master:
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.children: dict[str, Child] = {}
+        self.nursery: trio.Nursery | None = None
+        self.address = ""
+        self.done = trio.Event()
+
+    def daemon_list(self) -> list[str]:
+        names = [n.lower() for n in self.cfg.get_list("DAEMON_LIST")]
+        return [n for n in names if n != "master" and n in DAEMONS]
+
+    def backoff(self, child: Child) -> float:
+        """HTCondor's rule: constant * factor ** restarts, up to the ceiling."""
+        constant = self.cfg.get_float("MASTER_BACKOFF_CONSTANT", 9.0)
+        factor = self.cfg.get_float("MASTER_BACKOFF_FACTOR", 2.0)
+        ceiling = self.cfg.get_float("MASTER_BACKOFF_CEILING", 3600.0)
+        return float(min(ceiling, constant * factor ** max(0, child.restarts - 1)))
+
+    # -- keeping children alive -------------------------------------------------------------
+
+    def start(self, name: str) -> None:
+        child = self.children.get(name)
+        if child is not None:
+            child.wanted = True
+            return
+        child = self.children[name] = Child(name)
+        assert self.nursery is not None
+        self.nursery.start_soon(self._keep, child)
+
+    async def _keep(self, child: Child) -> None:
+        recover = self.cfg.get_float("MASTER_RECOVER_FACTOR", 300.0)
+        while child.wanted:
+            child.started = time.monotonic()
+            child.process = await trio.lowlevel.open_process(
+                [sys.executable, "-m", "condorx.daemons", child.name],
+                env=dict(os.environ), stdin=subprocess.DEVNULL, start_new_session=True,
+            )
+            log.info("started %s (pid %d)", child.name, child.process.pid)
+            code = await child.process.wait()
+            child.process = None
+            if not child.wanted:
+                break
+            if time.monotonic() - child.started > recover:
+                child.restarts = 0  # it ran long enough: forgive the past
+            child.restarts += 1
+            delay = self.backoff(child)
+            log.warning("%s exited (status %s); restart %d in %.0f s", child.name, code,
+                        child.restarts, delay)
+            await trio.sleep(delay)
+        child.stopped.set()
+
+    async def stop(self, name: str, fast: bool = False) -> None:
+        child = self.children.get(name)
+        if child is None:
+            return
+        child.wanted = False
+        proc = child.process
+        if proc is not None:
+            proc.send_signal(signal.SIGKILL if fast else signal.SIGTERM)
+            with trio.move_on_after(self.cfg.get_int("SHUTDOWN_GRACEFUL_TIMEOUT", 30)):
+                await proc.wait()
+            if proc.returncode is None:
+                proc.kill()
+        self.children.pop(name, None)
+
+    # -- commands -------------------------------------------------------------------------
+
+    def _names(self, req: dict[str, Any]) -> list[str]:
+        wanted = req.get("daemons") or self.daemon_list()
+        bad = [n for n in wanted if n not in DAEMONS or n == "master"]
+        if bad:
+            raise Refused("bad-request", f"not a daemon the master runs: {', '.join(bad)}")
+        return [str(n) for n in wanted]
+
+    async def off(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        self._admin(peer)
+        names = self._names(req)
+        for n in names:
+            await self.stop(n, bool(req.get("fast")))
+        if req.get("master"):
+            self.done.set()
+        return {"ok": True, "stopped": names}
+
+    async def on(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        self._admin(peer)
+        names = self._names(req)
+        for n in names:
+            self.start(n)
+        return {"ok": True, "started": names}
+
+    async def restart(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        self._admin(peer)
+        names = self._names(req)
+        for n in names:
+            await self.stop(n)
+            self.start(n)
+        return {"ok": True, "restarted": names}
+
+    async def reconfig(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """Read the configuration again; daemons added to DAEMON_LIST start, removed ones
+        stop, and the rest restart so that they read it too."""
+        self._admin(peer)
+        try:
+            self.cfg = load_config(subsystem="MASTER")
+        except ConfigError as e:
+            raise Refused("bad-request", f"the new configuration is refused: {e}") from None
+        wanted = self.daemon_list()
+        for name in list(self.children):
+            if name not in wanted:
+                await self.stop(name)
+        for name in wanted:
+            if name in self.children:
+                await self.stop(name)
+            self.start(name)
+        return {"ok": True, "daemons": wanted}
+
+    async def status(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        return {"ok": True, "daemons": {
+            n: {"pid": c.process.pid if c.process else None, "restarts": c.restarts}
+            for n, c in self.children.items()
+        }}
+
+    def _admin(self, peer: Peer) -> None:
+        admins = {security.POOL_IDENTITY, "root", security.current_user()}
+        if peer.user not in admins:
+            raise Refused("permission", f"{peer.user} may not command this master")
+
+    def handlers(self) -> dict[str, Any]:
+        return {"off": self.off, "on": self.on, "restart": self.restart,
+                "reconfig": self.reconfig, "status": self.status}
+
+    async def advertise_loop(self) -> None:
+        collector = CollectorClient(self.cfg, daemon_credentials(self.cfg))
+        interval = max(1, self.cfg.get_int("MASTER_UPDATE_INTERVAL", 300))
+        while True:
+            await trio.sleep(2)  # the collector may be starting with us
+            try:
+                await collector.advertise([{
+                    "MyType": "DaemonMaster", "Name": f"master@{locate.advertised_host('')}",
+                    "MyAddress": self.address, "ClassAdLifetime": interval * 3,
+                    "DaemonList": ", ".join(self.daemon_list()),
+                }])
+            except (OSError, wire.WireError) as e:
+                log.info("cannot update the collector: %s", e)
+            await trio.sleep(interval)
+
+
+async def serve(
+    cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
+) -> None:
+    master = Master(cfg)
+    key = security.ensure_pool_key(locate.pool_key_file(cfg))
+    server = Server("master", master.handlers(), key)
+    async with trio.open_nursery() as nursery:
+        master.nursery = nursery
+        sock = locate.master_socket(cfg)
+        await nursery.start(server.serve_unix, sock)
+        port = await nursery.start(server.serve_tcp, locate.bind_host(cfg), 0)
+        master.address = f"<{locate.advertised_host(locate.bind_host(cfg))}:{port}>"
+        # The collector first, so that the others find it when they start.
+        names = master.daemon_list()
+        if "collector" in names:
+            master.start("collector")
+            with trio.move_on_after(15):
+                while not locate.collector_address_file(cfg).exists():
+                    await trio.sleep(0.05)
+        for name in names:
+            master.start(name)
+        locate.write_address(locate.master_address_file(cfg), master.address)
+        nursery.start_soon(master.advertise_loop)
+        task_status.started(master.address)
+        try:
+            await master.done.wait()
+        finally:
+            with trio.CancelScope(shield=True):
+                for name in list(master.children):
+                    await master.stop(name)
+                locate.master_address_file(cfg).unlink(missing_ok=True)
+            nursery.cancel_scope.cancel()

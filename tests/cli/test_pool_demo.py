@@ -1,0 +1,17 @@
+"""README's first command: a personal pool comes up, runs three real jobs, goes down."""
+
+from __future__ import annotations
+
+from condorx.demo_pool import run_demo
+
+
+def test_pool_demo_runs_real_jobs():
+    lines: list[str] = []
+    run_demo(lines.append)
+    text = "\n".join(lines)
+    assert "Personal pool up in" in text and "Pool stopped." in text
+    assert "3 job(s) submitted to cluster 1." in text
+    for p, word in enumerate(("alpha", "beta", "gamma")):
+        assert f"job {p} got {word} and ran on" in text
+    assert text.count("Job terminated.") == 3
+    assert "(1) Normal termination (return value 0)" in text
