@@ -71,7 +71,9 @@ class Master:
             child.started = time.monotonic()
             child.process = await trio.lowlevel.open_process(
                 [sys.executable, "-m", "condorx.daemons", child.name],
-                env=dict(os.environ), stdin=subprocess.DEVNULL, start_new_session=True,
+                env=dict(os.environ),
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
             )
             log.info("started %s (pid %d)", child.name, child.process.pid)
             code = await child.process.wait()
@@ -82,8 +84,13 @@ class Master:
                 child.restarts = 0  # it ran long enough: forgive the past
             child.restarts += 1
             delay = self.backoff(child)
-            log.warning("%s exited (status %s); restart %d in %.0f s", child.name, code,
-                        child.restarts, delay)
+            log.warning(
+                "%s exited (status %s); restart %d in %.0f s",
+                child.name,
+                code,
+                child.restarts,
+                delay,
+            )
             await trio.sleep(delay)
         child.stopped.set()
 
@@ -153,10 +160,13 @@ class Master:
         return {"ok": True, "daemons": wanted}
 
     async def status(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        return {"ok": True, "daemons": {
-            n: {"pid": c.process.pid if c.process else None, "restarts": c.restarts}
-            for n, c in self.children.items()
-        }}
+        return {
+            "ok": True,
+            "daemons": {
+                n: {"pid": c.process.pid if c.process else None, "restarts": c.restarts}
+                for n, c in self.children.items()
+            },
+        }
 
     def _admin(self, peer: Peer) -> None:
         admins = {security.POOL_IDENTITY, "root", security.current_user()}
@@ -164,8 +174,13 @@ class Master:
             raise Refused("permission", f"{peer.user} may not command this master")
 
     def handlers(self) -> dict[str, Any]:
-        return {"off": self.off, "on": self.on, "restart": self.restart,
-                "reconfig": self.reconfig, "status": self.status}
+        return {
+            "off": self.off,
+            "on": self.on,
+            "restart": self.restart,
+            "reconfig": self.reconfig,
+            "status": self.status,
+        }
 
     async def advertise_loop(self) -> None:
         collector = CollectorClient(self.cfg, daemon_credentials(self.cfg))
@@ -173,11 +188,17 @@ class Master:
         while True:
             await trio.sleep(2)  # the collector may be starting with us
             try:
-                await collector.advertise([{
-                    "MyType": "DaemonMaster", "Name": f"master@{locate.advertised_host('')}",
-                    "MyAddress": self.address, "ClassAdLifetime": interval * 3,
-                    "DaemonList": ", ".join(self.daemon_list()),
-                }])
+                await collector.advertise(
+                    [
+                        {
+                            "MyType": "DaemonMaster",
+                            "Name": f"master@{locate.advertised_host('')}",
+                            "MyAddress": self.address,
+                            "ClassAdLifetime": interval * 3,
+                            "DaemonList": ", ".join(self.daemon_list()),
+                        }
+                    ]
+                )
             except (OSError, wire.WireError) as e:
                 log.info("cannot update the collector: %s", e)
             await trio.sleep(interval)

@@ -24,6 +24,7 @@ from condorx.classad import ClassAd, ExprTree, eval_each
 from condorx.client.connection import Address, daemon_credentials
 from condorx.config import Config
 from condorx.daemons.schedd import advertise, history, policy, transitions, userlog
+from condorx.daemons.schedd.committer import Committer
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
 from condorx.daemons.schedd.store import Key, Store
@@ -58,6 +59,7 @@ class Schedd:
             k for k, ad in self.queue.snapshot() if ad.get("JobStatus") == JobStatus.RUNNING
         ]
         self.changed = trio.Event()
+        self.committer = Committer(self)
 
     # -- commits --------------------------------------------------------------------------
 
@@ -222,25 +224,27 @@ class Schedd:
             self.shadows.nursery.start_soon(advertise.reschedule, self)
 
     async def started(self, key: Key, slot: str, startd: Address) -> None:
-        async with self.lock:
-            txn = self.queue.begin()
-            transitions.start_running(txn, key, slot, str(startd), _now())
-            await self.commit(txn)
+        await self.committer.run(
+            lambda txn: transitions.start_running(txn, key, slot, str(startd), _now())
+        )
+
+    async def cannot_start(self, key: Key, why: str) -> None:
+        """The job's input cannot be sent (a missing file): it goes on hold."""
+        code = transitions.HoldCode.UPLOAD_FILE_ERROR
+        await self.committer.run(lambda txn: transitions.hold(txn, key, why, code, 0, _now()))
 
     async def finished(self, key: Key, reply: dict[str, Any]) -> None:
-        async with self.lock:
-            txn = self.queue.begin()
-            outcome = transitions.finish_running(txn, key, reply, _now())
-            await self.commit(txn)
+        outcome = await self.committer.run(
+            lambda txn: transitions.finish_running(txn, key, reply, _now())
+        )
         if outcome == "requeued":
             self.shadows.note_idle([key])
             self._reschedule()
 
     async def lost(self, key: Key, why: str) -> None:
-        async with self.lock:
-            txn = self.queue.begin()
-            outcome = transitions.lose_running(txn, key, why, _now())
-            await self.commit(txn)
+        outcome = await self.committer.run(
+            lambda txn: transitions.lose_running(txn, key, why, _now())
+        )
         if outcome == "requeued":
             self.shadows.note_idle([key])
             self._reschedule()
@@ -389,6 +393,7 @@ async def serve(
         schedd.address = f"<{locate.advertised_host(host)}:{port}>"
         locate.write_address(locate.schedd_address_file(cfg), schedd.address)
         schedd.shadows.nursery = nursery
+        nursery.start_soon(schedd.committer.loop)
         await schedd.requeue_orphans()
         nursery.start_soon(schedd.periodic_loop)
         nursery.start_soon(advertise.loop, schedd)

@@ -87,15 +87,21 @@ class Shadows:
         self.nursery.start_soon(self._use_claim, claim, job)
 
     async def _use_claim(self, claim: ClaimInfo, first: Key) -> None:
+        # One connection for the claim's life: claiming, each job's run, the release.
         try:
-            reply = await self._call(
-                claim,
+            ch = await connect(claim.startd, self.creds)
+        except (OSError, wire.WireError) as e:
+            log.warning("cannot reach %s for claim %s: %s", claim.slot, claim.id[:8], e)
+            self.claims.pop(claim.id, None)
+            return
+        try:
+            reply = await ch.request(
                 {
                     "cmd": "claim",
                     "claim_id": claim.id,
                     "schedd": self.schedd.address,
                     "client_machine": self.schedd.name,
-                },
+                }
             )
             claim.slot_ad = wire.ad_from_wire(reply.get("ad") or {}, "slot ad")
             key: Key | None = first
@@ -103,14 +109,15 @@ class Shadows:
             if ad is None or ad.get("JobStatus") != JobStatus.IDLE or first in self.running:
                 key = self._next_job(claim)
             while key is not None:
-                if not await self._run(claim, key):
+                if not await self._run(ch, claim, key):
                     return  # the claim is gone with its startd
                 key = self._next_job(claim)
-            await self._call(claim, {"cmd": "release", "claim_id": claim.id})
+            await ch.request({"cmd": "release", "claim_id": claim.id})
         except (OSError, wire.WireError, trio.BrokenResourceError) as e:
             log.warning("claim %s on %s lost: %s", claim.id[:8], claim.slot, e)
         finally:
             self.claims.pop(claim.id, None)
+            await ch.aclose()
 
     async def _call(self, claim: ClaimInfo, req: dict[str, Any]) -> dict[str, Any]:
         ch = await connect(claim.startd, self.creds)
@@ -121,7 +128,7 @@ class Shadows:
 
     # -- running one job --------------------------------------------------------------------
 
-    async def _run(self, claim: ClaimInfo, key: Key) -> bool:
+    async def _run(self, ch: wire.Channel, claim: ClaimInfo, key: Key) -> bool:
         """Run `key` on the claim; False when the startd is lost (the job is requeued)."""
         ad = self.schedd.queue.get(key)
         if ad is None:
@@ -129,10 +136,14 @@ class Shadows:
         claim.job = key
         self.running[key] = claim
         try:
-            await self.schedd.started(key, claim.slot, claim.startd)
-            files = _inputs(ad) if _transfers(ad, claim.slot_ad) else None
             try:
-                reply = await self._run_on_startd(claim, ad, files)
+                files = _inputs(ad) if _transfers(ad, claim.slot_ad) else None
+            except wire.WireError as e:
+                await self.schedd.cannot_start(key, str(e))
+                return True
+            await self.schedd.started(key, claim.slot, claim.startd)
+            try:
+                reply = await self._run_on_startd(ch, claim, ad, files)
             except (OSError, wire.WireError, trio.BrokenResourceError, trio.TooSlowError) as e:
                 log.warning("job %d.%d lost its startd %s: %s", *key, claim.slot, e)
                 await self.schedd.lost(key, f"lost contact with {claim.slot}: {e}")
@@ -145,28 +156,18 @@ class Shadows:
             claim.job = None
 
     async def _run_on_startd(
-        self, claim: ClaimInfo, ad: ClassAd, files: dict[str, bytes] | None
+        self, ch: wire.Channel, claim: ClaimInfo, ad: ClassAd, files: dict[str, bytes] | None
     ) -> dict[str, Any]:
         lease = ad.get("JobLeaseDuration")
         lease = lease if isinstance(lease, int) and lease > 0 else 2400
-        ch = await connect(claim.startd, self.creds)
-        try:
-            await ch.send(
-                {
-                    "cmd": "run",
-                    "claim_id": claim.id,
-                    "job": wire.ad_to_wire(ad.flatten()),
-                    "files": files,
-                }
-            )
-            while True:
-                with trio.fail_after(lease):
-                    reply = await ch.receive()
-                if isinstance(reply, dict) and "more" in reply:
-                    continue
-                return wire.check(reply)
-        finally:
-            await ch.aclose()
+        job = wire.ad_to_wire(ad.flatten())
+        await ch.send({"cmd": "run", "claim_id": claim.id, "job": job, "files": files})
+        while True:
+            with trio.fail_after(lease):
+                reply = await ch.receive()
+            if isinstance(reply, dict) and "more" in reply:
+                continue
+            return wire.check(reply)
 
     async def stop(self, key: Key) -> None:
         """Stop a running job (condor_rm, condor_hold): the startd kills it."""
