@@ -283,7 +283,7 @@ def finish_running(txn: Transaction, key: Key, reply: dict[str, Any], now: int) 
     for name, value in (reply.get("outcome") or {}).items():
         if isinstance(name, str) and wire.is_attr_name(name):
             txn.set_attr(key, name, value)
-    txn.delete_attr(key, "RemoteHost")
+    _forget_host(txn, key, ad)
     status = status_of(ad)
     if status == JobStatus.REMOVED:
         leave_queue(txn, key, now)
@@ -306,7 +306,7 @@ def lose_running(txn: Transaction, key: Key, why: str, now: int) -> str:
     if ad is None:
         return "gone"
     status = status_of(ad)
-    txn.delete_attr(key, "RemoteHost")
+    _forget_host(txn, key, ad)
     if status == JobStatus.REMOVED:
         leave_queue(txn, key, now)
         return "removed"
@@ -316,3 +316,11 @@ def lose_running(txn: Transaction, key: Key, why: str, now: int) -> str:
         txn.event("evict", key, reason=why)
         return "requeued"
     return status.name.lower()
+
+
+def _forget_host(txn: Transaction, key: Key, ad: ClassAd) -> None:
+    """The run is over: RemoteHost becomes LastRemoteHost, as in HTCondor."""
+    host = ad.get("RemoteHost")
+    if isinstance(host, str):
+        txn.set_attr(key, "LastRemoteHost", host)
+    txn.delete_attr(key, "RemoteHost")
