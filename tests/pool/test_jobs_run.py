@@ -141,3 +141,35 @@ def _alive(pid: int) -> bool:
         return False
     status = Path(f"/proc/{pid}/status")
     return status.exists() and "State:\tZ" not in status.read_text()
+
+
+def test_suspend_stops_the_process_tree_and_continue_resumes_it(running):
+    pids = running.root / "pids"
+    c = submit(
+        running,
+        f"""
+executable = /bin/sh
+arguments = "-c 'sleep 300 & echo $! > {pids}; echo $$ >> {pids}; wait'"
+log = job.log
+queue
+""",
+    )
+    wait_for(lambda: pids.exists() and len(pids.read_text().split()) == 2, "the job to start")
+    procs = [int(p) for p in pids.read_text().split()]
+    running.cli("condorx.cli.act:suspend", str(c))
+    assert queue(running, "JobStatus") == [["7"]]
+    assert all(_state(p) == "T" for p in procs)  # stopped, the whole tree
+    running.cli("condorx.cli.act:resume", str(c))
+    assert queue(running, "JobStatus", "TotalSuspensions") == [["2", "1"]]
+    assert all(_state(p) == "S" for p in procs)
+    running.cli("condorx.cli.act:rm", str(c))
+    wait_for(lambda: history(running, "JobStatus") == [["3"]], "the removed job to leave")
+    log = (running.root / "job.log").read_text()
+    assert "Job was suspended." in log and "Job was unsuspended." in log
+
+
+def _state(pid: int) -> str:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("State:"):
+            return line.split()[1]
+    return "?"

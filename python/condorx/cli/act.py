@@ -19,6 +19,8 @@ _VERB = {
     "remove": ("condor_rm", "marked for removal"),
     "hold": ("condor_hold", "held"),
     "release": ("condor_release", "released"),
+    "suspend": ("condor_suspend", "suspended"),
+    "continue": ("condor_continue", "continued"),
 }
 
 
@@ -68,3 +70,17 @@ def hold(ctx: click.Context) -> None:
 def release(ctx: click.Context) -> None:
     """Release held jobs."""
     _act("release", ctx.args)
+
+
+@click.command(context_settings=a.CONTEXT)
+@click.pass_context
+def suspend(ctx: click.Context) -> None:
+    """Suspend running jobs (SIGSTOP to each job's process tree)."""
+    _act("suspend", ctx.args)
+
+
+@click.command(context_settings=a.CONTEXT, name="continue")
+@click.pass_context
+def resume(ctx: click.Context) -> None:
+    """Continue suspended jobs."""
+    _act("continue", ctx.args)

@@ -82,6 +82,8 @@ def _queue_commands() -> None:
         ("rm", act.rm),
         ("hold", act.hold),
         ("release", act.release),
+        ("suspend", act.suspend),
+        ("continue", act.resume),
         ("history", history.main),
         ("qedit", edit.qedit),
         ("prio", edit.prio),

@@ -9,6 +9,7 @@ transaction.
 
 from __future__ import annotations
 
+import functools
 import logging
 import socket
 import time
@@ -33,7 +34,7 @@ from condorx.daemons.server import Peer, Refused, Server
 log = logging.getLogger("condorx.schedd")
 
 CHUNK = 10_000
-ACTIONS = ("remove", "hold", "release")
+ACTIONS = ("remove", "hold", "release", "suspend", "continue")
 
 
 class Schedd:
@@ -146,6 +147,8 @@ class Schedd:
         action = req.get("action")
         if action not in ACTIONS:
             raise Refused("bad-request", f"act: unknown action {action!r}")
+        if action in ("suspend", "continue"):
+            return await self._pause(peer, req, action)
         reason = str(req.get("reason") or _default_reason(action, peer.user))
         async with self.lock:
             keys = self._chosen(req)
@@ -157,9 +160,27 @@ class Schedd:
         if action == "release":
             self.shadows.note_idle(allowed)
             self._reschedule()
-        else:
+        elif action in ("remove", "hold"):
             for key in allowed:
                 await self.shadows.stop(key)
+        return {"ok": True, "matched": len(keys), "done": done, "denied": denied}
+
+    async def _pause(self, peer: Peer, req: dict[str, Any], action: str) -> dict[str, Any]:
+        """condor_suspend / condor_continue: the startd signals the job's process tree,
+        then the queue records it."""
+        keys = self._chosen(req)
+        allowed, denied = self._permitted(peer, keys)
+        change = transitions.suspend if action == "suspend" else transitions.resume
+        done = 0
+        for key in allowed:
+            ad = self.queue.get(key)
+            want = JobStatus.RUNNING if action == "suspend" else JobStatus.SUSPENDED
+            if ad is None or ad.get("JobStatus") != want:
+                continue
+            if await self.shadows.signal(key, action):
+                done += bool(
+                    await self.committer.run(functools.partial(change, key=key, now=_now()))
+                )
         return {"ok": True, "matched": len(keys), "done": done, "denied": denied}
 
     def _act_one(
@@ -369,7 +390,13 @@ def _parse_id(text: str) -> Key | None:
 
 
 def _default_reason(action: str, user: str) -> str:
-    verb = {"remove": "condor_rm", "hold": "condor_hold", "release": "condor_release"}[action]
+    verb = {
+        "remove": "condor_rm",
+        "hold": "condor_hold",
+        "release": "condor_release",
+        "suspend": "condor_suspend",
+        "continue": "condor_continue",
+    }[action]
     return f"via {verb} (by user {user})"
 
 

@@ -169,6 +169,18 @@ class Shadows:
                 continue
             return wire.check(reply)
 
+    async def signal(self, key: Key, cmd: str) -> bool:
+        """Suspend or continue a running job ("suspend" or "continue" on its startd)."""
+        claim = self.running.get(key)
+        if claim is None:
+            return False
+        try:
+            await self._call(claim, {"cmd": cmd, "claim_id": claim.id})
+            return True
+        except (OSError, wire.WireError) as e:
+            log.warning("cannot %s job %d.%d on %s: %s", cmd, *key, claim.slot, e)
+            return False
+
     async def stop(self, key: Key) -> None:
         """Stop a running job (condor_rm, condor_hold): the startd kills it."""
         claim = self.running.get(key)

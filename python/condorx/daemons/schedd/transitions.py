@@ -166,7 +166,7 @@ def remove(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> b
     _set_status(txn, key, ad, JobStatus.REMOVED, now)
     txn.set_attr(key, "RemoveReason", reason)
     txn.event("abort", key, reason=reason, by=by)
-    if status != JobStatus.RUNNING:
+    if status not in (JobStatus.RUNNING, JobStatus.SUSPENDED):
         leave_queue(txn, key, now)
     return True
 
@@ -288,7 +288,7 @@ def finish_running(txn: Transaction, key: Key, reply: dict[str, Any], now: int) 
     if status == JobStatus.REMOVED:
         leave_queue(txn, key, now)
         return "removed"
-    if status != JobStatus.RUNNING:
+    if status not in (JobStatus.RUNNING, JobStatus.SUSPENDED):
         return status.name.lower()
     failed = reply.get("failed")
     if failed:
@@ -310,7 +310,7 @@ def lose_running(txn: Transaction, key: Key, why: str, now: int) -> str:
     if status == JobStatus.REMOVED:
         leave_queue(txn, key, now)
         return "removed"
-    if status == JobStatus.RUNNING:
+    if status in (JobStatus.RUNNING, JobStatus.SUSPENDED):
         _set_status(txn, key, ad, JobStatus.IDLE, now)
         txn.set_attr(key, "LastVacateTime", now)
         txn.event("evict", key, reason=why)
@@ -324,3 +324,25 @@ def _forget_host(txn: Transaction, key: Key, ad: ClassAd) -> None:
     if isinstance(host, str):
         txn.set_attr(key, "LastRemoteHost", host)
     txn.delete_attr(key, "RemoteHost")
+
+
+def suspend(txn: Transaction, key: Key, now: int) -> bool:
+    """A running job was suspended on its slot (condor_suspend)."""
+    ad = _job(txn, key)
+    if status_of(ad) != JobStatus.RUNNING:
+        return False
+    _set_status(txn, key, ad, JobStatus.SUSPENDED, now)
+    txn.set_attr(key, "LastSuspensionTime", now)
+    txn.set_attr(key, "TotalSuspensions", _int(ad.get("TotalSuspensions"), 0) + 1)
+    txn.event("suspend", key)
+    return True
+
+
+def resume(txn: Transaction, key: Key, now: int) -> bool:
+    """A suspended job goes on running (condor_continue)."""
+    ad = _job(txn, key)
+    if status_of(ad) != JobStatus.SUSPENDED:
+        return False
+    _set_status(txn, key, ad, JobStatus.RUNNING, now)
+    txn.event("unsuspend", key)
+    return True

@@ -17,6 +17,7 @@ from condorx.classad import ClassAd
 from condorx.daemons.schedd.queue import Event
 
 SUBMIT, EXECUTE, EVICTED, ABORTED, TERMINATED, HELD, RELEASED = 0, 1, 4, 9, 5, 12, 13
+SUSPENDED, UNSUSPENDED = 10, 11
 
 _USAGE = (
     "\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Run Remote Usage\n"
@@ -49,6 +50,11 @@ def format_event(ev: Event, head: str, schedd_addr: str) -> str | None:
     if ev.kind == "evict":
         why = f"\t(0) Job was not checkpointed.\n\t{info.get('reason', '')}\n"
         return line(EVICTED, "Job was evicted.", why)
+    if ev.kind == "suspend":
+        count = "\tNumber of processes actually suspended: 1\n"
+        return line(SUSPENDED, "Job was suspended.", count)
+    if ev.kind == "unsuspend":
+        return line(UNSUSPENDED, "Job was unsuspended.")
     if ev.kind == "hold":
         codes = f"Code {info.get('code', 0)} Subcode {info.get('subcode', 0)}"
         body = f"\t{info.get('reason', '')}\n\t{codes}\n"

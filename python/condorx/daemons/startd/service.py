@@ -240,6 +240,7 @@ class Startd:
         if proc is None:
             return {"ok": True, "running": False}
         proc.signal(signal.SIGTERM)
+        proc.signal(signal.SIGCONT)  # a suspended job must wake up to hear it
         slot.enter("Preempting", "Vacating")
         self._touch()
 
@@ -249,6 +250,26 @@ class Startd:
 
         self.nursery.start_soon(hard_kill)
         return {"ok": True, "running": True}
+
+    async def suspend(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """Stop the claim's job where it is (SIGSTOP to its whole process tree)."""
+        return self._pause(peer, req, signal.SIGSTOP, "Suspended")
+
+    async def resume(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """Let a suspended job go on (SIGCONT to its whole process tree)."""
+        return self._pause(peer, req, signal.SIGCONT, "Busy")
+
+    def _pause(self, peer: Peer, req: dict[str, Any], sig: int, activity: str) -> dict[str, Any]:
+        self._pool_only(peer)
+        slot = self._claimed(req.get("claim_id"))
+        assert slot.claim is not None
+        proc = self.running.get(slot.claim.id)
+        if proc is None:
+            raise Refused("not-found", f"no job is running on {slot.name}")
+        proc.signal(sig)
+        slot.enter("Claimed", activity)
+        self._touch()
+        return {"ok": True}
 
     async def release(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         self._pool_only(peer)
@@ -265,6 +286,8 @@ class Startd:
             "claim": self.claim,
             "run": self.run,
             "deactivate": self.deactivate,
+            "suspend": self.suspend,
+            "continue": self.resume,
             "release": self.release,
         }
 
