@@ -113,8 +113,11 @@ class Shadows:
                     return  # the claim is gone with its startd
                 key = self._next_job(claim)
             await ch.request({"cmd": "release", "claim_id": claim.id})
-        except (OSError, wire.WireError, trio.BrokenResourceError) as e:
+        except (OSError, wire.WireError, wire.RemoteError, trio.BrokenResourceError) as e:
             log.warning("claim %s on %s lost: %s", claim.id[:8], claim.slot, e)
+        except Exception:
+            # A claim's task must never take the schedd down with it.
+            log.exception("claim %s on %s failed", claim.id[:8], claim.slot)
         finally:
             self.claims.pop(claim.id, None)
             await ch.aclose()
@@ -144,7 +147,14 @@ class Shadows:
             await self.schedd.started(key, claim.slot, claim.startd)
             try:
                 reply = await self._run_on_startd(ch, claim, ad, files)
-            except (OSError, wire.WireError, trio.BrokenResourceError, trio.TooSlowError) as e:
+            except (
+                OSError,
+                wire.WireError,
+                wire.RemoteError,
+                trio.BrokenResourceError,
+                trio.TooSlowError,
+            ) as e:
+                # RemoteError is a WireError's sibling: both mean the run is lost.
                 log.warning("job %d.%d lost its startd %s: %s", *key, claim.slot, e)
                 await self.schedd.lost(key, f"lost contact with {claim.slot}: {e}")
                 return False

@@ -4,7 +4,8 @@ starter's work, done in-process so a short job costs a fork, not a Python start-
 Commands, all from the pool's own daemons:
 - `match` (negotiator): reserve a slot for a claim id; it lapses after MATCH_TIMEOUT.
 - `claim` (schedd): take up a matched claim.
-- `run` (schedd): run a job on a claim. The reply streams `{"more": ...}` frames
+- `run` (schedd): run a job on a claim, through the claim's starter process. The reply
+  streams `{"more": ...}` frames
   (`started`, then an `alive` heartbeat every STARTER_HEARTBEAT seconds) and ends with
   how the job ended, its usage, and its output files when they were transferred. The
   open connection is the job's lease: if the startd dies, the schedd sees it at once.
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import os
 import signal
 import time
 from typing import Any
@@ -30,8 +30,7 @@ from condorx.config import Config
 from condorx.daemons.server import Peer, Refused, Server
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd.slots import Claim, Policy, Slot, is_owner, layout, slot_ad
-from condorx.daemons.starter import launch
-from condorx.daemons.starter.sandbox import Sandbox
+from condorx.daemons.startd.starter_process import StarterProcess
 
 log = logging.getLogger("condorx.startd")
 
@@ -49,7 +48,7 @@ class Startd:
         self.update_interval = max(1, cfg.get_int("UPDATE_INTERVAL", 300))
         self.collector = CollectorClient(cfg, daemon_credentials(cfg))
         self.changed = trio.Event()
-        self.running: dict[str, launch.Process] = {}
+        self.starters: dict[str, StarterProcess] = {}
         self._serial = itertools.count(1)
 
     # -- ads ------------------------------------------------------------------------------
@@ -188,85 +187,88 @@ class Startd:
         if not claim.claimed or claim.job is not None:
             raise Refused("busy", f"{slot.name} is not ready for a job")
         job = wire.ad_from_wire(req.get("job"), "job ad")
-        files = req.get("files")
-        box = Sandbox.create(
-            job,
-            self.execute,
-            f"dir_{os.getpid()}_{next(self._serial)}",
-            files if isinstance(files, dict) else None,
-        )
         claim.job, claim.job_start = job, time.time()
         slot.enter("Claimed", "Busy")
         self._touch()
         try:
-            return await self._supervise(slot, box, ch)
+            return await self._supervise(slot, req, ch)
         finally:
-            box.remove()
-            self.running.pop(claim.id, None)
             claim.job = None
             if slot.claim is claim:
                 slot.enter("Claimed", "Idle")
             self._touch()
 
-    async def _supervise(self, slot: Slot, box: Sandbox, ch: wire.Channel) -> dict[str, Any]:
+    async def _supervise(self, slot: Slot, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """Hand the job to the claim's starter (spawned on its first job) and relay its
+        frames to the schedd: started, heartbeats, then how the job ended."""
         assert slot.claim is not None
-        try:
-            proc = box.process(slot.name, launch.Process)
-        except OSError as e:
-            return {"ok": True, "failed": f"cannot start {box.job.get('Cmd')}: {e.strerror}"}
-        self.running[slot.claim.id] = proc
-        await ch.send({"more": {"started": proc.pid, "host": self.machine.address}})
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._heartbeats, ch)
-            outcome = await proc.wait()
-            nursery.cancel_scope.cancel()
-        return {
-            "ok": True,
-            "outcome": outcome.attrs(),
-            "wall": outcome.wall,
-            "files": box.outputs(),
+        starter = self.starters.get(slot.claim.id)
+        if starter is None or not starter.alive:
+            starter = self.starters[slot.claim.id] = await StarterProcess.spawn()
+        request = {
+            "job": req.get("job"),
+            "files": req.get("files"),
+            "slot": slot.name,
+            "scratch": str(self.execute),
+            "heartbeat": self.heartbeat,
         }
-
-    async def _heartbeats(self, ch: wire.Channel) -> None:
-        while True:
-            await trio.sleep(self.heartbeat)
-            await ch.send({"more": {"alive": time.time()}})
+        try:
+            async for frame in starter.run(request):
+                if "started" in frame:
+                    await ch.send(
+                        {"more": {"started": frame["started"], "host": self.machine.address}}
+                    )
+                elif "alive" in frame:
+                    await ch.send({"more": frame})
+                elif "failed" in frame:
+                    return {"ok": True, "failed": frame["failed"]}
+                else:
+                    return {"ok": True, **frame["done"]}
+        except (wire.WireError, trio.BrokenResourceError, trio.ClosedResourceError):
+            starter.kill_job()
+            self.starters.pop(slot.claim.id, None)
+            raise Refused("starter", f"the starter of {slot.name} died") from None
+        raise Refused("starter", f"the starter of {slot.name} stopped answering")
 
     async def deactivate(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         self._pool_only(peer)
         slot = self._claimed(req.get("claim_id"))
         assert slot.claim is not None
-        proc = self.running.get(slot.claim.id)
-        if proc is None:
+        starter = self.starters.get(slot.claim.id)
+        if starter is None or slot.claim.job is None:
             return {"ok": True, "running": False}
-        proc.signal(signal.SIGTERM)
-        proc.signal(signal.SIGCONT)  # a suspended job must wake up to hear it
+        await starter.send_signal(signal.SIGTERM)
+        await starter.send_signal(signal.SIGCONT)  # a suspended job must wake up to hear it
         slot.enter("Preempting", "Vacating")
         self._touch()
+        claim = slot.claim
 
         async def hard_kill() -> None:
             await trio.sleep(self.killing_timeout)
-            proc.signal(signal.SIGKILL)
+            if slot.claim is claim and claim.job is not None:
+                await starter.send_signal(signal.SIGKILL)
 
         self.nursery.start_soon(hard_kill)
         return {"ok": True, "running": True}
 
     async def suspend(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         """Stop the claim's job where it is (SIGSTOP to its whole process tree)."""
-        return self._pause(peer, req, signal.SIGSTOP, "Suspended")
+        return await self._pause(peer, req, signal.SIGSTOP, "Suspended")
 
     async def resume(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         """Let a suspended job go on (SIGCONT to its whole process tree)."""
-        return self._pause(peer, req, signal.SIGCONT, "Busy")
+        return await self._pause(peer, req, signal.SIGCONT, "Busy")
 
-    def _pause(self, peer: Peer, req: dict[str, Any], sig: int, activity: str) -> dict[str, Any]:
+    async def _pause(
+        self, peer: Peer, req: dict[str, Any], sig: int, activity: str
+    ) -> dict[str, Any]:
         self._pool_only(peer)
         slot = self._claimed(req.get("claim_id"))
         assert slot.claim is not None
-        proc = self.running.get(slot.claim.id)
-        if proc is None:
+        starter = self.starters.get(slot.claim.id)
+        if starter is None or slot.claim.job is None:
             raise Refused("not-found", f"no job is running on {slot.name}")
-        proc.signal(sig)
+        await starter.send_signal(sig)
         slot.enter("Claimed", activity)
         self._touch()
         return {"ok": True}
@@ -274,10 +276,10 @@ class Startd:
     async def release(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         self._pool_only(peer)
         slot = self._claimed(req.get("claim_id"))
-        proc = self.running.get(req.get("claim_id"))  # type: ignore[arg-type]
-        if proc is not None:
-            proc.signal(signal.SIGKILL)
+        starter = self.starters.pop(str(req.get("claim_id")), None)
         self._unclaim(slot)
+        if starter is not None:
+            self.nursery.start_soon(starter.close)
         return {"ok": True}
 
     def handlers(self) -> dict[str, Any]:
@@ -313,8 +315,8 @@ async def serve(
             task_status.started(address)
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(2):
-            for proc in startd.running.values():
-                proc.signal(signal.SIGKILL)
+            for starter in startd.starters.values():
+                await starter.close()
             names = [s.name for s in startd._all_slots()]
             try:
                 await startd.collector.invalidate("Machine", names)

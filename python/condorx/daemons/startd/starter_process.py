@@ -1,0 +1,81 @@
+"""The startd's side of a starter: the process it spawns for a claim, and the frames it
+exchanges with it (see condorx.daemons.starter.service)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import trio
+
+from condorx import wire
+
+log = logging.getLogger("condorx.startd")
+
+
+class StarterProcess:
+    def __init__(self, process: trio.Process, ch: wire.Channel) -> None:
+        self.process = process
+        self.ch = ch
+        self.job_pid: int | None = None
+
+    @classmethod
+    async def spawn(cls) -> StarterProcess:
+        process = await trio.lowlevel.open_process(
+            [sys.executable, "-m", "condorx.daemons.starter.service"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=dict(os.environ),
+        )
+        assert process.stdin is not None and process.stdout is not None
+        return cls(process, wire.Channel(trio.StapledStream(process.stdin, process.stdout)))
+
+    @property
+    def alive(self) -> bool:
+        return self.process.returncode is None
+
+    async def run(self, request: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+        """Start a job; yields the starter's frames until (and with) the last one."""
+        await self.ch.send({"cmd": "run", **request})
+        while True:
+            frame = await self.ch.receive()
+            if not isinstance(frame, dict):
+                continue
+            if "started" in frame:
+                self.job_pid = int(frame["started"])
+            yield frame
+            if "done" in frame or "failed" in frame:
+                self.job_pid = None
+                return
+
+    async def send_signal(self, sig: int) -> None:
+        try:
+            await self.ch.send({"cmd": "signal", "signal": int(sig)})
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.kill_job(sig)
+
+    def kill_job(self, sig: int = signal.SIGKILL) -> None:
+        """Signal the job's process tree directly (its starter is gone)."""
+        if self.job_pid is not None:
+            try:
+                os.killpg(self.job_pid, sig)
+            except ProcessLookupError:
+                pass
+
+    async def close(self) -> None:
+        """End the claim: the starter kills what it still runs and exits."""
+        try:
+            await self.ch.aclose()
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            pass
+        with trio.move_on_after(5):
+            await self.process.wait()
+        if self.process.returncode is None:
+            self.process.kill()
+            await self.process.wait()
+        self.kill_job()
