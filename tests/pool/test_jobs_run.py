@@ -173,3 +173,29 @@ def _state(pid: int) -> str:
         if line.startswith("State:"):
             return line.split()[1]
     return "?"
+
+
+def test_periodic_hold_stops_a_running_job(running):
+    with open(running.config_file, "a") as f:
+        f.write("PERIODIC_EXPR_INTERVAL = 1\n")
+    running.reload()
+    running.daemon("schedd").stop()
+    running.daemon("schedd").start()
+    pids = running.root / "pids"
+    c = submit(
+        running,
+        f"""
+executable = /bin/sh
+arguments = "-c 'echo $$ > {pids}; sleep 300'"
+periodic_hold = JobStatus == 2 && time() - EnteredCurrentStatus > 1
+queue
+""",
+    )
+    wait_for(lambda: pids.exists() and pids.read_text().strip(), "the job to start")
+    pid = int(pids.read_text())
+    wait_for(
+        lambda: queue(running, "JobStatus", "HoldReasonCode") == [["5", "3"]],
+        "the policy to hold the job",
+    )
+    wait_for(lambda: not _alive(pid), "the held job's process to be killed")
+    assert queue(running, "ClusterId") == [[str(c)]]

@@ -30,13 +30,12 @@ class SystemPolicy:
 
 def evaluate(
     txn: Transaction, jobs: Iterable[tuple[Key, ClassAd]], now: int, system: SystemPolicy
-) -> int:
-    """Apply the periodic expressions to every job; returns how many jobs changed."""
-    changed = 0
+) -> list[Key]:
+    """Apply the periodic expressions to every job; returns the jobs they changed."""
+    changed = []
     for key, ad in jobs:
-        if txn.job(key) is None:
-            continue
-        changed += _one(txn, key, ad, now, system)
+        if txn.job(key) is not None and _one(txn, key, ad, now, system):
+            changed.append(key)
     return changed
 
 

@@ -333,14 +333,22 @@ class Schedd:
         )
 
     async def periodic(self) -> int:
-        """One pass of the periodic expressions over the whole queue."""
+        """One pass of the periodic expressions over the whole queue; a running job that
+        they hold or remove is stopped on its slot."""
         system = self._system_policy()
         async with self.lock:
             txn = self.queue.begin()
             changed = policy.evaluate(txn, self.queue.snapshot(), _now(), system)
             if changed:
                 await self.commit(txn)
-        return changed
+        for key in changed:
+            ad = self.queue.get(key)
+            status = ad.get("JobStatus") if ad is not None else JobStatus.REMOVED
+            if status in (JobStatus.HELD, JobStatus.REMOVED):
+                await self.shadows.stop(key)
+            elif status == JobStatus.IDLE:
+                self.shadows.note_idle([key])
+        return len(changed)
 
     async def periodic_loop(self) -> None:
         interval = max(1, self.cfg.get_int("PERIODIC_EXPR_INTERVAL", 60))
