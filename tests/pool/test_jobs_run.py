@@ -199,3 +199,28 @@ queue
     )
     wait_for(lambda: not _alive(pid), "the held job's process to be killed")
     assert queue(running, "ClusterId") == [[str(c)]]
+
+
+def test_a_schedd_killed_mid_job_ends_the_claim_and_reruns_the_job_after_restart(running):
+    pids = running.root / "pids"
+    marker = running.root / "ran-once"
+    once = f"if [ -e {marker} ]; then echo again; else touch {marker}; sleep 300; fi"
+    c = submit(
+        running,
+        f"""
+executable = /bin/sh
+arguments = "-c 'echo $$ >> {pids}; {once}'"
+output = out
+queue
+""",
+    )
+    wait_for(lambda: marker.exists(), "the first run to start")
+    first = int(pids.read_text().split()[0])
+    running.daemon("schedd").kill9()
+    wait_for(lambda: not _alive(first), "the orphaned job to be killed by its startd")
+    running.daemon("schedd").start()
+    wait_for(
+        lambda: history(running, "ClusterId", "JobStatus") == [[str(c), "4"]],
+        "the job to run again and complete",
+    )
+    assert (running.root / "out").read_text().endswith("again\n")

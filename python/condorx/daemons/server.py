@@ -12,7 +12,7 @@ import logging
 import os
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,9 @@ class Peer:
     user: str
     method: str  # "unix" or "token"
     address: str
+    # Called when the connection ends, however it ends: a claim held over a connection
+    # lapses with it (the other side is gone).
+    on_close: list[Callable[[], None]] = field(default_factory=list)
 
 
 Handler = Callable[[Peer, dict[str, Any], wire.Channel], Awaitable[dict[str, Any]]]
@@ -116,7 +119,11 @@ class Server:
                 await ch.send(wire.error_reply("authentication", str(e)))
                 return
             await ch.send({"ok": True, "user": peer.user})
-            await self._requests(ch, peer)
+            try:
+                await self._requests(ch, peer)
+            finally:
+                for callback in peer.on_close:
+                    callback()
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:

@@ -176,8 +176,23 @@ class Startd:
         slot.claim.schedd = str(req.get("schedd") or slot.claim.schedd)
         slot.claim.client_machine = str(req.get("client_machine", ""))
         slot.enter("Claimed", "Idle")
+        claim = slot.claim
+        peer.on_close.append(lambda: self._schedd_gone(slot, claim))
         self._touch()
         return {"ok": True, "slot": slot.name, "ad": slot_ad(slot, self.machine, self.policy, {})}
+
+    def _schedd_gone(self, slot: Slot, claim: Claim) -> None:
+        """The connection the claim was made on closed: the claim ends with it (its job,
+        if one still runs, is killed), as a claim whose lease lapsed."""
+        if slot.claim is not claim:
+            return
+        log.info(
+            "%s: the schedd's connection for claim %s closed; releasing", slot.name, claim.id[:8]
+        )
+        starter = self.starters.pop(claim.id, None)
+        self._unclaim(slot)
+        if starter is not None:
+            self.nursery.start_soon(starter.close)
 
     async def run(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         self._pool_only(peer)
@@ -225,9 +240,12 @@ class Startd:
                 else:
                     return {"ok": True, **frame["done"]}
         except (wire.WireError, trio.BrokenResourceError, trio.ClosedResourceError):
+            # The starter died, or the schedd did (its end of this call is gone): either
+            # way the run is over; its job must not outlive it.
             starter.kill_job()
-            self.starters.pop(slot.claim.id, None)
-            raise Refused("starter", f"the starter of {slot.name} died") from None
+            if self.starters.pop(slot.claim.id, None) is starter:
+                self.nursery.start_soon(starter.close)
+            raise Refused("starter", f"the run on {slot.name} was cut off") from None
         raise Refused("starter", f"the starter of {slot.name} stopped answering")
 
     async def deactivate(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
