@@ -48,6 +48,12 @@ def test_master_keeps_its_daemons_running_and_obeys_commands(pool):
     pool.cli("condorx.cli.pool:on", "-daemon", "schedd")
     wait_for(lambda: (daemons(pool).get("schedd") or {}).get("pid"), "the schedd to be back")
 
+    with open(pool.config_file, "a") as f:
+        f.write("DAEMON_LIST = MASTER, COLLECTOR\n")
+    out = pool.cli("condorx.cli.pool:reconfig").stdout
+    assert "collector" in out
+    wait_for(lambda: list(daemons(pool)) == ["collector"], "the schedd to leave DAEMON_LIST")
+
     pids = [d["pid"] for d in daemons(pool).values()]
     pool.daemon("master").stop()
     for pid in pids:
