@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,6 +118,18 @@ class Channel:
             # is waiting to be read.
             pass
         return check(await self.receive())
+
+    async def streamed(self, obj: Mapping[str, Any]) -> AsyncIterator[Any]:
+        """Send a request whose reply is streamed: yields each `{"more": ...}` payload,
+        and checks the final reply."""
+        await self.send(obj)
+        while True:
+            reply = await self.receive()
+            if isinstance(reply, dict) and "more" in reply:
+                yield reply["more"]
+                continue
+            check(reply)
+            return
 
     async def aclose(self) -> None:
         await self.stream.aclose()

@@ -103,14 +103,8 @@ class ScheddClient:
 
     async def _stream(self, req: dict[str, Any]) -> AsyncIterator[list[Any]]:
         async with self.channel() as ch:
-            await ch.send(req)
-            while True:
-                reply = await ch.receive()
-                if isinstance(reply, dict) and "more" in reply:
-                    yield reply["more"]
-                    continue
-                wire.check(reply)
-                return
+            async for chunk in ch.streamed(req):
+                yield chunk
 
     async def act(
         self,

@@ -15,8 +15,9 @@ from typing import Any
 import trio
 
 from condorx import locate, security, wire
-from condorx.classad import ClassAd, ExprTree, eval_each
+from condorx.classad import ClassAd
 from condorx.config import Config
+from condorx.daemons import query
 from condorx.daemons.server import Peer, Refused, Server
 
 log = logging.getLogger("condorx.collector")
@@ -76,18 +77,12 @@ class Collector:
         self._expire(time.time())
         kind = str(req.get("type", "")).lower()
         ads = [e.ad for (k, _), e in sorted(self.ads.items()) if not kind or k == kind]
-        constraint = req.get("constraint")
-        if constraint:
-            try:
-                expr = ExprTree(str(constraint))
-            except ValueError as e:
-                raise Refused("bad-request", f"constraint: {e}") from None
-            ads = [ad for ad, v in zip(ads, eval_each(expr, ads), strict=True) if v is True]
+        ads = query.select(ads, ads, req.get("constraint"))
         exprs = req.get("exprs")
         for start in range(0, len(ads), CHUNK):
             chunk = ads[start : start + CHUNK]
             if exprs:
-                rows: list[Any] = _evaluate(exprs, chunk)
+                rows: list[Any] = query.evaluate(exprs, chunk)
             else:
                 rows = [ad.printOld() for ad in chunk]
             await ch.send({"more": rows})
@@ -100,17 +95,6 @@ class Collector:
 
     def handlers(self) -> dict[str, Any]:
         return {"advertise": self.advertise, "invalidate": self.invalidate, "query": self.query}
-
-
-def _evaluate(exprs: list[Any], ads: list[ClassAd]) -> list[list[Any]]:
-    columns = []
-    for text in exprs:
-        try:
-            expr = ExprTree(str(text))
-        except ValueError as e:
-            raise Refused("bad-request", f"expression {text!r}: {e}") from None
-        columns.append(wire.plain_values(eval_each(expr, ads)))
-    return [list(r) for r in zip(*columns, strict=True)] if columns else [[] for _ in ads]
 
 
 async def serve(

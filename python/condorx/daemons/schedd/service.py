@@ -13,7 +13,7 @@ import functools
 import logging
 import socket
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +21,10 @@ import trio
 
 from condorx import locate, security, wire
 from condorx.attrs import JobStatus
-from condorx.classad import ClassAd, ExprTree, eval_each
+from condorx.classad import ClassAd, ExprTree
 from condorx.client.connection import Address, daemon_credentials
 from condorx.config import Config
+from condorx.daemons import query
 from condorx.daemons.schedd import advertise, history, policy, transitions, userlog
 from condorx.daemons.schedd.committer import Committer
 from condorx.daemons.schedd.queue import JobQueue, Transaction
@@ -135,7 +136,7 @@ class Schedd:
         for start in range(0, len(ads), CHUNK):
             chunk = ads[start : start + CHUNK]
             if exprs:
-                rows: list[Any] = _evaluate(exprs, [ad for _, ad in chunk])
+                rows: list[Any] = query.evaluate(exprs, [ad for _, ad in chunk])
             else:
                 rows = [ad.printOld() for _, ad in chunk]
             await ch.send({"more": rows})
@@ -369,25 +370,7 @@ class Schedd:
 
 
 def _select(jobs: list[tuple[Key, ClassAd]], constraint: Any) -> list[tuple[Key, ClassAd]]:
-    if constraint is None or constraint == "" or constraint is True:
-        return jobs
-    try:
-        expr = ExprTree(str(constraint))
-    except ValueError as e:
-        raise Refused("bad-request", f"constraint: {e}") from None
-    values = eval_each(expr, [ad for _, ad in jobs])
-    return [job for job, v in zip(jobs, values, strict=True) if v is True]
-
-
-def _evaluate(exprs: Iterable[Any], ads: list[ClassAd]) -> list[list[Any]]:
-    columns = []
-    for text in exprs:
-        try:
-            expr = ExprTree(str(text))
-        except ValueError as e:
-            raise Refused("bad-request", f"expression {text!r}: {e}") from None
-        columns.append(wire.plain_values(eval_each(expr, ads)))
-    return [list(row) for row in zip(*columns, strict=True)] if columns else [[] for _ in ads]
+    return query.select(jobs, [ad for _, ad in jobs], constraint)
 
 
 def _parse_id(text: str) -> Key | None:
