@@ -91,7 +91,10 @@ def main() -> None:
     print(f"submit-to-last-job-done                {total:8.2f} s")
     print(f"throughput, overall                    {rate:8.1f} jobs/s")
     verdict = "PASS" if steady >= TARGET else "FAIL"
-    print(f"throughput, steady (10% to 90% done)   {steady:8.1f} jobs/s   target >= {TARGET:.0f}: {verdict}")
+    print(
+        f"throughput, steady (10% to 90% done)   {steady:8.1f} jobs/s"
+        f"   target >= {TARGET:.0f}: {verdict}"
+    )
     if cycles:
         print(f"negotiation cycles with matches        {len(cycles):8d}    median "
               f"{statistics.median(cycles) * 1000:.1f} ms, max {max(cycles) * 1000:.1f} ms")
