@@ -31,6 +31,8 @@ from condorx.errors import CondorxError
 
 TOKEN_PREFIX = "condorx1"
 POOL_IDENTITY = "condor"
+# Who a peer is when it proved nothing: it may only read (queries).
+ANONYMOUS = "unauthenticated"
 
 
 class AuthError(CondorxError):

@@ -64,3 +64,21 @@ def test_only_pool_daemons_may_report_exits(schedd):
     c = schedd.call(schedd.client().submit, cluster(schedd.root), procs(1))
     with pytest.raises(RemoteError, match="only pool daemons"):
         schedd.call(schedd.client().exited, f"{c}.0", 0)
+
+
+def test_without_a_token_a_tcp_client_may_read_but_not_act(schedd):
+    c = schedd.call(schedd.client().submit, cluster(schedd.root), procs(1))
+    address = schedd.address_file.read_text().strip()
+    anonymous = ScheddClient(schedd.cfg, address, Credentials())
+
+    async def read():
+        rows = []
+        async for chunk in anonymous.query_rows(["ClusterId"]):
+            rows.extend(chunk)
+        return rows
+
+    assert schedd.call(read) == [[c]]
+    with pytest.raises(RemoteError, match="needs an identity"):
+        schedd.call(anonymous.act, "remove", [f"{c}.0"], None, None)
+    with pytest.raises(RemoteError, match="needs an identity"):
+        schedd.call(anonymous.submit, cluster(schedd.root), procs(1))

@@ -103,7 +103,7 @@ async def serve(
     """Run a collector until cancelled; reports its address once it accepts requests."""
     collector = Collector(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server("collector", collector.handlers(), key)
+    server = Server("collector", collector.handlers(), key, anonymous=frozenset({"query"}))
     host, port = locate.collector_bind(cfg)
     async with trio.open_nursery() as nursery:
         bound = await nursery.start(server.serve_tcp, host, port)

@@ -51,6 +51,9 @@ class Server:
     handlers: Mapping[str, Handler]
     pool_key: bytes
     max_frame: int = wire.MAX_FRAME
+    # Commands anyone may send without proving who they are (reading the pool's state,
+    # as HTCondor's default ALLOW_READ = * permits).
+    anonymous: frozenset[str] = frozenset()
 
     async def serve_tcp(
         self, host: str, port: int, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
@@ -91,6 +94,8 @@ class Server:
 
     async def _token_auth(self, ch: wire.Channel, hello: dict[str, Any], addr: str) -> Peer:
         reply = await ch.receive()
+        if isinstance(reply, dict) and reply.get("auth") == "anonymous" and self.anonymous:
+            return Peer(security.ANONYMOUS, "anonymous", addr)
         if not isinstance(reply, dict) or reply.get("auth") != "token":
             raise security.AuthError("this connection needs token authentication")
         return await self._check_token(ch, hello, reply, addr)
@@ -145,6 +150,10 @@ class Server:
         handler = self.handlers.get(request["cmd"])
         if handler is None:
             return wire.error_reply("bad-request", f"unknown command {request['cmd']!r}")
+        if peer.user == security.ANONYMOUS and request["cmd"] not in self.anonymous:
+            return wire.error_reply(
+                "authentication", f"{request['cmd']} needs an identity: use a token"
+            )
         try:
             return await handler(peer, request, ch)
         except Refused as e:
