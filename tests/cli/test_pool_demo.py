@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import subprocess
+
 from condorx.demo_pool import run_demo
 
 
+def _masters() -> set[str]:
+    r = subprocess.run(["pgrep", "-f", "condorx.daemons master"], capture_output=True, text=True)
+    return set(r.stdout.split())
+
+
 def test_pool_demo_runs_real_jobs():
+    before = _masters()
     lines: list[str] = []
     run_demo(lines.append)
+    assert _masters() - before == set(), "condorx pool down left its master running"
     text = "\n".join(lines)
     assert "Personal pool up in" in text and "Pool stopped." in text
     assert "3 job(s) submitted to cluster 1." in text

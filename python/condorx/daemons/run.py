@@ -40,10 +40,16 @@ def run(name: str) -> None:
 
 
 async def _until_signalled(serve: Any, cfg: Any) -> None:
-    """Serve until SIGTERM or SIGINT, then let the daemon's tasks be cancelled cleanly."""
+    """Serve until SIGTERM or SIGINT (then let the daemon's tasks be cancelled cleanly),
+    or until the daemon itself is done (a master told to shut down)."""
     async with trio.open_nursery() as nursery:
+
+        async def serve_then_stop() -> None:
+            await serve(cfg)
+            nursery.cancel_scope.cancel()
+
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-            nursery.start_soon(serve, cfg)
+            nursery.start_soon(serve_then_stop)
             async for _ in signals:
                 nursery.cancel_scope.cancel()
                 return
