@@ -449,9 +449,10 @@ def _requirements(v: Values) -> dict[str, Any]:
         clauses.append(
             "((TARGET.HasFileTransfer) || (TARGET.FileSystemDomain == MY.FileSystemDomain))"
         )
-    prep = v.get("deferral_prep_time") or v.get("cron_prep_time")
-    if prep is not None:
+    if v.get("deferral_prep_time") is not None:
         clauses.append("((time() + DeferralPrepTime) >= DeferralTime)")
+    elif v.get("cron_prep_time") is not None:
+        clauses.append("((time() + CronPrepTime) >= DeferralTime)")
     if text:
         clauses.insert(0, f"({text})")
     return {"Requirements": Expr(" && ".join(clauses)), "FileSystemDomain": v.facts["fs_domain"]}

@@ -402,7 +402,10 @@ async def serve(
     schedd = Schedd(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
     server = Server(
-        "schedd", schedd.handlers(), key, cfg.get_int("MAX_MESSAGE_SIZE", wire.MAX_FRAME),
+        "schedd",
+        schedd.handlers(),
+        key,
+        cfg.get_int("MAX_MESSAGE_SIZE", wire.MAX_FRAME),
         anonymous=frozenset({"query"}),
     )
     host = locate.bind_host(cfg)

@@ -49,6 +49,7 @@ def submit(
         cluster = txn.new_cluster()
     _stamp_cluster(cluster_ad, cluster, who, now)
     cluster_ad["TotalSubmitProcs"] = len(procs)
+    _fix_deferral_time(cluster_ad, now)
     txn.put_cluster(cluster, cluster_ad)
     status = cluster_ad.get("JobStatus")
     checked: set[tuple[Any, ...]] = set()
@@ -75,6 +76,20 @@ def submit(
                 subcode=0,
             )
     return cluster
+
+
+def _fix_deferral_time(ad: ClassAd, now: int) -> None:
+    """A DeferralTime written as an expression (`CurrentTime + 60`) becomes a time when the
+    job enters the queue, as the seed's example reads it ("the deferral time is 45 seconds
+    in the past as the job is available")."""
+    value = ad.get("DeferralTime")
+    if not isinstance(value, ExprTree):
+        return
+    scope = ad.copy()
+    scope["CurrentTime"] = now
+    t = scope.eval("DeferralTime")
+    if isinstance(t, int | float) and not isinstance(t, bool):
+        ad["DeferralTime"] = int(t)
 
 
 def _check_proc_names(proc: int, keys: tuple[Any, ...]) -> None:
@@ -290,6 +305,18 @@ def finish_running(txn: Transaction, key: Key, reply: dict[str, Any], now: int) 
         return "removed"
     if status not in (JobStatus.RUNNING, JobStatus.SUSPENDED):
         return status.name.lower()
+    missed = reply.get("missed")
+    if isinstance(missed, dict):
+        _set_status(txn, key, ad, JobStatus.IDLE, now)
+        reason = (
+            f"Job missed its deferred execution time by {missed.get('late')} seconds"
+            f" (deferral window {missed.get('window', 0)} seconds)"
+        )
+        hold(txn, key, reason, HoldCode.MISSED_DEFERRED_EXECUTION_TIME, 0, now)
+        return "held"
+    if reply.get("vacated"):
+        _set_status(txn, key, ad, JobStatus.IDLE, now)
+        return "requeued"
     failed = reply.get("failed")
     if failed:
         _set_status(txn, key, ad, JobStatus.IDLE, now)

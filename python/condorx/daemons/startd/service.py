@@ -233,10 +233,12 @@ class Startd:
                     await ch.send(
                         {"more": {"started": frame["started"], "host": self.machine.address}}
                     )
-                elif "alive" in frame:
+                elif "alive" in frame or "waiting" in frame:
                     await ch.send({"more": frame})
                 elif "failed" in frame:
                     return {"ok": True, "failed": frame["failed"]}
+                elif "missed" in frame or "vacated" in frame:
+                    return {"ok": True, **frame}
                 else:
                     return {"ok": True, **frame["done"]}
         except (wire.WireError, trio.BrokenResourceError, trio.ClosedResourceError):

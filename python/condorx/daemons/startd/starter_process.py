@@ -49,7 +49,7 @@ class StarterProcess:
             if "started" in frame:
                 self.job_pid = int(frame["started"])
             yield frame
-            if "done" in frame or "failed" in frame:
+            if any(k in frame for k in ("done", "failed", "missed", "vacated")):
                 self.job_pid = None
                 return
 

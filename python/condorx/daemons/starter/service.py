@@ -27,7 +27,7 @@ from typing import Any
 import trio
 
 from condorx import wire
-from condorx.daemons.starter import launch
+from condorx.daemons.starter import deferral, launch
 from condorx.daemons.starter.sandbox import Sandbox
 
 
@@ -37,6 +37,10 @@ class Starter:
         self.proc: launch.Process | None = None
         self.send_lock = trio.Lock()
         self.serial = 0
+        # While a job waits for its deferral time: how to stop the wait, and whether a
+        # suspend arrived (the job then starts and is suspended at once, as the seed says).
+        self.waiting: trio.CancelScope | None = None
+        self.suspend_on_start = False
 
     async def send(self, msg: dict[str, Any]) -> None:
         async with self.send_lock:
@@ -51,14 +55,49 @@ class Starter:
                         continue
                     if req.get("cmd") == "run" and self.proc is None:
                         nursery.start_soon(self.run, req)
-                    elif req.get("cmd") == "signal" and self.proc is not None:
-                        self.proc.signal(int(req.get("signal", signal.SIGTERM)))
+                    elif req.get("cmd") == "signal":
+                        self._signal(int(req.get("signal", signal.SIGTERM)))
             except wire.WireError:
                 pass  # the startd closed our input: the claim is over
             finally:
                 if self.proc is not None:
                     self.proc.signal(signal.SIGKILL)
                 nursery.cancel_scope.cancel()
+
+    def _signal(self, sig: int) -> None:
+        if self.proc is not None:
+            self.proc.signal(sig)
+        elif self.waiting is not None:
+            if sig == signal.SIGSTOP:
+                self.suspend_on_start = True
+            elif sig == signal.SIGCONT:
+                self.suspend_on_start = False
+            else:  # a soft or hard kill: the job leaves before it ever starts
+                self.waiting.cancel()
+
+    async def _wait_for_deferral(self, job: Any, heartbeat: float) -> str | None:
+        """None when the job may start now; else the frame kind that ends the run."""
+        d = deferral.of(job)
+        if d is None:
+            return None
+        kind, seconds = deferral.verdict(d, time.time())
+        if kind == "missed":
+            await self.send(
+                {"missed": {"late": int(seconds), "deferral_time": d.time, "window": d.window}}
+            )
+            return "missed"
+        if kind == "wait":
+            await self.send({"waiting": d.time})
+            with trio.CancelScope() as self.waiting:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._heartbeats, heartbeat)
+                    await trio.sleep(seconds)
+                    nursery.cancel_scope.cancel()
+            self.waiting = None
+            if time.time() < d.time:  # cancelled: vacated while it waited
+                await self.send({"vacated": "stopped while waiting for its deferral time"})
+                return "vacated"
+        return None
 
     async def run(self, req: dict[str, Any]) -> None:
         job = wire.ad_from_wire(req.get("job"), "job ad")
@@ -71,14 +110,19 @@ class Starter:
             files if isinstance(files, dict) else None,
         )
         try:
+            heartbeat = float(req.get("heartbeat") or 5)
+            if await self._wait_for_deferral(job, heartbeat) is not None:
+                return
             try:
                 self.proc = box.process(str(req.get("slot", "")), launch.Process)
             except OSError as e:
                 await self.send({"failed": f"cannot start {job.get('Cmd')}: {e.strerror}"})
                 return
+            if self.suspend_on_start:
+                self.proc.signal(signal.SIGSTOP)
             await self.send({"started": self.proc.pid})
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._heartbeats, float(req.get("heartbeat") or 5))
+                nursery.start_soon(self._heartbeats, heartbeat)
                 outcome = await self.proc.wait()
                 nursery.cancel_scope.cancel()
             self.proc = None
@@ -87,6 +131,8 @@ class Starter:
             )
         finally:
             self.proc = None
+            self.waiting = None
+            self.suspend_on_start = False
             box.remove()
 
     async def _heartbeats(self, every: float) -> None:

@@ -1,0 +1,80 @@
+"""Job deferral on real daemons and the real clock: a deferred job waits (Running) and
+then runs; a job inside its window runs at once; a job past its window is held with
+HoldReasonCode 20; a held waiting job never starts."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from test_jobs_run import POOL, history, queue, submit
+
+from conftest import wait_for
+
+
+@pytest.fixture
+def running(pool):
+    with open(pool.config_file, "a") as f:
+        f.write(POOL)
+    pool.reload()
+    pool.start("collector", "negotiator", "startd", "schedd")
+    return pool
+
+
+def test_a_deferred_job_waits_while_running_then_starts_on_time(running):
+    stamp = running.root / "started-at"
+    c = submit(
+        running,
+        f"""
+executable = /bin/sh
+arguments = "-c 'date +%s > {stamp}'"
+deferral_time = CurrentTime + 6
+queue
+""",
+    )
+    deferral = int(queue(running, "DeferralTime")[0][0])
+    wait_for(lambda: queue(running, "JobStatus") == [["2"]], "the job to be matched and wait")
+    assert not stamp.exists() and time.time() < deferral  # running, but not started yet
+    wait_for(
+        lambda: history(running, "ClusterId", "JobStatus") == [[str(c), "4"]],
+        "the job to run at its deferral time",
+    )
+    assert int(stamp.read_text()) >= deferral
+
+
+def test_a_late_job_inside_its_window_runs_and_one_past_it_is_held(running):
+    ok = submit(
+        running,
+        "executable = /bin/true\ndeferral_time = CurrentTime - 2\ndeferral_window = 600\nqueue\n",
+    )
+    late = submit(
+        running,
+        "executable = /bin/true\ndeferral_time = CurrentTime - 100\ndeferral_window = 10\nqueue\n",
+    )
+    wait_for(lambda: history(running, "ClusterId") == [[str(ok)]], "the job in its window")
+    wait_for(lambda: queue(running, "JobStatus") == [["5"]], "the late job to be held")
+    (row,) = queue(running, "ClusterId", "HoldReasonCode", "HoldReason")
+    assert row[:2] == [str(late), "20"]
+    assert "missed its deferred execution time by" in " ".join(row[2:])
+
+
+def test_holding_a_waiting_job_takes_it_off_the_machine_before_it_starts(running):
+    stamp = running.root / "ran"
+    c = submit(
+        running,
+        f"""
+executable = /bin/sh
+arguments = "-c 'touch {stamp}'"
+deferral_time = CurrentTime + 30
+queue
+""",
+    )
+    wait_for(lambda: queue(running, "JobStatus") == [["2"]], "the job to be waiting")
+    running.cli("condorx.cli.act:hold", str(c))
+    wait_for(lambda: queue(running, "JobStatus") == [["5"]], "the job to be held")
+    slots = running.cli("condorx.cli.status", "-af", "Activity").stdout.split()
+    wait_for(
+        lambda: "Busy" not in running.cli("condorx.cli.status", "-af", "Activity").stdout,
+        f"the slot to be free again (was {slots})",
+    )
+    assert not stamp.exists()
