@@ -22,6 +22,10 @@ __all__ = [
     "negotiate",
     "analyze",
     "Accountant",
+    "CronError",
+    "cron_check",
+    "cron_next_runs",
+    "cron_next_run_each",
     "__version__",
 ]
 
@@ -29,6 +33,9 @@ __version__: str
 
 class CondorxError(Exception):
     """Base class of condorx's own exceptions."""
+
+class CronError(ValueError):
+    """A CronTab field that is malformed or out of range; carries .attribute (CronHour, ...)."""
 
 class ClassAdParseError(ValueError):
     """ClassAd text that does not parse; carries .line, .column, .attribute and .offset."""
@@ -172,3 +179,16 @@ class Accountant:
     def real_priority(self, user: str) -> float: ...
     def factor(self, user: str) -> float: ...
     def effective_priority(self, user: str) -> float: ...
+
+_CronFields = tuple[str | None, str | None, str | None, str | None, str | None]
+
+def cron_check(spec: _CronFields) -> None:
+    """Check a schedule's five fields (None for `*`); raises CronError naming the bad field."""
+
+def cron_next_runs(spec: _CronFields, after: int, n: int, tz: str | None = None) -> list[int]:
+    """The next `n` run times (Unix seconds) after `after`, in `tz` (None: local zone)."""
+
+def cron_next_run_each(
+    specs: list[_CronFields], after: int, tz: str | None = None
+) -> list[int | None]:
+    """The next run time of each schedule after `after` (None: invalid or never runs)."""

@@ -78,3 +78,32 @@ queue
         f"the slot to be free again (was {slots})",
     )
     assert not stamp.exists()
+
+
+def test_a_cron_job_runs_at_two_successive_minutes_as_one_job(running):
+    runs = running.root / "runs"
+    c = submit(
+        running,
+        f"""
+executable = /bin/sh
+arguments = "-c 'date +%s >> {runs}; sleep 2'"
+cron_minute = *
+cron_window = 40
+on_exit_remove = NumJobStarts >= 2
+log = job.log
+queue
+""",
+    )
+    first = int(queue(running, "DeferralTime")[0][0])
+    assert first % 60 == 0
+    wait_for(
+        lambda: history(running, "ClusterId", "ProcId", "NumJobStarts") == [[str(c), "0", "2"]],
+        "two runs of the cron job",
+        timeout=150,
+    )
+    starts = [int(x) for x in runs.read_text().split()]
+    assert len(starts) == 2
+    assert starts[0] >= first and starts[1] >= first + 60  # one run per scheduled minute
+    assert starts[1] - starts[0] >= 58  # never two at once
+    log = (running.root / "job.log").read_text()
+    assert log.count("Job executing on host") == 2

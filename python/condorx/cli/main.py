@@ -74,7 +74,7 @@ main.add_command(bench)
 
 def _queue_commands() -> None:
     """The condor_* tools, also reachable as `condorx <name>` (`condorx q -nobatch`)."""
-    from condorx.cli import act, config_val, edit, history, pool, q, status, submit, token
+    from condorx.cli import act, config_val, cron, edit, history, pool, q, status, submit, token
 
     for name, cmd in (
         ("submit", submit.main),
@@ -91,6 +91,7 @@ def _queue_commands() -> None:
         ("token_create", token.create),
         ("status", status.main),
         ("pool", pool.pool),
+        ("cron", cron.cron),
         ("off", pool.off),
         ("on", pool.on),
         ("restart", pool.restart),

@@ -23,6 +23,8 @@ from condorx.negotiation import Accountant, Submitter, negotiate
 
 log = logging.getLogger("condorx.negotiator")
 
+CRON_ATTRIBUTES = ("CronMinute", "CronHour", "CronDayOfMonth", "CronMonth", "CronDayOfWeek")
+
 
 class Negotiator:
     def __init__(self, cfg: Config) -> None:
@@ -36,6 +38,15 @@ class Negotiator:
         )
         self.wake = trio.Event()
         self.address = ""
+        # Idle jobs that may be matched now: a cron job only once its next run is near,
+        # (CurrentTime + SCHEDD_INTERVAL) >= (DeferralTime - CronPrepTime), as the seed says.
+        interval = cfg.get_int("SCHEDD_INTERVAL", 300)
+        not_cron = " && ".join(f"{a} =?= undefined" for a in CRON_ATTRIBUTES)
+        self.eligible = (
+            f"JobStatus == 1 && (({not_cron}) || DeferralTime =?= undefined || "
+            f"(time() + {interval}) >= (DeferralTime - "
+            "ifThenElse(CronPrepTime =?= undefined, 0, CronPrepTime)))"
+        )
         self.last_cycle: dict[str, Any] = {}
 
     async def reschedule(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
@@ -108,7 +119,7 @@ class Negotiator:
             client = ScheddClient(self.cfg, address, self.creds)
             jobs: dict[str, list[ClassAd]] = {}
             try:
-                async for chunk in client.query_ads("JobStatus == 1"):
+                async for chunk in client.query_ads(self.eligible):
                     for job in chunk:
                         jobs.setdefault(str(job.get("Owner")), []).append(job)
             except (OSError, wire.WireError) as e:

@@ -364,6 +364,7 @@ def _deferral(v: Values) -> dict[str, Any]:
     cron = {attr: v.get(cmd) for cmd, attr in _CRON.items() if v.get(cmd) is not None}
     if cron:
         out.update({attr: cron.get(attr, "*") for attr in _CRON.values()})
+        _check_cron(v, out)
     timed = bool(cron) or any(a in out for a in _DEFERRAL.values())
     if timed and universe(v) == Universe.SCHEDULER:
         where = v.where(next(iter(_CRON if cron else _DEFERRAL)))
@@ -371,6 +372,18 @@ def _deferral(v: Values) -> dict[str, Any]:
             f"{where}: job deferral and cron scheduling do not apply to the scheduler universe"
         )
     return out
+
+
+def _check_cron(v: Values, attrs: dict[str, Any]) -> None:
+    """A bad schedule is refused here, naming the command and why (cron_hour = 25)."""
+    from condorx.cron import ATTRIBUTES, CronError, CronSpec, parse
+
+    try:
+        parse(CronSpec(*(str(attrs[a]) for a in ATTRIBUTES)))
+    except CronError as e:
+        attr = getattr(e, "attribute", None)
+        command = next((c for c, a in _CRON.items() if a == attr), "cron_minute")
+        raise SubmitError(f"{v.where(command)}: {command}: {e}") from None
 
 
 _TRANSFER = ("YES", "NO", "IF_NEEDED")

@@ -18,6 +18,21 @@ create_exception!(
     "ClassAd text that does not parse; carries .line, .column, .attribute and .offset."
 );
 
+create_exception!(
+    _core,
+    CronError,
+    PyValueError,
+    "A CronTab field that is malformed or out of range; carries .attribute (CronHour, ...)."
+);
+
+/// A CronTab error as a `CronError` naming its field.
+pub fn cron_error(py: Python<'_>, e: &condorx_cron::CronError) -> PyErr {
+    let err = CronError::new_err(e.to_string());
+    // As above: the message names the field even if the attribute cannot be set.
+    let _ = err.value(py).setattr("attribute", e.attribute());
+    err
+}
+
 /// A syntax error as a `ClassAdParseError` carrying where it happened.
 pub fn parse_error(py: Python<'_>, e: &SyntaxError, what: &str) -> PyErr {
     let msg = format!("cannot parse {what}: {e}");
@@ -35,5 +50,6 @@ pub fn parse_error(py: Python<'_>, e: &SyntaxError, what: &str) -> PyErr {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CondorxError", m.py().get_type::<CondorxError>())?;
     m.add("ClassAdParseError", m.py().get_type::<ClassAdParseError>())?;
+    m.add("CronError", m.py().get_type::<CronError>())?;
     Ok(())
 }

@@ -4,6 +4,7 @@ mod analyze;
 mod api;
 mod classad;
 mod convert;
+mod cron;
 mod errors;
 mod expr;
 mod negotiation;
@@ -19,6 +20,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     api::register(m)?;
     negotiation::register(m)?;
     analyze::register(m)?;
+    cron::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from condorx import wire
+from condorx import cron, wire
 from condorx.attrs import PROTECTED, HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.daemons.schedd.queue import Transaction
@@ -50,6 +50,13 @@ def submit(
     _stamp_cluster(cluster_ad, cluster, who, now)
     cluster_ad["TotalSubmitProcs"] = len(procs)
     _fix_deferral_time(cluster_ad, now)
+    bad_cron = cron_deferral(cluster_ad, now)
+    if bad_cron is not None:
+        cluster_ad["JobStatus"] = int(JobStatus.HELD)
+        cluster_ad["HoldReason"] = bad_cron
+        cluster_ad["HoldReasonCode"] = int(HoldCode.INVALID_CRON_SETTINGS)
+        cluster_ad["HoldReasonSubCode"] = 0
+        cluster_ad["NumHolds"] = 1
     txn.put_cluster(cluster, cluster_ad)
     status = cluster_ad.get("JobStatus")
     checked: set[tuple[Any, ...]] = set()
@@ -71,8 +78,8 @@ def submit(
             txn.event(
                 "hold",
                 (cluster, proc),
-                reason="submitted on hold",
-                code=HoldCode.SUBMITTED_ON_HOLD,
+                reason=str(cluster_ad.get("HoldReason") or "submitted on hold"),
+                code=int(cluster_ad.get("HoldReasonCode") or HoldCode.SUBMITTED_ON_HOLD),
                 subcode=0,
             )
     return cluster
@@ -90,6 +97,39 @@ def _fix_deferral_time(ad: ClassAd, now: int) -> None:
     t = scope.eval("DeferralTime")
     if isinstance(t, int | float) and not isinstance(t, bool):
         ad["DeferralTime"] = int(t)
+
+
+def cron_deferral(
+    ad: ClassAd, now: int, key: Key | None = None, txn: Transaction | None = None
+) -> str | None:
+    """For a cron job, set DeferralTime to the schedule's next run after `now` (on the
+    cluster ad, or on a proc through `txn`); returns why, when the schedule is invalid."""
+    spec = cron.CronSpec.from_ad(ad)
+    if spec is None:
+        return None
+    try:
+        runs = cron.next_runs(cron.parse(spec), now, 1, CRON_TIME_ZONE)
+    except cron.CronError as e:
+        return f"Invalid cron settings: {e}"
+    if not runs:
+        return f"Invalid cron settings: the schedule {spec} never runs"
+    if txn is not None and key is not None:
+        txn.set_attr(key, "DeferralTime", runs[0])
+    else:
+        ad["DeferralTime"] = runs[0]
+    return None
+
+
+# The zone cron schedules are read in (None: this machine's); set from the configuration.
+CRON_TIME_ZONE: str | None = None
+
+
+def _next_cron_run(txn: Transaction, key: Key, now: int) -> None:
+    """A cron job back in the queue waits for its schedule's next run, or is held (25)."""
+    ad = _job(txn, key)
+    why = cron_deferral(ad, now, key, txn)
+    if why is not None:
+        hold(txn, key, why, HoldCode.INVALID_CRON_SETTINGS, 0, now)
 
 
 def _check_proc_names(proc: int, keys: tuple[Any, ...]) -> None:
@@ -170,6 +210,7 @@ def release(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> 
     _set_status(txn, key, ad, JobStatus.IDLE, now)
     txn.set_attr(key, "ReleaseReason", reason)
     txn.event("release", key, reason=reason, by=by)
+    _next_cron_run(txn, key, now)
     return True
 
 
@@ -237,6 +278,7 @@ def exited(txn: Transaction, key: Key, how: Exit, now: int) -> str:
         leave_queue(txn, key, now)
         return "completed"
     _set_status(txn, key, ad, JobStatus.IDLE, now)
+    _next_cron_run(txn, key, now)
     return "requeued"
 
 
@@ -341,6 +383,7 @@ def lose_running(txn: Transaction, key: Key, why: str, now: int) -> str:
         _set_status(txn, key, ad, JobStatus.IDLE, now)
         txn.set_attr(key, "LastVacateTime", now)
         txn.event("evict", key, reason=why)
+        _next_cron_run(txn, key, now)
         return "requeued"
     return status.name.lower()
 

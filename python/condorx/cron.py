@@ -1,0 +1,67 @@
+"""CronTab schedules (HTCondor's cron_minute ... cron_day_of_week), computed in the Rust
+core: check a schedule and list its next run times.
+
+    >>> from condorx.cron import CronSpec, next_runs
+    >>> spec = CronSpec.from_text("*/15 9-17 * * 1-5")      # minute hour dom month dow
+    >>> next_runs(spec, after=1_700_000_000, n=3, tz="UTC")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import astuple, dataclass
+from typing import Any
+
+from condorx._core import ClassAd, CronError, cron_check, cron_next_run_each, cron_next_runs
+
+__all__ = ["ATTRIBUTES", "CronError", "CronSpec", "next_run_each", "next_runs", "parse"]
+
+# The job attributes of the five fields, in crontab order.
+ATTRIBUTES = ("CronMinute", "CronHour", "CronDayOfMonth", "CronMonth", "CronDayOfWeek")
+
+
+@dataclass(frozen=True)
+class CronSpec:
+    minute: str = "*"
+    hour: str = "*"
+    day_of_month: str = "*"
+    month: str = "*"
+    day_of_week: str = "*"
+
+    @classmethod
+    def from_text(cls, text: str) -> CronSpec:
+        """`"m h dom mon dow"`, as in a crontab line (missing trailing fields are `*`)."""
+        words = text.split()
+        if not 1 <= len(words) <= 5:
+            raise CronError(f"a schedule has one to five fields, not {len(words)}: {text!r}")
+        return cls(*words)
+
+    @classmethod
+    def from_ad(cls, ad: Mapping[str, Any] | ClassAd) -> CronSpec | None:
+        """The job's schedule, or None when it sets none of the Cron* attributes."""
+        values = [ad.get(name) for name in ATTRIBUTES]
+        if all(v is None for v in values):
+            return None
+        return cls(*(str(v) if v is not None else "*" for v in values))
+
+    def fields(self) -> tuple[str, str, str, str, str]:
+        return astuple(self)  # type: ignore[return-value]
+
+    def __str__(self) -> str:
+        return " ".join(self.fields())
+
+
+def parse(spec: CronSpec) -> CronSpec:
+    """The schedule, checked: raises CronError naming the bad field and why."""
+    cron_check(spec.fields())
+    return spec
+
+
+def next_runs(spec: CronSpec, after: int, n: int = 1, tz: str | None = None) -> list[int]:
+    """The next `n` run times (Unix seconds) after `after`, in `tz` (None: local zone)."""
+    return cron_next_runs(spec.fields(), after, n, tz)
+
+
+def next_run_each(specs: list[CronSpec], after: int, tz: str | None = None) -> list[int | None]:
+    """The next run time of each schedule (None for one that never runs)."""
+    return cron_next_run_each([s.fields() for s in specs], after, tz)
