@@ -40,6 +40,27 @@ def pool(tmp_path: Path) -> Iterator[Pool]:
         p.stop()
 
 
+# A small, quick pool: the daemons update, negotiate and report every second or two.
+POOL = """\
+NEGOTIATOR_INTERVAL = 2
+UPDATE_INTERVAL = 2
+SCHEDD_INTERVAL = 2
+STARTER_HEARTBEAT = 1
+NUM_CPUS = 2
+START = TRUE
+"""
+
+
+@pytest.fixture
+def running(pool: Pool) -> Pool:
+    """A pool with its collector, negotiator, startd and schedd running."""
+    with open(pool.config_file, "a") as f:
+        f.write(POOL)
+    pool.reload()
+    pool.start("collector", "negotiator", "startd", "schedd")
+    return pool
+
+
 def wait_for(predicate: Any, what: str, timeout: float = 30.0) -> Any:
     deadline = time.monotonic() + timeout
     while True:

@@ -6,19 +6,9 @@ from __future__ import annotations
 
 import time
 
-import pytest
-from test_jobs_run import POOL, history, queue, submit
+from test_jobs_run import history, queue, submit
 
 from conftest import wait_for
-
-
-@pytest.fixture
-def running(pool):
-    with open(pool.config_file, "a") as f:
-        f.write(POOL)
-    pool.reload()
-    pool.start("collector", "negotiator", "startd", "schedd")
-    return pool
 
 
 def test_a_deferred_job_waits_while_running_then_starts_on_time(running):

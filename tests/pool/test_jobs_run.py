@@ -6,27 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
-
 from conftest import wait_for
-
-POOL = """\
-NEGOTIATOR_INTERVAL = 2
-UPDATE_INTERVAL = 2
-SCHEDD_INTERVAL = 2
-STARTER_HEARTBEAT = 1
-NUM_CPUS = 2
-START = TRUE
-"""
-
-
-@pytest.fixture
-def running(pool):
-    with open(pool.config_file, "a") as f:
-        f.write(POOL)
-    pool.reload()
-    pool.start("collector", "negotiator", "startd", "schedd")
-    return pool
 
 
 def submit(pool, text: str) -> int:
