@@ -69,7 +69,7 @@ def collector_address_file(cfg: Config) -> Path:
 def collector_bind(cfg: Config) -> tuple[str, int]:
     """Where the collector listens: COLLECTOR_HOST's port (9618 when it names none), or a
     free port when COLLECTOR_HOST is not set (a personal pool finds it by its file)."""
-    host = _bind_host(cfg)
+    host = bind_host(cfg)
     named = cfg.get("COLLECTOR_HOST")
     if not named:
         return host, 0
@@ -90,14 +90,10 @@ def collector_address(cfg: Config) -> str | None:
         return None
 
 
-def _bind_host(cfg: Config) -> str:
-    host = cfg.get("NETWORK_INTERFACE") or "127.0.0.1"
-    return "0.0.0.0" if host == "*" else host
-
-
 def bind_host(cfg: Config) -> str:
     """The interface daemons listen on (NETWORK_INTERFACE; `*` for all)."""
-    return _bind_host(cfg)
+    host = cfg.get("NETWORK_INTERFACE") or "127.0.0.1"
+    return "0.0.0.0" if host == "*" else host
 
 
 def advertised_host(bound: str) -> str:

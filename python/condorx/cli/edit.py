@@ -28,9 +28,8 @@ def qedit(ctx: click.Context) -> None:
     reply = run_client(client.edit, attrs, ids, constraint, tool="condor_qedit")
     if reply.get("denied"):
         fail(f"condor_qedit: permission denied for jobs {', '.join(reply['denied'])}")
-    for name, value in attrs.items():
+    for name in attrs:
         print(f'Set attribute "{name}" for {reply["done"]} matching jobs.')
-        del value
 
 
 @click.command(context_settings=a.CONTEXT)

@@ -8,19 +8,15 @@ this user can read it (the pool's admin).
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
-
-import trio
+from typing import Any
 
 from condorx import locate, wire
 from condorx.classad import ClassAd, parseAds
 from condorx.client.connection import Address, Credentials, connect, user_credentials
 from condorx.config import Config
-
-T = TypeVar("T")
 
 
 def addresses(cfg: Config, name: str | None = None) -> list[Address]:
@@ -145,11 +141,6 @@ class ScheddClient:
         async with self.channel() as ch:
             reply = await ch.request({"cmd": "exited", "job": job, "code": code, "signal": signal})
         return str(reply["outcome"])
-
-
-def run(fn: Callable[..., Any], *args: Any) -> Any:
-    """Run one async client call from synchronous code (the CLIs)."""
-    return trio.run(fn, *args)
 
 
 def history_ads(cfg: Config) -> Iterator[ClassAd]:

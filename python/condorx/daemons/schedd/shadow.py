@@ -12,7 +12,6 @@ from __future__ import annotations
 import collections
 import logging
 import os
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +22,6 @@ from condorx import wire
 from condorx.attrs import JobStatus
 from condorx.classad import ClassAd
 from condorx.client.connection import Address, Credentials, connect
-from condorx.daemons.schedd import transitions
 from condorx.daemons.schedd.store import Key
 from condorx.daemons.starter.sandbox import STDERR, STDOUT
 
@@ -251,10 +249,3 @@ def _write_outputs(ad: ClassAd, files: dict[str, bytes]) -> None:
             Path(target).write_bytes(data)
         except OSError as e:
             log.warning("cannot write %s: %s", target, e.strerror)
-
-
-def now() -> int:
-    return int(time.time())
-
-
-__all__ = ["ClaimInfo", "Shadows", "transitions"]

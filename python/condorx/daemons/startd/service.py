@@ -19,6 +19,7 @@ import itertools
 import logging
 import signal
 import time
+from dataclasses import replace
 from typing import Any
 
 import trio
@@ -328,7 +329,7 @@ async def serve(
             startd.nursery = nursery
             port = await nursery.start(server.serve_tcp, host, cfg.get_int("STARTD_PORT", 0))
             address = f"<{locate.advertised_host(host)}:{port}>"
-            startd.machine = _with_address(startd.machine, address)
+            startd.machine = replace(startd.machine, address=address)
             locate.write_address(locate.startd_address_file(cfg), address)
             nursery.start_soon(startd.advertise_loop)
             log.info("startd with %d slots at %s", len(startd.slots), address)
@@ -342,9 +343,3 @@ async def serve(
                 await startd.collector.invalidate("Machine", names)
             except (OSError, wire.WireError):
                 pass
-
-
-def _with_address(m: mach.Machine, address: str) -> mach.Machine:
-    from dataclasses import replace
-
-    return replace(m, address=address)
