@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from typing import Any
 
 import click
@@ -12,6 +11,7 @@ from condorx.attrs import JobStatus
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.cli import args as a
 from condorx.cli.common import fail, load
+from condorx.cli.timefmt import duration, short_date
 from condorx.client.schedd import history_ads
 
 OPTIONS = [
@@ -79,11 +79,9 @@ def _af(v: Any) -> str:
 
 def _row(ad: ClassAd) -> str:
     def date(name: str) -> str:
-        t = ad.get(name)
-        return time.strftime("%m/%d %H:%M", time.localtime(t)) if isinstance(t, int) else "???"
+        return short_date(ad.get(name), "???")
 
-    wall = int(ad.get("RemoteWallClockTime") or 0)
-    run = f"{wall // 86400}+{wall % 86400 // 3600:02d}:{wall % 3600 // 60:02d}:{wall % 60:02d}"
+    run = duration(ad.get("RemoteWallClockTime") or 0)
     try:
         st = JobStatus(ad.get("JobStatus")).letter
     except ValueError:

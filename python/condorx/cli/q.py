@@ -7,11 +7,9 @@ them in chunks, so the printing of a 100,000-job queue starts at once.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -19,6 +17,7 @@ import click
 from condorx import security
 from condorx.attrs import JobStatus
 from condorx.cli import args as a
+from condorx.cli import q_views as views
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
 
@@ -39,21 +38,6 @@ OPTIONS = [
     a.Opt("attributes", 4, 1),
     a.Opt("wide", 1),
 ]
-
-BASE = ["ClusterId", "ProcId", "Owner", "JobStatus"]
-NOBATCH = BASE + [
-    "QDate",
-    "RemoteWallClockTime",
-    "JobCurrentStartDate",
-    "JobPrio",
-    "ImageSize",
-    "MemoryUsage",
-    "Cmd",
-    "ifThenElse(Args =!= undefined, Args, Arguments)",
-]
-BATCH = BASE + ["QDate", "JobBatchName", "TotalSubmitProcs"]
-HOLD = BASE + ["EnteredCurrentStatus", "HoldReason"]
-RUN = BASE + ["QDate", "RemoteWallClockTime", "JobCurrentStartDate", "RemoteHost"]
 
 
 @click.command(context_settings=a.CONTEXT)
@@ -144,7 +128,6 @@ def _af(v: Any) -> str:
 
 
 async def _print_view(client: ScheddClient, constraint: str | None, opts: a.Parsed) -> None:
-    from condorx.cli import q_views as views
 
     totals = views.Totals()
     if "hold" in opts.flags:
@@ -175,10 +158,6 @@ async def _print_view(client: ScheddClient, constraint: str | None, opts: a.Pars
 
 def _schedd_name(client: ScheddClient) -> str:
     return client.cfg.get("SCHEDD_NAME") or client.cfg.get("FULL_HOSTNAME") or os.uname().nodename
-
-
-def print_json(rows: Sequence[Any]) -> None:
-    json.dump(rows, sys.stdout, indent=2)
 
 
 if __name__ == "__main__":

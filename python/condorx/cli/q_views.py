@@ -6,25 +6,30 @@ into text. Rows arrive as `[ClusterId, ProcId, Owner, JobStatus, ...]`.
 
 from __future__ import annotations
 
-import functools
 import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from condorx.attrs import JobStatus
-from condorx.cli import q
+from condorx.cli.timefmt import duration as _duration
+from condorx.cli.timefmt import short_date as _date
 
-
-@functools.lru_cache(maxsize=4096)
-def _date(t: Any) -> str:
-    # Jobs of one submission share their QDate: format each second once.
-    return time.strftime("%m/%d %H:%M", time.localtime(t)) if isinstance(t, int | float) else "?"
-
-
-def _duration(secs: float) -> str:
-    s = int(secs)
-    return f"{s // 86400}+{s % 86400 // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+# The columns each view asks the schedd to evaluate; every row starts with BASE.
+BASE = ["ClusterId", "ProcId", "Owner", "JobStatus"]
+NOBATCH = BASE + [
+    "QDate",
+    "RemoteWallClockTime",
+    "JobCurrentStartDate",
+    "JobPrio",
+    "ImageSize",
+    "MemoryUsage",
+    "Cmd",
+    "ifThenElse(Args =!= undefined, Args, Arguments)",
+]
+BATCH = BASE + ["QDate", "JobBatchName", "TotalSubmitProcs"]
+HOLD = BASE + ["EnteredCurrentStatus", "HoldReason"]
+RUN = BASE + ["QDate", "RemoteWallClockTime", "JobCurrentStartDate", "RemoteHost"]
 
 
 def _run_time(row: list[Any], wall: int, start: int) -> str:
@@ -53,7 +58,7 @@ class View:
 
 
 class NoBatchView(View):
-    columns = q.NOBATCH
+    columns = NOBATCH
     header = " ID      OWNER            SUBMITTED     RUN_TIME ST PRI SIZE CMD"
 
     def rows(self, chunk: list[list[Any]]) -> str:
@@ -69,7 +74,7 @@ class NoBatchView(View):
 
 
 class HoldView(View):
-    columns = q.HOLD
+    columns = HOLD
     header = " ID      OWNER          HELD_SINCE  HOLD_REASON"
 
     def rows(self, chunk: list[list[Any]]) -> str:
@@ -79,7 +84,7 @@ class HoldView(View):
 
 
 class RunView(View):
-    columns = q.RUN
+    columns = RUN
     header = " ID      OWNER            SUBMITTED     RUN_TIME HOST(S)"
 
     def rows(self, chunk: list[list[Any]]) -> str:
@@ -105,7 +110,7 @@ class _Batch:
 class BatchView(View):
     """Jobs grouped by JobBatchName, else by cluster, one line per group."""
 
-    columns = q.BATCH
+    columns = BATCH
     header = "OWNER  BATCH_NAME    SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS"
 
     def __init__(self) -> None:

@@ -14,6 +14,7 @@ import click
 
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
+from condorx.cli.timefmt import duration as _duration
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import user_credentials
 
@@ -90,11 +91,6 @@ def _af(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(getattr(v, "text", v))
-
-
-def _duration(secs: Any) -> str:
-    s = int(secs) if isinstance(secs, int | float) else 0
-    return f"{s // 86400}+{s % 86400 // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
 def _slot_view(rows: list[list[Any]]) -> None:
