@@ -7,11 +7,13 @@ the full state machine is the policy issue's.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from condorx import wire
 from condorx.classad import ClassAd, ExprTree
 from condorx.config import Config
 from condorx.daemons.startd.machine import Machine
@@ -220,6 +222,10 @@ def slot_ad(slot: Slot, m: Machine, policy: Policy, dynamic: dict[str, Any]) -> 
 
 
 def is_owner(ad: dict[str, Any], policy: Policy) -> bool:
-    from condorx import wire
+    return _parsed(policy.is_owner).eval(wire.ad_from_wire(ad)) is True
 
-    return ExprTree(policy.is_owner).eval(wire.ad_from_wire(ad)) is True
+
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str) -> ExprTree:
+    # Every slot's ad is judged at every update: parse the policy text once.
+    return ExprTree(text)
