@@ -7,8 +7,6 @@ event log and the history, and a kill -9 of the schedd that loses nothing.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -73,13 +71,5 @@ def _transcript(schedd: LocalSchedd, root: Path, echo: Callable[[str], None]) ->
 
 
 def _tool(schedd: LocalSchedd, root: Path, name: str, *args: str) -> str:
-    module, _, func = TOOLS[name].partition(":")
-    code = f"import sys; sys.argv[0] = {name!r}; from {module} import {func or 'main'} as m; m()"
-    r = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        env=schedd.env,
-        cwd=root,
-        capture_output=True,
-        text=True,
-    )
+    r = schedd.cli(TOOLS[name], *args, check=False, cwd=root, name=name)
     return r.stdout + r.stderr

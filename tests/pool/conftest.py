@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,20 +13,7 @@ from condorx.testing.pool import LocalPool
 
 
 class Pool(LocalPool):
-    def cli(self, module: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        mod, _, func = module.partition(":")
-        code = f"import sys; sys.argv[0] = {mod!r}; from {mod} import {func or 'main'} as m; m()"
-        r = subprocess.run(
-            [sys.executable, "-c", code, *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            cwd=self.root,
-            stdin=subprocess.DEVNULL,
-        )
-        if check and r.returncode != 0:
-            raise AssertionError(f"{module} {args} exited {r.returncode}: {r.stderr}")
-        return r
+    """A pool whose tools run as `pool.cli("module[:function]", *args)` (LocalPool.cli)."""
 
 
 @pytest.fixture

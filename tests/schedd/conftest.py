@@ -4,7 +4,6 @@ that need it), with its own LOCAL_DIR and configuration file."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +24,7 @@ class RunningSchedd(LocalSchedd):
     def __init__(self, root: Path) -> None:
         super().__init__(root, EXTRA)
 
-    def cli(
+    def cli(  # type: ignore[override] - takes a tool name, as a user types it
         self,
         *argv: str,
         check: bool = True,
@@ -33,18 +32,9 @@ class RunningSchedd(LocalSchedd):
         cwd: Path | None = None,
     ) -> subprocess.CompletedProcess[str]:
         module, func = TOOLS[argv[0]]
-        code = f"import sys; from {module} import {func} as m; sys.argv[0] = {argv[0]!r}; m()"
-        r = subprocess.run(
-            [sys.executable, "-c", code, *argv[1:]],
-            env=env or self.env,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            cwd=cwd or self.root,
+        return super().cli(
+            f"{module}:{func}", *argv[1:], check=check, env=env, cwd=cwd, name=argv[0]
         )
-        if check and r.returncode != 0:
-            raise AssertionError(f"{argv} exited {r.returncode}: {r.stderr}")
-        return r
 
 
 TOOLS = {

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from condorx import locate
@@ -22,6 +23,24 @@ EXECUTE = $(LOCAL_DIR)/execute
 NETWORK_INTERFACE = 127.0.0.1
 SCHEDD_NAME = test-schedd@loopback
 """
+
+
+def run_tool(
+    target: str, args: Sequence[str], env: dict[str, str], cwd: Path, name: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run a command-line tool (`module` or `module:function`, a click entry point) in a
+    fresh Python, as its installed script would, with `name` as its argv[0]."""
+    module, _, func = target.partition(":")
+    argv0 = name or module
+    code = f"import sys; sys.argv[0] = {argv0!r}; from {module} import {func or 'main'} as m; m()"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 class DaemonProcess:
@@ -80,6 +99,21 @@ class LocalPool:
         self.env.pop("CONDORX_TOKEN", None)
         self.cfg: Config = load_config(path=self.config_file, environ=self.env)
         self.daemons: dict[str, DaemonProcess] = {}
+
+    def cli(
+        self,
+        target: str,
+        *args: str,
+        check: bool = True,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+        name: str | None = None,
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a tool against this pool; with `check`, a non-zero exit fails loudly."""
+        r = run_tool(target, args, env or self.env, cwd or self.root, name)
+        if check and r.returncode != 0:
+            raise AssertionError(f"{name or target} {args} exited {r.returncode}: {r.stderr}")
+        return r
 
     def reload(self) -> None:
         """Read the configuration file again (after a test appends to it)."""
