@@ -26,6 +26,8 @@ __all__ = [
     "cron_check",
     "cron_next_runs",
     "cron_next_run_each",
+    "deferral_on_arrival",
+    "cron_recompute",
     "__version__",
 ]
 
@@ -192,3 +194,14 @@ def cron_next_run_each(
     specs: list[_CronFields], after: int, tz: str | None = None
 ) -> list[int | None]:
     """The next run time of each schedule after `after` (None: invalid or never runs)."""
+
+def deferral_on_arrival(now: int, deferral_time: int, window: int) -> tuple[str, int]:
+    """What the execute side does with a deferred job arriving at `now`: ("wait", seconds),
+    ("start", 0) or ("hold", seconds late), late meaning by more than `window`."""
+
+def cron_recompute(
+    ads: list[ClassAd], now: int, tz: str | None = None
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """The schedd's pass over its queue: for each idle job with a CronTab field, its next
+    run after `now` less its CronWindow. Returns (index, new time) for each job whose
+    DeferralTime changes, and the index of each job whose schedule is invalid or never runs."""

@@ -97,6 +97,9 @@ pub struct CronSchedule {
     day_of_month: FieldSet,
     month: FieldSet,
     day_of_week: FieldSet,
+    /// The day of week was not given, or given as `*` (`*/1`): it does not restrict the
+    /// days, even in the union with a restricted day of month.
+    day_of_week_wildcard: bool,
 }
 
 impl CronSchedule {
@@ -112,6 +115,7 @@ impl CronSchedule {
             day_of_month: set(Field::DayOfMonth)?,
             month: set(Field::Month)?,
             day_of_week: set(Field::DayOfWeek)?,
+            day_of_week_wildcard: fields.get(Field::DayOfWeek).is_none_or(is_wildcard),
         })
     }
 
@@ -128,16 +132,17 @@ impl CronSchedule {
 
     /// Whether the job may run on `date`. When both day fields are restricted, either one
     /// matching is enough (the manual: "the next runtime will be when either field
-    /// matches"); otherwise the restricted one decides. "Restricted" means the set leaves
-    /// out some day, so `0-7` for the day of week counts as `*` just as `*/1` does.
+    /// matches"); otherwise the restricted one decides. As in HTCondor's CronTab (and
+    /// Vixie cron), a day of month is restricted when its set leaves out some day, and a
+    /// day of week whenever it is written other than as `*`: `13` with `0-6` is every day,
+    /// the 13th with `*` (or `*/1`) only the 13th.
     pub fn day_matches(&self, date: NaiveDate) -> bool {
         let dom = self.day_of_month.contains(date.day());
         let dow = self
             .day_of_week
             .contains(date.weekday().num_days_from_sunday());
         let dom_all = self.day_of_month.is_all(Field::DayOfMonth);
-        let dow_all = self.day_of_week.is_all(Field::DayOfWeek);
-        if dom_all || dow_all {
+        if dom_all || self.day_of_week_wildcard {
             dom && dow
         } else {
             dom || dow
@@ -236,6 +241,12 @@ pub fn next_run(schedule: &CronSchedule, after: i64, tz: Tz) -> Option<i64> {
         }
     }
     None
+}
+
+/// `*`, `*/1` or a list of them: every value, written as the wildcard.
+fn is_wildcard(text: &str) -> bool {
+    text.split(',')
+        .all(|item| matches!(item.trim(), "*" | "*/1"))
 }
 
 fn round_up_to_minute(t: NaiveDateTime) -> Option<NaiveDateTime> {

@@ -1,9 +1,16 @@
 //! CronTab schedules for Python: check the five fields, list next run times (one schedule
 //! or many at once, with the GIL released).
 
-use condorx_cron::{local_tz, next_run, parse_tz, CronFields, CronSchedule, Tz};
+use condorx_cron::{
+    local_tz, next_run, on_arrival, parse_tz, Arrival, CronFields, CronSchedule, Tz,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use condorx_classad::{ClassAd, Evaluator, Name, Value};
 use pyo3::prelude::*;
 
+use crate::classad::PyClassAd;
 use crate::errors::cron_error;
 
 type Spec = (
@@ -93,9 +100,105 @@ fn cron_next_run_each(
     }))
 }
 
+/// What the execute side does with a deferred job arriving at `now`: `("wait", seconds)`,
+/// `("start", 0)` or `("hold", seconds late)` (late by more than `window`).
+#[pyfunction]
+fn deferral_on_arrival(now: i64, deferral_time: i64, window: i64) -> (&'static str, i64) {
+    match on_arrival(now, deferral_time, window) {
+        Arrival::Wait { seconds } => ("wait", seconds),
+        Arrival::Start => ("start", 0),
+        Arrival::Hold => ("hold", now.saturating_sub(deferral_time)),
+    }
+}
+
+/// What the schedd's pass over its queue found (see [`cron_recompute`]).
+type Recomputed = (Vec<(usize, i64)>, Vec<usize>);
+
+/// The schedd's pass on restart and reconfig, over every job ad at once (GIL released):
+/// for each idle job (JobStatus 1) with a CronTab field, its next run after `now` less its
+/// CronWindow (a run still inside its window is kept). Returns the index and new time of
+/// each job whose DeferralTime changes, and the index of each job whose schedule is
+/// invalid or never runs. Jobs sharing a schedule share one parse.
+#[pyfunction]
+#[pyo3(signature = (ads, now, tz=None))]
+fn cron_recompute(
+    py: Python<'_>,
+    ads: Vec<PyRef<PyClassAd>>,
+    now: i64,
+    tz: Option<&str>,
+) -> PyResult<Recomputed> {
+    let tz = zone(py, tz)?;
+    let ads: Vec<Arc<ClassAd>> = ads.iter().map(|a| a.inner().clone()).collect();
+    Ok(py.detach(|| recompute(&ads, now, tz)))
+}
+
+const CRON_NAMES: [&str; 5] = [
+    "CronMinute",
+    "CronHour",
+    "CronDayOfMonth",
+    "CronMonth",
+    "CronDayOfWeek",
+];
+
+fn recompute(ads: &[Arc<ClassAd>], now: i64, tz: Tz) -> Recomputed {
+    let names = CRON_NAMES.map(Name::new);
+    let (status, window, deferral) = (
+        Name::new("JobStatus"),
+        Name::new("CronWindow"),
+        Name::new("DeferralTime"),
+    );
+    let mut parsed: HashMap<[Option<String>; 5], Option<CronSchedule>> = HashMap::new();
+    let mut changed = Vec::new();
+    let mut invalid = Vec::new();
+    let mut ev = Evaluator::new(None, None);
+    for (i, ad) in ads.iter().enumerate() {
+        ev.reset(Some(ad), None);
+        if !matches!(ev.eval_my_attr(&status), Value::Int(1)) {
+            continue;
+        }
+        let texts = names.each_ref().map(|n| field_text(&ev.eval_my_attr(n)));
+        if texts.iter().all(Option::is_none) {
+            continue;
+        }
+        let late_ok = match ev.eval_my_attr(&window) {
+            Value::Int(w) => w.max(0),
+            _ => 0,
+        };
+        let current = match ev.eval_my_attr(&deferral) {
+            Value::Int(t) => Some(t),
+            _ => None,
+        };
+        let schedule = parsed
+            .entry(texts)
+            .or_insert_with_key(|t| CronSchedule::parse(&fields(t.clone().into())).ok());
+        match schedule
+            .as_ref()
+            .and_then(|s| next_run(s, now.saturating_sub(late_ok), tz))
+        {
+            Some(t) if Some(t) != current => changed.push((i, t)),
+            Some(_) => {}
+            None => invalid.push(i),
+        }
+    }
+    (changed, invalid)
+}
+
+/// A field's value as the schedule reads it: a string as written, a number as its digits,
+/// missing as `*` (None); anything else is passed on as text, for the parse to refuse.
+fn field_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Undefined => None,
+        Value::Str(s) => Some(s.to_string()),
+        Value::Int(n) => Some(n.to_string()),
+        other => Some(format!("{other:?}")),
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cron_check, m)?)?;
     m.add_function(wrap_pyfunction!(cron_next_runs, m)?)?;
     m.add_function(wrap_pyfunction!(cron_next_run_each, m)?)?;
+    m.add_function(wrap_pyfunction!(deferral_on_arrival, m)?)?;
+    m.add_function(wrap_pyfunction!(cron_recompute, m)?)?;
     Ok(())
 }

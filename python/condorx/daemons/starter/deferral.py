@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from condorx._core import deferral_on_arrival
 from condorx.classad import ClassAd
 
 
@@ -31,9 +32,8 @@ def of(job: ClassAd) -> Deferral | None:
     return Deferral(t, window if isinstance(window, int) and window > 0 else 0)
 
 
-def verdict(d: Deferral, now: float) -> tuple[str, float]:
-    """("wait", seconds), ("start", 0) or ("missed", seconds late)."""
-    if d.time > now:
-        return "wait", d.time - now
-    late = now - d.time
-    return ("start", 0.0) if late <= d.window else ("missed", late)
+def verdict(d: Deferral, now: float) -> tuple[str, int]:
+    """("wait", seconds), ("start", 0) or ("missed", seconds late): the core's rule. Whole
+    seconds, rounded so that a wait never ends before the deferral time."""
+    kind, seconds = deferral_on_arrival(int(now), d.time, d.window)
+    return ("missed" if kind == "hold" else kind), seconds
