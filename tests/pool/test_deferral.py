@@ -1,6 +1,7 @@
 """Job deferral on real daemons and the real clock: a deferred job waits (Running) and
-then runs; a job inside its window runs at once; a job past its window is held with
-HoldReasonCode 20; a held waiting job never starts."""
+then runs; a job with a prep time is matched only that long before its time; a job
+inside its window runs at once; a job past its window is held with HoldReasonCode 20; a
+held waiting job never starts; a cron job runs at two successive minutes as one job."""
 
 from __future__ import annotations
 
@@ -25,6 +26,36 @@ queue
     deferral = int(queue(running, "DeferralTime")[0][0])
     wait_for(lambda: queue(running, "JobStatus") == [["2"]], "the job to be matched and wait")
     assert not stamp.exists() and time.time() < deferral  # running, but not started yet
+    wait_for(
+        lambda: history(running, "ClusterId", "JobStatus") == [[str(c), "4"]],
+        "the job to run at its deferral time",
+    )
+    assert int(stamp.read_text()) >= deferral
+
+
+def test_a_prep_time_job_is_matched_only_that_long_before_its_time(running):
+    stamp = running.root / "started-at"
+    c = submit(
+        running,
+        f"""
+executable = /bin/sh
+arguments = "-c 'date +%s > {stamp}'"
+deferral_time = CurrentTime + 22
+deferral_prep_time = 10
+queue
+""",
+    )
+    deferral = int(queue(running, "DeferralTime")[0][0])
+    long = running.cli("condorx.cli.q", "-l", str(c)).stdout
+    assert "((time() + DeferralPrepTime) >= DeferralTime)" in long  # the schedd's clause
+    # Slots are free and the negotiator runs every 2 s, yet the job is not matched early.
+    while time.time() < deferral - 12:
+        assert queue(running, "JobStatus") == [["1"]], "matched before its prep time"
+        time.sleep(0.5)
+    wait_for(lambda: queue(running, "JobStatus") == [["2"]], "the job to be matched", 15)
+    matched = time.time()
+    assert deferral - 11 <= matched < deferral  # matched in its prep time, then waits
+    assert not stamp.exists()
     wait_for(
         lambda: history(running, "ClusterId", "JobStatus") == [[str(c), "4"]],
         "the job to run at its deferral time",

@@ -26,6 +26,18 @@ log = logging.getLogger("condorx.negotiator")
 CRON_ATTRIBUTES = ("CronMinute", "CronHour", "CronDayOfMonth", "CronMonth", "CronDayOfWeek")
 
 
+
+def eligible_constraint(schedd_interval: int, now: str = "time()") -> str:
+    """Idle jobs that may be matched now: a cron job only once its next run is near,
+    `(CurrentTime + SCHEDD_INTERVAL) >= (DeferralTime - CronPrepTime)`, as the seed says.
+    (`now` is the clock's expression; tests put a fixed time there.)"""
+    not_cron = " && ".join(f"{a} =?= undefined" for a in CRON_ATTRIBUTES)
+    return (
+        f"JobStatus == 1 && (({not_cron}) || DeferralTime =?= undefined || "
+        f"({now} + {schedd_interval}) >= (DeferralTime - "
+        "ifThenElse(CronPrepTime =?= undefined, 0, CronPrepTime)))"
+    )
+
 class Negotiator:
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
@@ -38,15 +50,7 @@ class Negotiator:
         )
         self.wake = trio.Event()
         self.address = ""
-        # Idle jobs that may be matched now: a cron job only once its next run is near,
-        # (CurrentTime + SCHEDD_INTERVAL) >= (DeferralTime - CronPrepTime), as the seed says.
-        interval = cfg.get_int("SCHEDD_INTERVAL", 300)
-        not_cron = " && ".join(f"{a} =?= undefined" for a in CRON_ATTRIBUTES)
-        self.eligible = (
-            f"JobStatus == 1 && (({not_cron}) || DeferralTime =?= undefined || "
-            f"(time() + {interval}) >= (DeferralTime - "
-            "ifThenElse(CronPrepTime =?= undefined, 0, CronPrepTime)))"
-        )
+        self.eligible = eligible_constraint(cfg.get_int("SCHEDD_INTERVAL", 300))
         self.last_cycle: dict[str, Any] = {}
 
     async def reschedule(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:

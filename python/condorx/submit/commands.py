@@ -462,10 +462,7 @@ def _requirements(v: Values) -> dict[str, Any]:
         clauses.append(
             "((TARGET.HasFileTransfer) || (TARGET.FileSystemDomain == MY.FileSystemDomain))"
         )
-    if v.get("deferral_prep_time") is not None:
-        clauses.append("((time() + DeferralPrepTime) >= DeferralTime)")
-    elif v.get("cron_prep_time") is not None:
-        clauses.append("((time() + CronPrepTime) >= DeferralTime)")
+    # The schedd appends the prep-time clause, whoever submits the job.
     if text:
         clauses.insert(0, f"({text})")
     return {"Requirements": Expr(" && ".join(clauses)), "FileSystemDomain": v.facts["fs_domain"]}

@@ -19,13 +19,13 @@ from typing import Any
 
 import trio
 
-from condorx import locate, security, wire
+from condorx import cron, locate, security, wire
 from condorx.attrs import JobStatus
 from condorx.classad import ClassAd, ExprTree
 from condorx.client.connection import Address, daemon_credentials
 from condorx.config import Config
 from condorx.daemons import query
-from condorx.daemons.schedd import advertise, history, policy, transitions, userlog
+from condorx.daemons.schedd import advertise, deferral, history, policy, transitions, userlog
 from condorx.daemons.schedd.committer import Committer
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
@@ -48,6 +48,7 @@ class Schedd:
         self.uid_domain = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or socket.getfqdn()
         self.super_users = cfg.get_list("QUEUE_SUPER_USERS") or ["root", "condor"]
         self.max_procs = cfg.get_int("MAX_JOBS_PER_SUBMISSION", 1_000_000)
+        deferral.zone = _cron_zone(cfg)
         self.address = ""
         # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
         # builds the ads), by the user they were given to.
@@ -277,6 +278,38 @@ class Schedd:
             await self.lost(key, "the schedd restarted")
         self._orphans = []
 
+    async def recompute_cron(self) -> int:
+        """Every idle cron job's next run from now, as on a restart or condor_reconfig (the
+        zone may have changed); returns how many DeferralTimes moved.
+
+        An idle cron job's DeferralTime is derived state: this pass recomputes it at every
+        start, so the new times are set in the table and reach the disk with the job's next
+        change, not in a 100,000-row rewrite now (after a kill -9 the next start computes
+        the same times again). Holds of invalid schedules are real changes, and committed."""
+        now = _now()
+        started = time.perf_counter()
+        changed, invalid = deferral.recompute(self.queue.snapshot(), now)
+        for key, t in changed.items():
+            ad = self.queue.get(key)
+            if ad is not None:
+                ad["DeferralTime"] = t
+
+        def hold(txn: Transaction) -> None:
+            code = transitions.HoldCode.INVALID_CRON_SETTINGS
+            for key, why in invalid.items():
+                transitions.hold(txn, key, why, code, 0, now)
+
+        if invalid:
+            await self.committer.run(hold)
+        log.info(
+            "cron: %d next runs moved, %d invalid schedules held, in %.3f s (zone %s)",
+            len(changed),
+            len(invalid),
+            time.perf_counter() - started,
+            deferral.zone or "local",
+        )
+        return len(changed)
+
     # -- choosing jobs --------------------------------------------------------------------
 
     def _chosen(self, req: dict[str, Any]) -> list[Key]:
@@ -391,6 +424,18 @@ def _default_reason(action: str, user: str) -> str:
     return f"via {verb} (by user {user})"
 
 
+def _cron_zone(cfg: Config) -> str | None:
+    """CRON_TIME_ZONE (an IANA name), checked; None for this machine's zone."""
+    name = (cfg.get("CRON_TIME_ZONE") or "").strip() or None
+    if name is not None:
+        try:
+            cron.next_runs(cron.CronSpec(), 0, 1, name)
+        except cron.CronError as e:
+            log.error("CRON_TIME_ZONE: %s; using this machine's zone", e)
+            return None
+    return name
+
+
 def _now() -> int:
     return int(time.time())
 
@@ -410,13 +455,15 @@ async def serve(
     )
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
+        schedd.shadows.nursery = nursery
+        nursery.start_soon(schedd.committer.loop)
+        # The queue is settled before anyone may read it: orphans requeued, cron times new.
+        await schedd.requeue_orphans()
+        await schedd.recompute_cron()
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("SCHEDD_PORT", 0))
         await nursery.start(server.serve_unix, locate.schedd_socket(cfg))
         schedd.address = f"<{locate.advertised_host(host)}:{port}>"
         locate.write_address(locate.schedd_address_file(cfg), schedd.address)
-        schedd.shadows.nursery = nursery
-        nursery.start_soon(schedd.committer.loop)
-        await schedd.requeue_orphans()
         nursery.start_soon(schedd.periodic_loop)
         nursery.start_soon(advertise.loop, schedd)
         log.info("schedd %s serving %d jobs at %s", schedd.name, len(schedd.queue), schedd.address)

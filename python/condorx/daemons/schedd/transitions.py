@@ -10,9 +10,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from condorx import cron, wire
+from condorx import wire
 from condorx.attrs import PROTECTED, HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree, Value
+from condorx.daemons.schedd import deferral
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import Key
 from condorx.errors import CondorxError
@@ -49,14 +50,7 @@ def submit(
         cluster = txn.new_cluster()
     _stamp_cluster(cluster_ad, cluster, who, now)
     cluster_ad["TotalSubmitProcs"] = len(procs)
-    _fix_deferral_time(cluster_ad, now)
-    bad_cron = cron_deferral(cluster_ad, now)
-    if bad_cron is not None:
-        cluster_ad["JobStatus"] = int(JobStatus.HELD)
-        cluster_ad["HoldReason"] = bad_cron
-        cluster_ad["HoldReasonCode"] = int(HoldCode.INVALID_CRON_SETTINGS)
-        cluster_ad["HoldReasonSubCode"] = 0
-        cluster_ad["NumHolds"] = 1
+    deferral.on_entry(cluster_ad, now)
     txn.put_cluster(cluster, cluster_ad)
     status = cluster_ad.get("JobStatus")
     checked: set[tuple[Any, ...]] = set()
@@ -70,66 +64,37 @@ def submit(
         own = dict(proc_map)
         own["ProcId"] = proc
         own["GlobalJobId"] = f"{who.schedd_name}#{cluster}.{proc}#{now}"
+        if not deferral.ENTRY_NAMES.isdisjoint(k.lower() for k in keys):
+            _own_deferral(own, cluster_ad, proc, now)  # a proc with its own schedule or time
         ad = wire.ad_from_wire(own, f"proc {proc}", names_checked=True)
         # The row is exactly this map: no need to read it back out of the ad.
         txn.put_job((cluster, proc), ad, wire.dumps(own))
         txn.event("submit", (cluster, proc))
         if own.get("JobStatus", status) == JobStatus.HELD:
+            held = own if "HoldReason" in own else cluster_ad
             txn.event(
                 "hold",
                 (cluster, proc),
-                reason=str(cluster_ad.get("HoldReason") or "submitted on hold"),
-                code=int(cluster_ad.get("HoldReasonCode") or HoldCode.SUBMITTED_ON_HOLD),
+                reason=str(held.get("HoldReason") or "submitted on hold"),
+                code=int(held.get("HoldReasonCode") or HoldCode.SUBMITTED_ON_HOLD),
                 subcode=0,
             )
     return cluster
 
 
-def _fix_deferral_time(ad: ClassAd, now: int) -> None:
-    """A DeferralTime written as an expression (`CurrentTime + 60`) becomes a time when the
-    job enters the queue, as the seed's example reads it ("the deferral time is 45 seconds
-    in the past as the job is available")."""
-    value = ad.get("DeferralTime")
-    if not isinstance(value, ExprTree):
-        return
-    scope = ad.copy()
-    scope["CurrentTime"] = now
-    t = scope.eval("DeferralTime")
-    if isinstance(t, int | float) and not isinstance(t, bool):
-        ad["DeferralTime"] = int(t)
-
-
-def cron_deferral(
-    ad: ClassAd, now: int, key: Key | None = None, txn: Transaction | None = None
-) -> str | None:
-    """For a cron job, set DeferralTime to the schedule's next run after `now` (on the
-    cluster ad, or on a proc through `txn`); returns why, when the schedule is invalid."""
-    spec = cron.CronSpec.from_ad(ad)
-    if spec is None:
-        return None
-    try:
-        runs = cron.next_runs(cron.parse(spec), now, 1, CRON_TIME_ZONE)
-    except cron.CronError as e:
-        return f"Invalid cron settings: {e}"
-    if not runs:
-        return f"Invalid cron settings: the schedule {spec} never runs"
-    if txn is not None and key is not None:
-        txn.set_attr(key, "DeferralTime", runs[0])
-    else:
-        ad["DeferralTime"] = runs[0]
-    return None
-
-
-# The zone cron schedules are read in (None: this machine's); set from the configuration.
-CRON_TIME_ZONE: str | None = None
+def _own_deferral(own: dict[str, Any], cluster_ad: ClassAd, proc: int, now: int) -> None:
+    view = wire.ad_from_wire(own, f"proc {proc}")
+    view.chain(cluster_ad)
+    own.update(deferral.on_entry(view, now))
 
 
 def _next_cron_run(txn: Transaction, key: Key, now: int) -> None:
     """A cron job back in the queue waits for its schedule's next run, or is held (25)."""
-    ad = _job(txn, key)
-    why = cron_deferral(ad, now, key, txn)
-    if why is not None:
-        hold(txn, key, why, HoldCode.INVALID_CRON_SETTINGS, 0, now)
+    run = deferral.next_cron_run(_job(txn, key), now)
+    if isinstance(run, int):
+        txn.set_attr(key, "DeferralTime", run)
+    elif run is not None:
+        hold(txn, key, run, HoldCode.INVALID_CRON_SETTINGS, 0, now)
 
 
 def _check_proc_names(proc: int, keys: tuple[Any, ...]) -> None:

@@ -1,0 +1,127 @@
+"""The schedd's side of job deferral and CronTab scheduling.
+
+- A DeferralTime written as an expression becomes a time when the job enters the queue.
+- A job with a prep time is not matched until that many seconds before its DeferralTime:
+  the schedd appends the clause to Requirements, whoever submitted the job (seed 003: "the
+  next execution time for a job [is] in an expression appended to the job's Requirements").
+- A cron job's DeferralTime is its schedule's next run after now (rounded up to the
+  minute), in the zone CRON_TIME_ZONE names (the schedd machine's own when unset); it is
+  computed when the job enters the queue, is requeued or released, and for every idle
+  cron job at once when the schedd starts (a restart, or condor_reconfig, which restarts it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from condorx import cron, wire
+from condorx._core import cron_recompute
+from condorx.attrs import HoldCode, JobStatus
+from condorx.classad import ClassAd, ExprTree
+from condorx.daemons.schedd.store import Key
+
+# The zone cron schedules are read in (None: this machine's); set from the configuration.
+zone: str | None = None
+
+# The prep-time attribute of each kind of deferred job, and the clause that delays its match.
+_PREP = {
+    "DeferralPrepTime": "((time() + DeferralPrepTime) >= DeferralTime)",
+    "CronPrepTime": "((time() + CronPrepTime) >= DeferralTime)",
+}
+
+
+# The names whose values decide what `on_entry` sets (lower case, as ClassAds compare them).
+ENTRY_NAMES = frozenset(
+    n.lower()
+    for n in ("DeferralTime", "Requirements", *_PREP, *cron.ATTRIBUTES)
+)
+
+
+def on_entry(ad: ClassAd, now: int) -> dict[str, Any]:
+    """Settle a job's deferral as it enters the queue, in `ad` (a cluster ad, or a proc's
+    view chained to its cluster); returns what it set. The DeferralTime expression becomes
+    a time, the prep clause joins Requirements, and a cron job gets its next run, or is
+    held with code 25 when its schedule is invalid."""
+    changes: dict[str, Any] = {}
+    fix_deferral_time(ad, now)
+    if "DeferralTime" in ad and isinstance(ad.get("DeferralTime"), int):
+        changes["DeferralTime"] = ad["DeferralTime"]
+    clause = prep_requirements(ad)
+    if clause is not None:
+        ad["Requirements"] = ExprTree(clause.text)
+        changes["Requirements"] = clause
+    run = next_cron_run(ad, now)
+    if isinstance(run, int):
+        changes["DeferralTime"] = run
+    elif run is not None:
+        changes.update(
+            JobStatus=int(JobStatus.HELD),
+            HoldReason=run,
+            HoldReasonCode=int(HoldCode.INVALID_CRON_SETTINGS),
+            HoldReasonSubCode=0,
+            NumHolds=1,
+        )
+    for name, value in changes.items():
+        if name != "Requirements":
+            ad[name] = value
+    return changes
+
+
+def fix_deferral_time(ad: ClassAd, now: int) -> None:
+    """A DeferralTime written as an expression (`CurrentTime + 60`) becomes a time when the
+    job enters the queue, as the seed's example reads it ("the deferral time is 45 seconds
+    in the past as the job is available")."""
+    value = ad.get("DeferralTime")
+    if not isinstance(value, ExprTree):
+        return
+    scope = ad.copy()
+    scope["CurrentTime"] = now
+    t = scope.eval("DeferralTime")
+    if isinstance(t, int | float) and not isinstance(t, bool):
+        ad["DeferralTime"] = int(t)
+
+
+def prep_requirements(job: ClassAd) -> wire.Expr | None:
+    """The job's Requirements with its prep-time clause appended, or None when it has no
+    prep time or the clause is already there (a requeued or resubmitted ad)."""
+    clause = next((c for name, c in _PREP.items() if job.get(name) is not None), None)
+    if clause is None:
+        return None
+    current = job.get("Requirements")
+    text = str(current) if current is not None else "true"
+    if clause in text:
+        return None
+    return wire.Expr(f"({text}) && {clause}" if current is not None else clause)
+
+
+def next_cron_run(ad: ClassAd, now: int) -> int | str | None:
+    """A cron job's next run after `now`; why not, when its schedule is invalid or never
+    runs; None for a job with no schedule."""
+    spec = cron.CronSpec.from_ad(ad)
+    if spec is None:
+        return None
+    try:
+        runs = cron.next_runs(cron.parse(spec), now, 1, zone)
+    except cron.CronError as e:
+        return f"Invalid cron settings: {e}"
+    if not runs:
+        return f"Invalid cron settings: the schedule {spec} never runs"
+    return runs[0]
+
+
+def recompute(
+    jobs: Sequence[tuple[Key, ClassAd]], now: int
+) -> tuple[dict[Key, int], dict[Key, str]]:
+    """Every idle cron job's next run after `now`, in one pass through the core: the new
+    DeferralTime of each job whose time changes, and why for each job whose schedule is
+    invalid or never runs. A run due no more than CronWindow seconds ago is kept, so a
+    restart within a job's window does not skip its run."""
+    ads = [ad for _, ad in jobs]
+    moved, bad = cron_recompute(ads, now, zone)
+    changed = {jobs[i][0]: t for i, t in moved}
+    invalid: dict[Key, str] = {}
+    for i in bad:
+        why = next_cron_run(ads[i], now)
+        invalid[jobs[i][0]] = why if isinstance(why, str) else "Invalid cron settings"
+    return changed, invalid
