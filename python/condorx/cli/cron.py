@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import click
 
+from condorx.cli.common import load
 from condorx.cron import CronError, CronSpec, next_runs, parse
 
 
@@ -20,10 +21,16 @@ def cron() -> None:
 @cron.command()
 @click.argument("spec")
 @click.option("-n", "count", default=10, show_default=True, help="How many run times.")
-@click.option("--tz", default=None, help="Time zone (IANA name); default: this machine's.")
+@click.option(
+    "--tz",
+    default=None,
+    help="Time zone (IANA name); default: the schedd's CRON_TIME_ZONE, else this machine's.",
+)
 @click.option("--after", type=int, default=None, help="Start from this Unix time (default: now).")
 def preview(spec: str, count: int, tz: str | None, after: int | None) -> None:
     """Print the next run times of SPEC ("minute hour day-of-month month day-of-week")."""
+    if tz is None:
+        tz = (load("condorx cron").get("CRON_TIME_ZONE") or "").strip() or None
     try:
         schedule = parse(CronSpec.from_text(spec))
         times = next_runs(schedule, int(time.time()) if after is None else after, count, tz)

@@ -1,5 +1,6 @@
 """condor_q: the job queue, in HTCondor's views (batch, -nobatch, -hold, -run, -totals),
-as ClassAds (-l, -json) or as chosen expressions (-af, -format).
+as ClassAds (-l, -json) or as chosen expressions (-af, -format); and condorx's own -cron,
+each deferred or cron job's schedule and next run.
 
 The schedd evaluates the columns for every job in one pass per column (in Rust) and streams
 them in chunks, so the printing of a 100,000-job queue starts at once.
@@ -31,6 +32,7 @@ OPTIONS = [
     a.Opt("format", 3, -1),
     a.Opt("hold", 2),
     a.Opt("run", 2),
+    a.Opt("cron", 4),
     a.Opt("totals", 3),
     a.Opt("json", 2),
     a.Opt("allusers", 3),
@@ -71,6 +73,8 @@ def _constraint(opts: a.Parsed) -> str | None:
         parts.append(f"(JobStatus == {JobStatus.HELD})")
     if "run" in opts.flags:
         parts.append(f"(JobStatus == {JobStatus.RUNNING})")
+    if "cron" in opts.flags:
+        parts.append(views.CRON_CONSTRAINT)
     return " && ".join(parts) or None
 
 
@@ -134,6 +138,8 @@ async def _print_view(client: ScheddClient, constraint: str | None, opts: a.Pars
         view: views.View = views.HoldView()
     elif "run" in opts.flags:
         view = views.RunView()
+    elif "cron" in opts.flags:
+        view = views.CronView()
     elif "nobatch" in opts.flags:
         view = views.NoBatchView()
     else:

@@ -31,6 +31,24 @@ BATCH = BASE + ["QDate", "JobBatchName", "TotalSubmitProcs"]
 HOLD = BASE + ["EnteredCurrentStatus", "HoldReason"]
 RUN = BASE + ["QDate", "RemoteWallClockTime", "JobCurrentStartDate", "RemoteHost"]
 
+# The schedule's five fields, the next run, its window and prep time, and the run count.
+CRON = BASE + [
+    "CronMinute",
+    "CronHour",
+    "CronDayOfMonth",
+    "CronMonth",
+    "CronDayOfWeek",
+    "DeferralTime",
+    "ifThenElse(CronWindow =!= undefined, CronWindow, DeferralWindow)",
+    "ifThenElse(CronPrepTime =!= undefined, CronPrepTime, DeferralPrepTime)",
+    "NumJobStarts",
+    "Cmd",
+]
+# The jobs -cron shows: those with a schedule or a deferral time.
+CRON_CONSTRAINT = "(DeferralTime =!= undefined || " + " || ".join(
+    f"{name} =!= undefined" for name in CRON[4:9]
+) + ")"
+
 
 def _run_time(row: list[Any], wall: int, start: int) -> str:
     total = row[wall] if isinstance(row[wall], int | float) else 0
@@ -93,6 +111,59 @@ class RunView(View):
             f" {r[7] or ''}\n"
             for r in chunk
         )
+
+
+class CronView(View):
+    """condorx's own: each deferred or cron job's schedule and when it next runs."""
+
+    columns = CRON
+    header = (
+        " ID      OWNER          ST SCHEDULE (m h dom mon dow)  NEXT_RUN      IN"
+        "         WINDOW  PREP RUNS CMD"
+    )
+
+    def rows(self, chunk: list[list[Any]]) -> str:
+        now = time.time()
+        out = []
+        for r in chunk:
+            fields = r[4:9]
+            schedule = (
+                " ".join("*" if f is None else str(f) for f in fields)
+                if any(f is not None for f in fields)
+                else "once"
+            )
+            out.append(
+                f"{r[0]:>4}.{r[1]:<3} {str(r[2]):<14} {_letter(r[3])}  {schedule:<26}"
+                f" {_date(r[9], '-'):<13} {_until(r[9], r[3], now):<10}"
+                f" {_seconds(r[10]):>6} {_seconds(r[11]):>5} {r[12] or 0:>4}"
+                f" {os.path.basename(str(r[13] or ''))}\n"
+            )
+        return "".join(out)
+
+
+def _until(t: Any, status: Any, now: float) -> str:
+    """How long until the next run: `in 4m`, `due` once it has passed, `running`."""
+    if status == JobStatus.RUNNING:
+        return "running"
+    if status == JobStatus.HELD:
+        return "held"
+    if not isinstance(t, int | float) or isinstance(t, bool):
+        return "-"
+    left = int(t - now)
+    if left <= 0:
+        return "due"
+    days, rest = divmod(left, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"in {days}d{hours}h"
+    if hours:
+        return f"in {hours}h{minutes}m"
+    return f"in {minutes}m{secs:02d}s" if minutes else f"in {secs}s"
+
+
+def _seconds(v: Any) -> str:
+    return f"{v}s" if isinstance(v, int) and not isinstance(v, bool) else "-"
 
 
 @dataclass
