@@ -295,7 +295,9 @@ def load_config(subsystem: str | None = None, local_name: str | None = None,
     configuration is refused. With no file at all, the built-in defaults apply."""
     env: Mapping[str, str] = os.environ if environ is None else environ
     chosen = os.fspath(path) if path is not None else config_path(env)
-    if chosen is None:
+    # HTCondor's ONLY_ENV: no file at all, only the _CONDOR_ variables (the htcondor
+    # Python bindings set it in their process when no configuration is found).
+    if chosen is None or chosen == "ONLY_ENV":
         return Config.builtin(subsystem=subsystem, local_name=local_name, environ=env)
     # /dev/null is the usual way to say "no file" (HTCondor reads it as empty).
     if not os.path.exists(chosen) or os.path.isdir(chosen):
