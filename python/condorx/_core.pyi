@@ -28,6 +28,8 @@ __all__ = [
     "cron_next_run_each",
     "deferral_on_arrival",
     "cron_recompute",
+    "benchmark_mips",
+    "benchmark_kflops",
     "__version__",
 ]
 
@@ -205,3 +207,9 @@ def cron_recompute(
     """The schedd's pass over its queue: for each idle job with a CronTab field, its next
     run after `now` less its CronWindow. Returns (index, new time) for each job whose
     DeferralTime changes, and the index of each job whose schedule is invalid or never runs."""
+
+def benchmark_mips() -> float:
+    """The startd's integer benchmark: millions of integer instructions a second."""
+
+def benchmark_kflops() -> float:
+    """The startd's floating-point benchmark: thousands of flops a second (daxpy)."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from condorx.testing.pool import LocalPool
+from condorx.testing.pool import QUICK_POOL, LocalPool
 
 
 class Pool(LocalPool):
@@ -26,14 +26,7 @@ def pool(tmp_path: Path) -> Iterator[Pool]:
 
 
 # A small, quick pool: the daemons update, negotiate and report every second or two.
-POOL = """\
-NEGOTIATOR_INTERVAL = 2
-UPDATE_INTERVAL = 2
-SCHEDD_INTERVAL = 2
-STARTER_HEARTBEAT = 1
-NUM_CPUS = 2
-START = TRUE
-"""
+POOL = QUICK_POOL
 
 
 @pytest.fixture

@@ -10,8 +10,12 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+import trio
 
 from condorx import locate
+from condorx.client.connection import Address, connect, daemon_credentials
 from condorx.config import Config, load_config
 
 CONFIG = """\
@@ -88,6 +92,18 @@ class DaemonProcess:
                 self.kill9()
 
 
+# A small, quick pool for tests: the daemons update, negotiate and report every second
+# or two.
+QUICK_POOL = """\
+NEGOTIATOR_INTERVAL = 2
+UPDATE_INTERVAL = 2
+SCHEDD_INTERVAL = 2
+STARTER_HEARTBEAT = 1
+NUM_CPUS = 2
+START = TRUE
+"""
+
+
 class LocalPool:
     """A pool directory with a configuration file; its daemons run as real processes."""
 
@@ -134,6 +150,20 @@ class LocalPool:
     def start(self, *names: str) -> None:
         for name in names:
             self.daemon(name).start()
+
+    def call_daemon(self, name: str, request: dict[str, Any]) -> dict[str, Any]:
+        """Send one request to a running daemon as the pool's own daemons do (with the
+        pool key's identity); returns its reply."""
+
+        async def go() -> dict[str, Any]:
+            address = Address.parse(self.daemon(name).address())
+            ch = await connect(address, daemon_credentials(self.cfg))
+            try:
+                return await ch.request(request)
+            finally:
+                await ch.aclose()
+
+        return trio.run(go)
 
     def stop(self) -> None:
         for d in reversed(list(self.daemons.values())):

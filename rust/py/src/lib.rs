@@ -2,6 +2,7 @@
 
 mod analyze;
 mod api;
+mod bench;
 mod classad;
 mod convert;
 mod cron;
@@ -21,6 +22,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     negotiation::register(m)?;
     analyze::register(m)?;
     cron::register(m)?;
+    bench::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

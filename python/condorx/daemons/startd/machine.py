@@ -61,6 +61,17 @@ def _memory_mb() -> int:
     return 1024
 
 
+def swap_free_kb() -> int:
+    """VirtualMemory: the swap space free now, in KiB (0 when the machine has none)."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("SwapFree:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 def disk_kb(path: Path) -> int:
     path.mkdir(parents=True, exist_ok=True)
     return shutil.disk_usage(path).free // 1024

@@ -1,16 +1,22 @@
-"""The startd: advertises its slots, accepts matches and claims, and runs jobs (the
-starter's work, done in-process so a short job costs a fork, not a Python start-up).
+"""The startd: advertises its slots, moves each through the policy state machine
+(`states`), accepts matches and claims, and runs jobs through a starter process per claim.
 
-Commands, all from the pool's own daemons:
-- `match` (negotiator): reserve a slot for a claim id; it lapses after MATCH_TIMEOUT.
-- `claim` (schedd): take up a matched claim.
-- `run` (schedd): run a job on a claim, through the claim's starter process. The reply
-  streams `{"more": ...}` frames
-  (`started`, then an `alive` heartbeat every STARTER_HEARTBEAT seconds) and ends with
-  how the job ended, its usage, and its output files when they were transferred. The
+Commands from the pool's own daemons:
+- `match` (negotiator): reserve a slot for a claim id (transition 6); it lapses after
+  MATCH_TIMEOUT (8).
+- `claim` (schedd): take up a matched claim (9).
+- `run` (schedd): run a job on a claim (11). The reply streams `{"more": ...}` frames
+  (`started`, an `alive` heartbeat every STARTER_HEARTBEAT seconds, and `suspended` or
+  `continued` when the policy pauses the job) and ends with how the job ended, or with
+  `vacated` when the startd took it off (with `claim_ended` when the claim is over). The
   open connection is the job's lease: if the startd dies, the schedd sees it at once.
-- `deactivate` (schedd): stop the job on a claim (soft kill, then hard after
-  KILLING_TIMEOUT). `release` (schedd): give the claim up.
+- `deactivate` (schedd): stop the job on a claim; `suspend`/`continue` (condor_suspend);
+  `release` (schedd): give the claim up.
+And from an administrator: `vacate` (condor_vacate; `fast` skips retirement and vacating).
+
+Every poll (POLLING_INTERVAL while any slot is busy with Condor, else UPDATE_INTERVAL)
+evaluates each slot's policy and takes the transitions it calls for; each one is logged
+in the StartLog with its number and cause.
 """
 
 from __future__ import annotations
@@ -20,20 +26,31 @@ import logging
 import signal
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import trio
 
 from condorx import locate, security, wire
+from condorx._core import benchmark_kflops, benchmark_mips
+from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config
 from condorx.daemons.server import Peer, Refused, Server
 from condorx.daemons.startd import machine as mach
-from condorx.daemons.startd.slots import Claim, Policy, Slot, is_owner, layout, slot_ad
+from condorx.daemons.startd import states
+from condorx.daemons.startd.ads import Extras, Measures, add_extras, slot_ad
+from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
+from condorx.daemons.startd.policy import Policy
+from condorx.daemons.startd.slots import Claim, Slot, layout
 from condorx.daemons.startd.starter_process import StarterProcess
+from condorx.daemons.startd.states import Facts, Step, Why
 
 log = logging.getLogger("condorx.startd")
+
+# States in which the startd polls at POLLING_INTERVAL (something of Condor's is going on).
+ACTIVE = ("Matched", "Claimed", "Preempting", "Backfill")
 
 
 class Startd:
@@ -42,45 +59,250 @@ class Startd:
         self.execute = locate.execute_dir(cfg)
         self.machine = mach.detect(cfg, self.execute)
         self.policy = Policy.from_config(cfg)
+        self.extras = Extras.from_config(cfg)
         self.slots = layout(cfg, self.machine)
         self.match_timeout = cfg.get_int("MATCH_TIMEOUT", 120)
         self.killing_timeout = cfg.get_int("KILLING_TIMEOUT", 30)
         self.heartbeat = cfg.get_int("STARTER_HEARTBEAT", 5)
         self.update_interval = max(1, cfg.get_int("UPDATE_INTERVAL", 300))
+        self.polling_interval = max(1, cfg.get_int("POLLING_INTERVAL", 5))
+        override = cfg.get("STARTD_INPUTS_OVERRIDE")
+        self.sensors = Sensors(Path(override) if override else None)
+        self.cpu = CpuMeter()
+        self.inputs: Inputs = self.sensors.read()
+        self.offset = self.inputs.now - time.time()
+        self.benchmarks: dict[str, Any] = {"LastBenchmark": 0}
+        self.benchmarking = False
         self.collector = CollectorClient(cfg, daemon_credentials(cfg))
         self.changed = trio.Event()
+        self.wake = trio.Event()
         self.starters: dict[str, StarterProcess] = {}
         self._serial = itertools.count(1)
+        now = self.now()
+        for slot in self.slots:
+            slot.entered_state = slot.entered_activity = now
+
+    def now(self) -> float:
+        """The policy's clock: the real one, moved by STARTD_INPUTS_OVERRIDE's ClockOffset."""
+        return time.time() + self.offset
 
     # -- ads ------------------------------------------------------------------------------
-
-    def ads(self) -> list[dict[str, Any]]:
-        keyboard, console = mach.idle_seconds()
-        dynamic = {
-            "LoadAvg": mach.load_avg(),
-            "KeyboardIdle": keyboard,
-            "ConsoleIdle": console,
-            "UpdateSequenceNumber": next(self._serial),
-            "ClassAdLifetime": self.update_interval * 3,
-        }
-        out = []
-        for slot in self._all_slots():
-            ad = slot_ad(slot, self.machine, self.policy, dynamic)
-            if slot.state == "Unclaimed" and is_owner(ad, self.policy):
-                slot.enter("Owner", "Idle")
-                ad["State"], ad["Activity"] = "Owner", "Idle"
-            elif slot.state == "Owner" and not is_owner(ad, self.policy):
-                slot.enter("Unclaimed", "Idle")
-                ad["State"] = "Unclaimed"
-            out.append(ad)
-        return out
 
     def _all_slots(self) -> list[Slot]:
         return [s for p in self.slots for s in (p, *p.children)]
 
+    def ads(self) -> list[dict[str, Any]]:
+        """Every slot's ad as advertised, from the inputs of the last poll."""
+        slots = self._all_slots()
+        measures = Measures(
+            inputs=replace(self.inputs, now=self.now()),
+            benchmarks=self.benchmarks,
+            virtual_memory=mach.swap_free_kb(),
+            serial=next(self._serial),
+            lifetime=self.update_interval * 3,
+        )
+        loads = self._loads(slots)
+        out = [
+            slot_ad(s, self.machine, self.policy, measures, loads[i]) for i, s in enumerate(slots)
+        ]
+        add_extras(out, self.cfg, self.extras)
+        return out
+
+    def _loads(self, slots: list[Slot]) -> list[tuple[float, float]]:
+        """(LoadAvg, CondorLoadAvg) of each slot: Condor's part is what its job's processes
+        use; the rest of the machine's load (its owner's) goes to the first slots, one
+        CPU's worth each, as HTCondor shares it out."""
+        now = time.time()
+        condor = []
+        for s in slots:
+            starter = self.starters.get(s.claim.id) if s.claim is not None else None
+            pid = starter.job_pid if starter is not None else None
+            condor.append(self.cpu.sample(pid, now) if pid else 0.0)
+        owner = self.inputs.owner_load
+        if owner is None:
+            owner = max(0.0, self.inputs.load_avg - sum(condor))
+        out = []
+        for s, c in zip(slots, condor, strict=True):
+            share = min(owner, float(max(1, s.cpus)))
+            owner -= share
+            out.append((round(c + share, 3), c))
+        return out
+
+    def _view(self, slot: Slot) -> ClassAd:
+        """The slot's ad for evaluating its policy: as advertised, plus CurrentTime."""
+        ads = self.ads()
+        index = self._all_slots().index(slot)
+        ad = wire.ad_from_wire(ads[index], "slot ad")
+        ad["CurrentTime"] = int(self.now())
+        return ad
+
+    # -- the state machine ----------------------------------------------------------------
+
+    def facts(self, slot: Slot, ad: ClassAd) -> Facts:
+        p = self.policy
+        claim = slot.claim
+        job = claim.job if claim is not None else None
+        now = self.now()
+        flags = slot.flags
+        busy = slot.state in ("Claimed", "Preempting") and job is not None
+        run_time = slot.totals(now).get("TotalJobRunTime", 0)
+        worklife = p.number("CLAIM_WORKLIFE", ad)
+        return Facts(
+            is_owner=p.holds("IS_OWNER", ad),
+            start_false=p.is_false("START", ad),
+            run_benchmarks=slot.state == "Unclaimed" and p.holds("RunBenchmarks", ad),
+            want_suspend=busy and p.holds("WANT_SUSPEND", ad, job),
+            suspend=busy and p.holds("SUSPEND", ad, job),
+            resume=busy and p.holds("CONTINUE", ad, job),
+            preempt=busy and p.holds("PREEMPT", ad, job),
+            want_vacate=not flags.fast and (job is None or p.holds("WANT_VACATE", ad, job)),
+            kill=flags.fast or (busy and p.holds("KILL", ad, job)),
+            retirement_over=flags.fast or (busy and run_time >= p.retirement_time(ad, job)),
+            match_expired=claim is not None
+            and not claim.claimed
+            and now >= claim.matched_at + self.match_timeout,
+            worklife_over=claim is not None
+            and claim.claimed
+            and worklife is not None
+            and worklife >= 0
+            and now - claim.claimed_at > worklife,
+        )
+
+    async def settle(self, slot: Slot) -> None:
+        """Take every transition the slot's policy calls for now, one after another."""
+        for _ in range(16):  # the longest chain is a handful; never loop forever
+            if (
+                slot.kind == "Dynamic"
+                and slot.parent is not None
+                and slot not in slot.parent.children
+            ):
+                return  # a dynamic slot whose claim ended is gone
+            step = states.next_step(
+                slot.state, slot.activity, self.facts(slot, self._view(slot)), slot.flags
+            )
+            if step is None:
+                return
+            await self.take(slot, step)
+
+    async def take(self, slot: Slot, step: Step) -> None:
+        """Log and make one transition, and do what it asks of the job."""
+        log.info(
+            "%s: %s/%s -> %s/%s (transition %d: %s)",
+            slot.name,
+            slot.state,
+            slot.activity,
+            step.state,
+            step.activity,
+            step.number,
+            step.cause,
+        )
+        now = self.now()
+        slot.enter(step.state, step.activity, now)
+        self._touch()
+        if step.action is not None:
+            await self._act(slot, step, now)
+
+    async def _act(self, slot: Slot, step: Step, now: float) -> None:
+        claim = slot.claim
+        if step.action == "suspend":
+            await self._signal(slot, signal.SIGSTOP)
+            await self._notify(slot, {"suspended": int(now)})
+        elif step.action == "continue":
+            await self._signal(slot, signal.SIGCONT)
+            await self._notify(slot, {"continued": int(now)})
+        elif step.action == "vacate" and claim is not None and claim.job is not None:
+            claim.evicted = claim.evicted or step.cause
+            await self._signal(slot, signal.SIGTERM)
+            await self._signal(slot, signal.SIGCONT)  # a suspended job must wake to hear it
+        elif step.action == "kill" and claim is not None and claim.job is not None:
+            claim.evicted = claim.evicted or step.cause
+            slot.killing_since = now
+            await self._signal(slot, signal.SIGKILL)
+        elif step.action == "end-claim":
+            self._end_claim(slot)
+        elif step.action == "benchmark" and not self.benchmarking:
+            self.benchmarking = True
+            self.nursery.start_soon(self._run_benchmarks)
+
+    async def _signal(self, slot: Slot, sig: int) -> None:
+        starter = self.starters.get(slot.claim.id) if slot.claim is not None else None
+        if starter is not None and slot.claim is not None and slot.claim.job is not None:
+            await starter.send_signal(sig)
+
+    async def _notify(self, slot: Slot, frame: dict[str, Any]) -> None:
+        """Tell the schedd whose job runs on the slot (on its open run call)."""
+        ch = slot.claim.notify if slot.claim is not None else None
+        if ch is not None:
+            try:
+                await ch.send({"more": frame})
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                pass  # the run is ending; its final reply tells the rest
+
+    def _end_claim(self, slot: Slot) -> None:
+        claim = slot.claim
+        slot.claim = None
+        slot.flags = states.Flags()
+        if claim is not None:
+            starter = self.starters.pop(claim.id, None)
+            if starter is not None:
+                self.nursery.start_soon(starter.close)
+        if slot.kind == "Dynamic" and slot.parent is not None and slot in slot.parent.children:
+            slot.parent.children.remove(slot)
+        self._touch()
+
+    async def _run_benchmarks(self) -> None:
+        """One run of the benchmarks for the whole machine; every slot waiting in
+        Benchmarking returns to Idle (4) when it is done."""
+        try:
+            mips = await trio.to_thread.run_sync(benchmark_mips)
+            kflops = await trio.to_thread.run_sync(benchmark_kflops)
+            self.benchmarks = {
+                "Mips": int(mips),
+                "KFlops": int(kflops),
+                "LastBenchmark": int(self.now()),
+            }
+            log.info("benchmarks: Mips %d, KFlops %d", int(mips), int(kflops))
+        finally:
+            self.benchmarking = False
+        for s in self._all_slots():
+            if s.activity == "Benchmarking":
+                s.flags.benchmarks_done = True
+                await self.settle(s)
+
+    async def poll(self) -> None:
+        """Read the machine, then move every slot as its policy says."""
+        self.inputs = self.sensors.read()
+        self.offset = self.inputs.now - time.time()
+        for slot in self._all_slots():
+            await self.settle(slot)
+            await self._enforce_killing_timeout(slot)
+
+    async def _enforce_killing_timeout(self, slot: Slot) -> None:
+        """Killing for longer than KILLING_TIMEOUT: the starter itself is hard-killed."""
+        if slot.activity != "Killing" or slot.claim is None or slot.claim.job is None:
+            return
+        if self.now() - slot.killing_since < self.killing_timeout:
+            return
+        starter = self.starters.pop(slot.claim.id, None)
+        if starter is not None:
+            log.warning("%s: still killing after KILLING_TIMEOUT; killing the starter", slot.name)
+            starter.kill_job()
+            starter.process.kill()
+
+    async def poll_loop(self) -> None:
+        while True:
+            try:
+                await self.poll()
+            except Exception:
+                # A policy that cannot be evaluated must not stop the startd.
+                log.exception("policy evaluation failed")
+            active = any(s.state in ACTIVE for s in self._all_slots())
+            with trio.move_on_after(self.polling_interval if active else self.update_interval):
+                await self.wake.wait()
+            self.wake = trio.Event()
+
     async def advertise_loop(self) -> None:
         while True:
-            self._expire_matches()
             wait = self.update_interval
             try:
                 await self.collector.advertise(self.ads())
@@ -94,22 +316,6 @@ class Startd:
 
     def _touch(self) -> None:
         self.changed.set()
-
-    def _expire_matches(self) -> None:
-        now = time.time()
-        for slot in self._all_slots():
-            c = slot.claim
-            if c is not None and not c.claimed and c.expires <= now:
-                log.info("%s: match %s was never claimed; back to Unclaimed", slot.name, c.id)
-                self._unclaim(slot)
-
-    def _unclaim(self, slot: Slot) -> None:
-        slot.claim = None
-        if slot.kind == "Dynamic" and slot.parent is not None:
-            slot.parent.children.remove(slot)
-        else:
-            slot.enter("Unclaimed", "Idle")
-        self._touch()
 
     # -- handlers -------------------------------------------------------------------------
 
@@ -133,18 +339,19 @@ class Startd:
     async def match(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         self._pool_only(peer)
         slot = self._slot(req.get("slot"))
+        if slot.claim is not None and slot.claim.id == req.get("claim_id"):
+            return {"ok": True, "slot": slot.name}  # its schedd claimed it already (5)
         if slot.state != "Unclaimed" or slot.claim is not None:
-            raise Refused("busy", f"{slot.name} is {slot.state}, not Unclaimed")
+            raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed")
         if slot.kind == "Partitionable":
             slot = self._carve(slot, req.get("request") or {})
         slot.claim = Claim(
             id=str(req["claim_id"]),
             schedd=str(req.get("schedd", "")),
             user=str(req.get("user", "")),
-            expires=time.time() + self.match_timeout,
+            matched_at=self.now(),
         )
-        slot.enter("Matched", "Idle")
-        self._touch()
+        await self.take(slot, states.MATCHED)
         return {"ok": True, "slot": slot.name}
 
     def _carve(self, parent: Slot, request: dict[str, Any]) -> Slot:
@@ -157,6 +364,7 @@ class Startd:
         n = len(parent.children) + 1
         while any(c.name.startswith(f"slot{parent.id}_{n}@") for c in parent.children):
             n += 1
+        now = self.now()
         child = Slot(
             id=parent.id,
             name=f"slot{parent.id}_{n}@{self.machine.hostname}",
@@ -164,6 +372,9 @@ class Startd:
             cpus=cpus,
             memory=memory,
             disk=disk,
+            state="Unclaimed",
+            entered_state=now,
+            entered_activity=now,
             parent=parent,
         )
         parent.children.append(child)
@@ -171,48 +382,73 @@ class Startd:
 
     async def claim(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         self._pool_only(peer)
-        slot = self._claimed(req.get("claim_id"))
-        assert slot.claim is not None
-        slot.claim.claimed = True
-        slot.claim.schedd = str(req.get("schedd") or slot.claim.schedd)
-        slot.claim.client_machine = str(req.get("client_machine", ""))
-        slot.enter("Claimed", "Idle")
+        try:
+            slot, step = self._claimed(req.get("claim_id")), states.CLAIMED
+        except Refused:
+            # The schedd came before the negotiator's word of the match (transition 5).
+            slot, step = self._claim_first(req), states.CLAIMED_DIRECTLY
         claim = slot.claim
+        assert claim is not None
+        if slot.state not in ("Matched", "Unclaimed"):
+            raise Refused("busy", f"{slot.name} is {slot.state}, not Matched")
+        claim.claimed = True
+        claim.claimed_at = self.now()
+        claim.schedd = str(req.get("schedd") or claim.schedd)
+        claim.client_machine = str(req.get("client_machine", ""))
+        await self.take(slot, step)
         peer.on_close.append(lambda: self._schedd_gone(slot, claim))
-        self._touch()
-        return {"ok": True, "slot": slot.name, "ad": slot_ad(slot, self.machine, self.policy, {})}
+        return {"ok": True, "slot": slot.name, "ad": self.ads()[self._all_slots().index(slot)]}
+
+    def _claim_first(self, req: dict[str, Any]) -> Slot:
+        """A claim for a static slot the negotiator has matched but not yet told us of."""
+        slot = self._slot(req.get("slot"))
+        if slot.kind != "Static" or slot.state != "Unclaimed" or slot.claim is not None:
+            raise Refused("not-found", "unknown claim")
+        slot.claim = Claim(
+            id=str(req.get("claim_id")),
+            schedd=str(req.get("schedd", "")),
+            user=str(req.get("user", "")),
+            matched_at=self.now(),
+        )
+        return slot
 
     def _schedd_gone(self, slot: Slot, claim: Claim) -> None:
-        """The connection the claim was made on closed: the claim ends with it (its job,
-        if one still runs, is killed), as a claim whose lease lapsed."""
+        """The connection the claim was made on closed: the claim ends with it, its job
+        (if one still runs) killed at once, as a claim whose lease lapsed."""
         if slot.claim is not claim:
             return
-        log.info(
-            "%s: the schedd's connection for claim %s closed; releasing", slot.name, claim.id[:8]
-        )
-        starter = self.starters.pop(claim.id, None)
-        self._unclaim(slot)
-        if starter is not None:
-            self.nursery.start_soon(starter.close)
+        log.info("%s: the schedd's connection for claim %s closed", slot.name, claim.id[:8])
+        slot.flags.vacate_requested = Why.RELEASED
+        slot.flags.fast = True
+        self.wake.set()
 
     async def run(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         self._pool_only(peer)
         slot = self._claimed(req.get("claim_id"))
         claim = slot.claim
         assert claim is not None
-        if not claim.claimed or claim.job is not None:
-            raise Refused("busy", f"{slot.name} is not ready for a job")
+        if slot.state != "Claimed" or slot.activity != "Idle" or claim.job is not None:
+            raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}: no new job")
+        if self.facts(slot, self._view(slot)).worklife_over:
+            raise Refused("busy", f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
         job = wire.ad_from_wire(req.get("job"), "job ad")
-        claim.job, claim.job_start = job, time.time()
-        slot.enter("Claimed", "Busy")
-        self._touch()
+        claim.job, claim.job_start, claim.notify = job, self.now(), ch
+        claim.job_run_time = claim.job_suspend_time = 0.0
+        claim.evicted = ""
+        rank = self.policy.number("RANK", self._view(slot), job)
+        claim.rank = rank if rank is not None else 0.0
+        slot.flags.job_running = True
+        await self.take(slot, states.ACTIVATED)
         try:
-            return await self._supervise(slot, req, ch)
+            reply = await self._supervise(slot, req, ch)
         finally:
-            claim.job = None
-            if slot.claim is claim:
-                slot.enter("Claimed", "Idle")
-            self._touch()
+            claim.job, claim.notify = None, None
+            slot.flags.job_running = False
+            self.wake.set()
+        await self.settle(slot)  # 12 (Busy to Idle), or on through Preempting
+        if claim.evicted:
+            return {"ok": True, "vacated": claim.evicted, "claim_ended": slot.claim is not claim}
+        return reply
 
     async def _supervise(self, slot: Slot, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         """Hand the job to the claim's starter (spawned on its first job) and relay its
@@ -248,21 +484,24 @@ class Startd:
             starter.kill_job()
             if self.starters.pop(slot.claim.id, None) is starter:
                 self.nursery.start_soon(starter.close)
+            if slot.claim is not None and slot.claim.evicted:
+                return {"ok": True}  # killed by the policy: the caller reports it
             raise Refused("starter", f"the run on {slot.name} was cut off") from None
         raise Refused("starter", f"the starter of {slot.name} stopped answering")
 
     async def deactivate(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """The schedd stops its job (condor_rm, condor_hold): soft kill, hard after
+        KILLING_TIMEOUT; the claim stays, and the slot goes Idle when the job is gone."""
         self._pool_only(peer)
         slot = self._claimed(req.get("claim_id"))
-        assert slot.claim is not None
-        starter = self.starters.get(slot.claim.id)
-        if starter is None or slot.claim.job is None:
-            return {"ok": True, "running": False}
-        await starter.send_signal(signal.SIGTERM)
-        await starter.send_signal(signal.SIGCONT)  # a suspended job must wake up to hear it
-        slot.enter("Preempting", "Vacating")
-        self._touch()
         claim = slot.claim
+        assert claim is not None
+        starter = self.starters.get(claim.id)
+        if starter is None or claim.job is None:
+            return {"ok": True, "running": False}
+        log.info("%s: the schedd deactivates the claim: stopping its job", slot.name)
+        await starter.send_signal(signal.SIGTERM)
+        await starter.send_signal(signal.SIGCONT)
 
         async def hard_kill() -> None:
             await trio.sleep(self.killing_timeout)
@@ -273,35 +512,47 @@ class Startd:
         return {"ok": True, "running": True}
 
     async def suspend(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        """Stop the claim's job where it is (SIGSTOP to its whole process tree)."""
-        return await self._pause(peer, req, signal.SIGSTOP, "Suspended")
+        """condor_suspend: stop the claim's job where it is (SIGSTOP to its process tree)."""
+        return await self._pause(peer, req, Step(14, "Claimed", "Suspended", "condor_suspend"))
 
     async def resume(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        """Let a suspended job go on (SIGCONT to its whole process tree)."""
-        return await self._pause(peer, req, signal.SIGCONT, "Busy")
+        """condor_continue: let a suspended job go on (SIGCONT to its process tree)."""
+        return await self._pause(peer, req, Step(15, "Claimed", "Busy", "condor_continue"))
 
-    async def _pause(
-        self, peer: Peer, req: dict[str, Any], sig: int, activity: str
-    ) -> dict[str, Any]:
+    async def _pause(self, peer: Peer, req: dict[str, Any], step: Step) -> dict[str, Any]:
         self._pool_only(peer)
         slot = self._claimed(req.get("claim_id"))
         assert slot.claim is not None
-        starter = self.starters.get(slot.claim.id)
-        if starter is None or slot.claim.job is None:
+        if slot.claim.job is None or slot.claim.id not in self.starters:
             raise Refused("not-found", f"no job is running on {slot.name}")
-        await starter.send_signal(sig)
-        slot.enter("Claimed", activity)
-        self._touch()
+        sig = signal.SIGSTOP if step.activity == "Suspended" else signal.SIGCONT
+        await self._signal(slot, sig)
+        if slot.state == "Claimed" and slot.activity != step.activity:
+            await self.take(slot, step)
         return {"ok": True}
 
     async def release(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """The schedd gives the claim up: Preempting (10), then Owner (22)."""
         self._pool_only(peer)
         slot = self._claimed(req.get("claim_id"))
-        starter = self.starters.pop(str(req.get("claim_id")), None)
-        self._unclaim(slot)
-        if starter is not None:
-            self.nursery.start_soon(starter.close)
+        slot.flags.vacate_requested = Why.RELEASED
+        await self.settle(slot)
         return {"ok": True}
+
+    async def vacate(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """condor_vacate: take every claimed slot's job off (gracefully, or `fast`)."""
+        admins = {security.POOL_IDENTITY, "root", security.current_user()}
+        if peer.user not in admins:
+            raise Refused("permission", f"{peer.user} may not vacate this machine")
+        names = req.get("slots") or []
+        chosen = [s for s in self._all_slots() if not names or s.name in names]
+        for slot in chosen:
+            if slot.claim is not None and slot.state in ("Claimed", "Matched"):
+                slot.flags.vacate_requested = Why.VACATE
+                slot.flags.fast = bool(req.get("fast"))
+        for slot in chosen:
+            await self.settle(slot)
+        return {"ok": True, "slots": [s.name for s in chosen]}
 
     def handlers(self) -> dict[str, Any]:
         return {
@@ -312,6 +563,7 @@ class Startd:
             "suspend": self.suspend,
             "continue": self.resume,
             "release": self.release,
+            "vacate": self.vacate,
         }
 
     nursery: trio.Nursery
@@ -331,6 +583,8 @@ async def serve(
             address = f"<{locate.advertised_host(host)}:{port}>"
             startd.machine = replace(startd.machine, address=address)
             locate.write_address(locate.startd_address_file(cfg), address)
+            await startd.poll()  # Owner to Unclaimed (1) before the first advertisement
+            nursery.start_soon(startd.poll_loop)
             nursery.start_soon(startd.advertise_loop)
             log.info("startd with %d slots at %s", len(startd.slots), address)
             task_status.started(address)

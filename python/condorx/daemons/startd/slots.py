@@ -1,23 +1,23 @@
 """The startd's slots: how the machine is divided (NUM_SLOTS, SLOT_TYPE_n,
-NUM_SLOTS_TYPE_n, SLOT_TYPE_n_PARTITIONABLE), and each slot's state, claim and ad.
-
-The basic policy only (Owner when START is false; Unclaimed, Matched, Claimed Idle/Busy);
-the full state machine is the policy issue's.
+NUM_SLOTS_TYPE_n, SLOT_TYPE_n_PARTITIONABLE), and each slot's state, claim and clocks.
+The rules that move a slot from state to state are in `states`; its ad is built in `ads`.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from condorx import wire
-from condorx.classad import ClassAd, ExprTree
+from condorx.classad import ClassAd
 from condorx.config import Config
 from condorx.daemons.startd.machine import Machine
-from condorx.wire import Expr
+from condorx.daemons.startd.states import Flags
+
+# The activities in which a claimed slot's job is running (its run time counts) and
+# suspended (its suspension time counts).
+RUNNING = ("Busy", "Retiring")
+SUSPENDED = ("Suspended",)
 
 
 @dataclass
@@ -26,10 +26,18 @@ class Claim:
     schedd: str  # the schedd's address, where job exits are reported
     user: str
     client_machine: str = ""
-    expires: float = 0.0  # a match not claimed by then lapses (MATCH_TIMEOUT)
+    matched_at: float = 0.0  # when the negotiator's match arrived (MATCH_TIMEOUT runs)
+    claimed_at: float = 0.0  # when the schedd claimed it (CLAIM_WORKLIFE runs)
     claimed: bool = False
     job: ClassAd | None = None  # the job running on the claim, if any
     job_start: float = 0.0
+    rank: float = 0.0  # the slot's RANK of the job: CurrentRank
+    run_time: float = 0.0  # TotalClaimRunTime, before the current activity
+    suspend_time: float = 0.0  # TotalClaimSuspendTime, before the current activity
+    job_run_time: float = 0.0  # TotalJobRunTime, before the current activity
+    job_suspend_time: float = 0.0  # TotalJobSuspendTime, before the current activity
+    evicted: str = ""  # why the startd is taking the job off (its run reports "vacated")
+    notify: Any = None  # the schedd's run channel while a job runs, for notices
 
 
 @dataclass
@@ -40,20 +48,53 @@ class Slot:
     cpus: int
     memory: int
     disk: int
-    state: str = "Unclaimed"
+    # "When the startd is first spawned, the machine it represents enters the Owner state."
+    state: str = "Owner"
     activity: str = "Idle"
-    entered_state: float = field(default_factory=time.time)
-    entered_activity: float = field(default_factory=time.time)
+    entered_state: float = 0.0
+    entered_activity: float = 0.0
     claim: Claim | None = None
     parent: Slot | None = None
     children: list[Slot] = field(default_factory=list)
+    flags: Flags = field(default_factory=Flags)
+    killing_since: float = 0.0  # when the hard kill was sent (KILLING_TIMEOUT runs)
 
-    def enter(self, state: str, activity: str) -> None:
-        now = time.time()
+    def enter(self, state: str, activity: str, now: float) -> None:
+        """Move to a state and activity at `now`, banking the time spent in the last."""
+        self._bank(now)
         if state != self.state:
             self.state, self.entered_state = state, now
-        if activity != self.activity or state != self.state:
+        if activity != self.activity or now == self.entered_state:
             self.activity, self.entered_activity = activity, now
+
+    def _bank(self, now: float) -> None:
+        c = self.claim
+        if c is None or self.state != "Claimed":
+            return
+        spent = max(0.0, now - self.entered_activity)
+        if self.activity in RUNNING:
+            c.run_time += spent
+            c.job_run_time += spent
+        elif self.activity in SUSPENDED:
+            c.suspend_time += spent
+            c.job_suspend_time += spent
+
+    def totals(self, now: float) -> dict[str, int]:
+        """TotalClaimRunTime, TotalClaimSuspendTime, TotalJobRunTime, TotalJobSuspendTime."""
+        c = self.claim
+        if c is None:
+            return {}
+        spent = max(0.0, now - self.entered_activity) if self.state == "Claimed" else 0.0
+        run = spent if self.activity in RUNNING else 0.0
+        sus = spent if self.activity in SUSPENDED else 0.0
+        out = {
+            "TotalClaimRunTime": int(c.run_time + run),
+            "TotalClaimSuspendTime": int(c.suspend_time + sus),
+        }
+        if c.job is not None:
+            out["TotalJobRunTime"] = int(c.job_run_time + run)
+            out["TotalJobSuspendTime"] = int(c.job_suspend_time + sus)
+        return out
 
     def free(self) -> tuple[int, int, int]:
         """What a partitionable slot has left to carve."""
@@ -153,79 +194,3 @@ def _share(text: str) -> float:
         a, _, b = text.partition("/")
         return float(a) / float(b)
     return float(text)
-
-
-@dataclass(frozen=True)
-class Policy:
-    """The slot expressions from the configuration, as written."""
-
-    start: str
-    rank: str
-    is_owner: str
-
-    @classmethod
-    def from_config(cls, cfg: Config) -> Policy:
-        return cls(
-            start=cfg.get("START") or "true",
-            rank=cfg.get("RANK") or "0.0",
-            is_owner=cfg.get("IS_OWNER") or "(START =?= false)",
-        )
-
-
-def slot_ad(slot: Slot, m: Machine, policy: Policy, dynamic: dict[str, Any]) -> dict[str, Any]:
-    """The slot's ad as a wire map; `dynamic` holds the measurements of the moment."""
-    ad: dict[str, Any] = {
-        "MyType": "Machine",
-        "TargetType": "Job",
-        "Name": slot.name,
-        "Machine": m.hostname,
-        "SlotID": slot.id,
-        "SlotType": slot.kind,
-        "Cpus": slot.cpus,
-        "Memory": slot.memory,
-        "Disk": slot.disk,
-        "TotalCpus": m.cpus,
-        "TotalMemory": m.memory_mb,
-        "Arch": m.arch,
-        "OpSys": m.opsys,
-        "State": slot.state,
-        "Activity": slot.activity,
-        "EnteredCurrentState": int(slot.entered_state),
-        "EnteredCurrentActivity": int(slot.entered_activity),
-        "Start": Expr(policy.start),
-        "Requirements": Expr("START"),
-        "START": Expr(policy.start),
-        "Rank": Expr(policy.rank),
-        "IsOwner": Expr(policy.is_owner),
-        "HasFileTransfer": True,
-        "StartdIpAddr": m.address,
-        "UidDomain": m.uid_domain,
-        "FileSystemDomain": m.fs_domain,
-        "MyAddress": m.address,
-        "PartitionableSlot": slot.kind == "Partitionable",
-    }
-    ad.update(dynamic)
-    claim = slot.claim
-    if claim is not None and claim.claimed:
-        ad.update(
-            {
-                "RemoteUser": claim.user,
-                "RemoteOwner": claim.user,
-                "ClientMachine": claim.client_machine,
-            }
-        )
-        if claim.job is not None:
-            job = claim.job
-            ad["JobId"] = f"{job.get('ClusterId')}.{job.get('ProcId')}"
-            ad["JobStart"] = int(claim.job_start)
-    return ad
-
-
-def is_owner(ad: dict[str, Any], policy: Policy) -> bool:
-    return _parsed(policy.is_owner).eval(wire.ad_from_wire(ad)) is True
-
-
-@functools.lru_cache(maxsize=64)
-def _parsed(text: str) -> ExprTree:
-    # Every slot's ad is judged at every update: parse the policy text once.
-    return ExprTree(text)

@@ -1,0 +1,153 @@
+"""A slot's ClassAd (seed 004, 3.5.1): what the machine is, what state the slot is in,
+what its policy says, and, while claimed, who holds it and for how long.
+
+Also the administrator's own attributes: STARTD_ATTRS (and its older name STARTD_EXPRS)
+list configuration names whose values (ClassAd expressions) join every slot's ad, a
+`SLOT<N>_<NAME>` value overriding `<NAME>` for slot N; and STARTD_SLOT_ATTRS (older
+names STARTD_SLOT_EXPRS, STARTD_VM_EXPRS) list attributes of each slot that every slot
+publishes as `slot<N>_<Attr>` (and `vm<N>_<Attr>` for STARTD_VM_EXPRS, as the seed's
+two-slot example reads them), so one slot's policy can speak of another's state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from condorx.config import Config
+from condorx.daemons.startd.inputs import Inputs
+from condorx.daemons.startd.machine import Machine
+from condorx.daemons.startd.policy import Policy
+from condorx.daemons.startd.slots import Slot
+from condorx.wire import Expr
+
+# States in which the slot lies that it will not start jobs (seed 3.5.8.3 and 3.5.8.5):
+# "says that Requirements are false to prevent being matched again".
+NOT_MATCHABLE = ("Matched", "Preempting")
+
+
+@dataclass(frozen=True)
+class Extras:
+    """STARTD_ATTRS and the cross-slot attribute lists, read once."""
+
+    attrs: tuple[str, ...]
+    slot_attrs: tuple[str, ...]  # published as slot<N>_<Attr>
+    vm_attrs: tuple[str, ...]  # published as vm<N>_<Attr>
+
+    @classmethod
+    def from_config(cls, cfg: Config) -> Extras:
+        attrs = cfg.get_list("STARTD_ATTRS") + cfg.get_list("STARTD_EXPRS")
+        slot = cfg.get_list("STARTD_SLOT_ATTRS") + cfg.get_list("STARTD_SLOT_EXPRS")
+        return cls(
+            tuple(dict.fromkeys(attrs)),
+            tuple(dict.fromkeys(slot)),
+            tuple(dict.fromkeys(cfg.get_list("STARTD_VM_EXPRS"))),
+        )
+
+
+@dataclass(frozen=True)
+class Measures:
+    """The machine-wide readings of one poll."""
+
+    inputs: Inputs
+    benchmarks: dict[str, Any]  # Mips, KFlops, LastBenchmark
+    virtual_memory: int
+    serial: int
+    lifetime: int
+
+
+def slot_ad(
+    slot: Slot,
+    m: Machine,
+    policy: Policy,
+    measures: Measures,
+    load: tuple[float, float],
+) -> dict[str, Any]:
+    """The slot's ad as a wire map; `load` is its (LoadAvg, CondorLoadAvg)."""
+    inputs = measures.inputs
+    start = "false" if slot.state in NOT_MATCHABLE else policy.texts["START"]
+    ad: dict[str, Any] = {
+        "MyType": "Machine",
+        "TargetType": "Job",
+        "Name": slot.name,
+        "Machine": m.hostname,
+        "SlotID": slot.id,
+        "VirtualMachineID": slot.id,
+        "SlotType": slot.kind,
+        "Cpus": slot.cpus,
+        "Memory": slot.memory,
+        "Disk": slot.disk,
+        "VirtualMemory": measures.virtual_memory,
+        "TotalCpus": m.cpus,
+        "TotalMemory": m.memory_mb,
+        "Arch": m.arch,
+        "OpSys": m.opsys,
+        "State": slot.state,
+        "Activity": slot.activity,
+        "EnteredCurrentState": int(slot.entered_state),
+        "EnteredCurrentActivity": int(slot.entered_activity),
+        "Start": Expr(start),
+        "START": Expr(start),
+        "Requirements": Expr(f"(START) && ({policy.texts['IS_VALID_CHECKPOINT_PLATFORM']})"),
+        "Rank": Expr(policy.texts["RANK"]),
+        "IsOwner": Expr(policy.texts["IS_OWNER"]),
+        "MaxJobRetirementTime": Expr(policy.texts["MaxJobRetirementTime"]),
+        "HasFileTransfer": True,
+        "HasJobDeferral": True,
+        "StartdIpAddr": m.address,
+        "MyAddress": m.address,
+        "UidDomain": m.uid_domain,
+        "FileSystemDomain": m.fs_domain,
+        "PartitionableSlot": slot.kind == "Partitionable",
+        "KeyboardIdle": inputs.keyboard_idle,
+        "ConsoleIdle": inputs.console_idle,
+        "LoadAvg": load[0],
+        "CondorLoadAvg": load[1],
+        "ClockMin": inputs.clock_min,
+        "ClockDay": inputs.clock_day,
+        "CurrentRank": slot.claim.rank if slot.claim is not None and slot.claim.job else 0.0,
+        "UpdateSequenceNumber": measures.serial,
+        "ClassAdLifetime": measures.lifetime,
+        **measures.benchmarks,
+    }
+    ad.update(_claimed(slot, inputs.now))
+    return ad
+
+
+def _claimed(slot: Slot, now: float) -> dict[str, Any]:
+    claim = slot.claim
+    if claim is None or not claim.claimed:
+        return {}
+    out: dict[str, Any] = {
+        "RemoteUser": claim.user,
+        "RemoteOwner": claim.user,
+        "ClientMachine": claim.client_machine,
+        **slot.totals(now),
+    }
+    if claim.job is not None:
+        job = claim.job
+        out["JobId"] = f"{job.get('ClusterId')}.{job.get('ProcId')}"
+        out["JobStart"] = int(claim.job_start)
+        out["JobUniverse"] = job.get("JobUniverse")
+    return out
+
+
+def add_extras(ads: list[dict[str, Any]], cfg: Config, extras: Extras) -> None:
+    """Join the administrator's attributes and the cross-slot ones to every ad."""
+    for ad in ads:
+        for name in extras.attrs:
+            text = cfg.get(f"SLOT{ad['SlotID']}_{name}") or cfg.get(name)
+            if text is not None and text.strip():
+                ad[name] = Expr(text)  # as written, evaluated where the ad is
+    for prefix, names in (("slot", extras.slot_attrs), ("vm", extras.vm_attrs)):
+        if not names:
+            continue
+        shared = {
+            f"{prefix}{ad['SlotID']}_{name}": ad[name]
+            for ad in ads
+            if ad.get("SlotType") != "Dynamic"
+            for name in names
+            if name in ad
+        }
+        for ad in ads:
+            ad.update(shared)

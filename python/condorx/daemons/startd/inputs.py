@@ -1,0 +1,141 @@
+"""What the startd's policy reads of the machine at a moment: the clock, keyboard and
+console idle times, the load average and the part of it that Condor's jobs make.
+
+Each is measured from the real machine. A test (or a demonstration) may replace any of
+them with STARTD_INPUTS_OVERRIDE, a file of old-syntax ClassAd lines read at every poll:
+
+    KeyboardIdle = 5            # seconds since the keyboard was touched
+    ConsoleIdle = 5
+    NonCondorLoadAvg = 1.5      # load made by the machine's owner (Condor's is measured)
+    ClockOffset = 3600          # seconds added to the clock (CurrentTime, ClockMin, ...)
+
+so the example policies can be shown on a real startd without typing at its keyboard or
+waiting for the time of day they speak of.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from condorx.classad import ClassAd, parseOne
+from condorx.daemons.startd import machine as mach
+
+log = logging.getLogger("condorx.startd")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    now: float
+    keyboard_idle: int
+    console_idle: int
+    load_avg: float  # the whole machine's
+    owner_load: float | None  # NonCondorLoadAvg when overridden, else None (measured)
+
+    @property
+    def clock_min(self) -> int:
+        t = time.localtime(self.now)
+        return t.tm_hour * 60 + t.tm_min
+
+    @property
+    def clock_day(self) -> int:
+        return (time.localtime(self.now).tm_wday + 1) % 7  # 0 = Sunday
+
+
+class Sensors:
+    """Reads the inputs, measured or overridden."""
+
+    def __init__(self, override: Path | None) -> None:
+        self.override = override
+        self._warned = False
+
+    def read(self) -> Inputs:
+        fixed = self._overrides()
+        offset = _number(fixed.get("ClockOffset")) or 0.0
+        now = time.time() + offset
+        keyboard, console = mach.idle_seconds()
+        kb = _number(fixed.get("KeyboardIdle"))
+        co = _number(fixed.get("ConsoleIdle"))
+        return Inputs(
+            now=now,
+            keyboard_idle=int(kb) if kb is not None else keyboard,
+            console_idle=int(co) if co is not None else (int(kb) if kb is not None else console),
+            load_avg=mach.load_avg(),
+            owner_load=_number(fixed.get("NonCondorLoadAvg")),
+        )
+
+    def _overrides(self) -> ClassAd:
+        if self.override is None:
+            return ClassAd()
+        try:
+            text = self.override.read_text()
+        except FileNotFoundError:
+            return ClassAd()
+        except OSError as e:
+            return self._bad(f"cannot read {self.override}: {e.strerror}")
+        try:
+            return parseOne(text, "old") if text.strip() else ClassAd()
+        except ValueError as e:
+            return self._bad(f"{self.override}: {e}")
+
+    def _bad(self, why: str) -> ClassAd:
+        if not self._warned:  # once, not at every poll
+            log.warning("STARTD_INPUTS_OVERRIDE: %s; using the measured values", why)
+            self._warned = True
+        return ClassAd()
+
+
+def _number(v: object) -> float | None:
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return float(v)
+    return None
+
+
+class CpuMeter:
+    """The CPU a job's process tree uses (its process group), as a load average: the
+    CPU seconds it used since the last reading over the seconds that passed, smoothed
+    over about a minute as the kernel's own load average is."""
+
+    def __init__(self) -> None:
+        self.last: dict[int, tuple[float, float]] = {}  # pgid -> (when, cpu seconds)
+        self.load: dict[int, float] = {}
+
+    def sample(self, pgid: int, now: float) -> float:
+        before = self.last.get(pgid)
+        if before is not None and now - before[0] < 1.0:
+            return self.load.get(pgid, 0.0)  # read at most once a second: /proc walks cost
+        cpu = _group_cpu_seconds(pgid)
+        self.last[pgid] = (now, cpu)
+        if before is None or now <= before[0]:
+            return self.load.get(pgid, 0.0)
+        rate = max(0.0, (cpu - before[1]) / (now - before[0]))
+        weight = min(1.0, (now - before[0]) / 60.0)
+        self.load[pgid] = round(self.load.get(pgid, rate) * (1 - weight) + rate * weight, 3)
+        return self.load[pgid]
+
+    def forget(self, pgid: int) -> None:
+        self.last.pop(pgid, None)
+        self.load.pop(pgid, None)
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _group_cpu_seconds(pgid: int) -> float:
+    """User and system CPU of every live process in the group (from /proc)."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # The command name may hold spaces: the fields start after its closing paren.
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if len(fields) > 12 and fields[2] == str(pgid):
+            total += int(fields[11]) + int(fields[12])
+    return total / _TICKS

@@ -1,0 +1,288 @@
+"""The startd's state machine (seed 004, section 3.5.8): each slot's state and activity,
+and the numbered transitions between them.
+
+The rules are pure: the startd gathers what its policy expressions say about a slot at
+this moment (`Facts`) and what has happened to it (`Slot` flags: a match, a claim, a job
+that exited, a vacate), and `next_step` names the one transition to take now, or None.
+The startd applies it (sends the job its signal, starts benchmarks ...), logs it with its
+number and cause, and asks again, so a chain such as 13 (retire), 18 (preempt), 22
+(back to Owner) and 1 (Unclaimed) happens within one poll.
+
+States and activities:
+  Owner/Idle, Unclaimed/Idle, Unclaimed/Benchmarking, Matched/Idle,
+  Claimed/{Idle, Busy, Suspended, Retiring}, Preempting/{Vacating, Killing},
+  Backfill/{Idle, Busy, Killing}.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Why(StrEnum):
+    """Why a claim is being given up: it decides where Preempting leads (22-25, 30)."""
+
+    OWNER = "owner"  # PREEMPT, START false, IsOwner: the machine's owner wants it back
+    VACATE = "vacate"  # condor_vacate
+    SHUTDOWN = "shutdown"  # the startd is stopping
+    WORKLIFE = "worklife"  # CLAIM_WORKLIFE is over
+    RELEASED = "released"  # the schedd gave the claim up, or its connection closed
+    BETTER_MATCH = "better-match"  # a match the slot ranks higher, or of a user of higher priority
+
+    @property
+    def keeps_claim(self) -> bool:
+        """Only a better match leaves the slot Claimed (for the new claim) afterwards."""
+        return self is Why.BETTER_MATCH
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the slot's policy expressions and clocks say now (False when not relevant)."""
+
+    is_owner: bool = False
+    start_false: bool = False  # START evaluates to FALSE without a job (not UNDEFINED)
+    run_benchmarks: bool = False
+    want_suspend: bool = False
+    suspend: bool = False
+    resume: bool = False  # CONTINUE
+    preempt: bool = False
+    want_vacate: bool = True
+    kill: bool = False
+    retirement_over: bool = False  # the job has run (less suspension) MaxJobRetirementTime
+    match_expired: bool = False  # MATCH_TIMEOUT has passed since the match
+    worklife_over: bool = False  # CLAIM_WORKLIFE has passed since the claim
+    backfill_enabled: bool = False
+    start_backfill: bool = False
+    evict_backfill: bool = False
+
+
+@dataclass
+class Flags:
+    """What has happened to a slot that its state alone does not say."""
+
+    job_running: bool = False  # the claim's starter runs a job
+    retiring_for: Why | None = None  # why the claim retires (Retiring, or Suspended in it)
+    preempting_for: Why | None = None  # why the slot is Preempting
+    vacate_requested: Why | None = None  # condor_vacate or shutdown, not yet acted on
+    benchmarks_done: bool = False
+    backfill_running: bool = False
+    backfill_evicted: Why | None = None  # why the backfill client is being killed
+    pending_match: bool = False  # matched while backfill was being killed (32)
+    pending_claim: bool = False  # claimed while backfill was being killed (31)
+    fast: bool = False  # no retirement, no vacating: kill now (fast vacate, lost schedd)
+    better_match_gone: bool = False  # the preempting claim went away while retiring (19)
+
+
+@dataclass(frozen=True)
+class Step:
+    number: int
+    state: str
+    activity: str
+    cause: str
+    # What the startd does with it: "suspend", "continue", "vacate", "kill",
+    # "benchmark", "backfill-start", "backfill-kill", "end-claim" (None: nothing).
+    action: str | None = None
+
+
+def next_step(state: str, activity: str, f: Facts, flags: Flags) -> Step | None:
+    """The transition the slot takes now, if any."""
+    rule = _RULES.get(state)
+    return rule(activity, f, flags) if rule is not None else None
+
+
+def _owner(activity: str, f: Facts, flags: Flags) -> Step | None:
+    if not f.is_owner:
+        return Step(1, "Unclaimed", "Idle", "IsOwner is no longer true")
+    return None
+
+
+def _unclaimed(activity: str, f: Facts, flags: Flags) -> Step | None:
+    if activity == "Benchmarking":
+        if flags.benchmarks_done:
+            flags.benchmarks_done = False
+            return Step(4, "Unclaimed", "Idle", "the benchmarks are done")
+        return None
+    if f.is_owner:
+        return Step(2, "Owner", "Idle", "IsOwner is true")
+    if f.run_benchmarks:
+        return Step(3, "Unclaimed", "Benchmarking", "RunBenchmarks is true", "benchmark")
+    if f.backfill_enabled and f.start_backfill:
+        return Step(7, "Backfill", "Idle", "START_BACKFILL is true")
+    return None
+
+
+def _matched(activity: str, f: Facts, flags: Flags) -> Step | None:
+    if f.start_false:
+        return Step(8, "Owner", "Idle", "START is false", "end-claim")
+    if f.match_expired:
+        return Step(8, "Owner", "Idle", "not claimed within MATCH_TIMEOUT", "end-claim")
+    return None
+
+
+def _claimed(activity: str, f: Facts, flags: Flags) -> Step | None:
+    if activity == "Idle":
+        return _claimed_idle(f, flags)
+    if activity == "Busy":
+        return _claimed_busy(f, flags)
+    if activity == "Suspended":
+        return _claimed_suspended(f, flags)
+    if activity == "Retiring":
+        return _claimed_retiring(f, flags)
+    return None
+
+
+def _claimed_idle(f: Facts, flags: Flags) -> Step | None:
+    why = flags.vacate_requested
+    cause = _retire_cause(why) if why is not None else None
+    if cause is None and f.start_false:
+        why, cause = Why.OWNER, "START is false"
+    if cause is None and f.worklife_over:
+        why, cause = Why.WORKLIFE, "CLAIM_WORKLIFE is over"
+    if why is None or cause is None:
+        return None
+    flags.preempting_for, flags.vacate_requested = why, None
+    return _preempt(10, f, cause)
+
+
+def _preempt(number: int, f: Facts, cause: str) -> Step:
+    if f.want_vacate:
+        return Step(number, "Preempting", "Vacating", cause, "vacate")
+    return Step(number, "Preempting", "Killing", f"{cause}; WANT_VACATE is false", "kill")
+
+
+def _claimed_busy(f: Facts, flags: Flags) -> Step | None:
+    if not flags.job_running:
+        return Step(12, "Claimed", "Idle", "the job exited")
+    if flags.vacate_requested is not None:
+        why = flags.vacate_requested
+        flags.vacate_requested = None
+        flags.retiring_for = why
+        return Step(13, "Claimed", "Retiring", _retire_cause(why))
+    if f.want_suspend:
+        if f.suspend:
+            return Step(14, "Claimed", "Suspended", "WANT_SUSPEND and SUSPEND are true", "suspend")
+        return None
+    if f.preempt:
+        flags.retiring_for = Why.OWNER
+        return Step(13, "Claimed", "Retiring", "PREEMPT is true (WANT_SUSPEND is false)")
+    return None
+
+
+def _retire_cause(why: Why) -> str:
+    return {
+        Why.VACATE: "condor_vacate",
+        Why.SHUTDOWN: "the startd is shutting down",
+        Why.BETTER_MATCH: "a better match",
+        Why.OWNER: "PREEMPT is true",
+        Why.WORKLIFE: "CLAIM_WORKLIFE is over",
+        Why.RELEASED: "the schedd released the claim",
+    }[why]
+
+
+def _claimed_suspended(f: Facts, flags: Flags) -> Step | None:
+    if not flags.job_running:
+        return Step(12, "Claimed", "Idle", "the job exited")
+    if flags.retiring_for is not None and f.retirement_over:
+        flags.preempting_for = flags.retiring_for
+        return _preempt(17, f, "the retirement time is over while suspended")
+    if flags.vacate_requested is not None and flags.retiring_for is None:
+        flags.retiring_for, flags.vacate_requested = flags.vacate_requested, None
+        return Step(16, "Claimed", "Retiring", _retire_cause(flags.retiring_for), "continue")
+    if f.resume:
+        if flags.retiring_for is not None:
+            return Step(16, "Claimed", "Retiring", "CONTINUE is true (retiring)", "continue")
+        return Step(15, "Claimed", "Busy", "CONTINUE is true", "continue")
+    if f.preempt and flags.retiring_for is None:
+        flags.retiring_for = Why.OWNER
+        return Step(16, "Claimed", "Retiring", "PREEMPT is true", "continue")
+    return None
+
+
+def _claimed_retiring(f: Facts, flags: Flags) -> Step | None:
+    why = flags.retiring_for or Why.OWNER
+    if not flags.job_running:
+        flags.preempting_for = why
+        return _preempt(18, f, "the job finished while retiring")
+    if f.retirement_over:
+        flags.preempting_for = why
+        return _preempt(18, f, "the job has run MaxJobRetirementTime")
+    if f.want_suspend and f.suspend:
+        return Step(20, "Claimed", "Suspended", "WANT_SUSPEND and SUSPEND are true", "suspend")
+    if why is Why.BETTER_MATCH and flags.better_match_gone:
+        # Only a retirement for a preempting claim can be undone, not one for the owner.
+        flags.retiring_for, flags.better_match_gone = None, False
+        return Step(19, "Claimed", "Busy", "the preempting claim went away")
+    return None
+
+
+def _preempting(activity: str, f: Facts, flags: Flags) -> Step | None:
+    why = flags.preempting_for or Why.OWNER
+    if not flags.job_running:
+        if why.keeps_claim:
+            number = 23 if activity == "Vacating" else 24
+            return Step(number, "Claimed", "Idle", "the job is gone; the better match claims")
+        number = 22 if activity == "Vacating" else 25
+        return Step(number, "Owner", "Idle", f"the job is gone ({why.value})", "end-claim")
+    if activity == "Vacating" and f.kill:
+        return Step(21, "Preempting", "Killing", "KILL is true", "kill")
+    return None
+
+
+def _backfill(activity: str, f: Facts, flags: Flags) -> Step | None:
+    if activity == "Killing":
+        if not flags.backfill_running:
+            return Step(29, "Backfill", "Idle", "the backfill client has exited")
+        return None
+    if activity == "Busy":
+        if not flags.backfill_running:
+            return Step(27, "Backfill", "Idle", "the backfill client exited on its own")
+        eviction = _backfill_eviction(f, flags)
+        if eviction is not None:
+            flags.backfill_evicted = eviction[0]
+            return Step(28, "Backfill", "Killing", eviction[1], "backfill-kill")
+        return None
+    # Backfill/Idle: after a kill, go where its cause leads; else (re)start the client.
+    if flags.pending_claim:
+        flags.pending_claim = False
+        return Step(31, "Claimed", "Idle", "claimed while the backfill client was stopping")
+    if flags.pending_match:
+        flags.pending_match = False
+        return Step(32, "Matched", "Idle", "matched while the backfill client was stopping")
+    if flags.backfill_evicted is not None:
+        gone_for = flags.backfill_evicted
+        flags.backfill_evicted = None
+        return Step(30, "Owner", "Idle", f"the backfill client is gone ({gone_for.value})")
+    if _backfill_eviction(f, flags) is not None:
+        return Step(30, "Owner", "Idle", "EVICT_BACKFILL is true")
+    if flags.backfill_running:
+        return Step(26, "Backfill", "Busy", "the backfill client is running")
+    return Step(26, "Backfill", "Busy", "the backfill client is starting", "backfill-start")
+
+
+def _backfill_eviction(f: Facts, flags: Flags) -> tuple[Why, str] | None:
+    if flags.pending_claim or flags.pending_match:
+        return Why.BETTER_MATCH, "a job matched the slot"
+    if flags.vacate_requested is not None:
+        why = flags.vacate_requested
+        flags.vacate_requested = None
+        return why, _retire_cause(why)
+    if f.evict_backfill or not f.backfill_enabled:
+        return Why.OWNER, "EVICT_BACKFILL is true"
+    return None
+
+
+_RULES = {
+    "Owner": _owner,
+    "Unclaimed": _unclaimed,
+    "Matched": _matched,
+    "Claimed": _claimed,
+    "Preempting": _preempting,
+    "Backfill": _backfill,
+}
+
+# Protocol transitions, taken by the startd's command handlers rather than by a poll.
+MATCHED = Step(6, "Matched", "Idle", "the negotiator matched the slot")
+CLAIMED_DIRECTLY = Step(5, "Claimed", "Idle", "a schedd claimed it before the match arrived")
+CLAIMED = Step(9, "Claimed", "Idle", "the matched schedd claimed it")
+ACTIVATED = Step(11, "Claimed", "Busy", "the schedd started a job")

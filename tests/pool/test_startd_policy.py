@@ -1,0 +1,258 @@
+"""The startd's policy state machine on real daemons and real processes: the owner's
+keyboard and load come from STARTD_INPUTS_OVERRIDE (the startd reads it at every poll),
+the jobs are real process trees, and each transition is checked in the StartLog by its
+number, in condor_status, in the job queue and in the processes themselves (stopped,
+continued, sent SIGTERM, killed)."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+import trio
+from test_jobs_run import history, queue, submit
+
+from condorx.client.connection import Address, connect, daemon_credentials
+from condorx.testing.pool import QUICK_POOL
+from condorx.testing.pool import LocalPool as Pool
+from conftest import wait_for
+
+BASE = (
+    QUICK_POOL
+    + """\
+POLLING_INTERVAL = 1
+MATCH_TIMEOUT = 3
+KILLING_TIMEOUT = 3
+NUM_CPUS = 1
+RunBenchmarks = false
+"""
+)
+
+
+def start(pool: Pool, policy: str, keyboard: int = 3600) -> Pool:
+    inputs = pool.root / "inputs"
+    inputs.write_text(f"KeyboardIdle = {keyboard}\n")
+    with open(pool.config_file, "a") as f:
+        f.write(BASE + f"STARTD_INPUTS_OVERRIDE = {inputs}\n" + policy)
+    pool.reload()
+    pool.start("collector", "negotiator", "startd", "schedd")
+    return pool
+
+
+def keyboard(pool: Pool, idle: int) -> None:
+    (pool.root / "inputs").write_text(f"KeyboardIdle = {idle}\n")
+
+
+def transitions(pool: Pool) -> list[int]:
+    log = (pool.root / "log" / "StartLog").read_text()
+    return [int(n) for n in re.findall(r"\(transition (\d+):", log)]
+
+
+def slot_state(pool: Pool) -> str:
+    out = pool.cli("condorx.cli.status", "-af", "State", "Activity").stdout.split()
+    return "/".join(out[:2])
+
+
+def proc_state(pid: int) -> str:
+    """The kernel's letter for a process: T when stopped, R or S when it may run."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat[stat.rfind(")") + 2]
+
+
+SLEEPER = """
+executable = /bin/sh
+arguments = "-c 'echo $$ > {root}/pid; {trap} while true; do sleep 0.2; done'"
+log = job.log
+queue
+"""
+
+
+def sleeper(pool: Pool, trap: str = "") -> tuple[int, int]:
+    """Submit a job that runs until it is stopped; returns its cluster and, once it
+    runs, its shell's pid."""
+    (pool.root / "pid").unlink(missing_ok=True)
+    c = submit(pool, SLEEPER.format(root=pool.root, trap=trap))
+    wait_for(lambda: (pool.root / "pid").exists(), "the job to start")
+    return c, int((pool.root / "pid").read_text())
+
+
+@pytest.fixture
+def desktop(pool: Pool) -> Pool:
+    """A desktop policy: start when the keyboard has been idle a minute, suspend when it
+    is touched, continue after two idle minutes, and preempt after 3 s suspended."""
+    return start(
+        pool,
+        """
+START = KeyboardIdle > 60
+WANT_SUSPEND = True
+SUSPEND = KeyboardIdle < 60
+CONTINUE = KeyboardIdle > 120
+PREEMPT = (Activity == "Suspended") && (CurrentTime - EnteredCurrentActivity > 3)
+WANT_VACATE = True
+KILL = false
+""",
+    )
+
+
+def test_owner_and_unclaimed_follow_the_keyboard(desktop):
+    wait_for(lambda: slot_state(desktop) == "Unclaimed/Idle", "the slot to be Unclaimed")
+    assert transitions(desktop)[:1] == [1]  # Owner at start, then Unclaimed
+    keyboard(desktop, 5)
+    wait_for(lambda: slot_state(desktop) == "Owner/Idle", "the slot to go back to Owner")
+    keyboard(desktop, 600)
+    wait_for(lambda: slot_state(desktop) == "Unclaimed/Idle", "the slot to be Unclaimed again")
+    assert transitions(desktop) == [1, 2, 1]
+
+
+def test_suspend_stops_the_job_and_continue_resumes_it(desktop):
+    c, pid = sleeper(desktop)
+    wait_for(lambda: slot_state(desktop) == "Claimed/Busy", "the job to run")
+    keyboard(desktop, 5)
+    wait_for(lambda: proc_state(pid) == "T", "the job's processes to be stopped")
+    wait_for(lambda: queue(desktop, "JobStatus") == [["7"]], "the schedd to show it Suspended")
+    assert slot_state(desktop) == "Claimed/Suspended"
+    keyboard(desktop, 600)
+    wait_for(lambda: proc_state(pid) != "T", "the job to continue")
+    wait_for(lambda: queue(desktop, "JobStatus") == [["2"]], "the schedd to show it Running")
+    assert slot_state(desktop) == "Claimed/Busy"
+    assert transitions(desktop)[-2:] == [14, 15]
+    desktop.cli("condorx.cli.act:rm", str(c))
+
+
+def test_suspended_too_long_is_preempted_vacated_and_requeued(desktop):
+    c, pid = sleeper(desktop)
+    wait_for(lambda: slot_state(desktop) == "Claimed/Busy", "the job to run")
+    keyboard(desktop, 5)  # suspended, then (3 s later) PREEMPT: retire, vacate, Owner
+    wait_for(lambda: not Path(f"/proc/{pid}").exists(), "the job to be vacated")
+    wait_for(lambda: queue(desktop, "JobStatus") == [["1"]], "the job to be back in the queue")
+    wait_for(lambda: slot_state(desktop) == "Owner/Idle", "the slot to be the owner's")
+    seen = transitions(desktop)
+    assert seen[seen.index(14) :] == [14, 16, 18, 22]  # suspended, retire, vacate, Owner
+    log = (desktop.root / "job.log").read_text()
+    assert "Job was evicted" in log
+    assert queue(desktop, "NumJobStarts") == [["1"]]
+    keyboard(desktop, 600)  # the owner leaves: the job runs again on the same slot
+    wait_for(lambda: queue(desktop, "NumJobStarts") == [["2"]], "the job to run again")
+    desktop.cli("condorx.cli.act:rm", str(c))
+
+
+def test_a_job_that_ignores_the_soft_kill_is_killed(pool):
+    p = start(
+        pool,
+        """
+START = KeyboardIdle > 60
+WANT_SUSPEND = False
+PREEMPT = KeyboardIdle < 60
+WANT_VACATE = True
+KILL = (CurrentTime - EnteredCurrentActivity) > 2
+""",
+    )
+    c, pid = sleeper(p, trap="trap : TERM;")
+    wait_for(lambda: slot_state(p) == "Claimed/Busy", "the job to run")
+    keyboard(p, 5)
+    wait_for(lambda: slot_state(p) == "Preempting/Vacating", "the slot to vacate")
+    time.sleep(1)
+    assert Path(f"/proc/{pid}").exists()  # it ignored SIGTERM
+    wait_for(lambda: not Path(f"/proc/{pid}").exists(), "KILL to hard-kill the job")
+    wait_for(lambda: queue(p, "JobStatus") == [["1"]], "the job to be requeued")
+    seen = transitions(p)
+    assert seen[seen.index(13) :] == [13, 18, 21, 25]
+    p.cli("condorx.cli.act:rm", str(c))
+
+
+def test_retirement_lets_a_job_finish(pool):
+    p = start(
+        pool,
+        """
+START = KeyboardIdle > 60
+PREEMPT = KeyboardIdle < 60
+MaxJobRetirementTime = 30
+""",
+    )
+    c = submit(p, "executable = /bin/sh\narguments = \"-c 'sleep 3'\"\nlog = job.log\nqueue\n")
+    wait_for(lambda: slot_state(p) == "Claimed/Busy", "the job to run")
+    keyboard(p, 5)
+    wait_for(lambda: slot_state(p) == "Claimed/Retiring", "the claim to retire")
+    wait_for(lambda: history(p, "ClusterId", "JobStatus") == [[str(c), "4"]], "the job to finish")
+    seen = transitions(p)
+    assert seen[seen.index(13) :][:3] == [13, 18, 22]  # retire, then Preempting once it ended
+    assert "Job was evicted" not in (p.root / "job.log").read_text()
+
+
+def test_condor_vacate_sends_the_job_back(desktop):
+    c, pid = sleeper(desktop)
+    wait_for(lambda: slot_state(desktop) == "Claimed/Busy", "the job to run")
+    out = desktop.cli("condorx.cli.vacate").stdout
+    assert "Vacated slot1@" in out
+    wait_for(lambda: not Path(f"/proc/{pid}").exists(), "the job to be vacated")
+    wait_for(lambda: queue(desktop, "NumJobStarts") == [["2"]], "the job to run again")
+    seen = transitions(desktop)
+    assert [13, 18, 22] == seen[seen.index(13) :][:3]
+    desktop.cli("condorx.cli.act:rm", str(c))
+
+
+def test_an_unclaimed_match_lapses_after_match_timeout(desktop):
+    wait_for(lambda: slot_state(desktop) == "Unclaimed/Idle", "the slot to be Unclaimed")
+    slot = desktop.cli("condorx.cli.status", "-af", "Name").stdout.split()[0]
+    reply = desktop.call_daemon(
+        "startd", {"cmd": "match", "slot": slot, "claim_id": "c1", "schedd": "", "user": "u"}
+    )
+    assert reply["ok"]
+    wait_for(lambda: slot_state(desktop) == "Matched/Idle", "the slot to be Matched")
+    ad = desktop.cli("condorx.cli.status", "-af", "Requirements").stdout.strip()
+    assert ad == "false"  # it lies about START while Matched
+    wait_for(lambda: slot_state(desktop) == "Unclaimed/Idle", "the match to lapse")
+    assert transitions(desktop)[-3:] == [6, 8, 1]
+
+
+def test_starting_state_and_attributes(desktop):
+    wait_for(lambda: slot_state(desktop) == "Unclaimed/Idle", "the slot to be Unclaimed")
+    names = [
+        "KeyboardIdle",
+        "ConsoleIdle",
+        "LoadAvg",
+        "CondorLoadAvg",
+        "ClockMin",
+        "ClockDay",
+        "VirtualMemory",
+        "VirtualMachineID",
+        "CurrentRank",
+        "EnteredCurrentState",
+    ]
+    row = desktop.cli("condorx.cli.status", "-af", *names).stdout.split()
+    values = dict(zip(names, row, strict=True))
+    assert values["KeyboardIdle"] == "3600" and values["ConsoleIdle"] == "3600"
+    t = time.localtime()
+    assert abs(int(values["ClockMin"]) - (t.tm_hour * 60 + t.tm_min)) <= 1
+    assert int(values["ClockDay"]) == (t.tm_wday + 1) % 7
+    assert float(values["CondorLoadAvg"]) == 0.0 and values["VirtualMachineID"] == "1"
+    assert os.getloadavg() and float(values["LoadAvg"]) >= 0.0
+
+
+def test_a_claim_that_comes_before_its_match(desktop):
+    wait_for(lambda: slot_state(desktop) == "Unclaimed/Idle", "the slot to be Unclaimed")
+    slot = desktop.cli("condorx.cli.status", "-af", "Name").stdout.split()[0]
+    claim = {"claim_id": "c2", "slot": slot, "schedd": "", "user": "u"}
+
+    async def claim_then_match() -> list[int]:
+        address = Address.parse(desktop.daemon("startd").address())
+        ch = await connect(address, daemon_credentials(desktop.cfg))  # held: the claim's
+        try:
+            assert (await ch.request({"cmd": "claim", **claim}))["ok"]
+            # The negotiator's word of the same match arrives after: nothing more to do.
+            other = await connect(address, daemon_credentials(desktop.cfg))
+            try:
+                assert (await other.request({"cmd": "match", **claim}))["ok"]
+            finally:
+                await other.aclose()
+            return transitions(desktop)
+        finally:
+            await ch.aclose()
+
+    seen = trio.run(claim_then_match)
+    assert seen[-1] == 5 and 6 not in seen
+    # The claim's connection has closed: the claim ends with it (10, then 25: no vacating).
+    wait_for(lambda: transitions(desktop)[-3:] == [10, 25, 1], "the lost claim to end")
