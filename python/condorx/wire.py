@@ -88,9 +88,13 @@ class Channel:
         self.stream = stream
         self.max_frame = max_frame
         self._buf = bytearray()
+        # Frames from several tasks (a reply's stream and notices beside it) never mix.
+        self._sending = trio.Lock()
 
     async def send(self, obj: Any) -> None:
-        await self.stream.send_all(pack(obj))
+        data = pack(obj)
+        async with self._sending:
+            await self.stream.send_all(data)
 
     async def _fill(self, n: int) -> None:
         while len(self._buf) < n:

@@ -74,7 +74,19 @@ main.add_command(bench)
 
 def _queue_commands() -> None:
     """The condor_* tools, also reachable as `condorx <name>` (`condorx q -nobatch`)."""
-    from condorx.cli import act, config_val, cron, edit, history, pool, q, status, submit, token
+    from condorx.cli import (
+        act,
+        config_val,
+        cron,
+        edit,
+        history,
+        pool,
+        q,
+        status,
+        submit,
+        token,
+        vacate,
+    )
 
     for name, cmd in (
         ("submit", submit.main),
@@ -96,6 +108,7 @@ def _queue_commands() -> None:
         ("on", pool.on),
         ("restart", pool.restart),
         ("reconfig", pool.reconfig),
+        ("vacate", vacate.main),
     ):
         main.add_command(cmd, name)
 

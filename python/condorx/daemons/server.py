@@ -142,7 +142,11 @@ class Server:
                 if "closed by peer" not in str(e):
                     await ch.send(wire.error_reply("bad-request", str(e)))
                 return
-            await ch.send(await self._dispatch(peer, request, ch))
+            reply = await self._dispatch(peer, request, ch)
+            # A handler that stops the daemon (condor_off of the master) still answers:
+            # the reply goes out even as the daemon's tasks are being cancelled.
+            with trio.CancelScope(shield=True), trio.move_on_after(5):
+                await ch.send(reply)
 
     async def _dispatch(self, peer: Peer, request: Any, ch: wire.Channel) -> dict[str, Any]:
         if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):

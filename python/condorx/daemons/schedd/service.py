@@ -256,6 +256,11 @@ class Schedd:
         code = transitions.HoldCode.UPLOAD_FILE_ERROR
         await self.committer.run(lambda txn: transitions.hold(txn, key, why, code, 0, _now()))
 
+    async def paused(self, key: Key, suspended: bool) -> None:
+        """The startd's policy suspended (or continued) a running job."""
+        change = transitions.suspend if suspended else transitions.resume
+        await self.committer.run(functools.partial(change, key=key, now=_now()))
+
     async def finished(self, key: Key, reply: dict[str, Any]) -> None:
         outcome = await self.committer.run(
             lambda txn: transitions.finish_running(txn, key, reply, _now())

@@ -97,6 +97,8 @@ class Shadows:
                 {
                     "cmd": "claim",
                     "claim_id": claim.id,
+                    "slot": claim.slot,
+                    "user": claim.user,
                     "schedd": self.schedd.address,
                     "client_machine": self.schedd.name,
                 }
@@ -130,7 +132,8 @@ class Shadows:
     # -- running one job --------------------------------------------------------------------
 
     async def _run(self, ch: wire.Channel, claim: ClaimInfo, key: Key) -> bool:
-        """Run `key` on the claim; False when the startd is lost (the job is requeued)."""
+        """Run `key` on the claim; False when the claim is over: its startd is lost (the job
+        is requeued) or took the job off and ended the claim (the job was evicted)."""
         ad = self.schedd.queue.get(key)
         if ad is None:
             return True
@@ -158,7 +161,8 @@ class Shadows:
                 return False
             _write_outputs(ad, reply.get("files") or {})
             await self.schedd.finished(key, reply)
-            return True
+            # The startd took the job off by its policy and ended the claim with it.
+            return not reply.get("claim_ended")
         finally:
             self.running.pop(key, None)
             claim.job = None
@@ -174,8 +178,16 @@ class Shadows:
             with trio.fail_after(lease):
                 reply = await ch.receive()
             if isinstance(reply, dict) and "more" in reply:
+                await self._notice(claim, reply["more"])
                 continue
             return wire.check(reply)
+
+    async def _notice(self, claim: ClaimInfo, frame: Any) -> None:
+        """A frame of a running job: the startd's policy suspending or continuing it."""
+        if claim.job is None or not isinstance(frame, dict):
+            return
+        if "suspended" in frame or "continued" in frame:
+            await self.schedd.paused(claim.job, "suspended" in frame)
 
     async def signal(self, key: Key, cmd: str) -> bool:
         """Suspend or continue a running job ("suspend" or "continue" on its startd)."""

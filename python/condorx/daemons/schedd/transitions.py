@@ -322,7 +322,11 @@ def finish_running(txn: Transaction, key: Key, reply: dict[str, Any], now: int) 
         hold(txn, key, reason, HoldCode.MISSED_DEFERRED_EXECUTION_TIME, 0, now)
         return "held"
     if reply.get("vacated"):
+        # Evicted from the machine (its policy, condor_vacate): back to Idle to run again.
         _set_status(txn, key, ad, JobStatus.IDLE, now)
+        txn.set_attr(key, "LastVacateTime", now)
+        txn.event("evict", key, reason=str(reply["vacated"]))
+        _next_cron_run(txn, key, now)
         return "requeued"
     failed = reply.get("failed")
     if failed:
