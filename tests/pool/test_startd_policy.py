@@ -113,11 +113,11 @@ def test_suspend_stops_the_job_and_continue_resumes_it(desktop):
     keyboard(desktop, 5)
     wait_for(lambda: proc_state(pid) == "T", "the job's processes to be stopped")
     wait_for(lambda: queue(desktop, "JobStatus") == [["7"]], "the schedd to show it Suspended")
-    assert slot_state(desktop) == "Claimed/Suspended"
+    wait_for(lambda: slot_state(desktop) == "Claimed/Suspended", "the slot to show Suspended")
     keyboard(desktop, 600)
     wait_for(lambda: proc_state(pid) != "T", "the job to continue")
     wait_for(lambda: queue(desktop, "JobStatus") == [["2"]], "the schedd to show it Running")
-    assert slot_state(desktop) == "Claimed/Busy"
+    wait_for(lambda: slot_state(desktop) == "Claimed/Busy", "the slot to show Busy")
     assert transitions(desktop)[-2:] == [14, 15]
     desktop.cli("condorx.cli.act:rm", str(c))
 

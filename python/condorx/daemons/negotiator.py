@@ -75,7 +75,8 @@ class Negotiator:
         schedds = await self.collector.query_ads("scheduler")
         self._charge(slots)
         submitters, homes = await self._submitters(schedds)
-        free = [s for s in slots if s.get("State") == "Unclaimed"]
+        # Owner slots too: one whose START takes the job is available (seed 004, 3.5.8.1).
+        free = [s for s in slots if s.get("State") in ("Unclaimed", "Owner")]
         if not free or not submitters:
             return
         result = await trio.to_thread.run_sync(

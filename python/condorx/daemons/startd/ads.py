@@ -106,6 +106,8 @@ def slot_ad(
         "ClockMin": inputs.clock_min,
         "ClockDay": inputs.clock_day,
         "CurrentRank": slot.claim.rank if slot.claim is not None and slot.claim.job else 0.0,
+        "CpuIsBusy": slot.cpu_busy_since is not None,
+        "CpuBusyTime": int(inputs.now - slot.cpu_busy_since) if slot.cpu_busy_since else 0,
         "UpdateSequenceNumber": measures.serial,
         "ClassAdLifetime": measures.lifetime,
         **measures.benchmarks,

@@ -33,7 +33,7 @@ import trio
 
 from condorx import locate, security, wire
 from condorx._core import benchmark_kflops, benchmark_mips
-from condorx.classad import ClassAd
+from condorx.classad import ClassAd, ExprTree
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config
@@ -48,6 +48,9 @@ from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.daemons.startd.states import Facts, Step, Why
 
 log = logging.getLogger("condorx.startd")
+
+# The policy expressions other expressions may refer to by name.
+EXPRESSIONS = ("WANT_SUSPEND", "SUSPEND", "CONTINUE", "PREEMPT", "WANT_VACATE", "KILL")
 
 # States in which the startd polls at POLLING_INTERVAL (something of Condor's is going on).
 ACTIVE = ("Matched", "Claimed", "Preempting", "Backfill")
@@ -129,11 +132,15 @@ class Startd:
         return out
 
     def _view(self, slot: Slot) -> ClassAd:
-        """The slot's ad for evaluating its policy: as advertised, plus CurrentTime."""
+        """The slot's ad for evaluating its policy: as advertised, plus CurrentTime and
+        the policy expressions themselves, which may name one another (the seed's
+        PREEMPT reads `SUSPEND && (WANT_SUSPEND == False)`)."""
         ads = self.ads()
         index = self._all_slots().index(slot)
         ad = wire.ad_from_wire(ads[index], "slot ad")
         ad["CurrentTime"] = int(self.now())
+        for name in EXPRESSIONS:
+            ad[name] = ExprTree(self.policy.texts[name])
         return ad
 
     # -- the state machine ----------------------------------------------------------------
@@ -274,8 +281,17 @@ class Startd:
         self.inputs = self.sensors.read()
         self.offset = self.inputs.now - time.time()
         for slot in self._all_slots():
+            self._note_cpu_busy(slot)
             await self.settle(slot)
             await self._enforce_killing_timeout(slot)
+
+    def _note_cpu_busy(self, slot: Slot) -> None:
+        """CpuBusyTime: how long the configured CPUBusy expression has been true."""
+        busy = self.policy.holds("CPUBusy", self._view(slot))
+        if not busy:
+            slot.cpu_busy_since = None
+        elif slot.cpu_busy_since is None:
+            slot.cpu_busy_since = self.now()
 
     async def _enforce_killing_timeout(self, slot: Slot) -> None:
         """Killing for longer than KILLING_TIMEOUT: the starter itself is hard-killed."""
@@ -341,7 +357,10 @@ class Startd:
         slot = self._slot(req.get("slot"))
         if slot.claim is not None and slot.claim.id == req.get("claim_id"):
             return {"ok": True, "slot": slot.name}  # its schedd claimed it already (5)
-        if slot.state != "Unclaimed" or slot.claim is not None:
+        # An Owner slot takes a job its START accepts too: "if a job matches the
+        # resource's START expression, the resource is available to run a job,
+        # regardless of if it is in the Owner or Unclaimed state".
+        if slot.state not in ("Unclaimed", "Owner") or slot.claim is not None:
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed")
         if slot.kind == "Partitionable":
             slot = self._carve(slot, req.get("request") or {})

@@ -58,6 +58,7 @@ class Slot:
     children: list[Slot] = field(default_factory=list)
     flags: Flags = field(default_factory=Flags)
     killing_since: float = 0.0  # when the hard kill was sent (KILLING_TIMEOUT runs)
+    cpu_busy_since: float | None = None  # since when CPUBusy has been true (CpuBusyTime)
 
     def enter(self, state: str, activity: str, now: float) -> None:
         """Move to a state and activity at `now`, banking the time spent in the last."""
