@@ -75,8 +75,9 @@ class Negotiator:
         schedds = await self.collector.query_ads("scheduler")
         self._charge(slots)
         submitters, homes = await self._submitters(schedds)
-        # Owner slots too: one whose START takes the job is available (seed 004, 3.5.8.1).
-        free = [s for s in slots if s.get("State") in ("Unclaimed", "Owner")]
+        # Owner slots too, one whose START takes the job is available (seed 004,
+        # 3.5.8.1); and Backfill slots, whose backfill work gives way to a job (3.5.8.6).
+        free = [s for s in slots if s.get("State") in ("Unclaimed", "Owner", "Backfill")]
         if not free or not submitters:
             return
         result = await trio.to_thread.run_sync(

@@ -41,6 +41,7 @@ from condorx.daemons.server import Peer, Refused, Server
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd import states
 from condorx.daemons.startd.ads import Extras, Measures, add_extras, slot_ad
+from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
 from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
 from condorx.daemons.startd.policy import Policy
 from condorx.daemons.startd.slots import Claim, Slot, layout
@@ -80,10 +81,15 @@ class Startd:
         self.changed = trio.Event()
         self.wake = trio.Event()
         self.starters: dict[str, StarterProcess] = {}
+        self.backfill = BackfillClient(ClientSpec.from_config(cfg), self.wake_up)
         self._serial = itertools.count(1)
         now = self.now()
         for slot in self.slots:
             slot.entered_state = slot.entered_activity = now
+
+    def wake_up(self) -> None:
+        """Poll now (something changed that the policy must see)."""
+        self.wake.set()
 
     def now(self) -> float:
         """The policy's clock: the real one, moved by STARTD_INPUTS_OVERRIDE's ClockOffset."""
@@ -168,6 +174,10 @@ class Startd:
             match_expired=claim is not None
             and not claim.claimed
             and now >= claim.matched_at + self.match_timeout,
+            backfill_enabled=self.backfill.enabled,
+            start_backfill=slot.state in ("Unclaimed", "Backfill")
+            and p.holds("START_BACKFILL", ad),
+            evict_backfill=slot.state == "Backfill" and p.holds("EVICT_BACKFILL", ad),
             worklife_over=claim is not None
             and claim.claimed
             and worklife is not None
@@ -184,9 +194,9 @@ class Startd:
                 and slot not in slot.parent.children
             ):
                 return  # a dynamic slot whose claim ended is gone
-            step = states.next_step(
-                slot.state, slot.activity, self.facts(slot, self._view(slot)), slot.flags
-            )
+            slot.flags.backfill_running = self.backfill.uses(slot.name)
+            facts = self.facts(slot, self._view(slot))
+            step = states.next_step(slot.state, slot.activity, facts, slot.flags)
             if step is None:
                 return
             await self.take(slot, step)
@@ -227,6 +237,10 @@ class Startd:
             await self._signal(slot, signal.SIGKILL)
         elif step.action == "end-claim":
             self._end_claim(slot)
+        elif step.action == "backfill-start":
+            await self.backfill.join(slot.name, self.nursery)
+        elif step.action == "backfill-kill" and self.backfill.leave(slot.name):
+            self.nursery.start_soon(self.backfill.stop, float(self.killing_timeout))
         elif step.action == "benchmark" and not self.benchmarking:
             self.benchmarking = True
             self.nursery.start_soon(self._run_benchmarks)
@@ -360,7 +374,7 @@ class Startd:
         # An Owner slot takes a job its START accepts too: "if a job matches the
         # resource's START expression, the resource is available to run a job,
         # regardless of if it is in the Owner or Unclaimed state".
-        if slot.state not in ("Unclaimed", "Owner") or slot.claim is not None:
+        if slot.state not in ("Unclaimed", "Owner", "Backfill") or slot.claim is not None:
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed")
         if slot.kind == "Partitionable":
             slot = self._carve(slot, req.get("request") or {})
@@ -370,7 +384,13 @@ class Startd:
             user=str(req.get("user", "")),
             matched_at=self.now(),
         )
-        await self.take(slot, states.MATCHED)
+        if slot.state == "Backfill":
+            # The backfill client goes first (28); then Matched (32), or Claimed (31) if
+            # the schedd's claim comes while it is being killed.
+            slot.flags.pending_match = True
+            await self.settle(slot)
+        else:
+            await self.take(slot, states.MATCHED)
         return {"ok": True, "slot": slot.name}
 
     def _carve(self, parent: Slot, request: dict[str, Any]) -> Slot:
@@ -408,15 +428,29 @@ class Startd:
             slot, step = self._claim_first(req), states.CLAIMED_DIRECTLY
         claim = slot.claim
         assert claim is not None
-        if slot.state not in ("Matched", "Unclaimed"):
+        if slot.state not in ("Matched", "Unclaimed", "Backfill"):
             raise Refused("busy", f"{slot.name} is {slot.state}, not Matched")
         claim.claimed = True
         claim.claimed_at = self.now()
         claim.schedd = str(req.get("schedd") or claim.schedd)
         claim.client_machine = str(req.get("client_machine", ""))
-        await self.take(slot, step)
+        if slot.state == "Backfill":
+            await self._claim_after_backfill(slot)
+        else:
+            await self.take(slot, step)
         peer.on_close.append(lambda: self._schedd_gone(slot, claim))
         return {"ok": True, "slot": slot.name, "ad": self.ads()[self._all_slots().index(slot)]}
+
+    async def _claim_after_backfill(self, slot: Slot) -> None:
+        """Claimed while its backfill client is being killed: Claimed once it is gone (31)."""
+        slot.flags.pending_match, slot.flags.pending_claim = False, True
+        await self.settle(slot)
+        with trio.move_on_after(self.killing_timeout + 10):
+            while slot.state != "Claimed":
+                await trio.sleep(0.1)
+                await self.settle(slot)
+        if slot.state != "Claimed":
+            raise Refused("busy", f"the backfill client on {slot.name} would not stop")
 
     def _claim_first(self, req: dict[str, Any]) -> Slot:
         """A claim for a static slot the negotiator has matched but not yet told us of."""
@@ -609,6 +643,7 @@ async def serve(
             task_status.started(address)
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(2):
+            startd.backfill.kill(signal.SIGKILL)
             for starter in startd.starters.values():
                 await starter.close()
             names = [s.name for s in startd._all_slots()]

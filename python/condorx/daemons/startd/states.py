@@ -232,7 +232,7 @@ def _preempting(activity: str, f: Facts, flags: Flags) -> Step | None:
 def _backfill(activity: str, f: Facts, flags: Flags) -> Step | None:
     if activity == "Killing":
         if not flags.backfill_running:
-            return Step(29, "Backfill", "Idle", "the backfill client has exited")
+            return Step(29, "Backfill", "Idle", "the backfill client is gone from the slot")
         return None
     if activity == "Busy":
         if not flags.backfill_running:
@@ -253,8 +253,9 @@ def _backfill(activity: str, f: Facts, flags: Flags) -> Step | None:
         gone_for = flags.backfill_evicted
         flags.backfill_evicted = None
         return Step(30, "Owner", "Idle", f"the backfill client is gone ({gone_for.value})")
-    if _backfill_eviction(f, flags) is not None:
-        return Step(30, "Owner", "Idle", "EVICT_BACKFILL is true")
+    eviction = _backfill_eviction(f, flags)
+    if eviction is not None:
+        return Step(30, "Owner", "Idle", eviction[1])
     if flags.backfill_running:
         return Step(26, "Backfill", "Busy", "the backfill client is running")
     return Step(26, "Backfill", "Busy", "the backfill client is starting", "backfill-start")
@@ -267,8 +268,10 @@ def _backfill_eviction(f: Facts, flags: Flags) -> tuple[Why, str] | None:
         why = flags.vacate_requested
         flags.vacate_requested = None
         return why, _retire_cause(why)
-    if f.evict_backfill or not f.backfill_enabled:
+    if f.evict_backfill:
         return Why.OWNER, "EVICT_BACKFILL is true"
+    if not f.backfill_enabled:
+        return Why.OWNER, "backfill is off (or its client cannot start)"
     return None
 
 

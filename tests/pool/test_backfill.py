@@ -1,0 +1,96 @@
+"""Backfill (seed 004, 3.5.8.6) on a real startd: one backfill client (a real process
+tree) shared by the slots, evicted when EVICT_BACKFILL turns true, and giving way to a
+job the negotiator matches."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from test_jobs_run import history, submit
+from test_startd_policy import transitions
+
+from condorx.testing.pool import QUICK_POOL
+from condorx.testing.pool import LocalPool as Pool
+from conftest import wait_for
+
+
+def start(pool: Pool, cpus: int) -> Path:
+    pids = pool.root / "boinc.pids"
+    inputs = pool.root / "inputs"
+    inputs.write_text("KeyboardIdle = 3600\n")
+    client = pool.root / "boinc.sh"
+    # A client with a child of its own: killing the client must kill its descendants.
+    client.write_text(f"#!/bin/sh\necho $$ >> {pids}\nsleep 1000 &\necho $! >> {pids}\nwait\n")
+    client.chmod(0o755)
+    with open(pool.config_file, "a") as f:
+        f.write(
+            QUICK_POOL
+            + f"""
+POLLING_INTERVAL = 1
+NUM_CPUS = {cpus}
+RunBenchmarks = false
+KILLING_TIMEOUT = 3
+STARTD_INPUTS_OVERRIDE = {inputs}
+ENABLE_BACKFILL = True
+BACKFILL_SYSTEM = BOINC
+BOINC_Executable = {client}
+START_BACKFILL = KeyboardIdle > 60
+EVICT_BACKFILL = KeyboardIdle < 60
+"""
+        )
+    pool.reload()
+    pool.start("collector", "negotiator", "startd", "schedd")
+    return pids
+
+
+def states(pool: Pool) -> list[str]:
+    out = pool.cli("condorx.cli.status", "-af", "Name", "State", "Activity").stdout
+    return [f"{s}/{a}" for _, s, a in sorted(ln.split() for ln in out.splitlines())]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat[stat.rfind(")") + 2] != "Z"
+
+
+def test_one_client_for_all_slots_evicted_with_its_children(pool):
+    pids = start(pool, 2)
+    wait_for(lambda: states(pool) == ["Backfill/Busy"] * 2, "both slots to backfill")
+    client, child = (int(x) for x in pids.read_text().split())
+    assert alive(client) and alive(child)
+    assert len(pids.read_text().split()) == 2  # one client (and its child), not two
+    assert transitions(pool).count(7) == 2 and transitions(pool).count(26) == 2
+    (pool.root / "inputs").write_text("KeyboardIdle = 5\n")  # EVICT_BACKFILL
+    wait_for(lambda: not alive(client) and not alive(child), "the client and its child to die")
+    # Owner (30), then Unclaimed as IsOwner says (1); START_BACKFILL is false meanwhile.
+    wait_for(lambda: states(pool) == ["Unclaimed/Idle"] * 2, "the slots to leave backfill")
+    seen = transitions(pool)
+    assert seen[-8:].count(28) == 2 and seen[-8:].count(29) == 2 and seen[-8:].count(30) == 2
+
+
+def test_a_job_takes_a_backfill_slot_and_the_other_keeps_backfilling(pool):
+    pids = start(pool, 2)
+    wait_for(lambda: states(pool) == ["Backfill/Busy"] * 2, "both slots to backfill")
+    client = int(pids.read_text().split()[0])
+    c = submit(pool, "executable = /bin/sleep\narguments = 3\nqueue\n")
+    wait_for(lambda: "Claimed/Busy" in states(pool), "the job to run on a backfill slot")
+    assert "Backfill/Busy" in states(pool) and alive(client)  # still in use by the other
+    wait_for(lambda: history(pool, "ClusterId") == [[str(c)]], "the job to finish")
+    seen = transitions(pool)
+    assert 32 in seen and 9 in seen  # matched once its backfill was off it, then claimed
+
+
+def test_the_last_backfill_slot_kills_the_client_for_a_job(pool):
+    pids = start(pool, 1)
+    wait_for(lambda: states(pool) == ["Backfill/Busy"], "the slot to backfill")
+    client, child = (int(x) for x in pids.read_text().split())
+    c = submit(pool, "executable = /bin/true\nqueue\n")
+    wait_for(lambda: history(pool, "ClusterId") == [[str(c)]], "the job to run")
+    assert not alive(client) and not alive(child)
+    seen = transitions(pool)
+    assert seen[seen.index(28) :][:2] == [28, 29] and (31 in seen or 32 in seen)
