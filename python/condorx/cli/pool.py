@@ -157,7 +157,9 @@ def _master_command(cmd: str, tool: str) -> click.Command:
     @click.pass_context
     def command(ctx: click.Context) -> None:
         opts = a.parse(
-            ctx.args, [a.Opt("daemon", 2, 1), a.Opt("master", 2), a.Opt("fast", 2)], tool
+            ctx.args,
+            [a.Opt("daemon", 2, 1), a.Opt("master", 2), a.Opt("fast", 2), a.Opt("peaceful", 2)],
+            tool,
         )
         cfg = load(tool, "MASTER")
         daemons = [d.lower() for d in opts.values.get("daemon", [])]
@@ -166,6 +168,7 @@ def _master_command(cmd: str, tool: str) -> click.Command:
             "daemons": daemons,
             "master": "master" in opts.flags,
             "fast": "fast" in opts.flags,
+            "peaceful": "peaceful" in opts.flags,
         }
         reply = run_client(_master, cfg, req, tool=tool)
         done = (

@@ -94,15 +94,25 @@ class Master:
             await trio.sleep(delay)
         child.stopped.set()
 
-    async def stop(self, name: str, fast: bool = False) -> None:
+    async def stop(self, name: str, mode: str = "graceful") -> None:
+        """Stop a daemon: `graceful` (SIGTERM; the startd lets jobs retire first), `fast`
+        (the startd kills its jobs at once, SIGQUIT; other daemons are killed) or
+        `peaceful` (the startd lets its jobs finish, however long that takes, SIGUSR1).
+        A daemon still running after SHUTDOWN_GRACEFUL_TIMEOUT (SHUTDOWN_FAST_TIMEOUT
+        when fast; never when peaceful) is killed."""
         child = self.children.get(name)
         if child is None:
             return
         child.wanted = False
         proc = child.process
         if proc is not None:
-            proc.send_signal(signal.SIGKILL if fast else signal.SIGTERM)
-            with trio.move_on_after(self.cfg.get_int("SHUTDOWN_GRACEFUL_TIMEOUT", 30)):
+            proc.send_signal(_stop_signal(name, mode))
+            if mode == "peaceful":
+                await proc.wait()
+            wait = self.cfg.get_int(
+                "SHUTDOWN_FAST_TIMEOUT" if mode == "fast" else "SHUTDOWN_GRACEFUL_TIMEOUT", 30
+            )
+            with trio.move_on_after(wait):
                 await proc.wait()
             if proc.returncode is None:
                 proc.kill()
@@ -121,7 +131,7 @@ class Master:
         self._admin(peer)
         names = self._names(req)
         for n in names:
-            await self.stop(n, bool(req.get("fast")))
+            await self.stop(n, _mode(req))
         if req.get("master"):
             self.done.set()
         return {"ok": True, "stopped": names}
@@ -236,3 +246,15 @@ async def serve(
                     await master.stop(name)
                 locate.master_address_file(cfg).unlink(missing_ok=True)
             nursery.cancel_scope.cancel()
+
+
+def _mode(req: dict[str, Any]) -> str:
+    if req.get("fast"):
+        return "fast"
+    return "peaceful" if req.get("peaceful") else "graceful"
+
+
+def _stop_signal(name: str, mode: str) -> int:
+    if name == "startd":
+        return {"fast": signal.SIGQUIT, "peaceful": signal.SIGUSR1}.get(mode, signal.SIGTERM)
+    return signal.SIGKILL if mode == "fast" else signal.SIGTERM

@@ -32,9 +32,15 @@ def run(name: str) -> None:
         print(f"condor_{name}: configuration error: {e}", file=sys.stderr)
         sys.exit(1)
     _log_to(name, cfg.get(f"{subsystem}_LOG"))
-    serve: Any = importlib.import_module(module).serve
+    daemon = importlib.import_module(module)
+    serve: Any = daemon.serve
     try:
-        trio.run(_until_signalled, serve, cfg)
+        # A daemon that stops in its own way on a signal (the startd's graceful, fast and
+        # peaceful shutdowns) handles its signals itself.
+        if getattr(daemon, "HANDLES_SIGNALS", False):
+            trio.run(serve, cfg)
+        else:
+            trio.run(_until_signalled, serve, cfg)
     except KeyboardInterrupt:
         pass
 

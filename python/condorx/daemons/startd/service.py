@@ -17,6 +17,11 @@ And from an administrator: `vacate` (condor_vacate; `fast` skips retirement and 
 Every poll (POLLING_INTERVAL while any slot is busy with Condor, else UPDATE_INTERVAL)
 evaluates each slot's policy and takes the transitions it calls for; each one is logged
 in the StartLog with its number and cause.
+
+Shutting down (seed 3.5.8.4): SIGTERM is graceful (every claim retires, its job given
+MaxJobRetirementTime, then vacated); SIGQUIT is fast (no retirement, jobs killed at once);
+SIGUSR1 is peaceful (retirement without end: running jobs finish, nothing is killed). The
+startd takes no new work meanwhile, and exits once no claim is left.
 """
 
 from __future__ import annotations
@@ -50,6 +55,15 @@ from condorx.daemons.startd.states import Facts, Step, Why
 
 log = logging.getLogger("condorx.startd")
 
+# The startd stops in its own ways on these signals (see `serve`).
+HANDLES_SIGNALS = True
+SHUTDOWN_SIGNALS = {
+    signal.SIGTERM: "graceful",
+    signal.SIGINT: "graceful",
+    signal.SIGQUIT: "fast",
+    signal.SIGUSR1: "peaceful",
+}
+
 # The policy expressions other expressions may refer to by name.
 EXPRESSIONS = ("WANT_SUSPEND", "SUSPEND", "CONTINUE", "PREEMPT", "WANT_VACATE", "KILL")
 
@@ -76,6 +90,7 @@ class Startd:
         self.inputs: Inputs = self.sensors.read()
         self.offset = self.inputs.now - time.time()
         self.benchmarks: dict[str, Any] = {"LastBenchmark": 0}
+        self.stopping = ""  # the shutdown under way: graceful, fast or peaceful
         self.benchmarking = False
         self.collector = CollectorClient(cfg, daemon_credentials(cfg))
         self.changed = trio.Event()
@@ -170,7 +185,8 @@ class Startd:
             preempt=busy and p.holds("PREEMPT", ad, job),
             want_vacate=not flags.fast and (job is None or p.holds("WANT_VACATE", ad, job)),
             kill=flags.fast or (busy and p.holds("KILL", ad, job)),
-            retirement_over=flags.fast or (busy and run_time >= p.retirement_time(ad, job)),
+            retirement_over=flags.fast
+            or (busy and self.stopping != "peaceful" and run_time >= p.retirement_time(ad, job)),
             match_expired=claim is not None
             and not claim.claimed
             and now >= claim.matched_at + self.match_timeout,
@@ -366,8 +382,13 @@ class Startd:
         if peer.user != security.POOL_IDENTITY:
             raise Refused("permission", "only the pool's daemons may do this")
 
+    def _taking_work(self) -> None:
+        if self.stopping:
+            raise Refused("busy", f"the startd is shutting down ({self.stopping})")
+
     async def match(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         self._pool_only(peer)
+        self._taking_work()
         slot = self._slot(req.get("slot"))
         if slot.claim is not None and slot.claim.id == req.get("claim_id"):
             return {"ok": True, "slot": slot.name}  # its schedd claimed it already (5)
@@ -482,6 +503,7 @@ class Startd:
         assert claim is not None
         if slot.state != "Claimed" or slot.activity != "Idle" or claim.job is not None:
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}: no new job")
+        self._taking_work()
         if self.facts(slot, self._view(slot)).worklife_over:
             raise Refused("busy", f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
         job = wire.ad_from_wire(req.get("job"), "job ad")
@@ -607,6 +629,25 @@ class Startd:
             await self.settle(slot)
         return {"ok": True, "slots": [s.name for s in chosen]}
 
+    async def shutdown(self, mode: str) -> None:
+        """Give up every claim the way `mode` says, then return (the startd exits)."""
+        self.stopping = mode
+        log.info("shutting down (%s)", mode)
+        for slot in self._all_slots():
+            if slot.state == "Matched":
+                await self.take(
+                    slot, Step(8, "Owner", "Idle", "the startd is shutting down", "end-claim")
+                )
+            elif slot.claim is not None or slot.state == "Backfill":
+                slot.flags.vacate_requested = Why.SHUTDOWN
+                slot.flags.fast = mode == "fast"
+        while any(s.claim is not None for s in self._all_slots()) or self.backfill.running:
+            await self.poll()
+            with trio.move_on_after(0.5):
+                await self.wake.wait()
+            self.wake = trio.Event()
+        log.info("shut down (%s): no claim is left", mode)
+
     def handlers(self) -> dict[str, Any]:
         return {
             "match": self.match,
@@ -641,6 +682,11 @@ async def serve(
             nursery.start_soon(startd.advertise_loop)
             log.info("startd with %d slots at %s", len(startd.slots), address)
             task_status.started(address)
+            with trio.open_signal_receiver(*SHUTDOWN_SIGNALS) as signals:
+                async for signum in signals:
+                    await startd.shutdown(SHUTDOWN_SIGNALS[signal.Signals(signum)])
+                    break
+            nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(2):
             startd.backfill.kill(signal.SIGKILL)
