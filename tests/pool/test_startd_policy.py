@@ -256,3 +256,14 @@ def test_a_claim_that_comes_before_its_match(desktop):
     assert seen[-1] == 5 and 6 not in seen
     # The claim's connection has closed: the claim ends with it (10, then 25: no vacating).
     wait_for(lambda: transitions(desktop)[-3:] == [10, 25, 1], "the lost claim to end")
+
+
+def test_claim_worklife_ends_the_claim_after_its_job(pool):
+    p = start(pool, "CLAIM_WORKLIFE = 2\n")
+    submit(p, "executable = /bin/sleep\narguments = 3\nlog = job.log\nqueue 2\n")
+    wait_for(lambda: len(history(p, "ClusterId")) == 2, "both jobs to run")
+    log = (p.root / "log" / "StartLog").read_text()
+    # Each job ran on a claim of its own: the first claim took no second job.
+    assert transitions(p).count(9) == 2
+    assert "(transition 10: CLAIM_WORKLIFE is over)" in log
+    assert "Job was evicted" not in (p.root / "job.log").read_text()

@@ -161,7 +161,8 @@ class Shadows:
                 return False
             _write_outputs(ad, reply.get("files") or {})
             await self.schedd.finished(key, reply)
-            # The startd took the job off by its policy and ended the claim with it.
+            # The startd ended the claim with the job (its policy took the job off, or
+            # the claim is past its CLAIM_WORKLIFE): the claim takes no other job.
             return not reply.get("claim_ended")
         finally:
             self.running.pop(key, None)

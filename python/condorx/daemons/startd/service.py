@@ -521,9 +521,12 @@ class Startd:
             slot.flags.job_running = False
             self.wake.set()
         await self.settle(slot)  # 12 (Busy to Idle), or on through Preempting
+        # The claim may have ended with the job (evicted, or past CLAIM_WORKLIFE): the
+        # schedd must not send it another.
+        ended = slot.claim is not claim
         if claim.evicted:
-            return {"ok": True, "vacated": claim.evicted, "claim_ended": slot.claim is not claim}
-        return reply
+            return {"ok": True, "vacated": claim.evicted, "claim_ended": ended}
+        return {**reply, "claim_ended": ended} if ended else reply
 
     async def _supervise(self, slot: Slot, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         """Hand the job to the claim's starter (spawned on its first job) and relay its
