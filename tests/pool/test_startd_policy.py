@@ -267,3 +267,30 @@ def test_claim_worklife_ends_the_claim_after_its_job(pool):
     assert transitions(p).count(9) == 2
     assert "(transition 10: CLAIM_WORKLIFE is over)" in log
     assert "Job was evicted" not in (p.root / "job.log").read_text()
+
+
+def test_a_job_the_slot_ranks_higher_preempts_the_running_one(pool):
+    p = start(pool, "RANK = TARGET.Important =?= True\nMaxJobRetirementTime = 0\n")
+    low, low_pid = sleeper(p)
+    wait_for(lambda: slot_state(p) == "Claimed/Busy", "the first job to run")
+    marker = p.root / "important-ran"
+    important = submit(
+        p,
+        f"""
+executable = /bin/sh
+arguments = "-c 'touch {marker}'"
++Important = True
+log = job.log
+queue
+""",
+    )
+    wait_for(lambda: not Path(f"/proc/{low_pid}").exists(), "the first job to be preempted")
+    wait_for(lambda: marker.exists(), "the job the slot prefers to run")
+    seen = transitions(p)
+    assert seen[seen.index(13) :][:4] == [13, 18, 23, 11]  # retire, vacate, new claim, run
+    assert "preempting match (rank)" in (p.root / "log" / "StartLog").read_text()
+    wait_for(lambda: history(p, "ClusterId") == [[str(important)]], "it to finish")
+    # The preempted job was requeued, not lost, and runs again.
+    wait_for(lambda: queue(p, "NumJobStarts") == [["2"]], "the preempted job to run again")
+    assert "Job was evicted" in (p.root / "job.log").read_text()
+    p.cli("condorx.cli.act:rm", str(low))

@@ -72,6 +72,7 @@ def test_matched_lapses_or_the_owner_returns():
     [
         (Facts(start_false=True), {}, "Vacating"),
         (Facts(worklife_over=True), {}, "Vacating"),
+        (Facts(match_expired=True), {}, "Vacating"),
         (Facts(), {"vacate_requested": Why.VACATE}, "Vacating"),
         (Facts(want_vacate=False), {"vacate_requested": Why.RELEASED}, "Killing"),
     ],

@@ -26,7 +26,6 @@ log = logging.getLogger("condorx.negotiator")
 CRON_ATTRIBUTES = ("CronMinute", "CronHour", "CronDayOfMonth", "CronMonth", "CronDayOfWeek")
 
 
-
 def eligible_constraint(schedd_interval: int, now: str = "time()") -> str:
     """Idle jobs that may be matched now: a cron job only once its next run is near,
     `(CurrentTime + SCHEDD_INTERVAL) >= (DeferralTime - CronPrepTime)`, as the seed says.
@@ -37,6 +36,7 @@ def eligible_constraint(schedd_interval: int, now: str = "time()") -> str:
         f"({now} + {schedd_interval}) >= (DeferralTime - "
         "ifThenElse(CronPrepTime =?= undefined, 0, CronPrepTime)))"
     )
+
 
 class Negotiator:
     def __init__(self, cfg: Config) -> None:
@@ -76,15 +76,21 @@ class Negotiator:
         self._charge(slots)
         submitters, homes = await self._submitters(schedds)
         # Owner slots too, one whose START takes the job is available (seed 004,
-        # 3.5.8.1); and Backfill slots, whose backfill work gives way to a job (3.5.8.6).
-        free = [s for s in slots if s.get("State") in ("Unclaimed", "Owner", "Backfill")]
+        # 3.5.8.1); Backfill slots, whose backfill work gives way to a job (3.5.8.6);
+        # and Claimed ones, when a job may preempt theirs (the slot's RANK prefers it,
+        # or PREEMPTION_REQUIREMENTS lets a user of better priority in).
+        consider = self.cfg.get_bool("NEGOTIATOR_CONSIDER_PREEMPTION", True)
+        wanted = ("Unclaimed", "Owner", "Backfill") + (("Claimed",) if consider else ())
+        free = [s for s in slots if s.get("State") in wanted]
         if not free or not submitters:
             return
         result = await trio.to_thread.run_sync(
             lambda: negotiate(
                 free,
                 submitters,
-                consider_preemption=False,
+                consider_preemption=consider,
+                preemption_requirements=self.cfg.get("PREEMPTION_REQUIREMENTS"),
+                preemption_rank=self.cfg.get("PREEMPTION_RANK"),
                 pre_job_rank=self.cfg.get("NEGOTIATOR_PRE_JOB_RANK"),
                 post_job_rank=self.cfg.get("NEGOTIATOR_POST_JOB_RANK"),
             )
@@ -92,7 +98,12 @@ class Negotiator:
         sent = 0
         for m in result.matches:
             sent += await self._hand_out(
-                m.job, m.slot, homes[m.submitter.name], m.submitter.name, m.dynamic_slot
+                m.job,
+                m.slot,
+                homes[m.submitter.name],
+                m.submitter.name,
+                m.dynamic_slot,
+                m.preempts,
             )
         self.last_cycle = {
             "seconds": time.perf_counter() - started,
@@ -139,7 +150,13 @@ class Negotiator:
         return submitters, homes
 
     async def _hand_out(
-        self, job: ClassAd, slot: ClassAd, schedd: str, submitter: str, dynamic: ClassAd | None
+        self,
+        job: ClassAd,
+        slot: ClassAd,
+        schedd: str,
+        submitter: str,
+        dynamic: ClassAd | None,
+        preempts: str | None = None,
     ) -> int:
         claim_id = secrets.token_hex(16)
         startd = str(slot.get("MyAddress"))
@@ -151,6 +168,8 @@ class Negotiator:
             "schedd": schedd,
             "user": user,
         }
+        if preempts:
+            req["preempts"] = preempts  # "rank" or "priority": the slot's job must go
         if dynamic is not None:
             req["request"] = {
                 "cpus": dynamic.get("Cpus"),

@@ -253,6 +253,8 @@ class Startd:
             await self._signal(slot, signal.SIGKILL)
         elif step.action == "end-claim":
             self._end_claim(slot)
+        elif step.action == "next-claim":
+            self._next_claim(slot)
         elif step.action == "backfill-start":
             await self.backfill.join(slot.name, self.nursery)
         elif step.action == "backfill-kill" and self.backfill.leave(slot.name):
@@ -277,7 +279,7 @@ class Startd:
 
     def _end_claim(self, slot: Slot) -> None:
         claim = slot.claim
-        slot.claim = None
+        slot.claim = slot.next_claim = None
         slot.flags = states.Flags()
         if claim is not None:
             starter = self.starters.pop(claim.id, None)
@@ -285,6 +287,16 @@ class Startd:
                 self.nursery.start_soon(starter.close)
         if slot.kind == "Dynamic" and slot.parent is not None and slot in slot.parent.children:
             slot.parent.children.remove(slot)
+        self._touch()
+
+    def _next_claim(self, slot: Slot) -> None:
+        """The preempted claim is over: the slot is now the preempting match's."""
+        old, slot.claim, slot.next_claim = slot.claim, slot.next_claim, None
+        slot.flags = states.Flags()
+        if old is not None:
+            starter = self.starters.pop(old.id, None)
+            if starter is not None:
+                self.nursery.start_soon(starter.close)
         self._touch()
 
     async def _run_benchmarks(self) -> None:
@@ -312,8 +324,22 @@ class Startd:
         self.offset = self.inputs.now - time.time()
         for slot in self._all_slots():
             self._note_cpu_busy(slot)
+            self._drop_unclaimed_preemption(slot)
             await self.settle(slot)
             await self._enforce_killing_timeout(slot)
+
+    def _drop_unclaimed_preemption(self, slot: Slot) -> None:
+        """A preempting match its schedd never claimed lapses after MATCH_TIMEOUT; a claim
+        retiring for it alone goes back to Busy (19)."""
+        nxt = slot.next_claim
+        if nxt is None or nxt.claimed or self.now() < nxt.matched_at + self.match_timeout:
+            return
+        log.info("%s: the preempting match was not claimed within MATCH_TIMEOUT", slot.name)
+        slot.next_claim = None
+        if slot.flags.retiring_for is Why.BETTER_MATCH:
+            slot.flags.better_match_gone = True
+        if slot.flags.vacate_requested is Why.BETTER_MATCH:
+            slot.flags.vacate_requested = None
 
     def _note_cpu_busy(self, slot: Slot) -> None:
         """CpuBusyTime: how long the configured CPUBusy expression has been true."""
@@ -392,6 +418,8 @@ class Startd:
         slot = self._slot(req.get("slot"))
         if slot.claim is not None and slot.claim.id == req.get("claim_id"):
             return {"ok": True, "slot": slot.name}  # its schedd claimed it already (5)
+        if slot.state == "Claimed" and req.get("preempts"):
+            return await self._preempting_match(slot, req)
         # An Owner slot takes a job its START accepts too: "if a job matches the
         # resource's START expression, the resource is available to run a job,
         # regardless of if it is in the Owner or Unclaimed state".
@@ -412,6 +440,25 @@ class Startd:
             await self.settle(slot)
         else:
             await self.take(slot, states.MATCHED)
+        return {"ok": True, "slot": slot.name}
+
+    async def _preempting_match(self, slot: Slot, req: dict[str, Any]) -> dict[str, Any]:
+        """A match for a claimed slot whose job it preempts (the slot's RANK prefers the
+        new job, or its user has the better priority): the claim retires (13) and, once
+        its job is gone, the slot is the new claim's (23, 24)."""
+        if slot.next_claim is not None:
+            raise Refused("busy", f"{slot.name} is already being preempted")
+        slot.next_claim = Claim(
+            id=str(req["claim_id"]),
+            schedd=str(req.get("schedd", "")),
+            user=str(req.get("user", "")),
+            matched_at=self.now(),
+        )
+        log.info(
+            "%s: preempting match (%s) for %s", slot.name, req.get("preempts"), req.get("user")
+        )
+        slot.flags.vacate_requested = Why.BETTER_MATCH
+        await self.settle(slot)
         return {"ok": True, "slot": slot.name}
 
     def _carve(self, parent: Slot, request: dict[str, Any]) -> Slot:
@@ -442,6 +489,22 @@ class Startd:
 
     async def claim(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         self._pool_only(peer)
+        waiting = self._preempting(req.get("claim_id"))
+        if waiting is None:
+            # The preemption may be over already: the slot is this (unclaimed) claim's.
+            waiting = next(
+                (
+                    s
+                    for s in self._all_slots()
+                    if s.state == "Claimed"
+                    and s.claim is not None
+                    and s.claim.id == req.get("claim_id")
+                    and not s.claim.claimed
+                ),
+                None,
+            )
+        if waiting is not None:
+            return await self._claim_after_preemption(waiting, peer, req)
         try:
             slot, step = self._claimed(req.get("claim_id")), states.CLAIMED
         except Refused:
@@ -460,6 +523,31 @@ class Startd:
         else:
             await self.take(slot, step)
         peer.on_close.append(lambda: self._schedd_gone(slot, claim))
+        return {"ok": True, "slot": slot.name, "ad": self.ads()[self._all_slots().index(slot)]}
+
+    def _preempting(self, claim_id: Any) -> Slot | None:
+        for s in self._all_slots():
+            if s.next_claim is not None and s.next_claim.id == claim_id:
+                return s
+        return None
+
+    async def _claim_after_preemption(
+        self, slot: Slot, peer: Peer, req: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The preempting schedd's claim: answered once the old claim's job is gone and
+        the slot is this claim's (however long the old job's retirement lasts)."""
+        claim = slot.next_claim if slot.next_claim is not None else slot.claim
+        assert claim is not None
+        claim.claimed = True  # asked for: the preemption is no longer undone (19)
+        while slot.claim is not claim:
+            if slot.next_claim is not claim:
+                raise Refused("not-found", "the preempting match went away")
+            await trio.sleep(0.2)
+        claim.claimed_at = self.now()
+        claim.schedd = str(req.get("schedd") or claim.schedd)
+        claim.client_machine = str(req.get("client_machine", ""))
+        peer.on_close.append(lambda: self._schedd_gone(slot, claim))
+        log.info("%s: claimed by the preempting match", slot.name)
         return {"ok": True, "slot": slot.name, "ad": self.ads()[self._all_slots().index(slot)]}
 
     async def _claim_after_backfill(self, slot: Slot) -> None:

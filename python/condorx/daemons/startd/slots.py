@@ -54,6 +54,7 @@ class Slot:
     entered_state: float = 0.0
     entered_activity: float = 0.0
     claim: Claim | None = None
+    next_claim: Claim | None = None  # a preempting match waiting for this claim to end
     parent: Slot | None = None
     children: list[Slot] = field(default_factory=list)
     flags: Flags = field(default_factory=Flags)

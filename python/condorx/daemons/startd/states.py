@@ -139,6 +139,8 @@ def _claimed_idle(f: Facts, flags: Flags) -> Step | None:
         why, cause = Why.OWNER, "START is false"
     if cause is None and f.worklife_over:
         why, cause = Why.WORKLIFE, "CLAIM_WORKLIFE is over"
+    if cause is None and f.match_expired:  # a preempting match whose schedd never came
+        why, cause = Why.RELEASED, "the claim was not taken up within MATCH_TIMEOUT"
     if why is None or cause is None:
         return None
     flags.preempting_for, flags.vacate_requested = why, None
@@ -221,7 +223,8 @@ def _preempting(activity: str, f: Facts, flags: Flags) -> Step | None:
     if not flags.job_running:
         if why.keeps_claim:
             number = 23 if activity == "Vacating" else 24
-            return Step(number, "Claimed", "Idle", "the job is gone; the better match claims")
+            cause = "the job is gone; the slot is the better match's"
+            return Step(number, "Claimed", "Idle", cause, "next-claim")
         number = 22 if activity == "Vacating" else 25
         return Step(number, "Owner", "Idle", f"the job is gone ({why.value})", "end-claim")
     if activity == "Vacating" and f.kill:
