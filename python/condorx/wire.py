@@ -98,7 +98,11 @@ class Channel:
 
     async def _fill(self, n: int) -> None:
         while len(self._buf) < n:
-            chunk = await self.stream.receive_some(max(65536, n - len(self._buf)))
+            try:
+                chunk = await self.stream.receive_some(max(65536, n - len(self._buf)))
+            except trio.BrokenResourceError as e:
+                # A reset connection (the daemon stopping) is a closed one to our callers.
+                raise WireError(f"connection broken: {e}") from None
             if not chunk:
                 raise WireError("connection closed by peer")
             self._buf += chunk

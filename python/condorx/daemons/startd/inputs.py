@@ -95,47 +95,56 @@ def _number(v: object) -> float | None:
 
 
 class CpuMeter:
-    """The CPU a job's process tree uses (its process group), as a load average: the
+    """The CPU each job's process tree uses (its process group), as a load average: the
     CPU seconds it used since the last reading over the seconds that passed, smoothed
-    over about a minute as the kernel's own load average is."""
+    over about a minute as the kernel's own load average is. One walk of /proc reads
+    every group at once, at most once a second."""
 
     def __init__(self) -> None:
         self.last: dict[int, tuple[float, float]] = {}  # pgid -> (when, cpu seconds)
         self.load: dict[int, float] = {}
+        self.walked = 0.0
 
-    def sample(self, pgid: int, now: float) -> float:
+    def sample(self, pgids: list[int], now: float) -> dict[int, float]:
+        """The load of each process group (0.0 for one not seen before)."""
+        if pgids and now - self.walked >= 1.0:
+            self.walked = now
+            cpu = _group_cpu_seconds(set(pgids))
+            for pgid in pgids:
+                self._update(pgid, now, cpu.get(pgid, 0.0))
+        for gone in set(self.last) - set(pgids):
+            self.last.pop(gone, None)
+            self.load.pop(gone, None)
+        return {pgid: self.load.get(pgid, 0.0) for pgid in pgids}
+
+    def _update(self, pgid: int, now: float, cpu: float) -> None:
         before = self.last.get(pgid)
-        if before is not None and now - before[0] < 1.0:
-            return self.load.get(pgid, 0.0)  # read at most once a second: /proc walks cost
-        cpu = _group_cpu_seconds(pgid)
         self.last[pgid] = (now, cpu)
         if before is None or now <= before[0]:
-            return self.load.get(pgid, 0.0)
+            return
         rate = max(0.0, (cpu - before[1]) / (now - before[0]))
         weight = min(1.0, (now - before[0]) / 60.0)
         self.load[pgid] = round(self.load.get(pgid, rate) * (1 - weight) + rate * weight, 3)
-        return self.load[pgid]
-
-    def forget(self, pgid: int) -> None:
-        self.last.pop(pgid, None)
-        self.load.pop(pgid, None)
 
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _group_cpu_seconds(pgid: int) -> float:
-    """User and system CPU of every live process in the group (from /proc)."""
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+def _group_cpu_seconds(pgids: set[int]) -> dict[int, float]:
+    """User and system CPU of every live process in each group (from /proc)."""
+    wanted = {str(g) for g in pgids}
+    totals: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
         except OSError:
             continue
         # The command name may hold spaces: the fields start after its closing paren.
         fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 12 and fields[2] == str(pgid):
-            total += int(fields[11]) + int(fields[12])
-    return total / _TICKS
+        if len(fields) > 12 and fields[2] in wanted:
+            group = int(fields[2])
+            totals[group] = totals.get(group, 0) + int(fields[11]) + int(fields[12])
+    return {g: t / _TICKS for g, t in totals.items()}

@@ -69,7 +69,7 @@ class Policy:
 
     def value(self, name: str, slot: ClassAd, job: ClassAd | None = None) -> Any:
         """The expression's value with the slot as MY and the job (if any) as TARGET."""
-        return _parsed(self.text(name, job)).eval(slot, job)
+        return parsed(self.text(name, job)).eval(slot, job)
 
     def holds(self, name: str, slot: ClassAd, job: ClassAd | None = None) -> bool:
         return self.value(name, slot, job) is True
@@ -96,13 +96,13 @@ class Policy:
 
 def _checked(name: str, text: str) -> str:
     try:
-        _parsed(text)
+        parsed(text)
     except ValueError as e:
         raise ConfigError(f"{name}: not a ClassAd expression: {e}") from None
     return text
 
 
 @functools.lru_cache(maxsize=256)
-def _parsed(text: str) -> ExprTree:
+def parsed(text: str) -> ExprTree:
     # The same few texts are evaluated for every slot at every poll: parse each once.
     return ExprTree(text)

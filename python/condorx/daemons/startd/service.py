@@ -48,10 +48,11 @@ from condorx.daemons.startd import states
 from condorx.daemons.startd.ads import Extras, Measures, add_extras, slot_ad
 from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
 from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
-from condorx.daemons.startd.policy import Policy
+from condorx.daemons.startd.policy import Policy, parsed
 from condorx.daemons.startd.slots import Claim, Slot, layout
 from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.daemons.startd.states import Facts, Step, Why
+from condorx.wire import Expr
 
 log = logging.getLogger("condorx.startd")
 
@@ -91,6 +92,9 @@ class Startd:
         self.offset = self.inputs.now - time.time()
         self.benchmarks: dict[str, Any] = {"LastBenchmark": 0}
         self.stopping = ""  # the shutdown under way: graceful, fast or peaceful
+        self.loads: dict[str, tuple[float, float]] = {}
+        self.swap = mach.swap_free_kb()
+        self._exprs = {name: ExprTree(self.policy.texts[name]) for name in EXPRESSIONS}
         self.benchmarking = False
         self.collector = CollectorClient(cfg, daemon_credentials(cfg))
         self.changed = trio.Event()
@@ -116,52 +120,68 @@ class Startd:
         return [s for p in self.slots for s in (p, *p.children)]
 
     def ads(self) -> list[dict[str, Any]]:
-        """Every slot's ad as advertised, from the inputs of the last poll."""
+        """Every slot's ad as advertised, from the readings of the last poll."""
         slots = self._all_slots()
-        measures = Measures(
-            inputs=replace(self.inputs, now=self.now()),
-            benchmarks=self.benchmarks,
-            virtual_memory=mach.swap_free_kb(),
-            serial=next(self._serial),
-            lifetime=self.update_interval * 3,
-        )
-        loads = self._loads(slots)
-        out = [
-            slot_ad(s, self.machine, self.policy, measures, loads[i]) for i, s in enumerate(slots)
-        ]
+        measures = self._measures()
+        out = [self._ad(s, measures) for s in slots]
         add_extras(out, self.cfg, self.extras)
         return out
 
-    def _loads(self, slots: list[Slot]) -> list[tuple[float, float]]:
-        """(LoadAvg, CondorLoadAvg) of each slot: Condor's part is what its job's processes
-        use; the rest of the machine's load (its owner's) goes to the first slots, one
-        CPU's worth each, as HTCondor shares it out."""
-        now = time.time()
-        condor = []
+    def _measures(self) -> Measures:
+        return Measures(
+            inputs=replace(self.inputs, now=self.now()),
+            benchmarks=self.benchmarks,
+            virtual_memory=self.swap,
+            serial=next(self._serial),
+            lifetime=self.update_interval * 3,
+        )
+
+    def _ad(self, slot: Slot, measures: Measures) -> dict[str, Any]:
+        load = self.loads.get(slot.name, (0.0, 0.0))
+        return slot_ad(slot, self.machine, self.policy, measures, load)
+
+    def _measure_loads(self) -> None:
+        """(LoadAvg, CondorLoadAvg) of each slot, read once a poll: Condor's part is what
+        its job's processes use; the rest of the machine's load (its owner's) goes to the
+        first slots, one CPU's worth each, as HTCondor shares it out."""
+        slots = self._all_slots()
+        pids = []
         for s in slots:
             starter = self.starters.get(s.claim.id) if s.claim is not None else None
-            pid = starter.job_pid if starter is not None else None
-            condor.append(self.cpu.sample(pid, now) if pid else 0.0)
+            pids.append(starter.job_pid if starter is not None else None)
+        loads = self.cpu.sample([p for p in pids if p], time.time())
+        condor = [loads.get(p, 0.0) if p else 0.0 for p in pids]
         owner = self.inputs.owner_load
         if owner is None:
             owner = max(0.0, self.inputs.load_avg - sum(condor))
-        out = []
+        self.loads = {}
         for s, c in zip(slots, condor, strict=True):
             share = min(owner, float(max(1, s.cpus)))
             owner -= share
-            out.append((round(c + share, 3), c))
-        return out
+            self.loads[s.name] = (round(c + share, 3), c)
+        self.swap = mach.swap_free_kb()
 
     def _view(self, slot: Slot) -> ClassAd:
         """The slot's ad for evaluating its policy: as advertised, plus CurrentTime and
         the policy expressions themselves, which may name one another (the seed's
-        PREEMPT reads `SUSPEND && (WANT_SUSPEND == False)`)."""
-        ads = self.ads()
-        index = self._all_slots().index(slot)
-        ad = wire.ad_from_wire(ads[index], "slot ad")
+        PREEMPT reads `SUSPEND && (WANT_SUSPEND == False)`). Only this slot's ad is built
+        unless the policy reads other slots' attributes (STARTD_SLOT_ATTRS and kin): this
+        runs at every transition, on the path of every job."""
+        if self.extras.slot_attrs or self.extras.vm_attrs:
+            wire_ad = self.ads()[self._all_slots().index(slot)]
+        else:
+            wire_ad = self._ad(slot, self._measures())
+            add_extras([wire_ad], self.cfg, self.extras)
+        # Our own attributes: no name checks, and each expression's text parsed once.
+        ad = ClassAd(
+            {k: v for k, v in wire_ad.items() if v is not None and not isinstance(v, Expr)}
+        )
+        for k, v in wire_ad.items():
+            if isinstance(v, Expr):
+                ad[k] = parsed(v.text)
         ad["CurrentTime"] = int(self.now())
-        for name in EXPRESSIONS:
-            ad[name] = ExprTree(self.policy.texts[name])
+        for name, expr in self._exprs.items():
+            ad[name] = expr
         return ad
 
     # -- the state machine ----------------------------------------------------------------
@@ -322,6 +342,7 @@ class Startd:
         """Read the machine, then move every slot as its policy says."""
         self.inputs = self.sensors.read()
         self.offset = self.inputs.now - time.time()
+        self._measure_loads()
         for slot in self._all_slots():
             self._note_cpu_busy(slot)
             self._drop_unclaimed_preemption(slot)
@@ -607,7 +628,6 @@ class Startd:
         finally:
             claim.job, claim.notify = None, None
             slot.flags.job_running = False
-            self.wake.set()
         await self.settle(slot)  # 12 (Busy to Idle), or on through Preempting
         # The claim may have ended with the job (evicted, or past CLAIM_WORKLIFE): the
         # schedd must not send it another.
