@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from test_jobs_run import history, submit
-from test_startd_policy import transitions
+from test_startd_policy import slot_states, transitions
 
 from condorx.testing.pool import QUICK_POOL
 from condorx.testing.pool import LocalPool as Pool
@@ -44,11 +44,6 @@ EVICT_BACKFILL = KeyboardIdle < 60
     return pids
 
 
-def states(pool: Pool) -> list[str]:
-    out = pool.cli("condorx.cli.status", "-af", "Name", "State", "Activity").stdout
-    return [f"{s}/{a}" for _, s, a in sorted(ln.split() for ln in out.splitlines())]
-
-
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -60,7 +55,7 @@ def alive(pid: int) -> bool:
 
 def test_one_client_for_all_slots_evicted_with_its_children(pool):
     pids = start(pool, 2)
-    wait_for(lambda: states(pool) == ["Backfill/Busy"] * 2, "both slots to backfill")
+    wait_for(lambda: slot_states(pool) == ["Backfill/Busy"] * 2, "both slots to backfill")
     client, child = (int(x) for x in pids.read_text().split())
     assert alive(client) and alive(child)
     assert len(pids.read_text().split()) == 2  # one client (and its child), not two
@@ -68,18 +63,18 @@ def test_one_client_for_all_slots_evicted_with_its_children(pool):
     (pool.root / "inputs").write_text("KeyboardIdle = 5\n")  # EVICT_BACKFILL
     wait_for(lambda: not alive(client) and not alive(child), "the client and its child to die")
     # Owner (30), then Unclaimed as IsOwner says (1); START_BACKFILL is false meanwhile.
-    wait_for(lambda: states(pool) == ["Unclaimed/Idle"] * 2, "the slots to leave backfill")
+    wait_for(lambda: slot_states(pool) == ["Unclaimed/Idle"] * 2, "the slots to leave backfill")
     seen = transitions(pool)
     assert seen[-8:].count(28) == 2 and seen[-8:].count(29) == 2 and seen[-8:].count(30) == 2
 
 
 def test_a_job_takes_a_backfill_slot_and_the_other_keeps_backfilling(pool):
     pids = start(pool, 2)
-    wait_for(lambda: states(pool) == ["Backfill/Busy"] * 2, "both slots to backfill")
+    wait_for(lambda: slot_states(pool) == ["Backfill/Busy"] * 2, "both slots to backfill")
     client = int(pids.read_text().split()[0])
     c = submit(pool, "executable = /bin/sleep\narguments = 3\nqueue\n")
-    wait_for(lambda: "Claimed/Busy" in states(pool), "the job to run on a backfill slot")
-    assert "Backfill/Busy" in states(pool) and alive(client)  # still in use by the other
+    wait_for(lambda: "Claimed/Busy" in slot_states(pool), "the job to run on a backfill slot")
+    assert "Backfill/Busy" in slot_states(pool) and alive(client)  # still in use by the other
     wait_for(lambda: history(pool, "ClusterId") == [[str(c)]], "the job to finish")
     seen = transitions(pool)
     assert 32 in seen and 9 in seen  # matched once its backfill was off it, then claimed
@@ -87,7 +82,7 @@ def test_a_job_takes_a_backfill_slot_and_the_other_keeps_backfilling(pool):
 
 def test_the_last_backfill_slot_kills_the_client_for_a_job(pool):
     pids = start(pool, 1)
-    wait_for(lambda: states(pool) == ["Backfill/Busy"], "the slot to backfill")
+    wait_for(lambda: slot_states(pool) == ["Backfill/Busy"], "the slot to backfill")
     client, child = (int(x) for x in pids.read_text().split())
     c = submit(pool, "executable = /bin/true\nqueue\n")
     wait_for(lambda: history(pool, "ClusterId") == [[str(c)]], "the job to run")

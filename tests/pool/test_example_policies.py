@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from test_jobs_run import history, queue, submit
-from test_startd_policy import proc_state, transitions
+from test_startd_policy import proc_state, slot_states, transitions
 
 from condorx.security import current_user
 from condorx.testing.pool import QUICK_POOL
@@ -48,11 +48,6 @@ def start(pool: Pool, policy: str, extra: str = "") -> Machine:
     pool.reload()
     pool.start("collector", "negotiator", "startd", "schedd")
     return machine
-
-
-def slot_states(pool: Pool) -> list[str]:
-    out = pool.cli("condorx.cli.status", "-af", "Name", "State", "Activity").stdout
-    return [f"{s}/{a}" for _, s, a in sorted(ln.split() for ln in out.splitlines())]
 
 
 def sleeper(pool: Pool, name: str = "pid", extra: str = "") -> tuple[int, int]:
@@ -176,7 +171,8 @@ def test_no_preemption_policy_lets_jobs_finish_but_a_job_may_ask_for_less(pool):
     d, pid = sleeper(pool, extra="+MaxJobRetirementTime = 1")
     pool.cli("condorx.cli.vacate")
     wait_for(lambda: not Path(f"/proc/{pid}").exists(), "the job to be vacated")
-    assert "Job was evicted" in (pool.root / "job.log").read_text()
+    log = pool.root / "job.log"
+    wait_for(lambda: "Job was evicted" in log.read_text(), "the eviction in the user log")
     pool.cli("condorx.cli.act:rm", str(d))
 
 

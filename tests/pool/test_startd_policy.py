@@ -51,6 +51,12 @@ def transitions(pool: Pool) -> list[int]:
     return [int(n) for n in re.findall(r"\(transition (\d+):", log)]
 
 
+def slot_states(pool: Pool) -> list[str]:
+    """Each slot's State/Activity as condor_status shows them, by slot name."""
+    out = pool.cli("condorx.cli.status", "-af", "Name", "State", "Activity").stdout
+    return [f"{s}/{a}" for _, s, a in sorted(ln.split() for ln in out.splitlines())]
+
+
 def slot_state(pool: Pool) -> str:
     out = pool.cli("condorx.cli.status", "-af", "State", "Activity").stdout.split()
     return "/".join(out[:2])
@@ -131,8 +137,8 @@ def test_suspended_too_long_is_preempted_vacated_and_requeued(desktop):
     wait_for(lambda: slot_state(desktop) == "Owner/Idle", "the slot to be the owner's")
     seen = transitions(desktop)
     assert seen[seen.index(14) :] == [14, 16, 18, 22]  # suspended, retire, vacate, Owner
-    log = (desktop.root / "job.log").read_text()
-    assert "Job was evicted" in log
+    log = desktop.root / "job.log"
+    wait_for(lambda: "Job was evicted" in log.read_text(), "the eviction in the user log")
     assert queue(desktop, "NumJobStarts") == [["1"]]
     keyboard(desktop, 600)  # the owner leaves: the job runs again on the same slot
     wait_for(lambda: queue(desktop, "NumJobStarts") == [["2"]], "the job to run again")

@@ -66,7 +66,8 @@ def test_graceful_shutdown_without_retirement_vacates_the_job(pool):
     stop_startd(pool, signal.SIGTERM)
     assert not Path(f"/proc/{pid}").exists()
     wait_for(lambda: queue(pool, "JobStatus") == [["1"]], "the job to be back in the queue")
-    assert "Job was evicted" in (pool.root / "job.log").read_text()
+    log = pool.root / "job.log"
+    wait_for(lambda: "Job was evicted" in log.read_text(), "the eviction in the user log")
     seen = transitions(pool)
     assert seen[seen.index(13) :][:3] == [13, 18, 22]
 

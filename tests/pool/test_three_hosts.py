@@ -14,6 +14,7 @@ import pytest
 
 from condorx import security
 from condorx.testing import netns
+from condorx.testing.pool import QUICK_POOL
 
 WHY_NOT = netns.available()
 pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"no network namespaces: {WHY_NOT}")
@@ -30,13 +31,7 @@ FILESYSTEM_DOMAIN = {name}.pool.example
 UID_DOMAIN = pool.example
 SCHEDD_NAME = schedd@{name}
 SEC_TOKEN_POOL_SIGNING_KEY_FILE = {key}
-NEGOTIATOR_INTERVAL = 2
-UPDATE_INTERVAL = 2
-SCHEDD_INTERVAL = 2
-STARTER_HEARTBEAT = 1
-NUM_CPUS = 2
-START = TRUE
-"""
+""" + QUICK_POOL
 
 
 @pytest.fixture
