@@ -111,5 +111,11 @@ def current_user() -> str:
         return f"uid{os.getuid()}"
 
 
+def is_admin(user: str) -> bool:
+    """Whether `user` may command this machine's daemons (condor_off, condor_vacate): the
+    pool's own identity, root, or the user the daemons run as."""
+    return user in (POOL_IDENTITY, "root", current_user())
+
+
 def may_act_on(user: str, owner: str, super_users: Iterable[str]) -> bool:
     return user == owner or user == POOL_IDENTITY or user in set(super_users)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from condorx.testing.pool import QUICK_POOL, LocalPool
+from condorx.testing.pool import wait_for as wait_for  # the tests import it from here
 
 
 class Pool(LocalPool):
@@ -37,14 +36,3 @@ def running(pool: Pool) -> Pool:
     pool.reload()
     pool.start("collector", "negotiator", "startd", "schedd")
     return pool
-
-
-def wait_for(predicate: Any, what: str, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)

@@ -36,13 +36,14 @@ class Machine:
 
 
 def start(pool: Pool, policy: str, extra: str = "") -> Machine:
+    """A pool whose startd runs `policy` (a file of examples/policies, or a path)."""
     machine = Machine(pool)
     with open(pool.config_file, "a") as f:
         f.write(
             QUICK_POOL
             + "POLLING_INTERVAL = 1\nNUM_CPUS = 1\nRunBenchmarks = false\n"
             + f"STARTD_INPUTS_OVERRIDE = {machine.file}\nPOLICY_DIR = {POLICIES}\n"
-            + f"include : $(POLICY_DIR)/{policy}\n"
+            + f"include : {policy if policy.startswith('/') else '$(POLICY_DIR)/' + policy}\n"
             + extra
         )
     pool.reload()
@@ -94,19 +95,9 @@ def test_default_policy_suspends_continues_then_preempts(pool):
 def test_test_job_policy_runs_one_users_jobs_whatever_the_keyboard(pool):
     # The seed's user is coltrane; here it is whoever runs the test.
     text = (POLICIES / "test_job.config").read_text().replace("coltrane", current_user())
-    (pool.root / "test_job.config").write_text(
-        text.replace("$(POLICY_DIR)/default.config", str(POLICIES / "default.config"))
-    )
-    m = Machine(pool)
+    (pool.root / "test_job.config").write_text(text)
+    m = start(pool, str(pool.root / "test_job.config"))
     m.set(KeyboardIdle=5, NonCondorLoadAvg=2.0)  # the owner is typing, and busy
-    with open(pool.config_file, "a") as f:
-        f.write(
-            QUICK_POOL
-            + "POLLING_INTERVAL = 1\nNUM_CPUS = 1\nRunBenchmarks = false\n"
-            + f"STARTD_INPUTS_OVERRIDE = {m.file}\ninclude : {pool.root}/test_job.config\n"
-        )
-    pool.reload()
-    pool.start("collector", "negotiator", "startd", "schedd")
     c, pid = sleeper(pool)  # starts although the keyboard is busy
     later(pool)
     assert slot_states(pool) == ["Claimed/Busy"] and proc_state(pid) != "T"

@@ -4,13 +4,13 @@ that need it), with its own LOCAL_DIR and configuration file."""
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from condorx.testing.pool import wait_for as testing_wait_for
 from condorx.testing.schedd import LocalSchedd
 
 EXTRA = """\
@@ -62,11 +62,4 @@ def schedd(tmp_path: Path) -> Iterator[RunningSchedd]:
 
 def wait_for(predicate: Any, what: str, timeout: float = 20.0) -> Any:
     """Poll until `predicate()` is truthy (for the periodic loop); fails after `timeout`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
+    return testing_wait_for(predicate, what, timeout)

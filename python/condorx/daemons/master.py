@@ -179,8 +179,7 @@ class Master:
         }
 
     def _admin(self, peer: Peer) -> None:
-        admins = {security.POOL_IDENTITY, "root", security.current_user()}
-        if peer.user not in admins:
+        if not security.is_admin(peer.user):
             raise Refused("permission", f"{peer.user} may not command this master")
 
     def handlers(self) -> dict[str, Any]:

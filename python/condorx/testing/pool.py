@@ -92,6 +92,19 @@ class DaemonProcess:
                 self.kill9()
 
 
+def wait_for(predicate: Any, what: str, timeout: float = 30.0) -> Any:
+    """Poll until `predicate()` is truthy (daemons act on their own time); returns its
+    value, or fails naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
 # A small, quick pool for tests: the daemons update, negotiate and report every second
 # or two.
 QUICK_POOL = """\

@@ -33,8 +33,7 @@ _PREP = {
 
 # The names whose values decide what `on_entry` sets (lower case, as ClassAds compare them).
 ENTRY_NAMES = frozenset(
-    n.lower()
-    for n in ("DeferralTime", "Requirements", *_PREP, *cron.ATTRIBUTES)
+    n.lower() for n in ("DeferralTime", "Requirements", *_PREP, *cron.ATTRIBUTES)
 )
 
 
@@ -44,9 +43,9 @@ def on_entry(ad: ClassAd, now: int) -> dict[str, Any]:
     a time, the prep clause joins Requirements, and a cron job gets its next run, or is
     held with code 25 when its schedule is invalid."""
     changes: dict[str, Any] = {}
-    fix_deferral_time(ad, now)
-    if "DeferralTime" in ad and isinstance(ad.get("DeferralTime"), int):
-        changes["DeferralTime"] = ad["DeferralTime"]
+    fixed = fix_deferral_time(ad, now)
+    if fixed is not None:
+        changes["DeferralTime"] = fixed
     clause = prep_requirements(ad)
     if clause is not None:
         ad["Requirements"] = ExprTree(clause.text)
@@ -68,18 +67,20 @@ def on_entry(ad: ClassAd, now: int) -> dict[str, Any]:
     return changes
 
 
-def fix_deferral_time(ad: ClassAd, now: int) -> None:
+def fix_deferral_time(ad: ClassAd, now: int) -> int | None:
     """A DeferralTime written as an expression (`CurrentTime + 60`) becomes a time when the
     job enters the queue, as the seed's example reads it ("the deferral time is 45 seconds
-    in the past as the job is available")."""
+    in the past as the job is available"); returns the time it set, if it set one."""
     value = ad.get("DeferralTime")
     if not isinstance(value, ExprTree):
-        return
+        return None
     scope = ad.copy()
     scope["CurrentTime"] = now
     t = scope.eval("DeferralTime")
     if isinstance(t, int | float) and not isinstance(t, bool):
         ad["DeferralTime"] = int(t)
+        return int(t)
+    return None
 
 
 def prep_requirements(job: ClassAd) -> wire.Expr | None:

@@ -53,8 +53,9 @@ class Policy:
         """The expressions as configured; one that does not parse is refused by name."""
         texts: dict[str, str] = {}
         for name, default in DEFAULTS.items():
-            configured = cfg.where(name) is not None or name not in ("IS_OWNER",)
-            value = cfg.get(name) if configured else None
+            # IS_OWNER: the seed's default, not the configuration table's, unless set.
+            by_hand = name != "IS_OWNER" or cfg.where(name) is not None
+            value = cfg.get(name) if by_hand else None
             texts[name] = _checked(name, value.strip() if value and value.strip() else default)
             if name in VARIANTS:
                 vanilla = cfg.get(f"{name}_VANILLA")

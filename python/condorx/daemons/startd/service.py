@@ -26,7 +26,6 @@ startd takes no new work meanwhile, and exits once no claim is left.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import signal
 import time
@@ -101,7 +100,7 @@ class Startd:
         self.wake = trio.Event()
         self.starters: dict[str, StarterProcess] = {}
         self.backfill = BackfillClient(ClientSpec.from_config(cfg), self.wake_up)
-        self._serial = itertools.count(1)
+        self.sequence = 0  # UpdateSequenceNumber: one more for each advertisement
         now = self.now()
         for slot in self.slots:
             slot.entered_state = slot.entered_activity = now
@@ -132,7 +131,7 @@ class Startd:
             inputs=replace(self.inputs, now=self.now()),
             benchmarks=self.benchmarks,
             virtual_memory=self.swap,
-            serial=next(self._serial),
+            serial=self.sequence,
             lifetime=self.update_interval * 3,
         )
 
@@ -194,7 +193,6 @@ class Startd:
         flags = slot.flags
         busy = slot.state in ("Claimed", "Preempting") and job is not None
         run_time = slot.totals(now).get("TotalJobRunTime", 0)
-        worklife = p.number("CLAIM_WORKLIFE", ad)
         return Facts(
             is_owner=p.holds("IS_OWNER", ad),
             start_false=p.is_false("START", ad),
@@ -214,12 +212,15 @@ class Startd:
             start_backfill=slot.state in ("Unclaimed", "Backfill")
             and p.holds("START_BACKFILL", ad),
             evict_backfill=slot.state == "Backfill" and p.holds("EVICT_BACKFILL", ad),
-            worklife_over=claim is not None
-            and claim.claimed
-            and worklife is not None
-            and worklife >= 0
-            and now - claim.claimed_at > worklife,
+            worklife_over=self._worklife_over(claim, ad),
         )
+
+    def _worklife_over(self, claim: Claim | None, ad: ClassAd) -> bool:
+        """The claim has accepted jobs for longer than CLAIM_WORKLIFE (-1: forever)."""
+        if claim is None or not claim.claimed:
+            return False
+        worklife = self.policy.number("CLAIM_WORKLIFE", ad)
+        return worklife is not None and worklife >= 0 and self.now() - claim.claimed_at > worklife
 
     async def settle(self, slot: Slot) -> None:
         """Take every transition the slot's policy calls for now, one after another."""
@@ -398,6 +399,7 @@ class Startd:
         while True:
             wait = self.update_interval
             try:
+                self.sequence += 1
                 await self.collector.advertise(self.ads())
             except (OSError, wire.WireError) as e:
                 log.warning("cannot update the collector: %s", e)
@@ -613,13 +615,14 @@ class Startd:
         if slot.state != "Claimed" or slot.activity != "Idle" or claim.job is not None:
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}: no new job")
         self._taking_work()
-        if self.facts(slot, self._view(slot)).worklife_over:
+        view = self._view(slot)
+        if self._worklife_over(claim, view):
             raise Refused("busy", f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
         job = wire.ad_from_wire(req.get("job"), "job ad")
         claim.job, claim.job_start, claim.notify = job, self.now(), ch
         claim.job_run_time = claim.job_suspend_time = 0.0
         claim.evicted = ""
-        rank = self.policy.number("RANK", self._view(slot), job)
+        rank = self.policy.number("RANK", view, job)
         claim.rank = rank if rank is not None else 0.0
         slot.flags.job_running = True
         await self.take(slot, states.ACTIVATED)
@@ -727,8 +730,7 @@ class Startd:
 
     async def vacate(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         """condor_vacate: take every claimed slot's job off (gracefully, or `fast`)."""
-        admins = {security.POOL_IDENTITY, "root", security.current_user()}
-        if peer.user not in admins:
+        if not security.is_admin(peer.user):
             raise Refused("permission", f"{peer.user} may not vacate this machine")
         names = req.get("slots") or []
         chosen = [s for s in self._all_slots() if not names or s.name in names]
