@@ -276,7 +276,10 @@ def test_claim_worklife_ends_the_claim_after_its_job(pool):
 
 
 def test_a_job_the_slot_ranks_higher_preempts_the_running_one(pool):
-    p = start(pool, "RANK = TARGET.Important =?= True\nMaxJobRetirementTime = 0\n")
+    # MATCH_TIMEOUT long enough for a loaded machine's schedd to claim the match.
+    p = start(
+        pool, "RANK = TARGET.Important =?= True\nMaxJobRetirementTime = 0\nMATCH_TIMEOUT = 30\n"
+    )
     low, low_pid = sleeper(p)
     wait_for(lambda: slot_state(p) == "Claimed/Busy", "the first job to run")
     marker = p.root / "important-ran"
@@ -300,3 +303,34 @@ queue
     wait_for(lambda: queue(p, "NumJobStarts") == [["2"]], "the preempted job to run again")
     assert "Job was evicted" in (p.root / "job.log").read_text()
     p.cli("condorx.cli.act:rm", str(low))
+
+
+def test_condor_suspend_holds_until_condor_continue(pool):
+    p = start(pool, "WANT_SUSPEND = True\nSUSPEND = False\nCONTINUE = True\n")
+    c, pid = sleeper(p)
+    wait_for(lambda: queue(p, "JobStatus") == [["2"]], "the job to run")
+    p.cli("condorx.cli.act:suspend", str(c))
+    wait_for(lambda: queue(p, "JobStatus") == [["7"]], "the schedd to show it Suspended")
+    time.sleep(3)  # three polls: CONTINUE is true, but only the user may resume it
+    assert proc_state(pid) == "T" and queue(p, "JobStatus") == [["7"]]
+    assert slot_state(p) == "Claimed/Suspended"
+    p.cli("condorx.cli.act:resume", str(c))
+    wait_for(lambda: queue(p, "JobStatus") == [["2"]], "the schedd to show it Running")
+    assert proc_state(pid) != "T" and transitions(p)[-2:] == [14, 15]
+    p.cli("condorx.cli.act:rm", str(c))
+
+
+def test_a_preempting_match_that_lapses_while_the_job_vacates(pool):
+    # The old job takes longer to vacate than MATCH_TIMEOUT and the preempting schedd
+    # never claims: the old claim still ends, and the slot has no claim to go to.
+    p = start(pool, "MaxJobRetirementTime = 0\nMATCH_TIMEOUT = 2\n")
+    c, pid = sleeper(p, trap="slow() { sleep 5; exit 0; }; trap slow TERM;")
+    wait_for(lambda: slot_state(p) == "Claimed/Busy", "the job to run")
+    slot = p.cli("condorx.cli.status", "-af", "Name").stdout.split()[0]
+    claim = {"slot": slot, "claim_id": "c3", "schedd": "", "user": "u", "preempts": "rank"}
+    assert p.call_daemon("startd", {"cmd": "match", **claim})["ok"]
+    wait_for(lambda: not Path(f"/proc/{pid}").exists(), "the old job to be vacated")
+    wait_for(lambda: queue(p, "NumJobStarts") == [["2"]], "the old job to run again")
+    seen = transitions(p)
+    assert seen[seen.index(13) :][:4] == [13, 18, 22, 1]
+    p.cli("condorx.cli.act:rm", str(c))

@@ -120,6 +120,19 @@ def test_claimed_suspended():
         "Claimed",
         "Retiring",
     )
+    # condor_suspend: CONTINUE does not resume what the user suspended; a preemption
+    # still goes through.
+    assert (
+        number("Claimed", "Suspended", Facts(resume=True), user_suspended=True, **running) is None
+    )
+    assert number(
+        "Claimed",
+        "Suspended",
+        Facts(resume=True),
+        user_suspended=True,
+        vacate_requested=Why.VACATE,
+        **running,
+    )[:3] == (16, "Claimed", "Retiring")
     # Retirement time runs out while suspended (it shrank): straight to Preempting.
     assert number(
         "Claimed", "Suspended", Facts(retirement_over=True), retiring_for=Why.OWNER, **running
@@ -198,4 +211,3 @@ def test_backfill():
     # A match while the client runs kills it first (28), then goes to Matched (32).
     flags = Flags(backfill_running=True, pending_match=True)
     assert next_step("Backfill", "Busy", on, flags).number == 28
-

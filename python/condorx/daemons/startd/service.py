@@ -252,6 +252,8 @@ class Startd:
         )
         now = self.now()
         slot.enter(step.state, step.activity, now)
+        if step.activity != "Suspended":
+            slot.flags.user_suspended = False
         self._touch()
         if step.action is not None:
             await self._act(slot, step, now)
@@ -362,6 +364,10 @@ class Startd:
             slot.flags.better_match_gone = True
         if slot.flags.vacate_requested is Why.BETTER_MATCH:
             slot.flags.vacate_requested = None
+        if slot.flags.preempting_for is Why.BETTER_MATCH:
+            # Too late to undo: the old job is being vacated, and the slot has no claim
+            # to go to once it is gone (22 or 25, not 23 or 24).
+            slot.flags.preempting_for = Why.RELEASED
 
     def _note_cpu_busy(self, slot: Slot) -> None:
         """CpuBusyTime: how long the configured CPUBusy expression has been true."""
@@ -718,6 +724,9 @@ class Startd:
         await self._signal(slot, sig)
         if slot.state == "Claimed" and slot.activity != step.activity:
             await self.take(slot, step)
+        # A job the user suspended stays suspended until condor_continue: CONTINUE only
+        # undoes what SUSPEND did.
+        slot.flags.user_suspended = step.activity == "Suspended" and slot.activity == "Suspended"
         return {"ok": True}
 
     async def release(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:

@@ -72,6 +72,7 @@ class Flags:
     pending_claim: bool = False  # claimed while backfill was being killed (31)
     fast: bool = False  # no retirement, no vacating: kill now (fast vacate, lost schedd)
     better_match_gone: bool = False  # the preempting claim went away while retiring (19)
+    user_suspended: bool = False  # condor_suspend: only condor_continue resumes the job
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,7 @@ def _claimed_suspended(f: Facts, flags: Flags) -> Step | None:
     if flags.vacate_requested is not None and flags.retiring_for is None:
         flags.retiring_for, flags.vacate_requested = flags.vacate_requested, None
         return Step(16, "Claimed", "Retiring", _retire_cause(flags.retiring_for), "continue")
-    if f.resume:
+    if f.resume and not flags.user_suspended:
         if flags.retiring_for is not None:
             return Step(16, "Claimed", "Retiring", "CONTINUE is true (retiring)", "continue")
         return Step(15, "Claimed", "Busy", "CONTINUE is true", "continue")
