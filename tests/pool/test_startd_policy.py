@@ -334,3 +334,97 @@ def test_a_preempting_match_that_lapses_while_the_job_vacates(pool):
     seen = transitions(p)
     assert seen[seen.index(13) :][:4] == [13, 18, 22, 1]
     p.cli("condorx.cli.act:rm", str(c))
+
+
+def as_user(pool: Pool, user: str) -> dict[str, str]:
+    """The environment of a user who authenticates with a token the pool's admin made."""
+    token = pool.cli("condorx.cli.token:create", "-identity", user).stdout.strip()
+    return {**pool.env, "CONDORX_TOKEN": token}
+
+
+def test_a_user_of_better_priority_preempts_through_preemption_requirements(pool):
+    p = start(
+        pool,
+        """
+PRIORITY_HALFLIFE = 2
+PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2
+MaxJobRetirementTime = 0
+MATCH_TIMEOUT = 30
+""",
+    )
+    (p.root / "pid").unlink(missing_ok=True)
+    (p.root / "job.sub").write_text(SLEEPER.format(root=p.root, trap=""))
+    p.cli("condorx.cli.submit", "job.sub", env=as_user(p, "alice"))
+    wait_for(lambda: (p.root / "pid").exists(), "alice's job to start")
+    alice_pid = int((p.root / "pid").read_text())
+    marker = p.root / "bob-ran"
+    (p.root / "bob.sub").write_text(
+        f"executable = /bin/sh\narguments = \"-c 'touch {marker}'\"\nlog = job.log\nqueue\n"
+    )
+    p.cli("condorx.cli.submit", "bob.sub", env=as_user(p, "bob"))
+    # Bob has used nothing, alice holds the slot: her priority is soon 1.2 times worse.
+    wait_for(lambda: marker.exists(), "bob's job to run in alice's place")
+    assert not Path(f"/proc/{alice_pid}").exists()
+    seen = transitions(p)
+    assert seen[seen.index(13) :][:4] == [13, 18, 23, 11]
+    assert "preempting match (priority) for bob" in (p.root / "log" / "StartLog").read_text()
+
+    def alices() -> list[str]:
+        return p.cli("condorx.cli.q", "-allusers", "-af", "Owner", "NumJobStarts").stdout.split()
+
+    wait_for(lambda: alices() == ["alice", "2"], "alice's job to run again")
+
+
+def test_retirement_that_runs_out_while_suspended_preempts(pool):
+    # Transition 17: the claim retires (condor_vacate), the owner's return suspends it
+    # (20), and MaxJobRetirementTime falls to 0 meanwhile: Preempting, straight from
+    # Suspended.
+    p = start(
+        pool,
+        """
+WANT_SUSPEND = True
+SUSPEND = KeyboardIdle < 60
+CONTINUE = False
+MaxJobRetirementTime = ifThenElse(KeyboardIdle < 20, 0, 600)
+""",
+    )
+    c, pid = sleeper(p)
+    wait_for(lambda: slot_state(p) == "Claimed/Busy", "the job to run")
+    p.cli("condorx.cli.vacate")
+    wait_for(lambda: slot_state(p) == "Claimed/Retiring", "the claim to retire")
+    keyboard(p, 50)
+    wait_for(lambda: proc_state(pid) == "T", "the retiring job to be suspended")
+    keyboard(p, 5)
+    wait_for(lambda: not Path(f"/proc/{pid}").exists(), "the suspended job to be vacated")
+    seen = transitions(p)
+    assert seen[seen.index(13) :][:4] == [13, 20, 17, 22]
+    log = p.root / "job.log"
+    wait_for(lambda: "Job was evicted" in log.read_text(), "the eviction in the user log")
+    p.cli("condorx.cli.act:rm", str(c))
+
+
+def test_a_job_using_the_cpu_is_measured_and_suspended(pool):
+    p = start(pool, "WANT_SUSPEND = True\nSUSPEND = CondorLoadAvg > 0.5\nCONTINUE = False\n")
+    pids = p.root / "pids"
+    c = submit(
+        p,
+        f"""
+executable = /bin/sh
+arguments = "-c 'echo $$ > {pids}; while :; do :; done'"
+log = job.log
+queue
+""",
+    )
+    wait_for(lambda: pids.exists() and pids.read_text().strip(), "the job to start")
+    pid = int(pids.read_text())
+    # Its process group's real CPU use, not an injected input, is what SUSPEND reads.
+    wait_for(lambda: proc_state(pid) == "T", "the busy job to be suspended", timeout=60)
+    assert transitions(p)[-1] == 14
+
+    def load() -> float:
+        return float(p.cli("condorx.cli.status", "-af", "CondorLoadAvg").stdout.split()[0])
+
+    busy = load()
+    assert busy > 0.5
+    wait_for(lambda: load() < busy, "the stopped job's load to fall")
+    p.cli("condorx.cli.act:rm", str(c))

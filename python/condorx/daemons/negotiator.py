@@ -73,7 +73,7 @@ class Negotiator:
         started = time.perf_counter()
         slots = await self.collector.query_ads("machine")
         schedds = await self.collector.query_ads("scheduler")
-        self._charge(slots)
+        running = self._charge(slots)
         submitters, homes = await self._submitters(schedds)
         # Owner slots too, one whose START takes the job is available (seed 004,
         # 3.5.8.1); Backfill slots, whose backfill work gives way to a job (3.5.8.6);
@@ -93,6 +93,8 @@ class Negotiator:
                 preemption_rank=self.cfg.get("PREEMPTION_RANK"),
                 pre_job_rank=self.cfg.get("NEGOTIATOR_PRE_JOB_RANK"),
                 post_job_rank=self.cfg.get("NEGOTIATOR_POST_JOB_RANK"),
+                # RemoteUserPrio for PREEMPTION_REQUIREMENTS: each running user's priority.
+                priorities={u: self.accountant.effective_priority(u) for u in running},
             )
         )
         sent = 0
@@ -117,13 +119,15 @@ class Negotiator:
             self.last_cycle,
         )
 
-    def _charge(self, slots: list[ClassAd]) -> None:
+    def _charge(self, slots: list[ClassAd]) -> set[str]:
+        """Charge each user for the slots they hold now; returns who holds any."""
         in_use: dict[str, float] = {}
         for s in slots:
             user = s.get("RemoteUser")
             if isinstance(user, str) and s.get("State") == "Claimed":
                 in_use[user] = in_use.get(user, 0.0) + 1.0
         self.accountant.update(time.time(), in_use)
+        return set(in_use)
 
     async def _submitters(self, schedds: list[ClassAd]) -> tuple[list[Submitter], dict[str, str]]:
         """Each (user, schedd)'s idle jobs, with the user's effective priority."""

@@ -316,6 +316,8 @@ class Startd:
         """The preempted claim is over: the slot is now the preempting match's."""
         old, slot.claim, slot.next_claim = slot.claim, slot.next_claim, None
         slot.flags = states.Flags()
+        if slot.claim is not None:
+            slot.claim.claimed_at = self.now()  # its CLAIM_WORKLIFE starts with the slot
         if old is not None:
             starter = self.starters.pop(old.id, None)
             if starter is not None:
@@ -568,6 +570,7 @@ class Startd:
         claim = slot.next_claim if slot.next_claim is not None else slot.claim
         assert claim is not None
         claim.claimed = True  # asked for: the preemption is no longer undone (19)
+        claim.claimed_at = self.now()
         while slot.claim is not claim:
             if slot.next_claim is not claim:
                 raise Refused("not-found", "the preempting match went away")
