@@ -396,6 +396,8 @@ MaxJobRetirementTime = ifThenElse(KeyboardIdle < 20, 0, 600)
     wait_for(lambda: proc_state(pid) == "T", "the retiring job to be suspended")
     keyboard(p, 5)
     wait_for(lambda: not Path(f"/proc/{pid}").exists(), "the suspended job to be vacated")
+    # The startd logs 22 once the starter has reported the job gone.
+    wait_for(lambda: 22 in transitions(p), "the slot to leave Preempting")
     seen = transitions(p)
     assert seen[seen.index(13) :][:4] == [13, 20, 17, 22]
     log = p.root / "job.log"

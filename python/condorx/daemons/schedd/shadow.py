@@ -207,8 +207,10 @@ class Shadows:
         claim = self.running.get(key)
         if claim is None:
             return
+        ad = self.schedd.queue.get(key)
+        why = "hold" if ad is not None and ad.get("JobStatus") == JobStatus.HELD else "remove"
         try:
-            await self._call(claim, {"cmd": "deactivate", "claim_id": claim.id})
+            await self._call(claim, {"cmd": "deactivate", "claim_id": claim.id, "why": why})
         except (OSError, wire.WireError) as e:
             log.warning("cannot stop job %d.%d on %s: %s", *key, claim.slot, e)
 

@@ -330,8 +330,11 @@ def finish_running(txn: Transaction, key: Key, reply: dict[str, Any], now: int) 
         return "requeued"
     failed = reply.get("failed")
     if failed:
+        # The starter says which hold it is (a PREPARE_JOB hook's failure is 19, with
+        # the hook's exit status as the subcode); else the job could not be started.
+        code = _int(reply.get("hold_code"), int(HoldCode.FAILED_TO_CREATE_PROCESS))
         _set_status(txn, key, ad, JobStatus.IDLE, now)
-        hold(txn, key, str(failed), HoldCode.FAILED_TO_CREATE_PROCESS, 0, now)
+        hold(txn, key, str(failed), code, _int(reply.get("hold_subcode"), 0), now)
         return "held"
     outcome = reply.get("outcome") or {}
     how = Exit(code=outcome.get("ExitCode"), signal=outcome.get("ExitSignal"))

@@ -80,8 +80,10 @@ class Policy:
         return self.value(name, slot) is False
 
     def number(self, name: str, slot: ClassAd, job: ClassAd | None = None) -> float | None:
+        """The expression as a number; a boolean counts as 1 or 0, as HTCondor's
+        EvalFloat has it (`RANK = TARGET.Important =?= True` ranks such jobs 1)."""
         v = self.value(name, slot, job)
-        if isinstance(v, int | float) and not isinstance(v, bool):
+        if isinstance(v, int | float):
             return float(v)
         return None
 

@@ -35,7 +35,7 @@ from typing import Any
 
 import trio
 
-from condorx import locate, security, wire
+from condorx import hooks, locate, security, wire
 from condorx._core import benchmark_kflops, benchmark_mips
 from condorx.classad import ClassAd, ExprTree
 from condorx.client.collector import CollectorClient
@@ -46,6 +46,7 @@ from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd import states
 from condorx.daemons.startd.ads import Extras, Measures, add_extras, slot_ad
 from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
+from condorx.daemons.startd.fetch import Fetcher
 from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
 from condorx.daemons.startd.policy import Policy, parsed
 from condorx.daemons.startd.slots import Claim, Slot, layout
@@ -54,6 +55,9 @@ from condorx.daemons.startd.states import Facts, Step, Why
 from condorx.wire import Expr
 
 log = logging.getLogger("condorx.startd")
+
+# A fetched job starting on its claim (transition 11, with no schedd).
+ACTIVATED_FETCHED = Step(11, "Claimed", "Busy", "a fetched job started")
 
 # The startd stops in its own ways on these signals (see `serve`).
 HANDLES_SIGNALS = True
@@ -74,8 +78,8 @@ ACTIVE = ("Matched", "Claimed", "Preempting", "Backfill")
 class Startd:
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
-        self.execute = locate.execute_dir(cfg)
-        self.machine = mach.detect(cfg, self.execute)
+        self.execute_dir = locate.execute_dir(cfg)
+        self.machine = mach.detect(cfg, self.execute_dir)
         self.policy = Policy.from_config(cfg)
         self.extras = Extras.from_config(cfg)
         self.slots = layout(cfg, self.machine)
@@ -101,6 +105,13 @@ class Startd:
         self.starters: dict[str, StarterProcess] = {}
         self.backfill = BackfillClient(ClientSpec.from_config(cfg), self.wake_up)
         self.sequence = 0  # UpdateSequenceNumber: one more for each advertisement
+        self.fetcher = Fetcher(self)
+        self.starter_log = cfg.get("STARTER_LOG")
+        self.starter_hooks: dict[str, list[Any]] = {}
+        self.updates = [
+            cfg.get_int("STARTER_INITIAL_UPDATE_INTERVAL", 8),
+            cfg.get_int("STARTER_UPDATE_INTERVAL", 300),
+        ]
         now = self.now()
         for slot in self.slots:
             slot.entered_state = slot.entered_activity = now
@@ -251,6 +262,8 @@ class Startd:
             step.cause,
         )
         now = self.now()
+        if step.state == "Preempting" and slot.state == "Claimed":
+            self._evicting(slot)
         slot.enter(step.state, step.activity, now)
         if step.activity != "Suspended":
             slot.flags.user_suspended = False
@@ -268,12 +281,12 @@ class Startd:
             await self._notify(slot, {"continued": int(now)})
         elif step.action == "vacate" and claim is not None and claim.job is not None:
             claim.evicted = claim.evicted or step.cause
-            await self._signal(slot, signal.SIGTERM)
+            await self._signal(slot, signal.SIGTERM, "evict")
             await self._signal(slot, signal.SIGCONT)  # a suspended job must wake to hear it
         elif step.action == "kill" and claim is not None and claim.job is not None:
             claim.evicted = claim.evicted or step.cause
             slot.killing_since = now
-            await self._signal(slot, signal.SIGKILL)
+            await self._signal(slot, signal.SIGKILL, "evict")
         elif step.action == "end-claim":
             self._end_claim(slot)
         elif step.action == "next-claim":
@@ -286,10 +299,22 @@ class Startd:
             self.benchmarking = True
             self.nursery.start_soon(self._run_benchmarks)
 
-    async def _signal(self, slot: Slot, sig: int) -> None:
+    async def _signal(self, slot: Slot, sig: int, why: str = "") -> None:
         starter = self.starters.get(slot.claim.id) if slot.claim is not None else None
         if starter is not None and slot.claim is not None and slot.claim.job is not None:
-            await starter.send_signal(sig)
+            await starter.send_signal(sig, why)
+
+    def _evicting(self, slot: Slot) -> None:
+        """A claim of fetched work is being evicted: its EVICT_CLAIM hook hears of it
+        (advisory: not waited for)."""
+        claim = slot.claim
+        if claim is None or not claim.fetched:
+            return
+        hook = self.fetcher.hooks_of(claim.fetched).get("EVICT_CLAIM")
+        job = claim.job or claim.last_job
+        if hook is not None and job is not None:
+            stdin = hooks.ads_text(job, self._view(slot))
+            self.nursery.start_soon(hooks.run, hook, (), stdin)
 
     async def _notify(self, slot: Slot, frame: dict[str, Any]) -> None:
         """Tell the schedd whose job runs on the slot (on its open run call)."""
@@ -318,6 +343,9 @@ class Startd:
         slot.flags = states.Flags()
         if slot.claim is not None:
             slot.claim.claimed_at = self.now()  # its CLAIM_WORKLIFE starts with the slot
+            job, slot.claim.pending_job = slot.claim.pending_job, None
+            if job is not None:  # fetched work that preempted the old claim
+                self.nursery.start_soon(self.fetcher.run, slot, slot.claim, job)
         if old is not None:
             starter = self.starters.pop(old.id, None)
             if starter is not None:
@@ -628,15 +656,32 @@ class Startd:
         if self._worklife_over(claim, view):
             raise Refused("busy", f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
         job = wire.ad_from_wire(req.get("job"), "job ad")
-        claim.job, claim.job_start, claim.notify = job, self.now(), ch
+        return await self.execute(slot, job, req.get("files"), ch, view, req.get("job"))
+
+    async def execute(
+        self,
+        slot: Slot,
+        job: ClassAd,
+        files: dict[str, bytes] | None,
+        ch: wire.Channel | None,
+        view: ClassAd | None = None,
+        job_wire: Any = None,
+    ) -> dict[str, Any]:
+        """Run `job` on the slot's claim (11) until it ends; how it ended. `ch` is the
+        schedd's run call, told of the job's progress (None for fetched work); `view`
+        and `job_wire` spare work the caller did already."""
+        claim = slot.claim
+        assert claim is not None
+        claim.job, claim.last_job, claim.job_start, claim.notify = job, job, self.now(), ch
         claim.job_run_time = claim.job_suspend_time = 0.0
         claim.evicted = ""
-        rank = self.policy.number("RANK", view, job)
+        rank = self.policy.number("RANK", view or self._view(slot), job)
         claim.rank = rank if rank is not None else 0.0
         slot.flags.job_running = True
-        await self.take(slot, states.ACTIVATED)
+        step = ACTIVATED_FETCHED if claim.fetched else states.ACTIVATED
+        await self.take(slot, step)
         try:
-            reply = await self._supervise(slot, req, ch)
+            reply = await self._supervise(slot, job, job_wire or wire.ad_to_wire(job), files, ch)
         finally:
             claim.job, claim.notify = None, None
             slot.flags.job_running = False
@@ -648,30 +693,42 @@ class Startd:
             return {"ok": True, "vacated": claim.evicted, "claim_ended": ended}
         return {**reply, "claim_ended": ended} if ended else reply
 
-    async def _supervise(self, slot: Slot, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def _supervise(
+        self,
+        slot: Slot,
+        job: ClassAd,
+        job_wire: Any,
+        files: dict[str, bytes] | None,
+        ch: wire.Channel | None,
+    ) -> dict[str, Any]:
         """Hand the job to the claim's starter (spawned on its first job) and relay its
         frames to the schedd: started, heartbeats, then how the job ended."""
         assert slot.claim is not None
         starter = self.starters.get(slot.claim.id)
         if starter is None or not starter.alive:
-            starter = self.starters[slot.claim.id] = await StarterProcess.spawn()
+            starter = await StarterProcess.spawn(self.starter_log)
+            self.starters[slot.claim.id] = starter
         request = {
-            "job": req.get("job"),
-            "files": req.get("files"),
+            "job": job_wire,
+            "files": files,
             "slot": slot.name,
-            "scratch": str(self.execute),
+            "scratch": str(self.execute_dir),
             "heartbeat": self.heartbeat,
+            **self._starter_hooks(slot, job),
         }
+
+        async def tell(frame: dict[str, Any]) -> None:
+            if ch is not None:
+                await ch.send({"more": frame})
+
         try:
             async for frame in starter.run(request):
                 if "started" in frame:
-                    await ch.send(
-                        {"more": {"started": frame["started"], "host": self.machine.address}}
-                    )
+                    await tell({"started": frame["started"], "host": self.machine.address})
                 elif "alive" in frame or "waiting" in frame:
-                    await ch.send({"more": frame})
+                    await tell(frame)
                 elif "failed" in frame:
-                    return {"ok": True, "failed": frame["failed"]}
+                    return {"ok": True, **frame}
                 elif "missed" in frame or "vacated" in frame:
                     return {"ok": True, **frame}
                 else:
@@ -687,6 +744,27 @@ class Startd:
             raise Refused("starter", f"the run on {slot.name} was cut off") from None
         raise Refused("starter", f"the starter of {slot.name} stopped answering")
 
+    def _starter_hooks(self, slot: Slot, job: ClassAd) -> dict[str, Any]:
+        """The job's starter hooks: STARTER_JOB_HOOK_KEYWORD's, else its HookKeyword's
+        (seed 001, 4.4.3), with the slot's ad PREPARE_JOB is given."""
+        keyword = (self.cfg.get("STARTER_JOB_HOOK_KEYWORD") or "").strip()
+        if not keyword:
+            own = job.get("HookKeyword")
+            keyword = own.strip() if isinstance(own, str) else ""
+        if not keyword:
+            return {}
+        if keyword not in self.starter_hooks:
+            found = hooks.configured(self.cfg, keyword, hooks.STARTER_HOOKS)
+            self.starter_hooks[keyword] = [h.to_wire() for h in found.values()]
+        wanted = self.starter_hooks[keyword]
+        if not wanted:
+            return {}
+        return {
+            "hooks": wanted,
+            "updates": self.updates,
+            "slot_ad": self._ad(slot, self._measures()),
+        }
+
     async def deactivate(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         """The schedd stops its job (condor_rm, condor_hold): soft kill, hard after
         KILLING_TIMEOUT; the claim stays, and the slot goes Idle when the job is gone."""
@@ -698,7 +776,8 @@ class Startd:
         if starter is None or claim.job is None:
             return {"ok": True, "running": False}
         log.info("%s: the schedd deactivates the claim: stopping its job", slot.name)
-        await starter.send_signal(signal.SIGTERM)
+        why = req.get("why") if req.get("why") in ("hold", "remove") else "evict"
+        await starter.send_signal(signal.SIGTERM, str(why))
         await starter.send_signal(signal.SIGCONT)
 
         async def hard_kill() -> None:
@@ -805,6 +884,7 @@ async def serve(
             await startd.poll()  # Owner to Unclaimed (1) before the first advertisement
             nursery.start_soon(startd.poll_loop)
             nursery.start_soon(startd.advertise_loop)
+            startd.fetcher.start(nursery)
             log.info("startd with %d slots at %s", len(startd.slots), address)
             task_status.started(address)
             with trio.open_signal_receiver(*SHUTDOWN_SIGNALS) as signals:

@@ -38,6 +38,9 @@ class Claim:
     job_suspend_time: float = 0.0  # TotalJobSuspendTime, before the current activity
     evicted: str = ""  # why the startd is taking the job off (its run reports "vacated")
     notify: Any = None  # the schedd's run channel while a job runs, for notices
+    fetched: str = ""  # the hook keyword of a claim made for fetched work
+    pending_job: ClassAd | None = None  # fetched work waiting for the slot (preemption)
+    last_job: ClassAd | None = None  # the claim's latest job, for EVICT_CLAIM
 
 
 @dataclass

@@ -25,9 +25,10 @@ class StarterProcess:
         self.job_pid: int | None = None
 
     @classmethod
-    async def spawn(cls) -> StarterProcess:
+    async def spawn(cls, log_file: str | None = None) -> StarterProcess:
+        argv = [sys.executable, "-m", "condorx.daemons.starter.service"]
         process = await trio.lowlevel.open_process(
-            [sys.executable, "-m", "condorx.daemons.starter.service"],
+            argv + (["--log", log_file] if log_file else []),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=dict(os.environ),
@@ -53,9 +54,10 @@ class StarterProcess:
                 self.job_pid = None
                 return
 
-    async def send_signal(self, sig: int) -> None:
+    async def send_signal(self, sig: int, why: str = "") -> None:
+        """Signal the job's tree; `why` (evict, hold, remove) is for its JOB_EXIT hook."""
         try:
-            await self.ch.send({"cmd": "signal", "signal": int(sig)})
+            await self.ch.send({"cmd": "signal", "signal": int(sig), "why": why})
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.kill_job(sig)
 

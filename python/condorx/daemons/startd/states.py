@@ -29,6 +29,7 @@ class Why(StrEnum):
     WORKLIFE = "worklife"  # CLAIM_WORKLIFE is over
     RELEASED = "released"  # the schedd gave the claim up, or its connection closed
     BETTER_MATCH = "better-match"  # a match the slot ranks higher, or of a user of higher priority
+    NO_WORK = "no-work"  # a claim of fetched work found no more work (seed 001)
 
     @property
     def keeps_claim(self) -> bool:
@@ -180,6 +181,7 @@ def _retire_cause(why: Why) -> str:
         Why.OWNER: "PREEMPT is true",
         Why.WORKLIFE: "CLAIM_WORKLIFE is over",
         Why.RELEASED: "the schedd released the claim",
+        Why.NO_WORK: "no more fetched work",
     }[why]
 
 

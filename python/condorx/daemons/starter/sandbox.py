@@ -58,9 +58,10 @@ class Sandbox:
             stdout, stderr = self.scratch / STDOUT, self.scratch / STDERR
             cwd = self.scratch
         else:
-            stdin = Path(_path(job.get("In")))
-            stdout, stderr = Path(_path(job.get("Out"))), Path(_path(job.get("Err")))
+            # A shared file system: the job's own paths, relative ones under its Iwd
+            # (a fetched job's ad names them so).
             cwd = Path(str(job.get("Iwd") or self.scratch))
+            stdin, stdout, stderr = (cwd / _path(job.get(a)) for a in ("In", "Out", "Err"))
         return start([cmd, *launch.arguments(job)], env, cwd, stdin, stdout, stderr)
 
     def _in_scratch(self, name: object) -> Path:

@@ -7,8 +7,15 @@ It speaks wire frames on its standard input and output with its startd:
   sandbox and run it; the starter answers `{"started": pid}`, then `{"alive": t}` every
   `heartbeat` seconds, and at last `{"done": {...}}` (how it ended, its usage, its output
   files) or `{"failed": why}` when it could not start.
-- `{"cmd": "signal", "signal": N}`: send signal N to the running job's whole process tree
-  (suspend, continue, soft and hard kill).
+- `{"cmd": "signal", "signal": N, "why": ...}`: send signal N to the running job's whole
+  process tree (suspend, continue, soft and hard kill); `why` (`evict`, `hold`, `remove`)
+  says why a job is being stopped, for its JOB_EXIT hook.
+
+The run request may carry the job's hooks (seed 001, 4.4.2.4-6) with the slot's ad:
+PREPARE_JOB runs before the job, in its sandbox, and a failure ends the run with
+`{"failed": why, "hold_code": 19, "hold_subcode": status}`; UPDATE_JOB_INFO runs after
+`updates[0]` seconds and then every `updates[1]`, on the side; JOB_EXIT runs when the job
+has ended, and the starter waits for it before it reports.
 
 When its standard input closes (the claim is over, or the startd died), it kills any
 job it is still running and exits. One starter per claim rather than per job: a claim
@@ -17,6 +24,8 @@ runs many short jobs, and a Python start-up per job would cost more than the job
 
 from __future__ import annotations
 
+import argparse
+import logging
 import os
 import signal
 import sys
@@ -26,9 +35,13 @@ from typing import Any
 
 import trio
 
-from condorx import wire
-from condorx.daemons.starter import deferral, launch
+from condorx import hooks, wire
+from condorx.attrs import HoldCode
+from condorx.classad import ClassAd
+from condorx.daemons.starter import deferral, launch, usage
 from condorx.daemons.starter.sandbox import Sandbox
+
+log = logging.getLogger("condorx.starter")
 
 
 class Starter:
@@ -41,6 +54,8 @@ class Starter:
         # suspend arrived (the job then starts and is suspended at once, as the seed says).
         self.waiting: trio.CancelScope | None = None
         self.suspend_on_start = False
+        self.ending = ""  # why the running job is being stopped: evict, hold or remove
+        self.suspended = False
 
     async def send(self, msg: dict[str, Any]) -> None:
         async with self.send_lock:
@@ -56,6 +71,8 @@ class Starter:
                     if req.get("cmd") == "run" and self.proc is None:
                         nursery.start_soon(self.run, req)
                     elif req.get("cmd") == "signal":
+                        if req.get("why") in ("evict", "hold", "remove"):
+                            self.ending = str(req["why"])
                         self._signal(int(req.get("signal", signal.SIGTERM)))
             except wire.WireError:
                 pass  # the startd closed our input: the claim is over
@@ -65,6 +82,8 @@ class Starter:
                 nursery.cancel_scope.cancel()
 
     def _signal(self, sig: int) -> None:
+        if sig in (signal.SIGSTOP, signal.SIGCONT):
+            self.suspended = sig == signal.SIGSTOP
         if self.proc is not None:
             self.proc.signal(sig)
         elif self.waiting is not None:
@@ -102,6 +121,8 @@ class Starter:
     async def run(self, req: dict[str, Any]) -> None:
         job = wire.ad_from_wire(req.get("job"), "job ad")
         files = req.get("files")
+        job_hooks = {h.name: h for h in map(hooks.Hook.from_wire, req.get("hooks") or [])}
+        slot_ad = wire.ad_from_wire(req.get("slot_ad") or {}, "slot ad")
         self.serial += 1
         box = Sandbox.create(
             job,
@@ -110,6 +131,9 @@ class Starter:
             files if isinstance(files, dict) else None,
         )
         try:
+            prepare = job_hooks.get("PREPARE_JOB")
+            if prepare is not None and not await self._prepare(prepare, job, slot_ad, box):
+                return
             heartbeat = float(req.get("heartbeat") or 5)
             if await self._wait_for_deferral(job, heartbeat) is not None:
                 return
@@ -120,25 +144,115 @@ class Starter:
                 return
             if self.suspend_on_start:
                 self.proc.signal(signal.SIGSTOP)
+                self.suspended = True
             await self.send({"started": self.proc.pid})
+            started, proc = time.time(), self.proc
+            updates = req.get("updates") or [8, 300]
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._heartbeats, heartbeat)
-                outcome = await self.proc.wait()
+                update = job_hooks.get("UPDATE_JOB_INFO")
+                if update is not None:
+                    nursery.start_soon(self._updates, update, job, proc, started, updates)
+                outcome = await proc.wait()
                 nursery.cancel_scope.cancel()
             self.proc = None
+            exit_hook = job_hooks.get("JOB_EXIT")
+            if exit_hook is not None:
+                await self._job_exit(exit_hook, job, proc, started, outcome, box)
             await self.send(
                 {"done": {"outcome": outcome.attrs(), "wall": outcome.wall, "files": box.outputs()}}
             )
         finally:
             self.proc = None
             self.waiting = None
-            self.suspend_on_start = False
+            self.suspend_on_start = self.suspended = False
+            self.ending = ""
             box.remove()
+
+    async def _prepare(self, hook: hooks.Hook, job: ClassAd, slot: ClassAd, box: Sandbox) -> bool:
+        """PREPARE_JOB in the job's sandbox; False (the run reported as failed) unless it
+        exits 0."""
+        res = await hooks.run(hook, (), hooks.ads_text(job, slot), str(box.scratch))
+        if res.ok:
+            return True
+        why = res.error or f"exited with status {res.status}"
+        await self.send(
+            {
+                "failed": f"{hook.label} failed: {why}",
+                "hold_code": int(HoldCode.HOOK_PREPARE_JOB_FAILURE),
+                "hold_subcode": res.status if res.status is not None else 0,
+            }
+        )
+        return False
+
+    def _running_ad(self, job: ClassAd, proc: launch.Process, started: float) -> ClassAd:
+        """The job ad with what its process tree is doing now (seed 001, 4.4.2.5)."""
+        ad = job.copy()
+        ad.update(usage.of_session(proc.pid).attrs())
+        ad["JobState"] = "Suspended" if self.suspended else "Running"
+        ad["JobPid"] = proc.pid
+        ad["JobStartDate"] = int(started)
+        return ad
+
+    async def _updates(
+        self,
+        hook: hooks.Hook,
+        job: ClassAd,
+        proc: launch.Process,
+        started: float,
+        every: list[Any],
+    ) -> None:
+        """UPDATE_JOB_INFO after the initial interval, then every interval. Advisory: the
+        job goes on whatever the hook does; a slow hook is not run twice at once."""
+        await trio.sleep(float(every[0]))
+        async with trio.open_nursery() as nursery:
+            running = False
+
+            async def once() -> None:
+                nonlocal running
+                running = True
+                try:
+                    await hooks.run(hook, (), hooks.ads_text(self._running_ad(job, proc, started)))
+                finally:
+                    running = False
+
+            while True:
+                if not running:
+                    nursery.start_soon(once)
+                await trio.sleep(max(1.0, float(every[1])))
+
+    async def _job_exit(
+        self,
+        hook: hooks.Hook,
+        job: ClassAd,
+        proc: launch.Process,
+        started: float,
+        outcome: launch.Outcome,
+        box: Sandbox,
+    ) -> None:
+        """JOB_EXIT with how the job ended; waited for, before the output goes back."""
+        how = self.ending or "exit"
+        ad = self._running_ad(job, proc, started)
+        ad.update(outcome.attrs())
+        ad["NumPids"] = 0
+        ad["JobDuration"] = round(outcome.wall, 3)
+        ad["ExitReason"] = _exit_reason(how, outcome)
+        await hooks.run(hook, (how,), hooks.ads_text(ad), str(box.scratch))
 
     async def _heartbeats(self, every: float) -> None:
         while True:
             await trio.sleep(every)
             await self.send({"alive": time.time()})
+
+
+def _exit_reason(how: str, outcome: launch.Outcome) -> str:
+    ended = (
+        f"died on signal {outcome.signal}"
+        if outcome.signal is not None
+        else f"exited normally with status {outcome.exit_code}"
+    )
+    stopped = {"evict": "was evicted", "hold": "was put on hold", "remove": "was removed"}
+    return f"The job {stopped[how]} and {ended}" if how in stopped else f"The job {ended}"
 
 
 async def main_async() -> None:
@@ -152,6 +266,14 @@ async def main_async() -> None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(prog="condor_starter")
+    parser.add_argument("--log", help="the StarterLog to write")
+    args = parser.parse_args()
+    fmt = "%(asctime)s %(levelname)s %(name)s %(message)s"
+    try:
+        logging.basicConfig(level=logging.INFO, format=fmt, filename=args.log)
+    except OSError:
+        logging.basicConfig(level=logging.INFO, format=fmt)  # standard error, the startd's
     trio.run(main_async)
 
 

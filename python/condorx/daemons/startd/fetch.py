@@ -1,0 +1,269 @@
+"""Fetching work (seed 001, 4.4.1-4.4.4): a slot with a FETCH_WORK hook pulls jobs from
+a source outside the pool instead of waiting for the negotiator.
+
+Each such slot has a loop of its own. It fetches when FetchWorkDelay (an expression of
+the slot's ad and its running job's; 300 s when not configured) has passed since its last
+fetch, and looks again every POLLING_INTERVAL or at once when the slot's fetched job
+ends. What the hook prints is a job ad (old syntax); empty means no work. The startd
+then decides as the seed says:
+
+- an Unclaimed slot whose START accepts the job: a claim is made for it (transition 5)
+  and the job started (11);
+- a claim waiting for more fetched work (Claimed/Idle): the same claim runs it;
+- a claimed slot whose RANK prefers the job to the one it runs: the claim is preempted
+  and the fetched job runs on a new claim once the old job is gone (13 ... 23);
+- anything else: the job is refused.
+
+REPLY_FETCH hears `accept` or `reject`; EVICT_CLAIM hears of a fetched claim's eviction;
+neither is waited for. A fetched claim whose job ended and that finds no more work is
+evicted, and the slot returns to the Owner state (10, 22). The keyword used is written
+into the job ad as HookKeyword, where the starter finds its own hooks.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from condorx import hooks
+from condorx.classad import ClassAd, ClassAdParseError, parseAds
+from condorx.config import Config
+from condorx.daemons.startd.policy import parsed
+from condorx.daemons.startd.slots import Claim, Slot
+from condorx.daemons.startd.states import Step, Why
+
+if TYPE_CHECKING:
+    from condorx.daemons.startd.service import Startd
+
+log = logging.getLogger("condorx.startd")
+
+DEFAULT_DELAY = "300"
+# Slot states in which fetched work can be taken (at once, on the claim, or by RANK).
+FETCHING = ("Unclaimed", "Claimed")
+FETCHED = Step(5, "Claimed", "Idle", "fetched work was accepted")
+
+
+def slot_keyword(cfg: Config, slot: Slot) -> str | None:
+    """SLOT<N>_JOB_HOOK_KEYWORD, else STARTD_JOB_HOOK_KEYWORD (a dynamic slot takes its
+    partitionable parent's number)."""
+    n = slot.parent.id if slot.parent is not None else slot.id
+    for name in (f"SLOT{n}_JOB_HOOK_KEYWORD", "STARTD_JOB_HOOK_KEYWORD"):
+        value = (cfg.get(name) or "").strip()
+        if value:
+            return value
+    return None
+
+
+class Fetcher:
+    """The FETCH_WORK loops of a startd's slots, and what comes of what they fetch."""
+
+    def __init__(self, startd: Startd) -> None:
+        self.startd = startd
+        cfg = startd.cfg
+        self.delay_text = (cfg.get("FetchWorkDelay") or DEFAULT_DELAY).strip() or DEFAULT_DELAY
+        parsed(self.delay_text)  # a bad expression is refused at start, by name below
+        self.hooks: dict[str, dict[str, hooks.Hook]] = {}
+        self.last: dict[str, float] = {}  # slot name -> when its last fetch ended
+        self.wakers: dict[str, trio.Event] = {}
+
+    def hooks_of(self, keyword: str) -> dict[str, hooks.Hook]:
+        if keyword not in self.hooks:
+            self.hooks[keyword] = hooks.configured(self.startd.cfg, keyword, hooks.STARTD_HOOKS)
+        return self.hooks[keyword]
+
+    def fetching_slots(self) -> list[tuple[Slot, str]]:
+        """The slots that fetch work: FETCH_WORK must be defined for their keyword."""
+        out = []
+        for slot in self.startd.slots:
+            keyword = slot_keyword(self.startd.cfg, slot)
+            if keyword is not None and "FETCH_WORK" in self.hooks_of(keyword):
+                out.append((slot, keyword))
+        return out
+
+    def start(self, nursery: trio.Nursery) -> None:
+        for slot, keyword in self.fetching_slots():
+            nursery.start_soon(self.loop, slot, keyword)
+            log.info("%s fetches work with %s_HOOK_FETCH_WORK", slot.name, keyword)
+
+    def wake(self, slot: Slot) -> None:
+        """Fetch as soon as FetchWorkDelay allows (the slot's fetched job ended)."""
+        root = slot.parent if slot.parent is not None else slot
+        event = self.wakers.get(root.name)
+        if event is not None:
+            event.set()
+
+    # -- the loop ---------------------------------------------------------------------
+
+    def delay(self, slot: Slot) -> float:
+        """FetchWorkDelay with the slot as MY and its running job (if any) as TARGET."""
+        job = slot.claim.job if slot.claim is not None else None
+        try:
+            v = parsed(self.delay_text).eval(self.startd._view(slot), job)
+        except ValueError:
+            v = None
+        return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 300.0
+
+    async def loop(self, slot: Slot, keyword: str) -> None:
+        every = float(self.startd.polling_interval)
+        while True:
+            self.wakers[slot.name] = trio.Event()
+            target = self._target(slot)
+            if target.state in FETCHING and not self.startd.stopping:
+                wait = self.last.get(slot.name, 0.0) + self.delay(target) - self.startd.now()
+                if wait <= 0:
+                    await self.fetch_once(target, keyword)
+                    self.last[slot.name] = self.startd.now()
+                    continue
+                every = min(wait, float(self.startd.polling_interval))
+            else:
+                every = float(self.startd.polling_interval)
+            with trio.move_on_after(every):
+                await self.wakers[slot.name].wait()
+
+    def _target(self, slot: Slot) -> Slot:
+        """Where fetched work would go: the slot, or for a partitionable one a dynamic
+        slot of fetched work waiting for more (else the parent, to carve anew)."""
+        for child in slot.children:
+            if child.claim is not None and child.claim.fetched and child.claim.job is None:
+                return child
+        return slot
+
+    # -- one fetch ----------------------------------------------------------------------
+
+    async def fetch_once(self, slot: Slot, keyword: str) -> None:
+        found = self.hooks_of(keyword)
+        slot_ad = self.startd._view(slot)
+        res = await hooks.run(found["FETCH_WORK"], (), hooks.ads_text(slot_ad))
+        text = res.stdout.decode(errors="replace")
+        job = None if res.error or not text.strip() else self._job(text, found, keyword, slot_ad)
+        if job is None:
+            self._no_more_work(slot)
+            return
+        job["HookKeyword"] = keyword
+        verdict = await self.offer(slot, job, keyword)
+        reply = found.get("REPLY_FETCH")
+        if reply is not None:
+            self._advise(reply, verdict, job, slot)
+
+    def _job(
+        self, text: str, found: dict[str, hooks.Hook], keyword: str, slot_ad: ClassAd
+    ) -> ClassAd | None:
+        """The fetched job ad; a malformed one is refused (REPLY_FETCH `reject`)."""
+        try:
+            ads = list(parseAds(text, "old"))
+            job = ads[0] if len(ads) == 1 else None
+            why = "" if job is not None else f"{len(ads)} ads where one job ad was expected"
+        except (ClassAdParseError, ValueError) as e:
+            job, why = None, str(e)
+        if job is not None and not isinstance(job.get("Cmd"), str):
+            job, why = None, "the job ad has no Cmd"
+        if job is None:
+            log.warning("%s_HOOK_FETCH_WORK printed a job ad that is refused: %s", keyword, why)
+            reply = found.get("REPLY_FETCH")
+            if reply is not None:
+                raw = ClassAd()
+                raw["FetchedText"] = text[:4096]
+                self._advise(reply, "reject", raw, None, slot_ad)
+        return job
+
+    def _advise(
+        self,
+        hook: hooks.Hook,
+        verdict: str,
+        job: ClassAd,
+        slot: Slot | None,
+        slot_ad: ClassAd | None = None,
+    ) -> None:
+        ad = slot_ad if slot_ad is not None else self.startd._view(slot) if slot else ClassAd()
+        self.startd.nursery.start_soon(hooks.run, hook, (verdict,), hooks.ads_text(job, ad))
+
+    def _no_more_work(self, slot: Slot) -> None:
+        """A fetched claim whose job is done and that finds no more work is evicted."""
+        claim = slot.claim
+        if claim is not None and claim.fetched and claim.job is None and slot.state == "Claimed":
+            slot.flags.vacate_requested = Why.NO_WORK
+            self.startd.wake_up()
+
+    # -- the decision -------------------------------------------------------------------
+
+    async def offer(self, slot: Slot, job: ClassAd, keyword: str) -> str:
+        """Take the fetched job or refuse it; `accept` or `reject`."""
+        s = self.startd
+        view = s._view(slot)
+        if slot.state == "Unclaimed" and s.policy.holds("START", view, job):
+            if slot.kind == "Partitionable":
+                try:
+                    slot = s._carve(slot, _request(job))
+                except Exception as e:  # noqa: BLE001 - Refused: not enough left
+                    log.info("fetched job refused: %s", e)
+                    return "reject"
+            slot.claim = self._claim(job, keyword)
+            await s.take(slot, FETCHED)
+            s.nursery.start_soon(self.run, slot, slot.claim, job)
+            return "accept"
+        claim = slot.claim
+        if slot.state == "Claimed" and claim is not None:
+            if claim.fetched and claim.job is None and slot.activity == "Idle":
+                if s.policy.holds("START", view, job):
+                    s.nursery.start_soon(self.run, slot, claim, job)
+                    return "accept"
+                return "reject"
+            rank = s.policy.number("RANK", view, job) or 0.0
+            if rank > (claim.rank if claim.job is not None else 0.0) and slot.next_claim is None:
+                log.info("%s: fetched work the slot ranks higher (%g) preempts", slot.name, rank)
+                nxt = self._claim(job, keyword)
+                nxt.pending_job = job
+                slot.next_claim = nxt
+                slot.flags.vacate_requested = Why.BETTER_MATCH
+                await s.settle(slot)
+                return "accept"
+        return "reject"
+
+    def _claim(self, job: ClassAd, keyword: str) -> Claim:
+        now = self.startd.now()
+        owner = job.get("Owner")
+        return Claim(
+            id=f"fetch-{secrets.token_hex(8)}",
+            schedd="",
+            user=owner if isinstance(owner, str) else keyword,
+            matched_at=now,
+            claimed_at=now,
+            claimed=True,
+            fetched=keyword,
+        )
+
+    async def run(self, slot: Slot, claim: Claim, job: ClassAd) -> None:
+        """Run a fetched job on its claim; then fetch again for the same claim."""
+        s = self.startd
+        if slot.claim is not claim or claim.job is not None:
+            return
+        try:
+            reply = await s.execute(slot, job, None, None)
+        except Exception:  # noqa: BLE001 - a run cut off is logged; the claim goes on
+            log.exception("%s: the fetched job's run failed", slot.name)
+            return
+        log.info("%s: fetched job ended: %s", slot.name, _summary(reply))
+        if slot.claim is claim:
+            self.wake(slot)  # more work for the claim, as soon as FetchWorkDelay allows
+
+
+def _request(job: ClassAd) -> dict[str, Any]:
+    return {
+        "cpus": job.get("RequestCpus"),
+        "memory": job.get("RequestMemory"),
+        "disk": job.get("RequestDisk"),
+    }
+
+
+def _summary(reply: dict[str, Any]) -> str:
+    if reply.get("vacated"):
+        return f"evicted ({reply['vacated']})"
+    if reply.get("failed"):
+        return f"failed ({reply['failed']})"
+    outcome = reply.get("outcome") or {}
+    if outcome.get("ExitBySignal"):
+        return f"killed by signal {outcome.get('ExitSignal')}"
+    return f"exit code {outcome.get('ExitCode')}"
