@@ -351,3 +351,48 @@ def test_nothing_in_a_fetched_ad_reaches_a_shell(pool):
     wait_for(lambda: q.status()[unit][0] == "done", "the unit to run")
     assert not pwned.exists()
     assert (pool.root / "echoed").read_text() == f"$(touch {pwned}) `touch {pwned}`;touch {pwned}\n"
+
+
+def test_fetched_work_obeys_the_slots_policy(pool):
+    # The desktop policy: suspended while the keyboard is in use, continued when it has
+    # been idle two minutes, preempted after 3 s suspended (the owner wants it back).
+    inputs = pool.root / "inputs"
+    inputs.write_text("KeyboardIdle = 3600\n")
+    q = start(
+        pool,
+        f"""
+STARTD_INPUTS_OVERRIDE = {inputs}
+START = KeyboardIdle > 60
+WANT_SUSPEND = True
+SUSPEND = KeyboardIdle < 60
+CONTINUE = KeyboardIdle > 120
+PREEMPT = (Activity == "Suspended") && (CurrentTime - EnteredCurrentActivity > 4)
+STARTER_INITIAL_UPDATE_INTERVAL = 1
+STARTER_UPDATE_INTERVAL = 1
+""",
+    )
+    pool.start("collector", "startd")
+    pids = pool.root / "pid"
+    unit = q.add("/bin/sh", "-c", f"'echo $$ > {pids}; exec sleep 60'", iwd=str(pool.root))
+    wait_for(lambda: pids.exists() and pids.read_text().strip(), "the fetched job to run")
+    pid = int(pids.read_text())
+    inputs.write_text("KeyboardIdle = 5\n")
+    wait_for(lambda: _proc_state(pid) == "T", "the fetched job to be suspended")
+    wait_for(
+        lambda: any("jobstate=Suspended" in e for e in q.events(unit)),
+        "UPDATE_JOB_INFO to report it Suspended",
+    )
+    # Still suspended after 4 s: preempted, vacated, and the unit goes back to the queue.
+    wait_for(lambda: not Path(f"/proc/{pid}").exists(), "the owner's PREEMPT to evict it")
+    wait_for(lambda: q.status()[unit][0] == "pending", "EVICT_CLAIM to requeue the unit")
+    assert any(e.startswith("job_exit evict") for e in q.events(unit))
+    seen = transitions(pool)
+    assert seen[seen.index(14) :][:3] == [14, 16, 18]
+
+
+def _proc_state(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "gone"
+    return stat[stat.rfind(")") + 2]

@@ -114,10 +114,13 @@ class Fetcher:
             if target.state in FETCHING and not self.startd.stopping:
                 wait = self.last.get(slot.name, 0.0) + self.delay(target) - self.startd.now()
                 if wait <= 0:
+                    # Then wait for the next reason to fetch: the fetched job's end, or
+                    # the next look (a FetchWorkDelay of 0 must not spin on a busy slot).
                     await self.fetch_once(target, keyword)
                     self.last[slot.name] = self.startd.now()
-                    continue
-                every = min(wait, float(self.startd.polling_interval))
+                    every = float(self.startd.polling_interval)
+                else:
+                    every = min(wait, float(self.startd.polling_interval))
             else:
                 every = float(self.startd.polling_interval)
             with trio.move_on_after(every):
@@ -144,6 +147,8 @@ class Fetcher:
             return
         job["HookKeyword"] = keyword
         verdict = await self.offer(slot, job, keyword)
+        if verdict == "reject":
+            log.info("%s: fetched job %s refused", slot.name, _job_id(job))
         reply = found.get("REPLY_FETCH")
         if reply is not None:
             self._advise(reply, verdict, job, slot)
@@ -256,6 +261,10 @@ def _request(job: ClassAd) -> dict[str, Any]:
         "memory": job.get("RequestMemory"),
         "disk": job.get("RequestDisk"),
     }
+
+
+def _job_id(job: ClassAd) -> str:
+    return f"{job.get('ClusterId')}.{job.get('ProcId')}"
 
 
 def _summary(reply: dict[str, Any]) -> str:
