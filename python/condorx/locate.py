@@ -126,6 +126,11 @@ def startd_address_file(cfg: Config) -> Path:
     return Path(name) if name else log_dir(cfg) / ".startd_address"
 
 
+def job_router_address_file(cfg: Config) -> Path:
+    name = cfg.get("JOB_ROUTER_ADDRESS_FILE")
+    return Path(name) if name else log_dir(cfg) / ".job_router_address"
+
+
 def execute_dir(cfg: Config) -> Path:
     return _dir(cfg, "EXECUTE")
 

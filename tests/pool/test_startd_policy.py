@@ -51,6 +51,17 @@ def transitions(pool: Pool) -> list[int]:
     return [int(n) for n in re.findall(r"\(transition (\d+):", log)]
 
 
+def expect_after(pool: Pool, first: int, expected: list[int]) -> None:
+    """The transitions from the first `first` on begin with `expected`; if not, the
+    StartLog's lines say why (each transition's cause is logged with it)."""
+    seen = transitions(pool)
+    got = seen[seen.index(first) :][: len(expected)] if first in seen else []
+    if got != expected:
+        lines = (pool.root / "log" / "StartLog").read_text().splitlines()
+        tail = "\n".join(ln for ln in lines if "condorx.startd" in ln)[-4000:]
+        raise AssertionError(f"transitions {got} != {expected}; StartLog:\n{tail}")
+
+
 def slot_states(pool: Pool) -> list[str]:
     """Each slot's State/Activity as condor_status shows them, by slot name."""
     out = pool.cli("condorx.cli.status", "-af", "Name", "State", "Activity").stdout
@@ -295,8 +306,7 @@ queue
     )
     wait_for(lambda: not Path(f"/proc/{low_pid}").exists(), "the first job to be preempted")
     wait_for(lambda: marker.exists(), "the job the slot prefers to run")
-    seen = transitions(p)
-    assert seen[seen.index(13) :][:4] == [13, 18, 23, 11]  # retire, vacate, new claim, run
+    expect_after(p, 13, [13, 18, 23, 11])  # retire, vacate, new claim, run
     assert "preempting match (rank)" in (p.root / "log" / "StartLog").read_text()
     wait_for(lambda: history(p, "ClusterId") == [[str(important)]], "it to finish")
     # The preempted job was requeued, not lost, and runs again.
@@ -365,8 +375,7 @@ MATCH_TIMEOUT = 30
     # Bob has used nothing, alice holds the slot: her priority is soon 1.2 times worse.
     wait_for(lambda: marker.exists(), "bob's job to run in alice's place")
     assert not Path(f"/proc/{alice_pid}").exists()
-    seen = transitions(p)
-    assert seen[seen.index(13) :][:4] == [13, 18, 23, 11]
+    expect_after(p, 13, [13, 18, 23, 11])
     assert "preempting match (priority) for bob" in (p.root / "log" / "StartLog").read_text()
 
     def alices() -> list[str]:

@@ -93,8 +93,12 @@ class ScheddClient:
         ):
             yield chunk
 
-    async def query_ads(self, constraint: str | None = None) -> AsyncIterator[list[ClassAd]]:
-        async for chunk in self._stream({"cmd": "query", "constraint": constraint}):
+    async def query_ads(
+        self, constraint: str | None = None, negotiating: bool = False
+    ) -> AsyncIterator[list[ClassAd]]:
+        """Matching jobs' ads, in chunks; `negotiating` leaves out jobs already matched."""
+        req = {"cmd": "query", "constraint": constraint, "negotiating": negotiating}
+        async for chunk in self._stream(req):
             yield list(parseAds("\n".join(chunk)))
 
     async def _stream(self, req: dict[str, Any]) -> AsyncIterator[list[Any]]:

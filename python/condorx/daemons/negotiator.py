@@ -31,8 +31,10 @@ def eligible_constraint(schedd_interval: int, now: str = "time()") -> str:
     `(CurrentTime + SCHEDD_INTERVAL) >= (DeferralTime - CronPrepTime)`, as the seed says.
     (`now` is the clock's expression; tests put a fixed time there.)"""
     not_cron = " && ".join(f"{a} =?= undefined" for a in CRON_ATTRIBUTES)
+    # A job tied to a routed copy is the router's, and a grid job the gridmanager's.
     return (
-        f"JobStatus == 1 && (({not_cron}) || DeferralTime =?= undefined || "
+        'JobStatus == 1 && Managed =!= "External" && JobUniverse =!= 9 && '
+        f"(({not_cron}) || DeferralTime =?= undefined || "
         f"({now} + {schedd_interval}) >= (DeferralTime - "
         "ifThenElse(CronPrepTime =?= undefined, 0, CronPrepTime)))"
     )
@@ -140,7 +142,7 @@ class Negotiator:
             client = ScheddClient(self.cfg, address, self.creds)
             jobs: dict[str, list[ClassAd]] = {}
             try:
-                async for chunk in client.query_ads(self.eligible):
+                async for chunk in client.query_ads(self.eligible, negotiating=True):
                     for job in chunk:
                         jobs.setdefault(str(job.get("Owner")), []).append(job)
             except (OSError, wire.WireError) as e:

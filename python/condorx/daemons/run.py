@@ -21,6 +21,7 @@ DAEMONS = {
     "negotiator": ("NEGOTIATOR", "condorx.daemons.negotiator"),
     "startd": ("STARTD", "condorx.daemons.startd.service"),
     "master": ("MASTER", "condorx.daemons.master"),
+    "job_router": ("JOB_ROUTER", "condorx.daemons.job_router.service"),
 }
 
 

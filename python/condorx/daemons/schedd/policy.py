@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from condorx.attrs import HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree
+from condorx.daemons.schedd import routing
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import Key
@@ -41,8 +42,8 @@ def evaluate(
 
 def _one(txn: Transaction, key: Key, ad: ClassAd, now: int, system: SystemPolicy) -> int:
     status = t.status_of(ad)
-    if status in (JobStatus.REMOVED, JobStatus.COMPLETED):
-        return 0
+    if status in (JobStatus.REMOVED, JobStatus.COMPLETED) or routing.is_managed(ad):
+        return 0  # a routed original: its copy evaluates the periodic expressions
     if _user(ad, "PeriodicRemove"):
         return int(t.remove(txn, key, t._reason(ad, "PeriodicRemove"), now, by="policy"))
     if _system(ad, system.remove):

@@ -25,7 +25,15 @@ from condorx.classad import ClassAd, ExprTree
 from condorx.client.connection import Address, daemon_credentials
 from condorx.config import Config
 from condorx.daemons import query
-from condorx.daemons.schedd import advertise, deferral, history, policy, transitions, userlog
+from condorx.daemons.schedd import (
+    advertise,
+    deferral,
+    history,
+    policy,
+    routing,
+    transitions,
+    userlog,
+)
 from condorx.daemons.schedd.committer import Committer
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
@@ -120,6 +128,55 @@ class Schedd:
         self._reschedule()
         return {"ok": True, "cluster": cluster, "count": len(procs)}
 
+    async def route(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """The job router's routed copies of idle jobs: `routes` lists (job, copy's
+        attributes, route name); each copy (a new job of the original's owner) and its
+        tie to the original are made in one transaction (see `routing`). Each result is
+        `{"copy": id}` or `{"error": why}` (the job is gone, or no longer idle)."""
+        if not security.is_admin(peer.user):
+            raise Refused("permission", f"{peer.user} may not route jobs")
+        items = req.get("routes")
+        if not isinstance(items, list):
+            raise Refused("bad-request", "route: 'routes' must be a list")
+        results: list[dict[str, str]] = []
+        made: list[Key] = []
+        async with self.lock:
+            now = _now()
+            txn = self.queue.begin()
+            for item in items:
+                try:
+                    copy = self._route_one(txn, item, now)
+                except transitions.QueueError as e:
+                    results.append({"error": str(e)})
+                    continue
+                made.append(copy)
+                results.append({"copy": routing.job_id(copy)})
+            await self.commit(txn)
+        self.shadows.note_idle(made)
+        self._reschedule()
+        return {"ok": True, "results": results}
+
+    def _route_one(self, txn: Transaction, item: Any, now: int) -> Key:
+        if not isinstance(item, dict):
+            raise transitions.QueueError("bad-request", "a route item must be a map")
+        original = routing.parse_id(item.get("job"))
+        ad = txn.job(original) if original is not None else None
+        copy, route = item.get("copy"), str(item.get("route") or "")
+        if original is None or ad is None:
+            raise transitions.QueueError("not-found", f"no job {item.get('job')!r}")
+        if ad.get("JobStatus") != JobStatus.IDLE or routing.is_managed(ad):
+            raise transitions.QueueError("busy", f"job {item.get('job')} is not idle and free")
+        if not isinstance(copy, dict) or not route:
+            raise transitions.QueueError("bad-request", "a route item needs a copy and a route")
+        try:
+            wire.ad_from_wire(copy, "routed copy")  # refused whole, before any change
+        except wire.WireError as e:
+            raise transitions.QueueError("bad-request", str(e)) from None
+        who = transitions.Submitter(str(ad.get("Owner")), self.uid_domain, self.name)
+        cluster = transitions.submit(txn, who, copy, [{}], now)
+        routing.tie(txn, original, (cluster, 0), route, now)
+        return (cluster, 0)
+
     async def reserve(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         """Hand out the next cluster id (durably, so it is never given twice)."""
         async with self.lock:
@@ -131,6 +188,8 @@ class Schedd:
 
     async def query(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         jobs = self.queue.snapshot()
+        if req.get("negotiating"):  # jobs already matched are not offered twice
+            jobs = [(k, ad) for k, ad in jobs if k not in self.shadows.pending]
         ads = _select(jobs, req.get("constraint"))
         exprs = req.get("exprs")
         sent = 0
@@ -399,6 +458,7 @@ class Schedd:
         return {
             "submit": self.submit,
             "reserve": self.reserve,
+            "route": self.route,
             "query": self.query,
             "act": self.act,
             "edit": self.edit,

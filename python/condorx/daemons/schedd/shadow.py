@@ -49,6 +49,9 @@ class Shadows:
         self.running: dict[Key, ClaimInfo] = {}
         self.idle: dict[str, collections.deque[Key]] = {}
         self.nursery: trio.Nursery | None = None
+        # Jobs matched and being claimed for, not yet started: the negotiator is not
+        # offered them again (a second match would preempt the first claim).
+        self.pending: set[Key] = set()
 
     # -- the idle jobs of each user, for reusing claims -----------------------------------
 
@@ -82,6 +85,7 @@ class Shadows:
         """The negotiator matched `job` to a slot: take up the claim and start running."""
         assert self.nursery is not None
         self.claims[claim.id] = claim
+        self.pending.add(job)
         self.nursery.start_soon(self._use_claim, claim, job)
 
     async def _use_claim(self, claim: ClaimInfo, first: Key) -> None:
@@ -91,6 +95,7 @@ class Shadows:
         except (OSError, wire.WireError) as e:
             log.warning("cannot reach %s for claim %s: %s", claim.slot, claim.id[:8], e)
             self.claims.pop(claim.id, None)
+            self.pending.discard(first)
             return
         try:
             reply = await ch.request(
@@ -120,6 +125,7 @@ class Shadows:
             log.exception("claim %s on %s failed", claim.id[:8], claim.slot)
         finally:
             self.claims.pop(claim.id, None)
+            self.pending.discard(first)
             await ch.aclose()
 
     async def _call(self, claim: ClaimInfo, req: dict[str, Any]) -> dict[str, Any]:
@@ -139,6 +145,7 @@ class Shadows:
             return True
         claim.job = key
         self.running[key] = claim
+        self.pending.discard(key)
         try:
             try:
                 files = _inputs(ad) if _transfers(ad, claim.slot_ad) else None

@@ -13,7 +13,7 @@ from typing import Any
 from condorx import wire
 from condorx.attrs import PROTECTED, HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree, Value
-from condorx.daemons.schedd import deferral
+from condorx.daemons.schedd import deferral, grid, routing
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import Key
 from condorx.errors import CondorxError
@@ -70,6 +70,12 @@ def submit(
         # The row is exactly this map: no need to read it back out of the ad.
         txn.put_job((cluster, proc), ad, wire.dumps(own))
         txn.event("submit", (cluster, proc))
+        if cluster_ad.get("JobUniverse") == grid.GRID_UNIVERSE:
+            probe = ad.copy()
+            probe.chain(cluster_ad)  # the proc as it will read, its cluster's included
+            why = grid.cannot_run(probe)
+            if why is not None and hold(txn, (cluster, proc), why, 0, 0, now):
+                continue
         if own.get("JobStatus", status) == JobStatus.HELD:
             held = own if "HoldReason" in own else cluster_ad
             txn.event(
@@ -143,10 +149,15 @@ def status_of(ad: ClassAd) -> JobStatus:
         return JobStatus.IDLE
 
 
-def _set_status(txn: Transaction, key: Key, ad: ClassAd, status: JobStatus, now: int) -> None:
+def set_status(txn: Transaction, key: Key, ad: ClassAd, status: JobStatus, now: int) -> None:
+    """The one place a job's status changes; a routed job's partner follows it."""
     txn.set_attr(key, "LastJobStatus", int(status_of(ad)))
     txn.set_attr(key, "JobStatus", int(status))
     txn.set_attr(key, "EnteredCurrentStatus", now)
+    routing.on_status(txn, key, ad, status, now)
+
+
+_set_status = set_status
 
 
 def hold(
@@ -184,10 +195,13 @@ def remove(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> b
     status = status_of(ad)
     if status in (JobStatus.REMOVED, JobStatus.COMPLETED):
         return False
+    # An original tied to a routed copy only mirrors its copy's Running: nothing of it
+    # runs here to be stopped first.
+    managed = routing.is_managed(ad)
     _set_status(txn, key, ad, JobStatus.REMOVED, now)
     txn.set_attr(key, "RemoveReason", reason)
     txn.event("abort", key, reason=reason, by=by)
-    if status not in (JobStatus.RUNNING, JobStatus.SUSPENDED):
+    if managed or status not in (JobStatus.RUNNING, JobStatus.SUSPENDED):
         leave_queue(txn, key, now)
     return True
 

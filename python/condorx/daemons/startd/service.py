@@ -507,6 +507,10 @@ class Startd:
         its job is gone, the slot is the new claim's (23, 24)."""
         if slot.next_claim is not None:
             raise Refused("busy", f"{slot.name} is already being preempted")
+        current = slot.claim
+        if req.get("preempts") == "priority" and current is not None:
+            if current.user == req.get("user"):  # a stale ad: the user holds it already
+                raise Refused("busy", f"{slot.name} is already claimed by {current.user}")
         slot.next_claim = Claim(
             id=str(req["claim_id"]),
             schedd=str(req.get("schedd", "")),

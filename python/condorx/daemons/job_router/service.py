@@ -1,0 +1,195 @@
+"""The job router (seed 002): every JOB_ROUTER_POLLING_PERIOD seconds it reads the
+schedd's queue, and turns idle vanilla jobs that a route's requirements accept into
+routed copies, within each route's MaxJobs and MaxIdleJobs and unless its failure rate
+is over FailureRateThreshold.
+
+The router keeps nothing of its own: which job is routed where lives in the queue (the
+schedd makes each copy and ties it to its original in one transaction, and keeps the
+two in step: see condorx.daemons.schedd.routing), and the failure rates come from the
+history file. So a router killed at any moment and started again carries on where the
+queue says, with no job lost, routed twice or left orphaned.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from typing import Any
+
+import trio
+
+from condorx import locate, security, wire
+from condorx.classad import ClassAd
+from condorx.client.connection import daemon_credentials
+from condorx.client.schedd import ScheddClient, history_ads
+from condorx.config import Config
+from condorx.daemons.job_router import table as routing_table
+from condorx.daemons.job_router.failures import Failures
+from condorx.daemons.job_router.table import Route, Table
+from condorx.daemons.job_router.transform import TransformError, routed_copy
+from condorx.daemons.schedd.routing import copy_map
+from condorx.daemons.server import Peer, Server
+
+log = logging.getLogger("condorx.job_router")
+
+CANDIDATES = (
+    'JobUniverse == 5 && JobStatus == 1 && Managed =!= "External" && RoutedFromJobId =?= undefined'
+)
+COPIES = "RoutedFromJobId =!= undefined"
+ACTIVE = (1, 2, 5, 7)  # idle, running, held, suspended: on the route
+
+
+class Router:
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.schedd = ScheddClient(cfg, creds=daemon_credentials(cfg))
+        self.period = max(1, cfg.get_int("JOB_ROUTER_POLLING_PERIOD", 10))
+        self.refresh = cfg.get_int("JOB_ROUTER_ENTRIES_REFRESH", 0)
+        source = (cfg.get("JOB_ROUTER_SOURCE_JOB_CONSTRAINT") or "").strip()
+        self.candidates = f"({CANDIDATES}) && ({source})" if source else CANDIDATES
+        self.failures = Failures()
+        self.failures.seen_until = int(time.time() - self.failures.window)
+        self.table = Table()
+        self.loaded_at = 0.0
+        self.wake = trio.Event()
+
+    def load_table(self) -> None:
+        self.table = routing_table.load(self.cfg)
+        self.loaded_at = time.monotonic()
+        for err in self.table.errors:
+            log.error("routing table: %s", err)
+        for r in self.table.routes:
+            log.info(
+                "route %r: %s, MaxJobs %d, MaxIdleJobs %d",
+                r.name,
+                r.grid_resource or f"universe {r.target_universe}",
+                r.max_jobs,
+                r.max_idle,
+            )
+
+    async def poll(self) -> int:
+        """One pass: judge finished copies, count each route's jobs, route what fits."""
+        if self.refresh > 0 and time.monotonic() - self.loaded_at >= self.refresh:
+            self.load_table()
+        routes = self.table.by_name()
+        if not routes:
+            return 0
+        self.failures.judge(history_ads(self.cfg), routes)
+        on_route, idle = await self._counts()
+        todo: list[dict[str, Any]] = []
+        now = time.time()
+        async for chunk in self.schedd.query_ads(self.candidates):
+            for job in sorted(chunk, key=_order):
+                route = self._choose(job, on_route, idle, now)
+                if route is None:
+                    continue
+                try:
+                    copy = routed_copy(job, route)
+                except TransformError as e:
+                    log.error("job %s: %s", _id(job), e)
+                    continue
+                todo.append({"job": _id(job), "copy": copy_map(copy), "route": route.name})
+                on_route[route.name] += 1
+                idle[route.name] += 1
+        return await self._submit(todo)
+
+    async def _counts(self) -> tuple[Counter[str], Counter[str]]:
+        on_route: Counter[str] = Counter()
+        idle: Counter[str] = Counter()
+        async for rows in self.schedd.query_rows(["RouteName", "JobStatus"], COPIES):
+            for name, status in rows:
+                if status in ACTIVE:
+                    on_route[str(name)] += 1
+                    idle[str(name)] += status == 1
+        return on_route, idle
+
+    def _choose(
+        self, job: ClassAd, on_route: Counter[str], idle: Counter[str], now: float
+    ) -> Route | None:
+        """The route for the job: of those that accept it and have room, the one with
+        the fewest idle jobs (then the first in the table)."""
+        best = None
+        for r in self.table.routes:
+            if on_route[r.name] >= r.max_jobs or idle[r.name] >= r.max_idle:
+                continue
+            if self.failures.throttled(r, now) or not r.accepts(job):
+                continue
+            if best is None or idle[r.name] < idle[best.name]:
+                best = r
+        return best
+
+    async def _submit(self, todo: list[dict[str, Any]]) -> int:
+        if not todo:
+            return 0
+        async with self.schedd.channel() as ch:
+            reply = await ch.request({"cmd": "route", "routes": todo})
+        done = 0
+        for item, result in zip(todo, reply.get("results") or [], strict=False):
+            if isinstance(result, dict) and "copy" in result:
+                done += 1
+                log.info("routed job %s to %r as %s", item["job"], item["route"], result["copy"])
+            else:
+                log.info("job %s not routed: %s", item["job"], (result or {}).get("error"))
+        return done
+
+    async def loop(self) -> None:
+        while True:
+            try:
+                await self.poll()
+            except (OSError, wire.WireError) as e:
+                log.warning("cannot reach the schedd: %s", e)
+            with trio.move_on_after(self.period):
+                await self.wake.wait()
+            self.wake = trio.Event()
+
+    async def poll_now(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """Poll at once (tests, and an admin who does not want to wait)."""
+        self.wake.set()
+        return {"ok": True}
+
+    async def describe(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """The routing table as loaded, with each route's failure rate and whether it
+        is throttled (condor_router_q shows routes that have no jobs too)."""
+        now = time.time()
+        routes = [
+            {
+                "name": r.name,
+                "grid_resource": r.grid_resource,
+                "max_jobs": r.max_jobs,
+                "max_idle": r.max_idle,
+                "failure_rate": self.failures.rate(r.name, now),
+                "throttled": self.failures.throttled(r, now),
+            }
+            for r in self.table.routes
+        ]
+        return {"ok": True, "routes": routes, "errors": self.table.errors}
+
+
+def _order(job: ClassAd) -> tuple[int, int, int]:
+    return (
+        int(job.get("QDate") or 0),
+        int(job.get("ClusterId") or 0),
+        int(job.get("ProcId") or 0),
+    )
+
+
+def _id(job: ClassAd) -> str:
+    return f"{job.get('ClusterId')}.{job.get('ProcId')}"
+
+
+async def serve(
+    cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
+) -> None:
+    router = Router(cfg)
+    router.load_table()
+    key = security.ensure_pool_key(locate.pool_key_file(cfg))
+    server = Server("job_router", {"routes": router.describe, "poll": router.poll_now}, key)
+    host = locate.bind_host(cfg)
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(server.serve_tcp, host, cfg.get_int("JOB_ROUTER_PORT", 0))
+        address = f"<{locate.advertised_host(host)}:{port}>"
+        locate.write_address(locate.job_router_address_file(cfg), address)
+        nursery.start_soon(router.loop)
+        log.info("job router at %s, polling every %d s", address, router.period)
+        task_status.started(address)

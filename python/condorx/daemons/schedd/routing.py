@@ -1,0 +1,152 @@
+"""The queue's side of the job router (seed 002, "Routing Mechanism"): an original job
+tied to its routed copy, each change of one carried to the other in the same
+transaction, so a router killed at any moment leaves nothing half done.
+
+- `route` makes the copy (a new job id) and ties the original to it: the original gets
+  Managed = "External", ManagedManager = "JobRouter" and RoutedToJobId; the copy
+  RoutedFromJobId, RouteName and RoutedBy. A managed original is not matched by the
+  negotiator and evaluates no periodic expressions; its copy does both.
+- While the copy is idle, running or suspended, the original shows the same status.
+- The copy completes: the original takes its final status (exit code, times) and leaves
+  the queue as completed.
+- The copy is removed: the original is untied and Idle again, free to match or to be
+  routed anew.
+- The original is removed or put on hold: its copy is removed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from condorx import wire
+from condorx.attrs import PROTECTED, JobStatus
+from condorx.classad import ClassAd
+from condorx.daemons.schedd.queue import Transaction
+from condorx.daemons.schedd.store import Key
+
+MANAGER = "JobRouter"
+# What the original takes from its completed copy.
+FINAL = (
+    "ExitCode",
+    "ExitBySignal",
+    "ExitSignal",
+    "ExitStatus",
+    "RemoteWallClockTime",
+    "RemoteUserCpu",
+    "RemoteSysCpu",
+    "CompletionDate",
+    "JobCurrentStartDate",
+    "JobStartDate",
+    "NumJobStarts",
+)
+# The copy's own bookkeeping, never taken from the original.
+NOT_COPIED = frozenset(
+    n.lower()
+    for n in (
+        "Managed",
+        "ManagedManager",
+        "RoutedToJobId",
+        "RoutedFromJobId",
+        "RemoteHost",
+        "NumJobStarts",
+        "NumJobMatches",
+        "JobCurrentStartDate",
+        "JobStartDate",
+        "LastJobStatus",
+        "ReleaseReason",
+    )
+)
+
+
+def job_id(key: Key) -> str:
+    return f"{key[0]}.{key[1]}"
+
+
+def parse_id(text: Any) -> Key | None:
+    cluster, _, proc = str(text).partition(".")
+    if cluster.isdigit() and proc.isdigit():
+        return int(cluster), int(proc)
+    return None
+
+
+def is_managed(ad: ClassAd) -> bool:
+    """Tied to a routed copy: not matched, no periodic expressions."""
+    return ad.get("Managed") == "External"
+
+
+def copy_map(copy: ClassAd) -> dict[str, Any]:
+    """The attributes a routed copy is submitted with: all but the schedd's own."""
+    return {
+        name: value
+        for name, value in wire.ad_to_wire(copy).items()
+        if name.lower() not in PROTECTED and name.lower() not in NOT_COPIED
+    }
+
+
+def tie(txn: Transaction, original: Key, copy: Key, route: str, now: int) -> None:
+    """Mark the original as managed by its copy, and the copy as routed from it."""
+    txn.set_attr(original, "Managed", "External")
+    txn.set_attr(original, "ManagedManager", MANAGER)
+    txn.set_attr(original, "RoutedToJobId", job_id(copy))
+    txn.set_attr(original, "RouteName", route)
+    txn.set_attr(copy, "RoutedFromJobId", job_id(original))
+    txn.set_attr(copy, "RouteName", route)
+    txn.set_attr(copy, "RoutedBy", "jobrouter")
+    txn.set_attr(copy, "RoutedTime", now)
+
+
+def untie(txn: Transaction, original: Key) -> None:
+    ad = txn.job(original)
+    if ad is None:
+        return
+    for name in ("Managed", "ManagedManager", "RoutedToJobId"):
+        if name in ad:
+            txn.delete_attr(original, name)
+    txn.set_attr(original, "Managed", "ScheddDone")
+
+
+def on_status(txn: Transaction, key: Key, ad: ClassAd, status: JobStatus, now: int) -> None:
+    """Carry a status change of a copy to its original, or of an original to its copy."""
+    source = parse_id(ad.get("RoutedFromJobId"))
+    if source is not None:
+        _copy_changed(txn, key, source, status, now)
+    elif is_managed(ad) and status in (JobStatus.HELD, JobStatus.REMOVED):
+        _original_stopped(txn, key, ad, status, now)
+
+
+def _copy_changed(txn: Transaction, copy: Key, original: Key, status: JobStatus, now: int) -> None:
+    from condorx.daemons.schedd import transitions as t
+
+    orig = txn.job(original)
+    if orig is None or orig.get("RoutedToJobId") != job_id(copy):
+        return  # untied already (the original was removed or held)
+    if status in (JobStatus.IDLE, JobStatus.RUNNING, JobStatus.SUSPENDED):
+        if t.status_of(orig) != status:
+            t.set_status(txn, original, orig, status, now)
+    elif status == JobStatus.COMPLETED:
+        done = txn.job(copy)
+        for name in FINAL:
+            if done is not None and name in done:
+                txn.set_attr(original, name, done[name])
+        orig = txn.job(original) or orig
+        t.set_status(txn, original, orig, JobStatus.COMPLETED, now)
+        code, sig = (done.get("ExitCode"), done.get("ExitSignal")) if done else (None, None)
+        txn.event("terminate", original, code=code, signal=sig)
+        t.leave_queue(txn, original, now)
+    elif status == JobStatus.REMOVED:
+        untie(txn, original)
+        txn.set_attr(original, "LastRouteRemoved", now)
+        if t.status_of(orig) in (JobStatus.RUNNING, JobStatus.SUSPENDED):
+            t.set_status(txn, original, orig, JobStatus.IDLE, now)
+
+
+def _original_stopped(
+    txn: Transaction, original: Key, ad: ClassAd, status: JobStatus, now: int
+) -> None:
+    from condorx.daemons.schedd import transitions as t
+
+    copy = parse_id(ad.get("RoutedToJobId"))
+    untie(txn, original)
+    verb = "held" if status == JobStatus.HELD else "removed"
+    if copy is not None and txn.job(copy) is not None:
+        t.remove(txn, copy, f"the original job {job_id(original)} was {verb}", now, by="router")
