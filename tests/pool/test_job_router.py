@@ -5,6 +5,7 @@ reached from here; and a router killed with -9 at any moment."""
 
 from __future__ import annotations
 
+import json
 import random
 import time
 
@@ -69,6 +70,11 @@ def test_a_routed_copy_runs_and_its_original_completes_with_it(pool):
     assert h[original][:2] == ["4", "7"] and h[copy][:2] == ["4", "7"]
     # Only the copy ran here: the original was never matched as a vanilla job.
     assert history(pool, "NumJobStarts")[original] in (["undefined"], ["1"])
+    out = pool.cli("condorx.cli.router:history").stdout.splitlines()
+    assert out[0].startswith("Routed job history from ")
+    assert out[2:4] == ["Site            Hours    Jobs    Runs", " " * 22 + "Completed Aborted"]
+    assert out[5] == "Local               0       1     0"
+    assert out[-1] == "TOTAL               0       1     0"
 
 
 def test_removing_the_copy_frees_the_original_and_removing_the_original_the_copy(pool):
@@ -98,6 +104,8 @@ def test_max_idle_jobs_and_max_jobs_are_respected(pool):
     wait_for(lambda: len(jobs(pool)) == 11, "three copies")
     time.sleep(2)  # two more polls: no more idle copies than MaxIdleJobs
     assert sum(1 for v in jobs(pool, "RoutedFromJobId").values() if v[0] != "-") == 3
+    summary = pool.cli("condorx.cli.router:q", "-S").stdout.splitlines()
+    assert summary == ["   JOBS ST Route      GridResource", "      3  I Local      "]
     # Let the copies "run" (held counts toward MaxJobs, not toward MaxIdleJobs).
     copies = [k for k, v in jobs(pool, "RoutedFromJobId").items() if v[0] != "-"]
     for k in copies:
@@ -105,6 +113,8 @@ def test_max_idle_jobs_and_max_jobs_are_respected(pool):
     wait_for(lambda: len(jobs(pool)) == 13, "two more copies, up to MaxJobs")
     time.sleep(2)
     assert sum(1 for v in jobs(pool, "RoutedFromJobId").values() if v[0] != "-") == 5
+    rows = pool.cli("condorx.cli.router:q").stdout.splitlines()[1:]
+    assert sorted(r.split()[-1] for r in rows) == ["H", "H", "H", "I", "I"]
 
 
 def test_the_seeds_example_holds_what_it_cannot_reach_and_throttles_the_route(pool):
@@ -126,6 +136,10 @@ def test_the_seeds_example_holds_what_it_cannot_reach_and_throttles_the_route(po
     assert len(history(pool)) - routed_before <= 2  # at most a copy or two in flight
     log = (pool.root / "log" / "JobRouterLog").read_text()
     assert "route 'Site 1'" in log and "route 'Site 3'" in log
+    # The aborted copies are the route's history.
+    report = json.loads(pool.cli("condorx.cli.router:history", "-json").stdout)
+    aborted = {r["route"]: r["aborted"] for r in report["routes"]}
+    assert aborted.get("Site 1", 0) >= 1 and aborted.get("Site 2", 0) >= 1
 
 
 def _throttled(pool: Pool) -> int:
