@@ -8,7 +8,7 @@ this user can read it (the pool's admin).
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -94,10 +94,24 @@ class ScheddClient:
             yield chunk
 
     async def query_ads(
-        self, constraint: str | None = None, negotiating: bool = False
-    ) -> AsyncIterator[list[ClassAd]]:
-        """Matching jobs' ads, in chunks; `negotiating` leaves out jobs already matched."""
-        req = {"cmd": "query", "constraint": constraint, "negotiating": negotiating}
+        self,
+        constraint: str | None = None,
+        negotiating: bool = False,
+        limit: int | None = None,
+        after: str | None = None,
+        routes: Sequence[Mapping[str, Any]] = (),
+    ) -> AsyncGenerator[list[ClassAd], None]:
+        """Matching jobs' ads, in chunks, in job id order; `negotiating` leaves out jobs
+        already matched; `limit` and `after` (a job id) read the queue page by page;
+        `routes` (route ads) keeps only jobs some route's requirements accept."""
+        req = {
+            "cmd": "query",
+            "constraint": constraint,
+            "negotiating": negotiating,
+            "limit": limit,
+            "after": after,
+            "routes": list(routes),
+        }
         async for chunk in self._stream(req):
             yield list(parseAds("\n".join(chunk)))
 

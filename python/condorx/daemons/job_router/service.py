@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
+from contextlib import aclosing
 from typing import Any
 
 import trio
@@ -79,20 +80,77 @@ class Router:
         on_route, idle = await self._counts()
         todo: list[dict[str, Any]] = []
         now = time.time()
-        async for chunk in self.schedd.query_ads(self.candidates):
-            for job in sorted(chunk, key=_order):
-                route = self._choose(job, on_route, idle, now)
-                if route is None:
-                    continue
-                try:
-                    copy = routed_copy(job, route)
-                except TransformError as e:
-                    log.error("job %s: %s", _id(job), e)
-                    continue
-                todo.append({"job": _id(job), "copy": copy_map(copy), "route": route.name})
-                on_route[route.name] += 1
-                idle[route.name] += 1
+        room = self._room(on_route, idle, now)
+        if room == 0:
+            return 0  # every route is full or throttled: the idle jobs need not be read
+        # A first page about the size of the room; most queues fill it there. If not
+        # (jobs no route takes), the rest in one read, never page after page.
+        page = max(100, 2 * room)
+        after: str | None = None
+        for limit in (page, None):
+            seen = 0
+            query = self.schedd.query_ads(
+                self.candidates,
+                limit=limit,
+                after=after,
+                routes=self._open_routes(on_route, idle, now),
+            )
+            async with aclosing(query) as chunks:
+                async for chunk in chunks:
+                    seen += len(chunk)
+                    if chunk:
+                        after = _id(chunk[-1])
+                    room = self._route_chunk(chunk, on_route, idle, now, room, todo)
+                    if room <= 0:
+                        break  # the rest of the queue waits for the next pass
+            if room <= 0 or limit is None or seen < limit:
+                break
         return await self._submit(todo)
+
+    def _route_chunk(
+        self,
+        chunk: list[ClassAd],
+        on_route: Counter[str],
+        idle: Counter[str],
+        now: float,
+        room: int,
+        todo: list[dict[str, Any]],
+    ) -> int:
+        """Choose a route for each job of the chunk that one takes; the room left."""
+        for job in sorted(chunk, key=_order):
+            route = self._choose(job, on_route, idle, now)
+            if route is None:
+                continue
+            try:
+                copy = routed_copy(job, route)
+            except TransformError as e:
+                log.error("job %s: %s", _id(job), e)
+                continue
+            todo.append({"job": _id(job), "copy": copy_map(copy), "route": route.name})
+            on_route[route.name] += 1
+            idle[route.name] += 1
+            room -= 1
+        return room
+
+    def _open_routes(
+        self, on_route: Counter[str], idle: Counter[str], now: float
+    ) -> list[dict[str, Any]]:
+        """The ads of the routes with room: the schedd sends only jobs one of them takes."""
+        return [
+            wire.ad_to_wire(r.ad)
+            for r in self.table.routes
+            if on_route[r.name] < r.max_jobs
+            and idle[r.name] < r.max_idle
+            and not self.failures.throttled(r, now)
+        ]
+
+    def _room(self, on_route: Counter[str], idle: Counter[str], now: float) -> int:
+        """How many more jobs the routes can take now, all together."""
+        return sum(
+            max(0, min(r.max_jobs - on_route[r.name], r.max_idle - idle[r.name]))
+            for r in self.table.routes
+            if not self.failures.throttled(r, now)
+        )
 
     async def _counts(self) -> tuple[Counter[str], Counter[str]]:
         on_route: Counter[str] = Counter()

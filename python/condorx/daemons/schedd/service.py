@@ -20,6 +20,7 @@ from typing import Any
 import trio
 
 from condorx import cron, locate, security, wire
+from condorx._core import eval_against
 from condorx.attrs import JobStatus
 from condorx.classad import ClassAd, ExprTree
 from condorx.client.connection import Address, daemon_credentials
@@ -190,11 +191,20 @@ class Schedd:
         jobs = self.queue.snapshot()
         if req.get("negotiating"):  # jobs already matched are not offered twice
             jobs = [(k, ad) for k, ad in jobs if k not in self.shadows.pending]
+        after = routing.parse_id(req.get("after"))
+        if after is not None:  # the next page: the jobs after this one (queue order is
+            jobs = [(k, ad) for k, ad in jobs if k > after]  # submission order, by id)
         ads = _select(jobs, req.get("constraint"))
+        if req.get("routes"):
+            ads = _routable(ads, req["routes"])
+        limit = req.get("limit")
+        if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0:
+            ads = ads[:limit]
         exprs = req.get("exprs")
         sent = 0
-        for start in range(0, len(ads), CHUNK):
-            chunk = ads[start : start + CHUNK]
+        step = min(CHUNK, max(1, len(ads)))
+        for start in range(0, len(ads), step):
+            chunk = ads[start : start + step]
             if exprs:
                 rows: list[Any] = query.evaluate(exprs, [ad for _, ad in chunk])
             else:
@@ -469,6 +479,22 @@ class Schedd:
 
 def _select(jobs: list[tuple[Key, ClassAd]], constraint: Any) -> list[tuple[Key, ClassAd]]:
     return query.select(jobs, [ad for _, ad in jobs], constraint)
+
+
+def _routable(jobs: list[tuple[Key, ClassAd]], routes: Any) -> list[tuple[Key, ClassAd]]:
+    """The jobs some route's requirements accept (the route as MY, the job as TARGET),
+    judged here in one pass per route so that the router reads only those."""
+    if not isinstance(routes, list):
+        raise Refused("bad-request", "query: 'routes' must be a list of route ads")
+    ads = [ad for _, ad in jobs]
+    taken = [False] * len(jobs)
+    for data in routes:
+        route = wire.ad_from_wire(data, "route ad")
+        if "requirements" not in route:
+            return jobs
+        for i, v in enumerate(eval_against(route.lookup("requirements"), route, ads)):
+            taken[i] = taken[i] or v is True
+    return [job for job, ok in zip(jobs, taken, strict=True) if ok]
 
 
 def _parse_id(text: str) -> Key | None:
