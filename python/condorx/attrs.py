@@ -99,5 +99,13 @@ PROTECTED = frozenset(
         "MyType",
         "TargetType",
         "GlobalJobId",
+        # The job router's ties between an original and its copy: only the schedd sets
+        # them (a user who could would reach another user's job through them).
+        "Managed",
+        "ManagedManager",
+        "RoutedToJobId",
+        "RoutedFromJobId",
+        "RouteName",
+        "RoutedBy",
     )
 )

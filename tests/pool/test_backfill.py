@@ -15,13 +15,15 @@ from condorx.testing.pool import LocalPool as Pool
 from conftest import wait_for
 
 
-def start(pool: Pool, cpus: int) -> Path:
+def start(pool: Pool, cpus: int, on_term: str = "") -> Path:
     pids = pool.root / "boinc.pids"
     inputs = pool.root / "inputs"
     inputs.write_text("KeyboardIdle = 3600\n")
     client = pool.root / "boinc.sh"
     # A client with a child of its own: killing the client must kill its descendants.
-    client.write_text(f"#!/bin/sh\necho $$ >> {pids}\nsleep 1000 &\necho $! >> {pids}\nwait\n")
+    client.write_text(
+        f"#!/bin/sh\n{on_term}echo $$ >> {pids}\nsleep 1000 &\necho $! >> {pids}\nwait\n"
+    )
     client.chmod(0o755)
     with open(pool.config_file, "a") as f:
         f.write(
@@ -89,3 +91,18 @@ def test_the_last_backfill_slot_kills_the_client_for_a_job(pool):
     assert not alive(client) and not alive(child)
     seen = transitions(pool)
     assert seen[seen.index(28) :][:2] == [28, 29] and (31 in seen or 32 in seen)
+
+
+def test_a_claim_that_comes_while_the_client_is_killed_waits_for_it(pool):
+    # The client takes 2 s to go after the soft kill: the slot stays Backfill/Killing
+    # until it is gone (29), and the schedd's claim, come meanwhile, takes it (31).
+    pids = start(pool, 1, on_term="trap 'sleep 2; exit 0' TERM\n")
+    wait_for(lambda: slot_states(pool) == ["Backfill/Busy"], "the slot to backfill")
+    c = submit(pool, "executable = /bin/true\nqueue\n")
+    wait_for(lambda: history(pool, "ClusterId") == [[str(c)]], "the job to run")
+    client = int(pids.read_text().split()[0])
+    assert not alive(client)
+    seen = transitions(pool)
+    assert seen[seen.index(28) :][:4] == [28, 29, 31, 11]
+    log = (pool.root / "log" / "StartLog").read_text()
+    assert log.index("exited with status") < log.index("(transition 29:")

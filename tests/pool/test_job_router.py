@@ -163,3 +163,23 @@ def test_a_router_killed_at_any_moment_loses_and_duplicates_nothing(pool):
     assert len(originals) == 150 and len(copies) == 150
     assert sorted(copies.values()) == sorted(originals)  # each original: one copy
     assert all(copies[copy] == orig for orig, copy in originals.items())
+
+
+def test_users_cannot_forge_the_routers_ties(pool):
+    # Were they writable, a user's job "tied" to another's could remove it (the copy of
+    # a removed original is removed) or dodge the periodic expressions.
+    start(pool, "", "collector", "schedd")
+    victim = submit(pool, "executable = /bin/true\n")
+    (pool.root / "forged.sub").write_text(
+        f'executable = /bin/true\n+Managed = "External"\n+RoutedToJobId = "{victim}.0"\nqueue\n'
+    )
+    out = pool.cli("condorx.cli.submit", "forged.sub").stdout
+    forged = int(out.strip().split()[-1].rstrip("."))
+    # The schedd's own attributes are the schedd's: what the submitter wrote is dropped.
+    assert jobs(pool, "Managed", "RoutedToJobId")[f"{forged}.0"] == ["-", "-"]
+    r = pool.cli(
+        "condorx.cli.edit:qedit", f"{forged}.0", "RoutedToJobId", f'"{victim}.0"', check=False
+    )
+    assert r.returncode != 0 and "set by the schedd" in r.stderr + r.stdout
+    pool.cli("condorx.cli.act:rm", f"{forged}.0")
+    assert jobs(pool, "JobStatus") == {f"{victim}.0": ["1"]}

@@ -439,3 +439,46 @@ queue
     assert busy > 0.5
     wait_for(lambda: load() < busy, "the stopped job's load to fall")
     p.cli("condorx.cli.act:rm", str(c))
+
+
+def test_a_retirement_for_a_match_that_lapses_goes_back_to_busy(pool):
+    # Transition 19: the claim retires for a preempting match (the job may finish its
+    # 60 s of retirement first); the match is never claimed, so the retirement is undone.
+    p = start(pool, "MaxJobRetirementTime = 60\nMATCH_TIMEOUT = 2\n")
+    c, pid = sleeper(p)
+    wait_for(lambda: slot_state(p) == "Claimed/Busy", "the job to run")
+    slot = p.cli("condorx.cli.status", "-af", "Name").stdout.split()[0]
+    claim = {"slot": slot, "claim_id": "c4", "schedd": "", "user": "u", "preempts": "rank"}
+    assert p.call_daemon("startd", {"cmd": "match", **claim})["ok"]
+    wait_for(lambda: 19 in transitions(p), "the retirement to be undone")
+    expect_after(p, 13, [13, 19])
+    assert Path(f"/proc/{pid}").exists() and proc_state(pid) != "T"  # never disturbed
+    p.cli("condorx.cli.act:rm", str(c))
+
+
+def test_a_preempting_claim_takes_the_slot_after_killing(pool):
+    # Transition 24: WANT_VACATE is false, so the old job is killed (Preempting/Killing),
+    # and the slot goes to the preempting claim, which its schedd takes up.
+    p = start(pool, "MaxJobRetirementTime = 0\nWANT_VACATE = False\nMATCH_TIMEOUT = 30\n")
+    c, pid = sleeper(p, trap="trap : TERM;")
+    wait_for(lambda: slot_state(p) == "Claimed/Busy", "the job to run")
+    slot = p.cli("condorx.cli.status", "-af", "Name").stdout.split()[0]
+    claim = {"slot": slot, "claim_id": "c5", "schedd": "", "user": "u", "preempts": "rank"}
+
+    async def match_and_claim() -> None:
+        address = Address.parse(p.daemon("startd").address())
+        other = await connect(address, daemon_credentials(p.cfg))
+        try:
+            assert (await other.request({"cmd": "match", **claim}))["ok"]
+        finally:
+            await other.aclose()
+        ch = await connect(address, daemon_credentials(p.cfg))
+        try:
+            assert (await ch.request({"cmd": "claim", **claim}))["ok"]  # once the slot is free
+            assert not Path(f"/proc/{pid}").exists()  # SIGKILL: its TERM trap did not matter
+        finally:
+            await ch.aclose()
+
+    trio.run(match_and_claim)
+    expect_after(p, 13, [13, 18, 24])
+    p.cli("condorx.cli.act:rm", str(c))

@@ -197,6 +197,11 @@ class Router:
                 await self.poll()
             except (OSError, wire.WireError) as e:
                 log.warning("cannot reach the schedd: %s", e)
+            except wire.RemoteError as e:
+                log.warning("the schedd refused the router: %s", e)
+            except Exception:
+                # One bad pass (a route expression, a strange ad) must not stop routing.
+                log.exception("routing pass failed")
             with trio.move_on_after(self.period):
                 await self.wake.wait()
             self.wake = trio.Event()

@@ -133,11 +133,22 @@ def _copy_changed(txn: Transaction, copy: Key, original: Key, status: JobStatus,
         code, sig = (done.get("ExitCode"), done.get("ExitSignal")) if done else (None, None)
         txn.event("terminate", original, code=code, signal=sig)
         t.leave_queue(txn, original, now)
+    elif status == JobStatus.HELD:
+        # Nothing of the original runs while its copy is held.
+        if t.status_of(orig) in (JobStatus.RUNNING, JobStatus.SUSPENDED):
+            t.set_status(txn, original, orig, JobStatus.IDLE, now)
     elif status == JobStatus.REMOVED:
         untie(txn, original)
         txn.set_attr(original, "LastRouteRemoved", now)
         if t.status_of(orig) in (JobStatus.RUNNING, JobStatus.SUSPENDED):
             t.set_status(txn, original, orig, JobStatus.IDLE, now)
+
+
+def _tied(copy: ClassAd, original: Key, original_ad: ClassAd) -> bool:
+    """The copy really is this original's (both ways, and the same owner's)."""
+    return copy.get("RoutedFromJobId") == job_id(original) and copy.get("Owner") == original_ad.get(
+        "Owner"
+    )
 
 
 def _original_stopped(
@@ -148,5 +159,6 @@ def _original_stopped(
     copy = parse_id(ad.get("RoutedToJobId"))
     untie(txn, original)
     verb = "held" if status == JobStatus.HELD else "removed"
-    if copy is not None and txn.job(copy) is not None:
+    partner = txn.job(copy) if copy is not None else None
+    if copy is not None and partner is not None and _tied(partner, original, ad):
         t.remove(txn, copy, f"the original job {job_id(original)} was {verb}", now, by="router")

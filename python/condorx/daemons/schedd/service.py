@@ -67,8 +67,11 @@ class Schedd:
             [k for k, ad in self.queue.snapshot() if ad.get("JobStatus") == JobStatus.IDLE]
         )
         # Jobs that were running when the schedd stopped ran on claims it no longer holds.
+        # (An original tied to a routed copy only mirrors its copy's Running.)
         self._orphans = [
-            k for k, ad in self.queue.snapshot() if ad.get("JobStatus") == JobStatus.RUNNING
+            k
+            for k, ad in self.queue.snapshot()
+            if ad.get("JobStatus") == JobStatus.RUNNING and not routing.is_managed(ad)
         ]
         self.changed = trio.Event()
         self.committer = Committer(self)
@@ -153,7 +156,9 @@ class Schedd:
                 made.append(copy)
                 results.append({"copy": routing.job_id(copy)})
             await self.commit(txn)
-        self.shadows.note_idle(made)
+        # A copy for this pool's slots (TargetUniverse 5) may reuse claims; a grid copy not.
+        local = [k for k in made if (ad := self.queue.get(k)) and ad.get("JobUniverse") != 9]
+        self.shadows.note_idle(local)
         self._reschedule()
         return {"ok": True, "results": results}
 
@@ -167,6 +172,8 @@ class Schedd:
             raise transitions.QueueError("not-found", f"no job {item.get('job')!r}")
         if ad.get("JobStatus") != JobStatus.IDLE or routing.is_managed(ad):
             raise transitions.QueueError("busy", f"job {item.get('job')} is not idle and free")
+        if original in self.shadows.pending or original in self.shadows.running:
+            raise transitions.QueueError("busy", f"job {item.get('job')} is being matched")
         if not isinstance(copy, dict) or not route:
             raise transitions.QueueError("bad-request", "a route item needs a copy and a route")
         try:
@@ -224,6 +231,9 @@ class Schedd:
         async with self.lock:
             keys = self._chosen(req)
             allowed, denied = self._permitted(peer, keys)
+            # A routed original removed or held takes its copy with it: that copy, if it
+            # runs here, is stopped too.
+            copies = [c for c in map(self._copy_of, allowed) if c is not None]
             txn = self.queue.begin()
             now = _now()
             done = sum(self._act_one(txn, action, key, reason, now, peer) for key in allowed)
@@ -232,9 +242,15 @@ class Schedd:
             self.shadows.note_idle(allowed)
             self._reschedule()
         elif action in ("remove", "hold"):
-            for key in allowed:
+            for key in [*allowed, *copies]:
                 await self.shadows.stop(key)
         return {"ok": True, "matched": len(keys), "done": done, "denied": denied}
+
+    def _copy_of(self, key: Key) -> Key | None:
+        ad = self.queue.get(key)
+        if ad is None or not routing.is_managed(ad):
+            return None
+        return routing.parse_id(ad.get("RoutedToJobId"))
 
     async def _pause(self, peer: Peer, req: dict[str, Any], action: str) -> dict[str, Any]:
         """condor_suspend / condor_continue: the startd signals the job's process tree,

@@ -41,6 +41,17 @@ class ClaimInfo:
     job: Key | None = None
 
 
+def _runs_here(ad: ClassAd | None) -> bool:
+    """An idle job a claim of this pool may run: not one tied to a routed copy (its copy
+    runs instead) and not a grid job (another pool runs it)."""
+    return (
+        ad is not None
+        and ad.get("JobStatus") == JobStatus.IDLE
+        and ad.get("Managed") != "External"
+        and ad.get("JobUniverse") != 9
+    )
+
+
 class Shadows:
     def __init__(self, schedd: Schedd, creds: Credentials) -> None:
         self.schedd = schedd
@@ -69,7 +80,7 @@ class Shadows:
         while pending:
             key = pending.popleft()
             ad = self.schedd.queue.get(key)
-            if ad is None or ad.get("JobStatus") != JobStatus.IDLE or key in self.running:
+            if ad is None or not _runs_here(ad) or key in self.running:
                 continue
             if ad.symmetricMatch(claim.slot_ad):
                 found = key
@@ -111,7 +122,7 @@ class Shadows:
             claim.slot_ad = wire.ad_from_wire(reply.get("ad") or {}, "slot ad")
             key: Key | None = first
             ad = self.schedd.queue.get(first)
-            if ad is None or ad.get("JobStatus") != JobStatus.IDLE or first in self.running:
+            if not _runs_here(ad) or first in self.running:
                 key = self._next_job(claim)
             while key is not None:
                 if not await self._run(ch, claim, key):

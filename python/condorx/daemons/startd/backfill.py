@@ -77,6 +77,9 @@ class BackfillClient:
         self.on_exit = on_exit
         self.process: trio.Process | None = None
         self.users: set[str] = set()  # the slots in Backfill/Busy on it
+        # The slots the client is being killed for (the last users): they stay in
+        # Backfill/Killing until it is really gone.
+        self.killed_for: set[str] = set()
         self.failed_at = 0.0
         self.exited = trio.Event()
 
@@ -91,6 +94,8 @@ class BackfillClient:
     async def join(self, slot: str, nursery: trio.Nursery) -> bool:
         """Use the client for `slot`, starting it if it is not running; False if it
         could not be started."""
+        if self.killed_for:
+            return False  # still dying: a new client once it is gone
         if not self.running:
             if not await self._start(nursery):
                 return False
@@ -131,6 +136,7 @@ class BackfillClient:
         code = await process.wait()
         log.info("backfill client (pid %d) exited with status %s", process.pid, code)
         self.users.clear()
+        self.killed_for.clear()
         self.exited.set()
         self.on_exit()
 
@@ -138,7 +144,10 @@ class BackfillClient:
         """`slot` stops using the client; True when the client is to be killed (it was
         the last user)."""
         self.users.discard(slot)
-        return not self.users and self.running
+        if self.users or not self.running:
+            return False
+        self.killed_for.add(slot)
+        return True
 
     def kill(self, sig: int = signal.SIGTERM) -> None:
         """Signal the client's whole process group."""
@@ -160,4 +169,5 @@ class BackfillClient:
             await self.exited.wait()
 
     def uses(self, slot: str) -> bool:
-        return self.running and slot in self.users
+        """Whether the slot still has the client: in use, or being killed for it."""
+        return self.running and (slot in self.users or slot in self.killed_for)

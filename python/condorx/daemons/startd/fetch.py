@@ -107,24 +107,31 @@ class Fetcher:
         return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 300.0
 
     async def loop(self, slot: Slot, keyword: str) -> None:
-        every = float(self.startd.polling_interval)
         while True:
             self.wakers[slot.name] = trio.Event()
-            target = self._target(slot)
-            if target.state in FETCHING and not self.startd.stopping:
-                wait = self.last.get(slot.name, 0.0) + self.delay(target) - self.startd.now()
-                if wait <= 0:
-                    # Then wait for the next reason to fetch: the fetched job's end, or
-                    # the next look (a FetchWorkDelay of 0 must not spin on a busy slot).
-                    await self.fetch_once(target, keyword)
-                    self.last[slot.name] = self.startd.now()
-                    every = float(self.startd.polling_interval)
-                else:
-                    every = min(wait, float(self.startd.polling_interval))
-            else:
+            try:
+                every = await self._turn(slot, keyword)
+            except Exception:
+                # A fetch that goes wrong must not take the startd down with it.
+                log.exception("%s: fetching work failed", slot.name)
                 every = float(self.startd.polling_interval)
             with trio.move_on_after(every):
                 await self.wakers[slot.name].wait()
+
+    async def _turn(self, slot: Slot, keyword: str) -> float:
+        """Fetch if FetchWorkDelay allows; how long to wait before looking again."""
+        every = float(self.startd.polling_interval)
+        target = self._target(slot)
+        if target.state not in FETCHING or self.startd.stopping:
+            return every
+        wait = self.last.get(slot.name, 0.0) + self.delay(target) - self.startd.now()
+        if wait > 0:
+            return min(wait, every)
+        # Then wait for the next reason to fetch: the fetched job's end, or the next look
+        # (a FetchWorkDelay of 0 must not spin on a busy slot).
+        await self.fetch_once(target, keyword)
+        self.last[slot.name] = self.startd.now()
+        return every
 
     def _target(self, slot: Slot) -> Slot:
         """Where fetched work would go: the slot, or for a partitionable one a dynamic
@@ -146,7 +153,10 @@ class Fetcher:
             self._no_more_work(slot)
             return
         job["HookKeyword"] = keyword
-        verdict = await self.offer(slot, job, keyword)
+        # The hook may have taken a while: the slot must still be there, and the startd
+        # still taking work.
+        gone = slot not in self.startd._all_slots() or bool(self.startd.stopping)
+        verdict = "reject" if gone else await self.offer(slot, job, keyword)
         if verdict == "reject":
             log.info("%s: fetched job %s refused", slot.name, _job_id(job))
         reply = found.get("REPLY_FETCH")
@@ -217,7 +227,18 @@ class Fetcher:
                     return "accept"
                 return "reject"
             rank = s.policy.number("RANK", view, job) or 0.0
-            if rank > (claim.rank if claim.job is not None else 0.0) and slot.next_claim is None:
+            current = claim.rank if claim.job is not None else 0.0
+            # Only a claim going on as it is can be preempted for the fetched job (not
+            # one already retiring or being vacated for another reason).
+            steady = slot.activity in ("Idle", "Busy", "Suspended") and (
+                slot.flags.retiring_for is None and slot.flags.vacate_requested is None
+            )
+            if (
+                rank > current
+                and steady
+                and slot.next_claim is None
+                and s.policy.holds("START", view, job)
+            ):
                 log.info("%s: fetched work the slot ranks higher (%g) preempts", slot.name, rank)
                 nxt = self._claim(job, keyword)
                 nxt.pending_job = job

@@ -221,6 +221,7 @@ class Startd:
             and now >= claim.matched_at + self.match_timeout,
             backfill_enabled=self.backfill.enabled,
             start_backfill=slot.state in ("Unclaimed", "Backfill")
+            and not self.backfill.killed_for  # a new client once the dying one is gone
             and p.holds("START_BACKFILL", ad),
             evict_backfill=slot.state == "Backfill" and p.holds("EVICT_BACKFILL", ad),
             worklife_over=self._worklife_over(claim, ad),
@@ -525,9 +526,14 @@ class Startd:
         return {"ok": True, "slot": slot.name}
 
     def _carve(self, parent: Slot, request: dict[str, Any]) -> Slot:
-        cpus, memory, disk = (
-            int(request.get(k) or d) for k, d in (("cpus", 1), ("memory", 1), ("disk", 1))
-        )
+        try:
+            cpus, memory, disk = (
+                int(request.get(k) or d) for k, d in (("cpus", 1), ("memory", 1), ("disk", 1))
+            )
+        except (TypeError, ValueError):
+            raise Refused("bad-request", f"not a request of resources: {request}") from None
+        if min(cpus, memory, disk) < 1:
+            raise Refused("bad-request", f"requests below 1 are refused: {request}")
         free = parent.free()
         if cpus > free[0] or memory > free[1] or disk > free[2]:
             raise Refused("busy", f"{parent.name} has {free} left, not {(cpus, memory, disk)}")

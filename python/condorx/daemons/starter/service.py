@@ -172,7 +172,15 @@ class Starter:
     async def _prepare(self, hook: hooks.Hook, job: ClassAd, slot: ClassAd, box: Sandbox) -> bool:
         """PREPARE_JOB in the job's sandbox; False (the run reported as failed) unless it
         exits 0."""
-        res = await hooks.run(hook, (), hooks.ads_text(job, slot), str(box.scratch))
+        # Like the deferral wait: a kill now ends the run before the job starts, and a
+        # suspend starts it suspended.
+        res: hooks.Result | None = None
+        with trio.CancelScope() as self.waiting:
+            res = await hooks.run(hook, (), hooks.ads_text(job, slot), str(box.scratch))
+        self.waiting = None
+        if res is None:  # stopped (vacated, removed) before the job ever started
+            await self.send({"vacated": f"stopped while its {hook.label} hook ran"})
+            return False
         if res.ok:
             return True
         why = res.error or f"exited with status {res.status}"
