@@ -62,6 +62,21 @@ def expect_after(pool: Pool, first: int, expected: list[int]) -> None:
         raise AssertionError(f"transitions {got} != {expected}; StartLog:\n{tail}")
 
 
+def busy_sleeper(pool: Pool, policy: str, trap: str = "") -> tuple[Pool, int, int]:
+    """A pool with `policy` running one sleeper job: the pool, its cluster and pid."""
+    p = start(pool, policy)
+    c, pid = sleeper(p, trap=trap)
+    wait_for(lambda: slot_state(p) == "Claimed/Busy", "the job to run")
+    return p, c, pid
+
+
+def rank_match(pool: Pool, claim_id: str) -> dict[str, str]:
+    """A negotiator's preempting match (by RANK) for the pool's one slot, as sent to
+    its startd, from a schedd that is not there unless the test plays it."""
+    slot = pool.cli("condorx.cli.status", "-af", "Name").stdout.split()[0]
+    return {"slot": slot, "claim_id": claim_id, "schedd": "", "user": "u", "preempts": "rank"}
+
+
 def slot_states(pool: Pool) -> list[str]:
     """Each slot's State/Activity as condor_status shows them, by slot name."""
     out = pool.cli("condorx.cli.status", "-af", "Name", "State", "Activity").stdout
@@ -333,11 +348,12 @@ def test_condor_suspend_holds_until_condor_continue(pool):
 def test_a_preempting_match_that_lapses_while_the_job_vacates(pool):
     # The old job takes longer to vacate than MATCH_TIMEOUT and the preempting schedd
     # never claims: the old claim still ends, and the slot has no claim to go to.
-    p = start(pool, "MaxJobRetirementTime = 0\nMATCH_TIMEOUT = 2\n")
-    c, pid = sleeper(p, trap="slow() { sleep 5; exit 0; }; trap slow TERM;")
-    wait_for(lambda: slot_state(p) == "Claimed/Busy", "the job to run")
-    slot = p.cli("condorx.cli.status", "-af", "Name").stdout.split()[0]
-    claim = {"slot": slot, "claim_id": "c3", "schedd": "", "user": "u", "preempts": "rank"}
+    p, c, pid = busy_sleeper(
+        pool,
+        "MaxJobRetirementTime = 0\nMATCH_TIMEOUT = 2\n",
+        trap="slow() { sleep 5; exit 0; }; trap slow TERM;",
+    )
+    claim = rank_match(p, "c3")
     assert p.call_daemon("startd", {"cmd": "match", **claim})["ok"]
     wait_for(lambda: not Path(f"/proc/{pid}").exists(), "the old job to be vacated")
     wait_for(lambda: queue(p, "NumJobStarts") == [["2"]], "the old job to run again")
@@ -444,11 +460,8 @@ queue
 def test_a_retirement_for_a_match_that_lapses_goes_back_to_busy(pool):
     # Transition 19: the claim retires for a preempting match (the job may finish its
     # 60 s of retirement first); the match is never claimed, so the retirement is undone.
-    p = start(pool, "MaxJobRetirementTime = 60\nMATCH_TIMEOUT = 2\n")
-    c, pid = sleeper(p)
-    wait_for(lambda: slot_state(p) == "Claimed/Busy", "the job to run")
-    slot = p.cli("condorx.cli.status", "-af", "Name").stdout.split()[0]
-    claim = {"slot": slot, "claim_id": "c4", "schedd": "", "user": "u", "preempts": "rank"}
+    p, c, pid = busy_sleeper(pool, "MaxJobRetirementTime = 60\nMATCH_TIMEOUT = 2\n")
+    claim = rank_match(p, "c4")
     assert p.call_daemon("startd", {"cmd": "match", **claim})["ok"]
     wait_for(lambda: 19 in transitions(p), "the retirement to be undone")
     expect_after(p, 13, [13, 19])
@@ -459,11 +472,12 @@ def test_a_retirement_for_a_match_that_lapses_goes_back_to_busy(pool):
 def test_a_preempting_claim_takes_the_slot_after_killing(pool):
     # Transition 24: WANT_VACATE is false, so the old job is killed (Preempting/Killing),
     # and the slot goes to the preempting claim, which its schedd takes up.
-    p = start(pool, "MaxJobRetirementTime = 0\nWANT_VACATE = False\nMATCH_TIMEOUT = 30\n")
-    c, pid = sleeper(p, trap="trap : TERM;")
-    wait_for(lambda: slot_state(p) == "Claimed/Busy", "the job to run")
-    slot = p.cli("condorx.cli.status", "-af", "Name").stdout.split()[0]
-    claim = {"slot": slot, "claim_id": "c5", "schedd": "", "user": "u", "preempts": "rank"}
+    p, c, pid = busy_sleeper(
+        pool,
+        "MaxJobRetirementTime = 0\nWANT_VACATE = False\nMATCH_TIMEOUT = 30\n",
+        trap="trap : TERM;",
+    )
+    claim = rank_match(p, "c5")
 
     async def match_and_claim() -> None:
         address = Address.parse(p.daemon("startd").address())
