@@ -10,9 +10,8 @@ from __future__ import annotations
 from condorx.classad import ClassAd
 
 GRID_UNIVERSE = 9
-# `condor` resources: handing jobs to another condorx pool's schedd is not built yet; until
-# it is, such jobs are held (with a reason that says so) rather than left idle forever.
-REACHABLE: tuple[str, ...] = ()
+# `condor` resources: another condorx pool's schedd (see gridmanager).
+REACHABLE = ("condor",)
 
 
 def cannot_run(ad: ClassAd) -> str | None:
@@ -27,11 +26,6 @@ def cannot_run(ad: ClassAd) -> str | None:
         if len(resource.split()) != 3:
             return f"GridResource '{resource}': expected 'condor <schedd> <collector>'"
         return None
-    if kind == "condor":
-        return (
-            f"GridResource '{resource}': submitting to another pool's schedd is not "
-            "supported by this condorx yet"
-        )
     return (
         f"GridResource type '{kind}' cannot be reached from this pool: condorx submits "
         f"grid jobs only to 'condor' resources (GridResource = \"{resource}\")"

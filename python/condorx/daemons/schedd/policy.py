@@ -42,7 +42,9 @@ def evaluate(
 
 def _one(txn: Transaction, key: Key, ad: ClassAd, now: int, system: SystemPolicy) -> int:
     status = t.status_of(ad)
-    if status in (JobStatus.REMOVED, JobStatus.COMPLETED) or routing.is_managed(ad):
+    if status == JobStatus.COMPLETED:
+        return int(t.let_go(txn, key, now))  # its LeaveJobInQueue may have turned false
+    if status == JobStatus.REMOVED or routing.is_managed(ad):
         return 0  # a routed original: its copy evaluates the periodic expressions
     if _user(ad, "PeriodicRemove"):
         return int(t.remove(txn, key, t._reason(ad, "PeriodicRemove"), now, by="policy"))

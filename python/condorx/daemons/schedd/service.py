@@ -29,13 +29,16 @@ from condorx.daemons import query
 from condorx.daemons.schedd import (
     advertise,
     deferral,
+    grid,
     history,
     policy,
     routing,
+    spool,
     transitions,
     userlog,
 )
 from condorx.daemons.schedd.committer import Committer
+from condorx.daemons.schedd.gridmanager import GridManager
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
 from condorx.daemons.schedd.store import Key, Store
@@ -71,10 +74,13 @@ class Schedd:
         self._orphans = [
             k
             for k, ad in self.queue.snapshot()
-            if ad.get("JobStatus") == JobStatus.RUNNING and not routing.is_managed(ad)
+            if ad.get("JobStatus") == JobStatus.RUNNING
+            and not routing.is_managed(ad)
+            and ad.get("JobUniverse") != grid.GRID_UNIVERSE  # another pool runs it
         ]
         self.changed = trio.Event()
         self.committer = Committer(self)
+        self.grid = GridManager(self)
 
     # -- commits --------------------------------------------------------------------------
 
@@ -91,6 +97,14 @@ class Schedd:
         txn.apply()
         self.changed.set()
         await self._user_log(txn)
+        root = locate.spool(self.cfg)
+        gone = [
+            spool.spooled_dir(root, ev.key, ev.info["ad"])
+            for ev in txn.events
+            if ev.kind == "leave"
+        ]
+        if any(gone):
+            await trio.to_thread.run_sync(_remove_dirs, [d for d in gone if d is not None])
 
     async def _user_log(self, txn: Transaction) -> None:
         head = userlog.timestamp(time.time())
@@ -121,16 +135,70 @@ class Schedd:
         wanted = req.get("cluster_id")
         if wanted is not None and self.reserved.get(wanted) != peer.user:
             raise Refused("bad-request", f"cluster id {wanted!r} was not reserved by {peer.user}")
+        inputs = _spooled_inputs(req.get("spool"), len(procs))
         async with self.lock:
             txn = self.queue.begin()
-            cluster = transitions.submit(
-                txn, who, req.get("cluster") or {}, procs, _now(), cluster=wanted
-            )
-            await self.commit(txn)
+            if inputs is not None:
+                wanted = wanted if wanted is not None else txn.new_cluster()
+                procs = await self._spool(wanted, procs, inputs)
+            try:
+                cluster = transitions.submit(
+                    txn, who, req.get("cluster") or {}, procs, _now(), cluster=wanted
+                )
+                await self.commit(txn)
+            except BaseException:
+                if inputs is not None and wanted is not None:
+                    self._unspool(wanted, len(procs))
+                raise
         self.reserved.pop(cluster, None)
         self.shadows.note_idle([(cluster, p) for p in range(len(procs))])
         self._reschedule()
+        self.grid.poke()
         return {"ok": True, "cluster": cluster, "count": len(procs)}
+
+    async def _spool(
+        self, cluster: int, procs: list[Any], inputs: list[dict[str, bytes]]
+    ) -> list[Any]:
+        """Write each proc's input files to its spool directory (before the jobs exist,
+        so that a job in the queue always has its files); the procs, pointed there."""
+        root = locate.spool(self.cfg)
+        out = []
+        for proc, (attrs, files) in enumerate(zip(procs, inputs, strict=True)):
+            if not isinstance(attrs, dict):
+                raise Refused("bad-request", f"proc {proc}: expected a map of attributes")
+            attrs = dict(attrs)
+            spool.mark(attrs, spool.job_dir(root, (cluster, proc)), files)
+            out.append(attrs)
+
+        def write_all() -> None:
+            for proc, files in enumerate(inputs):
+                spool.write(spool.job_dir(root, (cluster, proc)), files)
+
+        try:
+            await trio.to_thread.run_sync(write_all)
+        except OSError as e:
+            self._unspool(cluster, len(procs))
+            raise Refused("spool", f"cannot spool the input files: {e}") from None
+        return out
+
+    def _unspool(self, cluster: int, count: int) -> None:
+        root = locate.spool(self.cfg)
+        for proc in range(count):
+            spool.remove(spool.job_dir(root, (cluster, proc)))
+
+    async def retrieve(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        """A spooled job's output (condor_transfer_data): its owner's to fetch."""
+        key = _parse_id(str(req.get("job")))
+        if key is None or key[1] < 0:
+            raise Refused("bad-request", f"retrieve: bad job id {req.get('job')!r}")
+        ad = self.queue.get(key)
+        if ad is None:
+            raise Refused("not-found", f"job {key[0]}.{key[1]} not found")
+        if not security.may_act_on(peer.user, str(ad.get("Owner")), self.super_users):
+            raise Refused("permission", f"{peer.user} may not fetch job {key[0]}.{key[1]}")
+        root = locate.spool(self.cfg)
+        files = await trio.to_thread.run_sync(spool.outputs, root, key, ad)
+        return {"ok": True, "files": files}
 
     async def route(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         """The job router's routed copies of idle jobs: `routes` lists (job, copy's
@@ -160,6 +228,8 @@ class Schedd:
         local = [k for k in made if (ad := self.queue.get(k)) and ad.get("JobUniverse") != 9]
         self.shadows.note_idle(local)
         self._reschedule()
+        if len(local) < len(made):
+            self.grid.poke()
         return {"ok": True, "results": results}
 
     def _route_one(self, txn: Transaction, item: Any, now: int) -> Key:
@@ -238,6 +308,7 @@ class Schedd:
             now = _now()
             done = sum(self._act_one(txn, action, key, reason, now, peer) for key in allowed)
             await self.commit(txn)
+        self.grid.poke()  # a grid job held, released or removed here changes there
         if action == "release":
             self.shadows.note_idle(allowed)
             self._reschedule()
@@ -292,6 +363,7 @@ class Schedd:
             for key in allowed:
                 for name, text in attrs.items():
                     transitions.edit(txn, key, str(name), str(text), bool(req.get("evaluate")))
+                transitions.let_go(txn, key, _now())  # LeaveJobInQueue = false lets it go
             await self.commit(txn)
         return {"ok": True, "matched": len(keys), "done": len(allowed), "denied": denied}
 
@@ -489,8 +561,30 @@ class Schedd:
             "act": self.act,
             "edit": self.edit,
             "exited": self.exited,
+            "retrieve": self.retrieve,
             "matched": self.matched,
         }
+
+
+def _spooled_inputs(data: Any, count: int) -> list[dict[str, bytes]] | None:
+    """A submission's spooled input files: one map of name to bytes per proc, or None."""
+    if data is None:
+        return None
+    if not isinstance(data, list) or len(data) != count:
+        raise Refused("bad-request", "submit: 'spool' must list one map of files per proc")
+    for proc, files in enumerate(data):
+        if not isinstance(files, dict):
+            raise Refused("bad-request", f"submit: proc {proc}'s spooled files must be a map")
+        try:
+            spool.check_names(files, f"proc {proc}")
+        except spool.SpoolError as e:
+            raise Refused("bad-request", str(e)) from None
+    return data
+
+
+def _remove_dirs(dirs: list[Path]) -> None:
+    for d in dirs:
+        spool.remove(d)
 
 
 def _select(jobs: list[tuple[Key, ClassAd]], constraint: Any) -> list[tuple[Key, ClassAd]]:
@@ -572,6 +666,7 @@ async def serve(
         schedd.address = f"<{locate.advertised_host(host)}:{port}>"
         locate.write_address(locate.schedd_address_file(cfg), schedd.address)
         nursery.start_soon(schedd.periodic_loop)
+        nursery.start_soon(schedd.grid.loop)
         nursery.start_soon(advertise.loop, schedd)
         log.info("schedd %s serving %d jobs at %s", schedd.name, len(schedd.queue), schedd.address)
         task_status.started(schedd.address)

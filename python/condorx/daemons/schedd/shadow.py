@@ -177,7 +177,7 @@ class Shadows:
                 log.warning("job %d.%d lost its startd %s: %s", *key, claim.slot, e)
                 await self.schedd.lost(key, f"lost contact with {claim.slot}: {e}")
                 return False
-            _write_outputs(ad, reply.get("files") or {})
+            write_outputs(ad, reply.get("files") or {})
             await self.schedd.finished(key, reply)
             # The startd ended the claim with the job (its policy took the job off, or
             # the claim is past its CLAIM_WORKLIFE): the claim takes no other job.
@@ -266,7 +266,7 @@ def _inputs(ad: ClassAd) -> dict[str, bytes]:
     return files
 
 
-def _write_outputs(ad: ClassAd, files: dict[str, bytes]) -> None:
+def write_outputs(ad: ClassAd, files: dict[str, bytes]) -> None:
     iwd = Path(str(ad.get("Iwd") or "/"))
     for name, data in files.items():
         if name == STDOUT:
@@ -277,6 +277,7 @@ def _write_outputs(ad: ClassAd, files: dict[str, bytes]) -> None:
             target = str(iwd / os.path.basename(name))
         if not isinstance(target, str) or target in ("", "/dev/null"):
             continue
+        target = str(iwd / target)  # a relative Out or Err is under the job's Iwd
         try:
             Path(target).parent.mkdir(parents=True, exist_ok=True)
             Path(target).write_bytes(data)

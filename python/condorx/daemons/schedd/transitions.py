@@ -193,15 +193,27 @@ def release(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> 
 def remove(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> bool:
     ad = _job(txn, key)
     status = status_of(ad)
-    if status in (JobStatus.REMOVED, JobStatus.COMPLETED):
+    grid_job = ad.get("JobUniverse") == grid.GRID_UNIVERSE
+    if status == JobStatus.REMOVED:
+        if grid_job:  # waiting for its remote job's removal; asked twice, it goes now
+            leave_queue(txn, key, now)  # (HTCondor's condor_rm -forcex)
+            return True
         return False
+    if status == JobStatus.COMPLETED:
+        # Done, and kept in the queue by LeaveJobInQueue: condor_rm lets it go.
+        leave_queue(txn, key, now)
+        return True
     # An original tied to a routed copy only mirrors its copy's Running: nothing of it
-    # runs here to be stopped first.
-    managed = routing.is_managed(ad)
+    # runs here to be stopped first. A grid job submitted to another pool stays (as
+    # Removed) until the gridmanager has removed its remote job there.
+    if grid_job:
+        stays = "GridJobId" in ad
+    else:
+        stays = not routing.is_managed(ad) and status in (JobStatus.RUNNING, JobStatus.SUSPENDED)
     _set_status(txn, key, ad, JobStatus.REMOVED, now)
     txn.set_attr(key, "RemoveReason", reason)
     txn.event("abort", key, reason=reason, by=by)
-    if managed or status not in (JobStatus.RUNNING, JobStatus.SUSPENDED):
+    if not stays:
         leave_queue(txn, key, now)
     return True
 
@@ -211,6 +223,16 @@ def leave_queue(txn: Transaction, key: Key, now: int) -> None:
     txn.set_attr(key, "CompletionDate", _int(_job(txn, key).get("CompletionDate"), 0) or now)
     txn.event("leave", key, ad=_job(txn, key).flatten())
     txn.delete_job(key)
+
+
+def let_go(txn: Transaction, key: Key, now: int) -> bool:
+    """A completed job leaves the queue, unless its LeaveJobInQueue is true (a job whose
+    output its submitter still has to fetch from the spool, as for Condor-C)."""
+    ad = txn.job(key)
+    if ad is None or status_of(ad) != JobStatus.COMPLETED or _fires(ad, "LeaveJobInQueue"):
+        return False
+    leave_queue(txn, key, now)
+    return True
 
 
 def edit(txn: Transaction, key: Key, name: str, expr_text: str, evaluate: bool = False) -> None:
@@ -254,7 +276,7 @@ def exited(txn: Transaction, key: Key, how: Exit, now: int) -> str:
         _set_status(txn, key, ad, JobStatus.COMPLETED, now)
         txn.set_attr(key, "CompletionDate", now)
         txn.event("terminate", key, code=how.code, signal=how.signal)
-        leave_queue(txn, key, now)
+        let_go(txn, key, now)
         return "completed"
     _set_status(txn, key, ad, JobStatus.IDLE, now)
     _next_cron_run(txn, key, now)

@@ -1,0 +1,476 @@
+"""The gridmanager: grid universe jobs whose GridResource is `condor <schedd> <collector>`
+are handed to that other condorx pool's schedd (HTCondor's Condor-C), and kept in step.
+
+Each pass compares, per remote schedd, this queue's grid jobs with the jobs this schedd
+submitted there (found by SubmitterSchedd; each names its local job in
+SubmitterGlobalJobId), and acts on the difference:
+
+- an idle local job with no remote job is submitted, its input files spooled with it;
+- a remote job whose local job does not know it yet (this schedd stopped between the
+  remote submit and recording it) is adopted, so nothing is submitted twice;
+- the remote job's Idle, Running and Suspended show on the local job; held or removed
+  there, the local job is held with the reason;
+- a completed remote job's output is fetched into the local job's own output files, the
+  local job completes with its exit code, and only then is the remote job let go from its
+  queue (it stays there until then: LeaveJobInQueue);
+- a local job held or removed has its remote job removed (a removed one leaves this
+  queue once that is done), and a remote job whose local job is gone is removed too.
+
+Everything the passes need is in the two queues, so either schedd killed at any moment
+and started again leaves no job lost, run twice or orphaned.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from condorx import wire
+from condorx.attrs import PROTECTED, HoldCode, JobStatus
+from condorx.classad import ClassAd
+from condorx.client.schedd import ScheddClient
+from condorx.daemons.schedd import grid, routing
+from condorx.daemons.schedd import transitions as t
+from condorx.daemons.schedd.queue import Transaction
+from condorx.daemons.schedd.remote import Remote, RemoteUnavailable, Resource
+from condorx.daemons.schedd.shadow import write_outputs
+from condorx.daemons.schedd.store import Key
+
+if TYPE_CHECKING:
+    from condorx.daemons.schedd.service import Schedd
+
+log = logging.getLogger("condorx.gridmanager")
+
+ACTIVE = (JobStatus.IDLE, JobStatus.RUNNING, JobStatus.SUSPENDED)
+# What is read of each remote job.
+ROWS = (
+    "SubmitterGlobalJobId",
+    "ClusterId",
+    "ProcId",
+    "JobStatus",
+    "HoldReason",
+    "ExitCode",
+    "ExitBySignal",
+    "ExitSignal",
+    "RemoteWallClockTime",
+    "RemoteUserCpu",
+    "RemoteSysCpu",
+)
+# What a completed local job takes from its remote job.
+FINAL = ("RemoteWallClockTime", "RemoteUserCpu", "RemoteSysCpu")
+# The local job's own bookkeeping, never sent: the remote schedd keeps its own.
+LOCAL_ONLY = frozenset(
+    n.lower()
+    for n in (
+        "GridResource",
+        "GridJobId",
+        "Iwd",
+        "UserLog",
+        "RemoteHost",
+        "LastRemoteHost",
+        "NumJobStarts",
+        "NumJobMatches",
+        "JobStartDate",
+        "JobCurrentStartDate",
+        "LastMatchTime",
+        "ReleaseReason",
+        "SpooledInputFiles",
+        "ShouldTransferFiles",
+        "CompletionDate",
+        "RemoteWallClockTime",
+        "LastHoldReason",
+        "LastHoldReasonCode",
+        "LastHoldReasonSubCode",
+        "LastRouteRemoved",
+        "RoutedTime",
+    )
+)
+# The remote copy stays in its queue after completing until its output is fetched (ten
+# days at most, as HTCondor's gridmanager asks for).
+LEAVE_IN_QUEUE = (
+    "JobStatus == 4 && (CompletionDate =?= undefined || CompletionDate == 0 "
+    "|| (time() - CompletionDate) < 864000)"
+)
+BATCH = 500  # jobs per remote submit
+BATCH_BYTES = 64 << 20  # spooled bytes per remote submit
+
+
+@dataclass
+class Plan:
+    """What one pass does for one remote schedd."""
+
+    submit: list[Key] = field(default_factory=list)
+    adopt: dict[Key, str] = field(default_factory=dict)  # local job -> remote id
+    mirror: dict[Key, JobStatus] = field(default_factory=dict)
+    hold: dict[Key, str] = field(default_factory=dict)
+    finish: dict[Key, list[Any]] = field(default_factory=dict)  # local job -> remote row
+    detach: list[Key] = field(default_factory=list)  # held/removed here: forget the remote
+    remove_remote: list[str] = field(default_factory=list)
+    let_go_remote: list[str] = field(default_factory=list)
+
+
+class GridManager:
+    def __init__(self, schedd: Schedd) -> None:
+        self.schedd = schedd
+        self.cfg = schedd.cfg
+        self.interval = max(1, self.cfg.get_int("GRIDMANAGER_JOB_PROBE_INTERVAL", 60))
+        self.remotes: dict[Resource, Remote] = {}
+        self.wake = trio.Event()
+
+    def poke(self) -> None:
+        """Something changed that a pass should see now (a submit, a route, a release)."""
+        self.wake.set()
+
+    async def loop(self) -> None:
+        while True:
+            try:
+                await self.run_pass()
+            except Exception:
+                log.exception("gridmanager pass failed")  # the next pass tries again
+            with trio.move_on_after(self.interval):
+                await self.wake.wait()
+            self.wake = trio.Event()
+
+    async def run_pass(self) -> int:
+        """One pass over every remote schedd that has jobs of ours; returns the number
+        of jobs submitted."""
+        by_resource: dict[Resource, list[tuple[Key, ClassAd]]] = {}
+        for key, ad in self.schedd.queue.snapshot():
+            if ad.get("JobUniverse") != grid.GRID_UNIVERSE:
+                continue
+            resource = Resource.parse(ad.get("GridResource"))
+            if resource is not None:
+                by_resource.setdefault(resource, []).append((key, ad))
+        submitted = 0
+        for resource, jobs in by_resource.items():
+            remote = self.remotes.setdefault(resource, Remote(self.cfg, resource))
+            try:
+                submitted += await self._sync(remote, jobs)
+            except RemoteUnavailable as e:
+                log.warning("%s: %s; its %d jobs wait", resource, e, len(jobs))
+            except (OSError, wire.WireError) as e:
+                remote.forget()
+                log.warning("%s: %s; its %d jobs wait", resource, e, len(jobs))
+        return submitted
+
+    async def _sync(self, remote: Remote, jobs: list[tuple[Key, ClassAd]]) -> int:
+        client = await remote.client()
+        found = await self._remote_jobs(client)
+        plan = _plan(jobs, found, remote.resource)
+        await self._apply_local(plan, remote.resource)
+        await self._finish(client, plan, jobs, remote.resource)
+        await self._clean_remote(client, plan)
+        return await self._submit(client, plan.submit, remote.resource)
+
+    async def _remote_jobs(self, client: ScheddClient) -> dict[str, list[list[Any]]]:
+        """Our jobs in the remote queue, by the local job each stands for."""
+        mine = f"SubmitterSchedd == {wire.value_to_wire_text(self.schedd.name)}"
+        found: dict[str, list[list[Any]]] = {}
+        async for rows in client.query_rows(ROWS, mine):
+            for row in rows:
+                if isinstance(row[0], str):
+                    found.setdefault(row[0], []).append(row)
+        return found
+
+    # -- the local side -------------------------------------------------------------------
+
+    async def _apply_local(self, plan: Plan, resource: Resource) -> None:
+        if not (plan.adopt or plan.mirror or plan.hold or plan.detach):
+            return
+        now = int(time.time())
+
+        def change(txn: Transaction) -> None:
+            for key, remote_id in plan.adopt.items():
+                if txn.job(key) is not None:
+                    txn.set_attr(key, "GridJobId", f"{resource} {remote_id}")
+            for key, status in plan.mirror.items():
+                _mirror(txn, key, status, resource, now)
+            for key, why in plan.hold.items():
+                if txn.job(key) is not None:
+                    t.hold(txn, key, why, HoldCode.JOB_POLICY, 0, now, by="gridmanager")
+                    txn.delete_attr(key, "GridJobId")
+            for key in plan.detach:
+                _detach(txn, key, now)
+
+        await self.schedd.committer.run(change)
+
+    async def _finish(
+        self,
+        client: ScheddClient,
+        plan: Plan,
+        jobs: list[tuple[Key, ClassAd]],
+        resource: Resource,
+    ) -> None:
+        """Completed remote jobs: output home, the local job completed, the remote let go."""
+        ads = dict(jobs)
+        for key, row in plan.finish.items():
+            remote_id = _rid(row)
+            try:
+                async with client.channel() as ch:
+                    reply = await ch.request({"cmd": "retrieve", "job": remote_id})
+            except wire.RemoteError as e:
+                log.warning("job %d.%d: cannot fetch the output of %s: %s", *key, remote_id, e)
+                continue
+            files = reply.get("files") or {}
+            try:
+                await trio.to_thread.run_sync(write_outputs, ads[key], files)
+            except OSError as e:  # write_outputs logs per file; this is the directory
+                log.warning("job %d.%d: cannot write its output: %s", *key, e)
+            await self.schedd.committer.run(_completer(key, row))
+            plan.let_go_remote.append(remote_id)
+            log.info("job %d.%d completed on %s as %s", *key, resource.schedd, remote_id)
+
+    async def _clean_remote(self, client: ScheddClient, plan: Plan) -> None:
+        if plan.remove_remote:
+            reason = f"the job was held or removed on {self.schedd.name}"
+            await client.act("remove", plan.remove_remote, reason=reason)
+        if plan.let_go_remote:
+            await client.edit({"LeaveJobInQueue": "false"}, plan.let_go_remote)
+
+    # -- submitting -----------------------------------------------------------------------
+
+    async def _submit(self, client: ScheddClient, keys: list[Key], resource: Resource) -> int:
+        done = 0
+        batch: list[tuple[Key, dict[str, Any], dict[str, bytes]]] = []
+        size = 0
+        failed: dict[Key, str] = {}
+        for key in keys:
+            ad = self.schedd.queue.get(key)
+            if ad is None or t.status_of(ad) != JobStatus.IDLE or "GridJobId" in ad:
+                continue
+            try:
+                attrs, files = await trio.to_thread.run_sync(
+                    remote_job, ad, self.schedd.name, resource
+                )
+            except GridJobError as e:
+                failed[key] = str(e)
+                continue
+            batch.append((key, attrs, files))
+            size += sum(len(b) for b in files.values())
+            if len(batch) >= BATCH or size >= BATCH_BYTES:
+                done += await self._send(client, batch, resource)
+                batch, size = [], 0
+        if batch:
+            done += await self._send(client, batch, resource)
+        if failed:
+            await self.schedd.committer.run(_holder(failed))
+        return done
+
+    async def _send(
+        self,
+        client: ScheddClient,
+        batch: list[tuple[Key, dict[str, Any], dict[str, bytes]]],
+        resource: Resource,
+    ) -> int:
+        req = {
+            "cmd": "submit",
+            "cluster": {},
+            "procs": [attrs for _, attrs, _ in batch],
+            "spool": [files for _, _, files in batch],
+        }
+        async with client.channel() as ch:
+            reply = await ch.request(req)
+        cluster = int(reply["cluster"])
+        ids = {key: f"{cluster}.{proc}" for proc, (key, _, _) in enumerate(batch)}
+
+        def record(txn: Transaction) -> None:
+            for key, remote_id in ids.items():
+                if txn.job(key) is not None:
+                    txn.set_attr(key, "GridJobId", f"{resource} {remote_id}")
+
+        await self.schedd.committer.run(record)
+        log.info("submitted %d jobs to %s as cluster %d", len(batch), resource.schedd, cluster)
+        return len(batch)
+
+
+class GridJobError(Exception):
+    """A grid job that cannot be submitted as it is (an input file missing)."""
+
+
+def _plan(
+    jobs: list[tuple[Key, ClassAd]], found: dict[str, list[list[Any]]], resource: Resource
+) -> Plan:
+    plan = Plan()
+    for key, ad in jobs:
+        rows = found.pop(str(ad.get("GlobalJobId")), [])
+        status = t.status_of(ad)
+        if status not in ACTIVE:
+            _clean(plan, rows)  # held, removed or done here: nothing of it runs there
+            if "GridJobId" in ad or status == JobStatus.REMOVED:
+                plan.detach.append(key)
+            continue
+        row, stale = _current(ad, rows)
+        _clean(plan, stale)
+        if row is None:
+            if "GridJobId" in ad:
+                plan.hold[key] = f"the job is no longer in the queue of {resource.schedd}"
+            else:
+                plan.submit.append(key)
+            continue
+        if "GridJobId" not in ad:
+            plan.adopt[key] = _rid(row)
+        _follow(plan, key, ad, row, resource)
+    for rows in found.values():  # remote jobs whose local job is gone
+        _clean(plan, rows)
+    return plan
+
+
+def _current(ad: ClassAd, rows: list[list[Any]]) -> tuple[list[Any] | None, list[list[Any]]]:
+    """The remote job that is the local job's now, and the rest (an earlier remote job
+    of a job released since, still leaving that queue)."""
+    grid_id = ad.get("GridJobId")
+    if isinstance(grid_id, str):
+        wanted = grid_id.split()[-1]
+        mine = [r for r in rows if _rid(r) == wanted]
+    else:  # not recorded yet: a live remote job of it is adopted
+        mine = [r for r in rows if r[3] != JobStatus.REMOVED][:1]
+    return (mine[0] if mine else None), [r for r in rows if r not in mine]
+
+
+def _clean(plan: Plan, rows: list[list[Any]]) -> None:
+    """Remote jobs no local job wants: removed, or (done already) let go."""
+    for row in rows:
+        done = row[3] in (JobStatus.COMPLETED, JobStatus.REMOVED)
+        (plan.let_go_remote if done else plan.remove_remote).append(_rid(row))
+
+
+def _rid(row: list[Any]) -> str:
+    return f"{row[1]}.{row[2]}"
+
+
+def _follow(plan: Plan, key: Key, ad: ClassAd, row: list[Any], resource: Resource) -> None:
+    """The local job follows its remote job's status."""
+    remote_status = row[3]
+    if remote_status in (JobStatus.IDLE, JobStatus.RUNNING, JobStatus.SUSPENDED):
+        if t.status_of(ad) != remote_status:
+            plan.mirror[key] = JobStatus(remote_status)
+    elif remote_status == JobStatus.COMPLETED:
+        plan.finish[key] = row
+    elif remote_status == JobStatus.HELD:
+        why = row[4] if isinstance(row[4], str) else "no reason given"
+        plan.hold[key] = f"the job was held by {resource.schedd}: {why}"
+    elif remote_status == JobStatus.REMOVED:
+        plan.hold[key] = f"the job was removed from the queue of {resource.schedd}"
+
+
+def _mirror(txn: Transaction, key: Key, status: JobStatus, resource: Resource, now: int) -> None:
+    ad = txn.job(key)
+    if ad is None or t.status_of(ad) not in ACTIVE or t.status_of(ad) == status:
+        return
+    before = t.status_of(ad)
+    t.set_status(txn, key, ad, status, now)
+    if status == JobStatus.RUNNING and before == JobStatus.IDLE:
+        txn.set_attr(key, "JobCurrentStartDate", now)
+        if not isinstance(ad.get("JobStartDate"), int):
+            txn.set_attr(key, "JobStartDate", now)
+        txn.set_attr(key, "NumJobStarts", t._int(ad.get("NumJobStarts"), 0) + 1)
+        txn.event("execute", key, host=resource.schedd)
+    elif status == JobStatus.IDLE:
+        txn.event("evict", key, reason=f"the job went back to idle on {resource.schedd}")
+
+
+def _detach(txn: Transaction, key: Key, now: int) -> None:
+    """The remote job of a held or removed local job is gone: forget it (a removed job
+    then leaves the queue, as it waited to)."""
+    ad = txn.job(key)
+    if ad is None:
+        return
+    if "GridJobId" in ad:
+        txn.delete_attr(key, "GridJobId")
+    if t.status_of(ad) == JobStatus.REMOVED:
+        t.leave_queue(txn, key, now)
+
+
+def _completer(key: Key, row: list[Any]) -> Callable[[Transaction], None]:
+    def change(txn: Transaction) -> None:
+        ad = txn.job(key)
+        if ad is None or t.status_of(ad) not in ACTIVE:
+            return
+        for name, value in zip(ROWS, row, strict=True):
+            if name in FINAL and isinstance(value, int | float) and not isinstance(value, bool):
+                txn.set_attr(key, name, value)
+        txn.delete_attr(key, "GridJobId")
+        signal = row[ROWS.index("ExitSignal")] if row[ROWS.index("ExitBySignal")] else None
+        code = row[ROWS.index("ExitCode")]
+        how = t.Exit(code=code if isinstance(code, int) else None, signal=signal)
+        t.exited(txn, key, how, int(time.time()))
+
+    return change
+
+
+def _holder(failed: dict[Key, str]) -> Callable[[Transaction], None]:
+    def change(txn: Transaction) -> None:
+        now = int(time.time())
+        for key, why in failed.items():
+            if txn.job(key) is not None:
+                t.hold(txn, key, why, HoldCode.UPLOAD_FILE_ERROR, 0, now, by="gridmanager")
+
+    return change
+
+
+# -- the remote job ---------------------------------------------------------------------
+
+
+def remote_job(
+    ad: ClassAd, submitter: str, resource: Resource
+) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The job as the remote schedd gets it, and its input files to spool there.
+
+    Paths become plain names in the remote job's spool directory; `remote_<Name>`
+    attributes set <Name> there (`+remote_JobUniverse = 5`: the universe it runs in,
+    vanilla unless said otherwise)."""
+    attrs: dict[str, Any] = {}
+    overrides: dict[str, Any] = {}
+    for name, value in wire.ad_to_wire(ad).items():
+        low = name.lower()
+        if low.startswith("remote_") and len(name) > 7:
+            overrides[name[7:]] = value
+        elif low not in PROTECTED and low not in LOCAL_ONLY and low not in routing.NOT_COPIED:
+            attrs[name] = value
+    iwd = Path(str(ad.get("Iwd") or "/"))
+    files: dict[str, bytes] = {}
+    if ad.get("TransferExecutable", True) is not False:
+        attrs["Cmd"] = _spool(files, iwd, ad.get("Cmd"), "executable")
+    for attr in ("In", "X509UserProxy"):
+        if _real(ad.get(attr)):
+            attrs[attr] = _spool(files, iwd, ad.get(attr), attr)
+    extra = ad.get("TransferInput")
+    if isinstance(extra, str) and extra.strip():
+        wanted = [n.strip() for n in extra.split(",") if n.strip()]
+        attrs["TransferInput"] = ",".join(_spool(files, iwd, n, "TransferInput") for n in wanted)
+    for attr in ("Out", "Err"):
+        if _real(ad.get(attr)):
+            attrs[attr] = os.path.basename(str(ad.get(attr)))
+    attrs["JobUniverse"] = 5
+    attrs.update(overrides)
+    for name in [n for n in attrs if n.lower() in PROTECTED]:
+        del attrs[name]  # remote_Owner and the like are the remote schedd's to set
+    attrs["SubmitterGlobalJobId"] = str(ad.get("GlobalJobId"))
+    attrs["SubmitterSchedd"] = submitter
+    attrs["LeaveJobInQueue"] = wire.Expr(LEAVE_IN_QUEUE)
+    return attrs, files
+
+
+def _real(path: object) -> bool:
+    return isinstance(path, str) and path not in ("", "/dev/null")
+
+
+def _spool(files: dict[str, bytes], iwd: Path, name: object, what: str) -> str:
+    if not isinstance(name, str) or not name:
+        raise GridJobError(f"the job's {what} is not a file name")
+    path = Path(name) if os.path.isabs(name) else iwd / name
+    leaf = path.name
+    if leaf in files:
+        raise GridJobError(f"two input files are named {leaf!r}; the remote spool needs one")
+    try:
+        files[leaf] = path.read_bytes()
+    except OSError as e:
+        raise GridJobError(f"cannot read input file {path}: {e.strerror}") from None
+    return leaf

@@ -1,0 +1,104 @@
+"""Job spool directories: a job's input files held by the schedd itself, for jobs whose
+submitter's files are not reachable from here (a job handed over by another pool's
+schedd, HTCondor's Condor-C) and for sandboxed routed copies (seed 002,
+JobShouldBeSandboxed).
+
+A spooled job's Iwd is its spool directory, so its shadow sends the inputs from there and
+writes the outputs back there; `SpooledInputFiles` names the inputs, so what else is in
+the directory once the job is done is its output. The directory goes when the job leaves
+the queue.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+
+from condorx.classad import ClassAd
+from condorx.daemons.schedd.store import Key
+from condorx.daemons.starter.sandbox import STDERR, STDOUT
+from condorx.errors import CondorxError
+
+MARKER = "SpooledInputFiles"
+
+
+class SpoolError(CondorxError):
+    """Spooled files that cannot be accepted (a bad name) or written."""
+
+
+def job_dir(root: Path, key: Key) -> Path:
+    """Where job `key`'s files live: spread over subdirectories, as HTCondor's spool is."""
+    cluster, proc = key
+    return root / str(cluster % 10_000) / f"cluster{cluster}.proc{proc}"
+
+
+def check_names(files: Mapping[str, object], where: str) -> None:
+    """Spooled names are plain file names: nothing may land outside the job's directory."""
+    for name, data in files.items():
+        if not isinstance(name, str) or not name or name in (".", "..") or "/" in name:
+            raise SpoolError(f"{where}: bad spooled file name {name!r}")
+        if "\0" in name:
+            raise SpoolError(f"{where}: bad spooled file name {name!r}")
+        if not isinstance(data, bytes):
+            raise SpoolError(f"{where}: spooled file {name!r} is not bytes")
+
+
+def write(directory: Path, files: Mapping[str, bytes]) -> None:
+    """Write the inputs (readable by their owner only; the executable keeps its bits
+    on the execute side, where the starter makes it executable)."""
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for name, data in files.items():
+        path = directory / name
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+
+def mark(ad: dict[str, object], directory: Path, files: Mapping[str, bytes]) -> None:
+    """The proc attributes of a spooled job: it runs from its spool directory, and its
+    files travel to the execute machine (the spool is nobody else's file system)."""
+    ad["Iwd"] = str(directory)
+    ad[MARKER] = ",".join(sorted(files))
+    ad["ShouldTransferFiles"] = "YES"
+
+
+def spooled_dir(root: Path, key: Key, ad: ClassAd) -> Path | None:
+    """The job's spool directory, if it has one (what `remove` may delete)."""
+    if MARKER not in ad:
+        return None
+    directory = job_dir(root, key)
+    return directory if str(ad.get("Iwd")) == str(directory) else None
+
+
+def outputs(root: Path, key: Key, ad: ClassAd) -> dict[str, bytes]:
+    """What the job wrote: its stdout and stderr (under the starter's names for them) and
+    every other file in its spool directory that was not an input."""
+    directory = spooled_dir(root, key, ad)
+    if directory is None or not directory.is_dir():
+        return {}
+    inputs = {n for n in str(ad.get(MARKER) or "").split(",") if n}
+    names = {
+        _leaf(ad.get("Out")): STDOUT,
+        _leaf(ad.get("Err")): STDERR,
+    }
+    found: dict[str, bytes] = {}
+    for entry in sorted(directory.iterdir()):
+        if entry.name in inputs and entry.name not in names:
+            continue
+        if entry.is_file():
+            found[names.get(entry.name, entry.name)] = entry.read_bytes()
+    return found
+
+
+def remove(directory: Path) -> None:
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def _leaf(path: object) -> str | None:
+    if not isinstance(path, str) or path in ("", "/dev/null"):
+        return None
+    return os.path.basename(path)

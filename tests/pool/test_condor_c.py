@@ -1,0 +1,184 @@
+"""Grid jobs handed to another condorx pool (`grid_resource = condor <schedd> <collector>`,
+HTCondor's Condor-C), with two real pools on loopback: pool A submits, pool B runs.
+
+A's schedd authenticates to B's with a token B's admin made for it; the job's input
+files are spooled to B, its status shows in A while B runs it, and its output and exit
+code come back. Removing or holding it in A removes it in B; B's holds reach A; a schedd
+killed with -9 at any moment loses and duplicates nothing."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from condorx.testing.pool import QUICK_POOL, LocalPool
+from conftest import wait_for
+
+B_NAME = "poolb-schedd@loopback"
+FAST = "GRIDMANAGER_JOB_PROBE_INTERVAL = 1\nPERIODIC_EXPR_INTERVAL = 1\n"
+
+
+@pytest.fixture
+def pools(tmp_path: Path) -> Iterator[tuple[LocalPool, LocalPool]]:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = LocalPool(tmp_path / "a", QUICK_POOL + FAST + "SCHEDD_NAME = poola-schedd@loopback\n")
+    b = LocalPool(tmp_path / "b", QUICK_POOL + FAST + f"SCHEDD_NAME = {B_NAME}\n")
+    try:
+        yield a, b
+    finally:
+        a.stop()
+        b.stop()
+
+
+def start(a: LocalPool, b: LocalPool, *, token: bool = True, startd: bool = True) -> str:
+    """B's pool running (with a startd unless not wanted), A's schedd trusted by it; the
+    GridResource of B's schedd."""
+    b.start("collector", "negotiator", "schedd", *(["startd"] if startd else []))
+    if token:
+        made = b.cli("condorx.cli.token:create", "-identity", "poola").stdout.strip()
+        tokens = a.root / "grid_tokens.d"
+        tokens.mkdir(mode=0o700)
+        (tokens / "poolb").write_text(made + "\n")
+    a.start("collector", "schedd")
+    return f"condor {B_NAME} {b.daemon('collector').address()}"
+
+
+def submit(pool: LocalPool, resource: str, body: str, count: int = 1) -> int:
+    text = f"universe = grid\ngrid_resource = {resource}\n{body}queue {count}\n"
+    (pool.root / "grid.sub").write_text(text)
+    out = pool.cli("condorx.cli.submit", "grid.sub").stdout
+    return int(out.strip().split()[-1].rstrip("."))
+
+
+def jobs(pool: LocalPool, *attrs: str) -> dict[str, list[str]]:
+    out = pool.cli("condorx.cli.q", "-allusers", "-af", "ClusterId", "ProcId", *attrs).stdout
+    rows = [ln.split(None, 2 + len(attrs) - 1) for ln in out.splitlines()]
+    return {f"{r[0]}.{r[1]}": r[2:] for r in rows}
+
+
+def history(pool: LocalPool, *attrs: str) -> dict[str, list[str]]:
+    out = pool.cli("condorx.cli.history", "-af", "ClusterId", "ProcId", *attrs).stdout
+    return {f"{r[0]}.{r[1]}": r[2:] for r in (ln.split() for ln in out.splitlines())}
+
+
+SCRIPT = """#!/bin/sh
+read greeting < greeting.txt
+echo "$greeting from $(basename "$PWD")"
+echo "made in pool b" > result.txt
+echo oops >&2
+sleep ${1:-0}
+exit 3
+"""
+
+
+def write_job(pool: LocalPool, sleep: int = 0) -> str:
+    (pool.root / "work.sh").write_text(SCRIPT)
+    (pool.root / "work.sh").chmod(0o755)
+    (pool.root / "greeting.txt").write_text("hello\n")
+    return (
+        f"executable = work.sh\narguments = {sleep}\ntransfer_input_files = greeting.txt\n"
+        'output = job.out\nerror = job.err\nlog = job.log\n+remote_Flavour = "spooled"\n'
+    )
+
+
+def test_a_grid_job_runs_in_the_other_pool_and_its_output_comes_home(pools):
+    a, b = pools
+    resource = start(a, b)
+    c = submit(a, resource, write_job(a, sleep=3))
+    job = f"{c}.0"
+    # In B: a vanilla job owned by the identity A's token names, with its files spooled.
+    wait_for(lambda: jobs(b), "the job in pool B")
+    remote_id, row = next(iter(jobs(b, "Owner", "JobUniverse", "Flavour", "Iwd").items()))
+    assert row[:3] == ["poola", "5", "spooled"]
+    assert Path(row[3]).is_relative_to(b.root / "spool")
+    assert (Path(row[3]) / "greeting.txt").read_text() == "hello\n"
+    assert jobs(a, "GridJobId")[job] == [f"{resource} {remote_id}"]
+    # A shows it running while B runs it.
+    wait_for(lambda: jobs(a, "JobStatus").get(job) == ["2"], "the job to show running in A")
+    wait_for(lambda: job not in jobs(a), "the job to complete in A", timeout=60)
+    assert history(a, "JobStatus", "ExitCode")[job] == ["4", "3"]
+    assert (a.root / "job.out").read_text().startswith("hello from ")
+    assert (a.root / "job.err").read_text() == "oops\n"
+    assert (a.root / "result.txt").read_text() == "made in pool b\n"
+    events = (a.root / "job.log").read_text()
+    assert "Job submitted" in events or "000 (" in events
+    assert "005 (" in events  # terminated
+    # Once A has the output, B lets its job go, and its spool with it.
+    wait_for(lambda: not jobs(b), "B to let its job go")
+    assert not Path(row[3]).exists()
+    assert history(b, "JobStatus", "ExitCode")[remote_id] == ["4", "3"]
+
+
+def test_removing_or_holding_a_grid_job_removes_its_remote_job(pools):
+    a, b = pools
+    resource = start(a, b, startd=False)  # B's jobs stay idle
+    c = submit(a, resource, write_job(a), count=2)
+    wait_for(lambda: len(jobs(b)) == 2, "both jobs in pool B")
+    ids = jobs(a, "GridJobId")
+    gone = ids[f"{c}.0"][0].split()[-1]
+    a.cli("condorx.cli.act:rm", f"{c}.0")
+    wait_for(lambda: gone not in jobs(b), "the removed job's remote job to go")
+    wait_for(lambda: f"{c}.0" not in jobs(a), "the removed job to leave A's queue")
+    assert history(b, "JobStatus")[gone] == ["3"]
+    held = ids[f"{c}.1"][0].split()[-1]
+    a.cli("condorx.cli.act:hold", f"{c}.1")
+    wait_for(lambda: held not in jobs(b), "the held job's remote job to go")
+    wait_for(lambda: jobs(a, "GridJobId")[f"{c}.1"] == ["undefined"], "A to forget it")
+    # Released, it is submitted again, as a new remote job.
+    a.cli("condorx.cli.act:release", f"{c}.1")
+    wait_for(lambda: len(jobs(b)) == 1, "a new remote job")
+    assert next(iter(jobs(b))) != held
+
+
+def test_a_hold_in_the_remote_pool_holds_the_job_here(pools):
+    a, b = pools
+    resource = start(a, b, startd=False)
+    c = submit(a, resource, write_job(a))
+    wait_for(lambda: jobs(b), "the job in pool B")
+    remote_id = next(iter(jobs(b)))
+    b.cli("condorx.cli.act:hold", remote_id, "-reason", "disk full at B")
+    wait_for(lambda: jobs(a, "JobStatus")[f"{c}.0"] == ["5"], "the job held in A")
+    reason = a.cli("condorx.cli.q", "-af", "HoldReason").stdout
+    assert B_NAME in reason and "disk full at B" in reason
+    wait_for(lambda: not jobs(b), "the held job's remote job to be removed")
+
+
+def test_without_a_token_the_remote_pool_accepts_nothing(pools):
+    a, b = pools
+    resource = start(a, b, token=False)
+    c = submit(a, resource, "executable = /bin/true\n")
+    log = a.root / "log" / "SchedLog"
+    wait_for(lambda: log.exists() and "accepts none of our tokens" in log.read_text(), "a log line")
+    assert jobs(a, "JobStatus")[f"{c}.0"] == ["1"] and not jobs(b)
+    # A token of another pool (A's own) is refused by B the same way.
+    tokens = a.root / "grid_tokens.d"
+    tokens.mkdir(mode=0o700)
+    (tokens / "wrong").write_text(a.cli("condorx.cli.token:create", "-identity", "x").stdout)
+    time.sleep(2)
+    assert not jobs(b)
+
+
+def test_a_schedd_killed_at_any_moment_submits_each_job_once(pools):
+    a, b = pools
+    resource = start(a, b, startd=False)
+    c = submit(a, resource, "executable = /bin/true\n", count=40)
+    for pause in (0.3, 0.8, 0.5):
+        time.sleep(pause)
+        a.daemon("schedd").kill9()
+        a.start("schedd")
+    b.daemon("schedd").kill9()
+    b.start("schedd")
+    wait_for(
+        lambda: all(v != ["undefined"] for v in jobs(a, "GridJobId").values()),
+        "every job submitted",
+    )
+    remote = jobs(b, "SubmitterGlobalJobId")
+    assert len(remote) == 40  # none twice, none lost
+    local = jobs(a, "GlobalJobId", "GridJobId")
+    assert sorted(v[0] for v in remote.values()) == sorted(v[0] for v in local.values())
+    for key, (_, grid_id) in local.items():
+        assert key.startswith(f"{c}.") and grid_id.split()[-1] in remote
