@@ -153,7 +153,8 @@ class Schedd:
         self.reserved.pop(cluster, None)
         self.shadows.note_idle([(cluster, p) for p in range(len(procs))])
         self._reschedule()
-        self.grid.poke()
+        if _is_grid(self.queue.get((cluster, 0))):
+            self.grid.poke()
         return {"ok": True, "cluster": cluster, "count": len(procs)}
 
     async def _spool(
@@ -564,6 +565,10 @@ class Schedd:
             "retrieve": self.retrieve,
             "matched": self.matched,
         }
+
+
+def _is_grid(ad: ClassAd | None) -> bool:
+    return ad is not None and ad.get("JobUniverse") == grid.GRID_UNIVERSE
 
 
 def _spooled_inputs(data: Any, count: int) -> list[dict[str, bytes]] | None:
