@@ -5,9 +5,11 @@ reached from here; and a router killed with -9 at any moment."""
 
 from __future__ import annotations
 
+import getpass
 import json
 import random
 import time
+from pathlib import Path
 
 from condorx.testing.pool import QUICK_POOL
 from condorx.testing.pool import LocalPool as Pool
@@ -183,3 +185,48 @@ def test_users_cannot_forge_the_routers_ties(pool):
     assert r.returncode != 0 and "set by the schedd" in r.stderr + r.stdout
     pool.cli("condorx.cli.act:rm", f"{forged}.0")
     assert jobs(pool, "JobStatus") == {f"{victim}.0": ["1"]}
+
+
+SANDBOXED = """
+JOB_ROUTER_ENTRIES = [ name = "Sandboxed"; TargetUniverse = 5; \\
+    requirements = target.WantJobRouter is true && target.Sandbox is true; \\
+    JobShouldBeSandboxed = true; UseSharedX509UserProxy = target.Owner == "{owner}"; \\
+    SharedX509UserProxy = "{proxy}"; set_Routed = true; ] \\
+  [ name = "Unsandboxed"; TargetUniverse = 5; \\
+    requirements = target.WantJobRouter is true && target.Sandbox is false; \\
+    UseSharedX509UserProxy = true; SharedX509UserProxy = "{proxy}"; ]
+"""
+PROXY_JOB = """#!/bin/sh
+cat "$X509_USER_PROXY"
+pwd
+echo made > result.txt
+sleep 3
+"""
+
+
+def test_a_sandboxed_copy_runs_from_the_spool_with_the_shared_proxy(pool):
+    proxy = pool.root / "shared_proxy"
+    proxy.write_text("-----BEGIN PROXY-----\n")
+    (pool.root / "work").mkdir()
+    (pool.root / "work" / "job.sh").write_text(PROXY_JOB)
+    owner = getpass.getuser()
+    extra = SANDBOXED.format(owner=owner, proxy=proxy) + "START = TARGET.Routed =?= true\n"
+    start(pool, extra, "collector", "negotiator", "startd")
+    pool.start("schedd", "job_router")
+    body = "initialdir = work\nexecutable = job.sh\noutput = job.out\n"
+    c = submit(pool, body + "+Sandbox = true\n")
+    wait_for(lambda: len(jobs(pool)) == 2, "the routed copy")
+    copy = jobs(pool, "RoutedToJobId")[f"{c}.0"][0]
+    iwd, spooled, x509 = jobs(pool, "Iwd", "SpooledInputFiles", "X509UserProxy")[copy]
+    assert Path(iwd).is_relative_to(pool.root / "spool")
+    assert spooled == "job.sh,shared_proxy" and x509 == "shared_proxy"
+    wait_for(lambda: not jobs(pool), "both to complete")
+    out = (pool.root / "work" / "job.out").read_text().splitlines()
+    assert out[0] == "-----BEGIN PROXY-----"  # the proxy reached the job
+    assert (pool.root / "work" / "result.txt").read_text() == "made\n"  # staged home
+    assert not Path(iwd).exists()  # and the sandbox is gone
+    # A shared proxy without sandboxing is refused, as the seed says, and logged.
+    c2 = submit(pool, "executable = /bin/true\n+Sandbox = false\n")
+    log = pool.root / "log" / "JobRouterLog"
+    wait_for(lambda: "a shared X509 proxy needs JobShouldBeSandboxed" in log.read_text(), "it")
+    assert jobs(pool, "Managed")[f"{c2}.0"] == ["-"]

@@ -9,8 +9,9 @@ import pytest
 
 from condorx.attrs import JobStatus
 from condorx.classad import ClassAd
-from condorx.daemons.schedd.gridmanager import ROWS, GridJobError, _plan, remote_job
+from condorx.daemons.schedd.gridmanager import ROWS, _plan, remote_job
 from condorx.daemons.schedd.remote import Resource
+from condorx.daemons.schedd.spool import SpoolError
 
 RES = Resource("b@host", "<127.0.0.1:9618>")
 
@@ -109,5 +110,5 @@ def test_the_remote_ad_has_plain_names_and_the_remote_attributes(tmp_path: Path)
     assert not {"GridResource", "Iwd", "UserLog", "remote_JobUniverse"} & set(attrs)
     assert files == {"run.sh": b"#!/bin/sh\n", "data.txt": b"x"}
     ad["TransferInput"] = "missing.txt"
-    with pytest.raises(GridJobError, match="missing.txt"):
+    with pytest.raises(SpoolError, match="missing.txt"):
         remote_job(ad, "a@host", RES)

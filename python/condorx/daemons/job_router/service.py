@@ -28,7 +28,7 @@ from condorx.config import Config
 from condorx.daemons.job_router import table as routing_table
 from condorx.daemons.job_router.failures import Failures
 from condorx.daemons.job_router.table import Route, Table
-from condorx.daemons.job_router.transform import TransformError, routed_copy
+from condorx.daemons.job_router.transform import TransformError, routed_copy, sandboxing
 from condorx.daemons.schedd.routing import copy_map
 from condorx.daemons.server import Peer, Server
 
@@ -123,10 +123,12 @@ class Router:
                 continue
             try:
                 copy = routed_copy(job, route)
+                sandbox = sandboxing(route, job, copy)
             except TransformError as e:
                 log.error("job %s: %s", _id(job), e)
                 continue
-            todo.append({"job": _id(job), "copy": copy_map(copy), "route": route.name})
+            item = {"job": _id(job), "copy": copy_map(copy), "route": route.name}
+            todo.append({**item, "sandbox": True} if sandbox else item)
             on_route[route.name] += 1
             idle[route.name] += 1
             room -= 1

@@ -39,6 +39,27 @@ def routed_copy(job: ClassAd, route: Route) -> ClassAd:
     return copy
 
 
+def sandboxing(route: Route, job: ClassAd, copy: ClassAd) -> bool:
+    """Whether the copy is sandboxed (JobShouldBeSandboxed: its input files copied to the
+    schedd's spool, its output staged back there and then to the original's output
+    files); with UseSharedX509UserProxy, the copy's proxy is SharedX509UserProxy, which
+    the seed allows only with sandboxing."""
+    sandbox = route.evaluates("JobShouldBeSandboxed", job) is True
+    if route.evaluates("UseSharedX509UserProxy", job) is True:
+        proxy = route.evaluates("SharedX509UserProxy", job)
+        if not isinstance(proxy, str) or not proxy:
+            raise TransformError(
+                f"route {route.name!r}: UseSharedX509UserProxy is true but"
+                " SharedX509UserProxy names no file"
+            )
+        if not sandbox:
+            raise TransformError(
+                f"route {route.name!r}: a shared X509 proxy needs JobShouldBeSandboxed"
+            )
+        copy["X509UserProxy"] = proxy
+    return sandbox
+
+
 def _evaluated(route: Route, attr: str, expr: object, job: ClassAd) -> object:
     scope = route.ad.copy()
     scope["__eval_set"] = expr

@@ -23,11 +23,9 @@ and started again leaves no job lost, run twice or orphaned.
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -36,7 +34,7 @@ from condorx import wire
 from condorx.attrs import PROTECTED, HoldCode, JobStatus
 from condorx.classad import ClassAd
 from condorx.client.schedd import ScheddClient
-from condorx.daemons.schedd import grid, routing
+from condorx.daemons.schedd import grid, routing, spool
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.remote import Remote, RemoteUnavailable, Resource
@@ -249,7 +247,7 @@ class GridManager:
                 attrs, files = await trio.to_thread.run_sync(
                     remote_job, ad, self.schedd.name, resource
                 )
-            except GridJobError as e:
+            except spool.SpoolError as e:
                 failed[key] = str(e)
                 continue
             batch.append((key, attrs, files))
@@ -288,10 +286,6 @@ class GridManager:
         await self.schedd.committer.run(record)
         log.info("submitted %d jobs to %s as cluster %d", len(batch), resource.schedd, cluster)
         return len(batch)
-
-
-class GridJobError(Exception):
-    """A grid job that cannot be submitted as it is (an input file missing)."""
 
 
 def _plan(
@@ -434,20 +428,8 @@ def remote_job(
             overrides[name[7:]] = value
         elif low not in PROTECTED and low not in LOCAL_ONLY and low not in routing.NOT_COPIED:
             attrs[name] = value
-    iwd = Path(str(ad.get("Iwd") or "/"))
-    files: dict[str, bytes] = {}
-    if ad.get("TransferExecutable", True) is not False:
-        attrs["Cmd"] = _spool(files, iwd, ad.get("Cmd"), "executable")
-    for attr in ("In", "X509UserProxy"):
-        if _real(ad.get(attr)):
-            attrs[attr] = _spool(files, iwd, ad.get(attr), attr)
-    extra = ad.get("TransferInput")
-    if isinstance(extra, str) and extra.strip():
-        wanted = [n.strip() for n in extra.split(",") if n.strip()]
-        attrs["TransferInput"] = ",".join(_spool(files, iwd, n, "TransferInput") for n in wanted)
-    for attr in ("Out", "Err"):
-        if _real(ad.get(attr)):
-            attrs[attr] = os.path.basename(str(ad.get(attr)))
+    paths, files = spool.gather(ad)
+    attrs.update(paths)
     attrs["JobUniverse"] = 5
     attrs.update(overrides)
     for name in [n for n in attrs if n.lower() in PROTECTED]:
@@ -456,21 +438,3 @@ def remote_job(
     attrs["SubmitterSchedd"] = submitter
     attrs["LeaveJobInQueue"] = wire.Expr(LEAVE_IN_QUEUE)
     return attrs, files
-
-
-def _real(path: object) -> bool:
-    return isinstance(path, str) and path not in ("", "/dev/null")
-
-
-def _spool(files: dict[str, bytes], iwd: Path, name: object, what: str) -> str:
-    if not isinstance(name, str) or not name:
-        raise GridJobError(f"the job's {what} is not a file name")
-    path = Path(name) if os.path.isabs(name) else iwd / name
-    leaf = path.name
-    if leaf in files:
-        raise GridJobError(f"two input files are named {leaf!r}; the remote spool needs one")
-    try:
-        files[leaf] = path.read_bytes()
-    except OSError as e:
-        raise GridJobError(f"cannot read input file {path}: {e.strerror}") from None
-    return leaf

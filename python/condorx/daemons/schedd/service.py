@@ -40,7 +40,7 @@ from condorx.daemons.schedd import (
 from condorx.daemons.schedd.committer import Committer
 from condorx.daemons.schedd.gridmanager import GridManager
 from condorx.daemons.schedd.queue import JobQueue, Transaction
-from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
+from condorx.daemons.schedd.shadow import ClaimInfo, Shadows, write_outputs
 from condorx.daemons.schedd.store import Key, Store
 from condorx.daemons.server import Peer, Refused, Server
 
@@ -88,8 +88,14 @@ class Schedd:
         """Make the transaction durable, apply it, then write its user-log events."""
         txn.prepare()
         leaving = [ev.info["ad"] for ev in txn.events if ev.kind == "leave"]
+        spooled = self._spooled_leaving(txn)
 
         def durable() -> None:
+            # A sandboxed copy's output is in its original's files before either is
+            # seen done.
+            for key, ad, _, home in spooled:
+                if home is not None:
+                    write_outputs(home, spool.outputs(locate.spool(self.cfg), key, ad))
             history.append(self.history, leaving)
             txn.write()
 
@@ -97,14 +103,25 @@ class Schedd:
         txn.apply()
         self.changed.set()
         await self._user_log(txn)
+        if spooled:  # jobs that left take their spool directories with them
+            await trio.to_thread.run_sync(_remove_dirs, [d for _, _, d, _ in spooled])
+
+    def _spooled_leaving(self, txn: Transaction) -> list[tuple[Key, ClassAd, Path, ClassAd | None]]:
+        """The leaving jobs that have spool directories, each with the ad of the original
+        its output goes to (a completed sandboxed routed copy's) or None."""
         root = locate.spool(self.cfg)
-        gone = [
-            spool.spooled_dir(root, ev.key, ev.info["ad"])
-            for ev in txn.events
-            if ev.kind == "leave"
-        ]
-        if any(gone):
-            await trio.to_thread.run_sync(_remove_dirs, [d for d in gone if d is not None])
+        leaving = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind == "leave"}
+        found: list[tuple[Key, ClassAd, Path, ClassAd | None]] = []
+        for key, ad in leaving.items():
+            directory = spool.spooled_dir(root, key, ad)
+            if directory is None:
+                continue
+            home = None
+            original = routing.parse_id(ad.get("RoutedFromJobId"))
+            if original is not None and ad.get("JobStatus") == JobStatus.COMPLETED:
+                home = leaving.get(original) or self.queue.get(original)
+            found.append((key, ad, directory, home))
+        return found
 
     async def _user_log(self, txn: Transaction) -> None:
         head = userlog.timestamp(time.time())
@@ -213,18 +230,30 @@ class Schedd:
             raise Refused("bad-request", "route: 'routes' must be a list")
         results: list[dict[str, str]] = []
         made: list[Key] = []
+        sandboxes = await trio.to_thread.run_sync(_gather_sandboxes, items)
         async with self.lock:
             now = _now()
             txn = self.queue.begin()
-            for item in items:
+            writes: dict[Path, dict[str, bytes]] = {}
+            for item, sandbox in zip(items, sandboxes, strict=True):
                 try:
-                    copy = self._route_one(txn, item, now)
+                    copy = self._route_one(txn, item, now, sandbox, writes)
                 except transitions.QueueError as e:
                     results.append({"error": str(e)})
                     continue
                 made.append(copy)
                 results.append({"copy": routing.job_id(copy)})
-            await self.commit(txn)
+            if writes:  # the sandboxes exist before their copies do
+                try:
+                    await trio.to_thread.run_sync(_write_dirs, writes)
+                except OSError as e:
+                    await trio.to_thread.run_sync(_remove_dirs, list(writes))
+                    raise Refused("spool", f"cannot write the sandboxes: {e}") from None
+            try:
+                await self.commit(txn)
+            except BaseException:
+                await trio.to_thread.run_sync(_remove_dirs, list(writes))
+                raise
         # A copy for this pool's slots (TargetUniverse 5) may reuse claims; a grid copy not.
         local = [k for k in made if (ad := self.queue.get(k)) and ad.get("JobUniverse") != 9]
         self.shadows.note_idle(local)
@@ -233,7 +262,14 @@ class Schedd:
             self.grid.poke()
         return {"ok": True, "results": results}
 
-    def _route_one(self, txn: Transaction, item: Any, now: int) -> Key:
+    def _route_one(
+        self,
+        txn: Transaction,
+        item: Any,
+        now: int,
+        sandbox: Sandbox | str | None,
+        writes: dict[Path, dict[str, bytes]],
+    ) -> Key:
         if not isinstance(item, dict):
             raise transitions.QueueError("bad-request", "a route item must be a map")
         original = routing.parse_id(item.get("job"))
@@ -251,8 +287,18 @@ class Schedd:
             wire.ad_from_wire(copy, "routed copy")  # refused whole, before any change
         except wire.WireError as e:
             raise transitions.QueueError("bad-request", str(e)) from None
+        if isinstance(sandbox, str):
+            raise transitions.QueueError("spool", f"job {item.get('job')}: {sandbox}")
         who = transitions.Submitter(str(ad.get("Owner")), self.uid_domain, self.name)
-        cluster = transitions.submit(txn, who, copy, [{}], now)
+        cluster = txn.new_cluster()
+        if sandbox is not None:
+            # JobShouldBeSandboxed: the copy runs from its spool directory.
+            directory = spool.job_dir(locate.spool(self.cfg), (cluster, 0))
+            paths, files = sandbox
+            copy = {**copy, **paths}
+            spool.mark(copy, directory, files)
+            writes[directory] = files
+        transitions.submit(txn, who, copy, [{}], now, cluster=cluster)
         routing.tie(txn, original, (cluster, 0), route, now)
         return (cluster, 0)
 
@@ -585,6 +631,30 @@ def _spooled_inputs(data: Any, count: int) -> list[dict[str, bytes]] | None:
         except spool.SpoolError as e:
             raise Refused("bad-request", str(e)) from None
     return data
+
+
+# A sandboxed copy's spooled names and its input files.
+Sandbox = tuple[dict[str, Any], dict[str, bytes]]
+
+
+def _gather_sandboxes(items: list[Any]) -> list[Sandbox | str | None]:
+    """For each route item that asks for a sandbox, its input files, read from where the
+    copy names them (or why they cannot be)."""
+    out: list[Sandbox | str | None] = []
+    for item in items:
+        if not isinstance(item, dict) or not item.get("sandbox"):
+            out.append(None)
+            continue
+        try:
+            out.append(spool.gather(wire.ad_from_wire(item.get("copy"), "routed copy")))
+        except (spool.SpoolError, wire.WireError) as e:
+            out.append(str(e))
+    return out
+
+
+def _write_dirs(writes: dict[Path, dict[str, bytes]]) -> None:
+    for directory, files in writes.items():
+        spool.write(directory, files)
 
 
 def _remove_dirs(dirs: list[Path]) -> None:

@@ -250,9 +250,10 @@ def _inputs(ad: ClassAd) -> dict[str, bytes]:
     names: list[str] = []
     if ad.get("TransferExecutable", True) is not False:
         names.append(str(ad.get("Cmd")))
-    stdin = ad.get("In")
-    if isinstance(stdin, str) and stdin not in ("", "/dev/null"):
-        names.append(stdin)
+    for attr in ("In", "X509UserProxy"):  # the proxy travels with the job, as in HTCondor
+        path = ad.get(attr)
+        if isinstance(path, str) and path not in ("", "/dev/null"):
+            names.append(path)
     extra = ad.get("TransferInput")
     if isinstance(extra, str):
         names += [n.strip() for n in extra.split(",") if n.strip()]

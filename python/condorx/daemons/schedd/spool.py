@@ -15,6 +15,7 @@ import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.store import Key
@@ -92,6 +93,43 @@ def outputs(root: Path, key: Key, ad: ClassAd) -> dict[str, bytes]:
         if entry.is_file():
             found[names.get(entry.name, entry.name)] = entry.read_bytes()
     return found
+
+
+def gather(ad: ClassAd) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The job's input files (executable, stdin, X509 proxy, transfer_input_files), read
+    from where its ad names them, and the attributes that name them by plain name once
+    they are spooled (stdout and stderr too: the job writes them in its spool)."""
+    iwd = Path(str(ad.get("Iwd") or "/"))
+    attrs: dict[str, Any] = {}
+    files: dict[str, bytes] = {}
+    if ad.get("TransferExecutable", True) is not False:
+        attrs["Cmd"] = _read(files, iwd, ad.get("Cmd"), "executable")
+    for attr in ("In", "X509UserProxy"):
+        if _leaf(ad.get(attr)):
+            attrs[attr] = _read(files, iwd, ad.get(attr), attr)
+    extra = ad.get("TransferInput")
+    if isinstance(extra, str) and extra.strip():
+        wanted = [n.strip() for n in extra.split(",") if n.strip()]
+        attrs["TransferInput"] = ",".join(_read(files, iwd, n, "TransferInput") for n in wanted)
+    for attr in ("Out", "Err"):
+        leaf = _leaf(ad.get(attr))
+        if leaf:
+            attrs[attr] = leaf
+    return attrs, files
+
+
+def _read(files: dict[str, bytes], iwd: Path, name: object, what: str) -> str:
+    if not isinstance(name, str) or not name:
+        raise SpoolError(f"the job's {what} is not a file name")
+    path = Path(name) if os.path.isabs(name) else iwd / name
+    leaf = path.name
+    if leaf in files:
+        raise SpoolError(f"two input files are named {leaf!r}; a spool holds one")
+    try:
+        files[leaf] = path.read_bytes()
+    except OSError as e:
+        raise SpoolError(f"cannot read input file {path}: {e.strerror}") from None
+    return leaf
 
 
 def remove(directory: Path) -> None:

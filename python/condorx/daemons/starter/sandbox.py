@@ -62,6 +62,12 @@ class Sandbox:
             # (a fetched job's ad names them so).
             cwd = Path(str(job.get("Iwd") or self.scratch))
             stdin, stdout, stderr = (cwd / _path(job.get(a)) for a in ("In", "Out", "Err"))
+        proxy = job.get("X509UserProxy")
+        if isinstance(proxy, str) and proxy:
+            # Where the job's proxy is: its copy in the scratch directory when it travelled.
+            env["X509_USER_PROXY"] = str(
+                self.scratch / _basename(proxy) if self.transfer else cwd / proxy
+            )
         return start([cmd, *launch.arguments(job)], env, cwd, stdin, stdout, stderr)
 
     def _in_scratch(self, name: object) -> Path:
