@@ -3,18 +3,32 @@
 Each ad is written in old ClassAd syntax followed by a banner line that starts with `***`,
 as HTCondor's history file is, so `condor_history` can read it from the end (newest
 first) without parsing the whole file.
+
+As in HTCondor, a history file that has grown past MAX_HISTORY_LOG bytes is rotated:
+renamed `history.<YYYYMMDDTHHMMSS>`, keeping MAX_HISTORY_ROTATIONS such old files (the
+router's seed asks for 20, for condor_router_history); readers go through them all.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from condorx.classad import ClassAd, parseAds
 
 
-def append(path: Path, ads: Iterable[ClassAd]) -> None:
+@dataclass(frozen=True)
+class Rotation:
+    """MAX_HISTORY_LOG and MAX_HISTORY_ROTATIONS."""
+
+    max_bytes: int = 20 * 1024 * 1024
+    keep: int = 2
+
+
+def append(path: Path, ads: Iterable[ClassAd], rotation: Rotation | None = None) -> None:
     """Append the ads and fsync: a job out of the queue must be in the history."""
     chunks = []
     for ad in ads:
@@ -26,6 +40,8 @@ def append(path: Path, ads: Iterable[ClassAd]) -> None:
     if not chunks:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
+    if rotation is not None:
+        _rotate(path, rotation)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, "".join(chunks).encode())
@@ -34,8 +50,53 @@ def append(path: Path, ads: Iterable[ClassAd]) -> None:
         os.close(fd)
 
 
+def _rotate(path: Path, rotation: Rotation) -> None:
+    """Set the file aside once it is past its size (the rotated files are the oldest
+    jobs), and drop the rotations beyond the number kept."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return
+    if rotation.max_bytes <= 0 or size < rotation.max_bytes:
+        return
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime())
+    # Rotations within one second are numbered after the newest of them, so the order
+    # of names stays the order of age even once the oldest are dropped.
+    keys = [_stamp_key(p.name[len(path.name) + 1 :]) for p in rotated(path)]
+    taken = [n for when, n in keys if when == stamp]
+    suffix = f"{stamp}.{max(taken) + 1}" if taken else stamp
+    target = path.with_name(f"{path.name}.{suffix}")
+    if rotation.keep <= 0:
+        path.unlink()
+        return
+    os.replace(path, target)
+    for old in rotated(path)[rotation.keep :]:
+        old.unlink(missing_ok=True)
+
+
+def rotated(path: Path) -> list[Path]:
+    """The rotated history files beside `path`, newest first."""
+    prefix = path.name + "."
+    try:
+        found = [p for p in path.parent.iterdir() if p.name.startswith(prefix)]
+    except FileNotFoundError:
+        return []
+    return sorted(found, key=lambda p: _stamp_key(p.name[len(prefix) :]), reverse=True)
+
+
+def _stamp_key(suffix: str) -> tuple[str, int]:
+    stamp, _, n = suffix.partition(".")
+    return stamp, int(n) if n.isdigit() else 0
+
+
 def read_newest_first(path: Path, block: int = 1 << 20) -> Iterator[ClassAd]:
-    """The ads of a history file, newest first: the file is read backwards in blocks."""
+    """The ads of the history, newest first: the current file, then the rotated ones,
+    each read backwards in blocks."""
+    for each in [path, *rotated(path)]:
+        yield from _read_one(each, block)
+
+
+def _read_one(path: Path, block: int) -> Iterator[ClassAd]:
     record: list[bytes] = []
     for line in _lines_backwards(path, block):
         if line.startswith(b"***"):

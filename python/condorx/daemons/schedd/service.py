@@ -55,6 +55,10 @@ class Schedd:
         self.cfg = cfg
         self.queue = JobQueue(Store(locate.job_queue_db(cfg)))
         self.history = locate.history_file(cfg)
+        self.rotation = history.Rotation(
+            cfg.get_int("MAX_HISTORY_LOG", 20 * 1024 * 1024),
+            cfg.get_int("MAX_HISTORY_ROTATIONS", 2),
+        )
         self.lock = trio.Lock()
         self.name = cfg.get("SCHEDD_NAME") or cfg.get("FULL_HOSTNAME") or socket.getfqdn()
         self.uid_domain = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or socket.getfqdn()
@@ -96,7 +100,7 @@ class Schedd:
             for key, ad, _, home in spooled:
                 if home is not None:
                     write_outputs(home, spool.outputs(locate.spool(self.cfg), key, ad))
-            history.append(self.history, leaving)
+            history.append(self.history, leaving, self.rotation)
             txn.write()
 
         await trio.to_thread.run_sync(durable)
