@@ -213,3 +213,29 @@ def test_the_router_sends_jobs_to_the_other_pool_and_the_originals_complete(pool
     assert (a.root / "job.out").read_text().startswith("hello from ")
     report = a.cli("condorx.cli.router:history").stdout.splitlines()
     assert "PoolB               0       2     0" in report
+
+
+def test_a_job_forged_in_the_remote_pool_is_not_taken_for_ours(pools):
+    # A user of B writes our schedd's name and a job's GlobalJobId into a job of hers:
+    # were it adopted, her output would land in our user's files.
+    a, b = pools
+    resource = start(a, b, token=False, startd=False)
+    c = submit(a, resource, "executable = /bin/true\n")
+    gid = jobs(a, "GlobalJobId")[f"{c}.0"][0]
+    mallory = b.cli("condorx.cli.token:create", "-identity", "mallory").stdout.strip()
+    (b.root / "forged.sub").write_text(
+        'executable = /bin/true\n+SubmitterSchedd = "poola-schedd@loopback"\n'
+        f'+SubmitterGlobalJobId = "{gid}"\nqueue\n'
+    )
+    b.cli("condorx.cli.submit", "forged.sub", env={**b.env, "CONDORX_TOKEN": mallory})
+    forged = next(iter(jobs(b)))
+    tokens = a.root / "grid_tokens.d"
+    tokens.mkdir(mode=0o700)
+    made = b.cli("condorx.cli.token:create", "-identity", "poola").stdout
+    (tokens / "poolb").write_text(made)
+    wait_for(lambda: jobs(a, "GridJobId")[f"{c}.0"] != ["undefined"], "our own submission")
+    owners = jobs(b, "Owner")
+    ours = jobs(a, "GridJobId")[f"{c}.0"][0].split()[-1]
+    assert ours != forged and owners[ours] == ["poola"] and owners[forged] == ["mallory"]
+    time.sleep(2)  # and hers is left alone
+    assert forged in jobs(b)

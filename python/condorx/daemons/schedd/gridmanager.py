@@ -160,16 +160,20 @@ class GridManager:
 
     async def _sync(self, remote: Remote, jobs: list[tuple[Key, ClassAd]]) -> int:
         client = await remote.client()
-        found = await self._remote_jobs(client)
+        found = await self._remote_jobs(client, remote.identity)
         plan = _plan(jobs, found, remote.resource)
         await self._apply_local(plan, remote.resource)
         await self._finish(client, plan, jobs, remote.resource)
         await self._clean_remote(client, plan)
         return await self._submit(client, plan.submit, remote.resource)
 
-    async def _remote_jobs(self, client: ScheddClient) -> dict[str, list[list[Any]]]:
-        """Our jobs in the remote queue, by the local job each stands for."""
-        mine = f"SubmitterSchedd == {wire.value_to_wire_text(self.schedd.name)}"
+    async def _remote_jobs(self, client: ScheddClient, owner: str) -> dict[str, list[list[Any]]]:
+        """Our jobs in the remote queue, by the local job each stands for: those we own
+        there (anyone could write SubmitterSchedd into a job of theirs)."""
+        mine = (
+            f"SubmitterSchedd == {wire.value_to_wire_text(self.schedd.name)}"
+            f" && Owner == {wire.value_to_wire_text(owner)}"
+        )
         found: dict[str, list[list[Any]]] = {}
         async for rows in client.query_rows(ROWS, mine):
             for row in rows:

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from condorx import wire
+from condorx import security, wire
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import Credentials
 from condorx.client.schedd import ScheddClient
@@ -109,6 +109,16 @@ class Remote:
         where = token_dir(self.cfg)
         why = "; ".join(refused) if refused else f"no token in {where}"
         raise RemoteUnavailable(f"{self.resource.schedd} accepts none of our tokens ({why})")
+
+    @property
+    def identity(self) -> str:
+        """Who the remote schedd knows us as (the owner of our jobs there)."""
+        if self.token is None:
+            raise RemoteUnavailable(f"not authenticated to {self.resource.schedd} yet")
+        try:
+            return security.parse_token(self.token)[0]
+        except security.AuthError as e:
+            raise RemoteUnavailable(str(e)) from None
 
     def forget(self) -> None:
         """The schedd did not answer: look it up again next time (it may have moved)."""
