@@ -210,24 +210,43 @@ class GridManager:
         jobs: list[tuple[Key, ClassAd]],
         resource: Resource,
     ) -> None:
-        """Completed remote jobs: output home, the local job completed, the remote let go."""
+        """Completed remote jobs: output home, the local jobs completed (a batch at a
+        time, once their files are written), and only then the remote jobs let go."""
+        if not plan.finish:
+            return
         ads = dict(jobs)
-        for key, row in plan.finish.items():
-            remote_id = _rid(row)
-            try:
-                async with client.channel() as ch:
-                    reply = await ch.request({"cmd": "retrieve", "job": remote_id})
-            except wire.RemoteError as e:
-                log.warning("job %d.%d: cannot fetch the output of %s: %s", *key, remote_id, e)
-                continue
-            files = reply.get("files") or {}
-            try:
-                await trio.to_thread.run_sync(write_outputs, ads[key], files)
-            except OSError as e:  # write_outputs logs per file; this is the directory
-                log.warning("job %d.%d: cannot write its output: %s", *key, e)
-            await self.schedd.committer.run(_completer(key, row))
-            plan.let_go_remote.append(remote_id)
-            log.info("job %d.%d completed on %s as %s", *key, resource.schedd, remote_id)
+        done: list[tuple[Key, list[Any]]] = []
+        async with client.channel() as ch:
+            for key, row in plan.finish.items():
+                try:
+                    reply = await ch.request({"cmd": "retrieve", "job": _rid(row)})
+                except wire.RemoteError as e:
+                    log.warning("job %d.%d: cannot fetch the output of %s: %s", *key, _rid(row), e)
+                    continue
+                try:
+                    await trio.to_thread.run_sync(write_outputs, ads[key], reply.get("files") or {})
+                except OSError as e:  # write_outputs logs per file; this is the directory
+                    log.warning("job %d.%d: cannot write its output: %s", *key, e)
+                done.append((key, row))
+                if len(done) >= BATCH:
+                    await self._complete(done, plan, resource)
+                    done = []
+        await self._complete(done, plan, resource)
+
+    async def _complete(
+        self, done: list[tuple[Key, list[Any]]], plan: Plan, resource: Resource
+    ) -> None:
+        if not done:
+            return
+
+        def change(txn: Transaction) -> None:
+            for key, row in done:
+                _complete(txn, key, row)
+
+        await self.schedd.committer.run(change)
+        for key, row in done:
+            plan.let_go_remote.append(_rid(row))
+            log.info("job %d.%d completed on %s as %s", *key, resource.schedd, _rid(row))
 
     async def _clean_remote(self, client: ScheddClient, plan: Plan) -> None:
         if plan.remove_remote:
@@ -386,21 +405,19 @@ def _detach(txn: Transaction, key: Key, now: int) -> None:
         t.leave_queue(txn, key, now)
 
 
-def _completer(key: Key, row: list[Any]) -> Callable[[Transaction], None]:
-    def change(txn: Transaction) -> None:
-        ad = txn.job(key)
-        if ad is None or t.status_of(ad) not in ACTIVE:
-            return
-        for name, value in zip(ROWS, row, strict=True):
-            if name in FINAL and isinstance(value, int | float) and not isinstance(value, bool):
-                txn.set_attr(key, name, value)
-        txn.delete_attr(key, "GridJobId")
-        signal = row[ROWS.index("ExitSignal")] if row[ROWS.index("ExitBySignal")] else None
-        code = row[ROWS.index("ExitCode")]
-        how = t.Exit(code=code if isinstance(code, int) else None, signal=signal)
-        t.exited(txn, key, how, int(time.time()))
-
-    return change
+def _complete(txn: Transaction, key: Key, row: list[Any]) -> None:
+    """The local job ends as its remote job did (its exit policy applied here)."""
+    ad = txn.job(key)
+    if ad is None or t.status_of(ad) not in ACTIVE:
+        return
+    for name, value in zip(ROWS, row, strict=True):
+        if name in FINAL and isinstance(value, int | float) and not isinstance(value, bool):
+            txn.set_attr(key, name, value)
+    txn.delete_attr(key, "GridJobId")
+    signal = row[ROWS.index("ExitSignal")] if row[ROWS.index("ExitBySignal")] else None
+    code = row[ROWS.index("ExitCode")]
+    how = t.Exit(code=code if isinstance(code, int) else None, signal=signal)
+    t.exited(txn, key, how, int(time.time()))
 
 
 def _holder(failed: dict[Key, str]) -> Callable[[Transaction], None]:
