@@ -21,6 +21,7 @@ library: the hooks run under the system's python3, not condorx's.
 from __future__ import annotations
 
 import os
+import pwd
 import sqlite3
 import sys
 import time
@@ -34,6 +35,7 @@ CREATE TABLE IF NOT EXISTS units (
     iwd TEXT NOT NULL,
     out TEXT NOT NULL DEFAULT '/dev/null',
     err TEXT NOT NULL DEFAULT '/dev/null',
+    owner TEXT NOT NULL DEFAULT '',      -- who added it: the account it runs as
     attrs TEXT NOT NULL DEFAULT '',      -- more job ad lines, NAME = VALUE
     state TEXT NOT NULL DEFAULT 'pending',  -- pending, offered, running, done
     slot TEXT,
@@ -62,6 +64,9 @@ def db() -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=30, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.executescript(SCHEMA)
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(units)")}
+    if "owner" not in columns:  # a queue made before units recorded who added them
+        conn.execute("ALTER TABLE units ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
     return conn
 
 
@@ -110,7 +115,7 @@ def job_ad(row: sqlite3.Row) -> str:
         f"Err = {quote(row['err'])}",
         'In = "/dev/null"',
         "JobUniverse = 5",
-        f"Owner = {quote(os.environ.get('USER', 'workq'))}",
+        f"Owner = {quote(row['owner'] or 'nobody')}",
     ]
     lines += [ln for ln in row["attrs"].splitlines() if ln.strip()]
     return "\n".join(lines) + "\n"
@@ -271,8 +276,16 @@ def add(argv: list[str]) -> None:
         sys.exit("workq add: which command?")
     conn = db()
     cur = conn.execute(
-        "INSERT INTO units (cmd, args, iwd, out, err, attrs) VALUES (?, ?, ?, ?, ?, ?)",
-        (argv[0], " ".join(argv[1:]), opts["iwd"], opts["out"], opts["err"], "\n".join(attrs)),
+        "INSERT INTO units (cmd, args, iwd, out, err, owner, attrs) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            argv[0],
+            " ".join(argv[1:]),
+            opts["iwd"],
+            opts["out"],
+            opts["err"],
+            pwd.getpwuid(os.getuid()).pw_name,  # a root startd runs it as this account
+            "\n".join(attrs),
+        ),
     )
     print(cur.lastrowid)
 

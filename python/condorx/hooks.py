@@ -22,6 +22,7 @@ from typing import Any
 
 import trio
 
+from condorx.accounts import Account, options
 from condorx.classad import ClassAd
 
 log = logging.getLogger("condorx.hooks")
@@ -85,10 +86,15 @@ def ads_text(*ads: ClassAd) -> bytes:
 
 
 async def run(
-    hook: Hook, args: Sequence[str] = (), stdin: bytes = b"", cwd: str | None = None
+    hook: Hook,
+    args: Sequence[str] = (),
+    stdin: bytes = b"",
+    cwd: str | None = None,
+    account: Account | None = None,
 ) -> Result:
-    """Run `hook` with `args` and `stdin`; what it printed and how it ended. Failures
-    (missing, not executable, timed out, killed) are logged with its name."""
+    """Run `hook` with `args` and `stdin` (as `account`, the job's, for the starter's
+    hooks; else as this daemon); what it printed and how it ended. Failures (missing,
+    not executable, timed out, killed) are logged with its name."""
     with trio.move_on_after(hook.timeout) as scope:
         try:
             done = await trio.run_process(
@@ -100,6 +106,7 @@ async def run(
                 cwd=cwd,
                 start_new_session=True,
                 deliver_cancel=_kill_group,
+                **options(account),
             )
         except OSError as e:
             return _failed(hook, f"cannot run {hook.path}: {e.strerror or e}")

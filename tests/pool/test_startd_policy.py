@@ -368,9 +368,10 @@ def as_user(pool: Pool, user: str) -> dict[str, str]:
     return {**pool.env, "CONDORX_TOKEN": token}
 
 
-def test_a_user_of_better_priority_preempts_through_preemption_requirements(pool):
+def test_a_user_of_better_priority_preempts_through_preemption_requirements(open_pool):
+    # alice and bob have no accounts here: their jobs run as nobody, in an open pool.
     p = start(
-        pool,
+        open_pool,
         """
 PRIORITY_HALFLIFE = 2
 PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2
@@ -378,12 +379,12 @@ MaxJobRetirementTime = 0
 MATCH_TIMEOUT = 30
 """,
     )
-    (p.root / "pid").unlink(missing_ok=True)
-    (p.root / "job.sub").write_text(SLEEPER.format(root=p.root, trap=""))
+    out = p.root / "out"
+    (p.root / "job.sub").write_text(SLEEPER.format(root=out, trap=""))
     p.cli("condorx.cli.submit", "job.sub", env=as_user(p, "alice"))
-    wait_for(lambda: (p.root / "pid").exists(), "alice's job to start")
-    alice_pid = int((p.root / "pid").read_text())
-    marker = p.root / "bob-ran"
+    wait_for(lambda: (out / "pid").exists(), "alice's job to start")
+    alice_pid = int((out / "pid").read_text())
+    marker = out / "bob-ran"
     (p.root / "bob.sub").write_text(
         f"executable = /bin/sh\narguments = \"-c 'touch {marker}'\"\nlog = job.log\nqueue\n"
     )

@@ -129,14 +129,14 @@ class Schedd:
 
     async def _user_log(self, txn: Transaction) -> None:
         head = userlog.timestamp(time.time())
-        entries: list[tuple[Path, str]] = []
+        entries: list[tuple[Path, str, object]] = []
         gone = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind == "leave"}
         for ev in txn.events:
             ad = self.queue.get(ev.key) or gone.get(ev.key)
             path = userlog.log_path(ad) if ad is not None else None
             text = userlog.format_event(ev, head, self.address) if path else None
-            if path and text:
-                entries.append((path, text))
+            if ad is not None and path and text:
+                entries.append((path, text, ad.get("Owner")))
         if entries:
             for err in await trio.to_thread.run_sync(userlog.write_events, entries):
                 log.warning("%s", err)
@@ -161,7 +161,7 @@ class Schedd:
             txn = self.queue.begin()
             if inputs is not None:
                 wanted = wanted if wanted is not None else txn.new_cluster()
-                procs = await self._spool(wanted, procs, inputs)
+                procs = await self._spool(wanted, procs, inputs, peer.user)
             try:
                 cluster = transitions.submit(
                     txn, who, req.get("cluster") or {}, procs, _now(), cluster=wanted
@@ -179,7 +179,7 @@ class Schedd:
         return {"ok": True, "cluster": cluster, "count": len(procs)}
 
     async def _spool(
-        self, cluster: int, procs: list[Any], inputs: list[dict[str, bytes]]
+        self, cluster: int, procs: list[Any], inputs: list[dict[str, bytes]], owner: str
     ) -> list[Any]:
         """Write each proc's input files to its spool directory (before the jobs exist,
         so that a job in the queue always has its files); the procs, pointed there."""
@@ -194,7 +194,7 @@ class Schedd:
 
         def write_all() -> None:
             for proc, files in enumerate(inputs):
-                spool.write(spool.job_dir(root, (cluster, proc)), files)
+                spool.write(spool.job_dir(root, (cluster, proc)), files, owner)
 
         try:
             await trio.to_thread.run_sync(write_all)
@@ -238,7 +238,7 @@ class Schedd:
         async with self.lock:
             now = _now()
             txn = self.queue.begin()
-            writes: dict[Path, dict[str, bytes]] = {}
+            writes: dict[Path, tuple[dict[str, bytes], str]] = {}
             for item, sandbox in zip(items, sandboxes, strict=True):
                 try:
                     copy = self._route_one(txn, item, now, sandbox, writes)
@@ -272,7 +272,7 @@ class Schedd:
         item: Any,
         now: int,
         sandbox: Sandbox | str | None,
-        writes: dict[Path, dict[str, bytes]],
+        writes: dict[Path, tuple[dict[str, bytes], str]],
     ) -> Key:
         if not isinstance(item, dict):
             raise transitions.QueueError("bad-request", "a route item must be a map")
@@ -301,7 +301,7 @@ class Schedd:
             paths, files = sandbox
             copy = {**copy, **paths}
             spool.mark(copy, directory, files)
-            writes[directory] = files
+            writes[directory] = (files, str(ad.get("Owner")))
         transitions.submit(txn, who, copy, [{}], now, cluster=cluster)
         routing.tie(txn, original, (cluster, 0), route, now)
         return (cluster, 0)
@@ -656,9 +656,9 @@ def _gather_sandboxes(items: list[Any]) -> list[Sandbox | str | None]:
     return out
 
 
-def _write_dirs(writes: dict[Path, dict[str, bytes]]) -> None:
-    for directory, files in writes.items():
-        spool.write(directory, files)
+def _write_dirs(writes: dict[Path, tuple[dict[str, bytes], str]]) -> None:
+    for directory, (files, owner) in writes.items():
+        spool.write(directory, files, owner)
 
 
 def _remove_dirs(dirs: list[Path]) -> None:

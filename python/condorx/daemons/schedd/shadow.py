@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from condorx import wire
+from condorx import accounts, wire
 from condorx.attrs import JobStatus
 from condorx.classad import ClassAd
 from condorx.client.connection import Address, Credentials, connect
@@ -159,7 +159,10 @@ class Shadows:
         self.pending.discard(key)
         try:
             try:
-                files = _inputs(ad) if _transfers(ad, claim.slot_ad) else None
+                if _transfers(ad, claim.slot_ad):
+                    files = await trio.to_thread.run_sync(_inputs, ad)
+                else:
+                    files = None
             except wire.WireError as e:
                 await self.schedd.cannot_start(key, str(e))
                 return True
@@ -177,7 +180,7 @@ class Shadows:
                 log.warning("job %d.%d lost its startd %s: %s", *key, claim.slot, e)
                 await self.schedd.lost(key, f"lost contact with {claim.slot}: {e}")
                 return False
-            write_outputs(ad, reply.get("files") or {})
+            await trio.to_thread.run_sync(write_outputs, ad, reply.get("files") or {})
             await self.schedd.finished(key, reply)
             # The startd ended the claim with the job (its policy took the job off, or
             # the claim is past its CLAIM_WORKLIFE): the claim takes no other job.
@@ -246,6 +249,15 @@ def _transfers(ad: ClassAd, slot: ClassAd) -> bool:
 
 
 def _inputs(ad: ClassAd) -> dict[str, bytes]:
+    """The job's input files, read with its owner's rights (this schedd may be root)."""
+    try:
+        with accounts.as_account(accounts.of_owner(ad.get("Owner"))):
+            return _read_inputs(ad)
+    except accounts.AccountError as e:
+        raise wire.WireError(f"cannot read the input files: {e}") from None
+
+
+def _read_inputs(ad: ClassAd) -> dict[str, bytes]:
     iwd = Path(str(ad.get("Iwd") or "/"))
     names: list[str] = []
     if ad.get("TransferExecutable", True) is not False:
@@ -268,6 +280,15 @@ def _inputs(ad: ClassAd) -> dict[str, bytes]:
 
 
 def write_outputs(ad: ClassAd, files: dict[str, bytes]) -> None:
+    """Write the job's output where its ad says, with its owner's rights."""
+    try:
+        with accounts.as_account(accounts.of_owner(ad.get("Owner"))):
+            _write_outputs(ad, files)
+    except accounts.AccountError as e:
+        log.warning("cannot write the output of %s: %s", ad.get("GlobalJobId"), e)
+
+
+def _write_outputs(ad: ClassAd, files: dict[str, bytes]) -> None:
     iwd = Path(str(ad.get("Iwd") or "/"))
     for name, data in files.items():
         if name == STDOUT:

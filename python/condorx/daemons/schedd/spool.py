@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from condorx import accounts
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.store import Key
 from condorx.daemons.starter.sandbox import STDERR, STDOUT
@@ -46,17 +48,23 @@ def check_names(files: Mapping[str, object], where: str) -> None:
             raise SpoolError(f"{where}: spooled file {name!r} is not bytes")
 
 
-def write(directory: Path, files: Mapping[str, bytes]) -> None:
-    """Write the inputs (readable by their owner only; the executable keeps its bits
-    on the execute side, where the starter makes it executable)."""
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+def write(directory: Path, files: Mapping[str, bytes], owner: str | None = None) -> None:
+    """Write the inputs, readable by the job's owner only (a root schedd gives the
+    directory to the owner's account, whose rights its shadow then reads and writes
+    with; the executable keeps its bits on the execute side, where the starter makes it
+    executable)."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(exist_ok=True, mode=0o700)
     for name, data in files.items():
         path = directory / name
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         try:
             os.write(fd, data)
         finally:
             os.close(fd)
+    account = accounts.of_owner(owner)
+    if account is not None:
+        account.give(directory)
 
 
 def mark(ad: dict[str, object], directory: Path, files: Mapping[str, bytes]) -> None:
@@ -90,15 +98,38 @@ def outputs(root: Path, key: Key, ad: ClassAd) -> dict[str, bytes]:
     for entry in sorted(directory.iterdir()):
         if entry.name in inputs and entry.name not in names:
             continue
-        if entry.is_file():
-            found[names.get(entry.name, entry.name)] = entry.read_bytes()
+        data = _read_plain(entry)
+        if data is not None:
+            found[names.get(entry.name, entry.name)] = data
     return found
+
+
+def _read_plain(path: Path) -> bytes | None:
+    """A regular file's bytes, never through a symbolic link (the directory is the
+    job owner's: a link there could point at what only this schedd may read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return f.read()
 
 
 def gather(ad: ClassAd) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The job's input files (executable, stdin, X509 proxy, transfer_input_files), read
     from where its ad names them, and the attributes that name them by plain name once
-    they are spooled (stdout and stderr too: the job writes them in its spool)."""
+    they are spooled (stdout and stderr too: the job writes them in its spool). Read
+    with the job owner's rights."""
+    try:
+        with accounts.as_account(accounts.of_owner(ad.get("Owner"))):
+            return _gather(ad)
+    except accounts.AccountError as e:
+        raise SpoolError(f"cannot read the input files: {e}") from None
+
+
+def _gather(ad: ClassAd) -> tuple[dict[str, Any], dict[str, bytes]]:
     iwd = Path(str(ad.get("Iwd") or "/"))
     attrs: dict[str, Any] = {}
     files: dict[str, bytes] = {}

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from condorx import accounts
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.queue import Event
 
@@ -88,19 +89,22 @@ def _resolve(name: str, iwd: str) -> Path:
     return path if path.is_absolute() else Path(iwd) / path
 
 
-def write_events(events: Iterable[tuple[Path, str]]) -> list[str]:
-    """Append each text to its file (grouped per file); returns the errors met."""
-    by_file: dict[Path, list[str]] = {}
-    for path, text in events:
-        by_file.setdefault(path, []).append(text)
+def write_events(events: Iterable[tuple[Path, str, object]]) -> list[str]:
+    """Append each text to its file (grouped per file), with the rights of the job's
+    owner (the third item; a root schedd must not append to a file only root may write,
+    such as /etc/passwd named as a user log); returns the errors met."""
+    by_file: dict[tuple[object, Path], list[str]] = {}
+    for path, text, owner in events:
+        by_file.setdefault((owner, path), []).append(text)
     errors = []
-    for path, texts in by_file.items():
+    for (owner, path), texts in by_file.items():
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            with accounts.as_account(accounts.of_owner(owner)):
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
                 os.write(fd, "".join(texts).encode())
             finally:
                 os.close(fd)
-        except OSError as e:
-            errors.append(f"cannot write the user log {path}: {e.strerror}")
+        except (OSError, accounts.AccountError) as e:
+            errors.append(f"cannot write the user log {path}: {getattr(e, 'strerror', e)}")
     return errors

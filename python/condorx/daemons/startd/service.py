@@ -43,7 +43,7 @@ from condorx.client.connection import daemon_credentials
 from condorx.config import Config
 from condorx.daemons.server import Peer, Refused, Server
 from condorx.daemons.startd import machine as mach
-from condorx.daemons.startd import states
+from condorx.daemons.startd import runas, states
 from condorx.daemons.startd.ads import Extras, Measures, add_extras, slot_ad
 from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
 from condorx.daemons.startd.fetch import Fetcher
@@ -726,6 +726,9 @@ class Startd:
             "heartbeat": self.heartbeat,
             **self._starter_hooks(slot, job),
         }
+        user = runas.account_for(self.cfg, slot.name, job)
+        if user is not None:  # this startd is root: the job runs as this account
+            request["user"] = user
 
         async def tell(frame: dict[str, Any]) -> None:
             if ch is not None:

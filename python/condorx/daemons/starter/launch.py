@@ -11,10 +11,11 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import trio
 
+from condorx.accounts import Account, options
 from condorx.classad import ClassAd
 
 
@@ -106,22 +107,22 @@ class Process:
         argv: list[str],
         env: Mapping[str, str],
         cwd: Path,
-        stdin: Path,
-        stdout: Path,
-        stderr: Path,
+        stdio: tuple[IO[bytes], IO[bytes], IO[bytes]],
+        account: Account | None = None,
     ) -> None:
         self.started = time.time()
-        with open(stdin, "rb") as i, open(stdout, "ab") as o, open(stderr, "ab") as e:
-            self.popen = subprocess.Popen(
-                argv,
-                env=dict(env),
-                cwd=cwd,
-                stdin=i,
-                stdout=o,
-                stderr=e,
-                start_new_session=True,
-                close_fds=True,
-            )
+        stdin, stdout, stderr = stdio
+        self.popen = subprocess.Popen(
+            argv,
+            env=dict(env),
+            cwd=cwd,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+            close_fds=True,
+            **options(account),
+        )
         self.pid = self.popen.pid
 
     def signal(self, sig: int) -> None:

@@ -4,13 +4,16 @@ without (a shared file system), the job's own Iwd and files."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
+from condorx.accounts import Account, as_account
 from condorx.classad import ClassAd
 from condorx.daemons.starter import launch
 
@@ -24,20 +27,28 @@ class Sandbox:
     scratch: Path
     transfer: bool
     inputs: frozenset[str] = frozenset()
+    account: Account | None = None  # who the job runs as (None: as this starter)
 
     @classmethod
     def create(
-        cls, job: ClassAd, root: Path, name: str, files: Mapping[str, bytes] | None
+        cls,
+        job: ClassAd,
+        root: Path,
+        name: str,
+        files: Mapping[str, bytes] | None,
+        account: Account | None = None,
     ) -> Sandbox:
         scratch = root / name
-        scratch.mkdir(parents=True, exist_ok=False)
+        scratch.mkdir(parents=True, exist_ok=False, mode=0o700)
         if files is not None:
             for fname, data in files.items():
                 target = scratch / _safe(fname)
                 target.write_bytes(data)
                 if fname == _basename(job.get("Cmd")):
                     target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP)
-        return cls(job, scratch, files is not None, frozenset(files or ()))
+        if account is not None:
+            account.give(scratch)  # the job's own, and no one else's
+        return cls(job, scratch, files is not None, frozenset(files or ()), account)
 
     def process(self, slot: str, start: Callable[..., launch.Process]) -> launch.Process:
         job = self.job
@@ -53,7 +64,9 @@ class Sandbox:
         if self.transfer:
             local = self.scratch / _basename(cmd)
             if local.exists():
-                cmd = str(local)
+                # Named from the working directory: the job's account needs no right
+                # to the directories above its scratch directory.
+                cmd = f"./{local.name}"
             stdin = self._in_scratch(job.get("In"))
             stdout, stderr = self.scratch / STDOUT, self.scratch / STDERR
             cwd = self.scratch
@@ -68,7 +81,33 @@ class Sandbox:
             env["X509_USER_PROXY"] = str(
                 self.scratch / _basename(proxy) if self.transfer else cwd / proxy
             )
-        return start([cmd, *launch.arguments(job)], env, cwd, stdin, stdout, stderr)
+        with contextlib.ExitStack() as opened:  # the child has its own copies
+            stdio = self._open_stdio(opened, stdin, stdout, stderr)
+            return start([cmd, *launch.arguments(job)], env, cwd, stdio, self.account)
+
+    def _open_stdio(
+        self, opened: contextlib.ExitStack, stdin: Path, stdout: Path, stderr: Path
+    ) -> tuple[IO[bytes], IO[bytes], IO[bytes]]:
+        """The job's standard files, opened with its account's rights: as root, an Out
+        of /etc/passwd would otherwise be ours to write to, and an In of /etc/shadow ours
+        to read. Files in the scratch directory are opened from it (whose the account's
+        is), so the directories above it need not be open to that account."""
+        here = os.open(self.scratch, os.O_RDONLY | os.O_DIRECTORY)
+        opened.callback(os.close, here)
+        read, append = os.O_RDONLY, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+        files = []
+        with as_account(self.account):
+            for path, flags, mode in (
+                (stdin, read, "rb"),
+                (stdout, append, "ab"),
+                (stderr, append, "ab"),
+            ):
+                if self.transfer and path.parent == self.scratch:
+                    fd = os.open(path.name, flags | os.O_NOFOLLOW, 0o644, dir_fd=here)
+                else:
+                    fd = os.open(path, flags, 0o644)
+                files.append(opened.enter_context(os.fdopen(fd, mode)))
+        return files[0], files[1], files[2]
 
     def _in_scratch(self, name: object) -> Path:
         if not isinstance(name, str) or name in ("", "/dev/null"):
@@ -90,13 +129,26 @@ class Sandbox:
         )
         out = {}
         for name in dict.fromkeys([STDOUT, STDERR, *names]):
-            p = self.scratch / _safe(name)
-            if p.is_file():
-                out[name] = p.read_bytes()
+            data = _read_plain(self.scratch / _safe(name))
+            if data is not None:
+                out[name] = data
         return out
 
     def remove(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _read_plain(path: Path) -> bytes | None:
+    """A regular file's bytes, never through a symbolic link: the job may have left one
+    pointing at a file only this (root) starter can read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return f.read()
 
 
 def _basename(path: object) -> str:

@@ -36,6 +36,7 @@ from typing import Any
 import trio
 
 from condorx import hooks, wire
+from condorx.accounts import Account, AccountError
 from condorx.attrs import HoldCode
 from condorx.classad import ClassAd
 from condorx.daemons.starter import deferral, launch, usage
@@ -124,11 +125,17 @@ class Starter:
         job_hooks = {h.name: h for h in map(hooks.Hook.from_wire, req.get("hooks") or [])}
         slot_ad = wire.ad_from_wire(req.get("slot_ad") or {}, "slot ad")
         self.serial += 1
+        try:
+            account = Account.lookup(req.get("user"))
+        except AccountError as e:
+            await self.send({"failed": f"cannot run the job: {e}"})
+            return
         box = Sandbox.create(
             job,
             Path(str(req["scratch"])),
             f"dir_{os.getpid()}_{self.serial}",
             files if isinstance(files, dict) else None,
+            account,
         )
         try:
             prepare = job_hooks.get("PREPARE_JOB")
@@ -152,7 +159,9 @@ class Starter:
                 nursery.start_soon(self._heartbeats, heartbeat)
                 update = job_hooks.get("UPDATE_JOB_INFO")
                 if update is not None:
-                    nursery.start_soon(self._updates, update, job, proc, started, updates)
+                    nursery.start_soon(
+                        self._updates, update, job, proc, started, updates, box.account
+                    )
                 outcome = await proc.wait()
                 nursery.cancel_scope.cancel()
             self.proc = None
@@ -176,7 +185,9 @@ class Starter:
         # suspend starts it suspended.
         res: hooks.Result | None = None
         with trio.CancelScope() as self.waiting:
-            res = await hooks.run(hook, (), hooks.ads_text(job, slot), str(box.scratch))
+            res = await hooks.run(
+                hook, (), hooks.ads_text(job, slot), str(box.scratch), box.account
+            )
         self.waiting = None
         if res is None:  # stopped (vacated, removed) before the job ever started
             await self.send({"vacated": f"stopped while its {hook.label} hook ran"})
@@ -209,6 +220,7 @@ class Starter:
         proc: launch.Process,
         started: float,
         every: list[Any],
+        account: Account | None,
     ) -> None:
         """UPDATE_JOB_INFO after the initial interval, then every interval. Advisory: the
         job goes on whatever the hook does; a slow hook is not run twice at once."""
@@ -220,7 +232,8 @@ class Starter:
                 nonlocal running
                 running = True
                 try:
-                    await hooks.run(hook, (), hooks.ads_text(self._running_ad(job, proc, started)))
+                    ad = self._running_ad(job, proc, started)
+                    await hooks.run(hook, (), hooks.ads_text(ad), account=account)
                 finally:
                     running = False
 
@@ -245,7 +258,7 @@ class Starter:
         ad["NumPids"] = 0
         ad["JobDuration"] = round(outcome.wall, 3)
         ad["ExitReason"] = _exit_reason(how, outcome)
-        await hooks.run(hook, (how,), hooks.ads_text(ad), str(box.scratch))
+        await hooks.run(hook, (how,), hooks.ads_text(ad), str(box.scratch), box.account)
 
     async def _heartbeats(self, every: float) -> None:
         while True:
