@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from condorx.classad import ClassAd
 from condorx.daemons.schedd.store import Key
 from condorx.daemons.starter.sandbox import STDERR, STDOUT
 from condorx.errors import CondorxError
+from condorx.plainfile import read_plain
 
 MARKER = "SpooledInputFiles"
 
@@ -98,23 +98,10 @@ def outputs(root: Path, key: Key, ad: ClassAd) -> dict[str, bytes]:
     for entry in sorted(directory.iterdir()):
         if entry.name in inputs and entry.name not in names:
             continue
-        data = _read_plain(entry)
+        data = read_plain(entry)
         if data is not None:
             found[names.get(entry.name, entry.name)] = data
     return found
-
-
-def _read_plain(path: Path) -> bytes | None:
-    """A regular file's bytes, never through a symbolic link (the directory is the
-    job owner's: a link there could point at what only this schedd may read)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return f.read()
 
 
 def gather(ad: ClassAd) -> tuple[dict[str, Any], dict[str, bytes]]:

@@ -16,6 +16,7 @@ from typing import IO
 from condorx.accounts import Account, as_account
 from condorx.classad import ClassAd
 from condorx.daemons.starter import launch
+from condorx.plainfile import read_plain
 
 STDOUT, STDERR = "_condor_stdout", "_condor_stderr"
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -129,26 +130,13 @@ class Sandbox:
         )
         out = {}
         for name in dict.fromkeys([STDOUT, STDERR, *names]):
-            data = _read_plain(self.scratch / _safe(name))
+            data = read_plain(self.scratch / _safe(name))
             if data is not None:
                 out[name] = data
         return out
 
     def remove(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
-
-
-def _read_plain(path: Path) -> bytes | None:
-    """A regular file's bytes, never through a symbolic link: the job may have left one
-    pointing at a file only this (root) starter can read."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return f.read()
 
 
 def _basename(path: object) -> str:
