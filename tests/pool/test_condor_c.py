@@ -115,6 +115,8 @@ def test_a_grid_job_runs_in_the_other_pool_and_its_output_comes_home(pools):
     events = (a.root / "job.log").read_text()
     assert "Job submitted" in events or "000 (" in events
     assert "005 (" in events  # terminated
+    assert f"Job submitted to grid resource\n    GridResource: {resource}\n" in events
+    assert f"    GridJobId: {resource} {remote_id}\n" in events
     # Once A has the output, B lets its job go, and its spool with it.
     wait_for(lambda: not jobs(b), "B to let its job go")
     assert not Path(row[3]).exists()

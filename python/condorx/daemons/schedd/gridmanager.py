@@ -190,8 +190,7 @@ class GridManager:
 
         def change(txn: Transaction) -> None:
             for key, remote_id in plan.adopt.items():
-                if txn.job(key) is not None:
-                    txn.set_attr(key, "GridJobId", f"{resource} {remote_id}")
+                _record(txn, key, resource, remote_id)
             for key, status in plan.mirror.items():
                 _mirror(txn, key, status, resource, now)
             for key, why in plan.hold.items():
@@ -303,8 +302,7 @@ class GridManager:
 
         def record(txn: Transaction) -> None:
             for key, remote_id in ids.items():
-                if txn.job(key) is not None:
-                    txn.set_attr(key, "GridJobId", f"{resource} {remote_id}")
+                _record(txn, key, resource, remote_id)
 
         await self.schedd.committer.run(record)
         log.info("submitted %d jobs to %s as cluster %d", len(batch), resource.schedd, cluster)
@@ -375,6 +373,15 @@ def _follow(plan: Plan, key: Key, ad: ClassAd, row: list[Any], resource: Resourc
         plan.hold[key] = f"the job was held by {resource.schedd}: {why}"
     elif remote_status == JobStatus.REMOVED:
         plan.hold[key] = f"the job was removed from the queue of {resource.schedd}"
+
+
+def _record(txn: Transaction, key: Key, resource: Resource, remote_id: str) -> None:
+    """The local job knows its remote job from now on (and its user log says so)."""
+    if txn.job(key) is None:
+        return
+    grid_id = f"{resource} {remote_id}"
+    txn.set_attr(key, "GridJobId", grid_id)
+    txn.event("grid_submit", key, resource=str(resource), grid_id=grid_id)
 
 
 def _mirror(txn: Transaction, key: Key, status: JobStatus, resource: Resource, now: int) -> None:

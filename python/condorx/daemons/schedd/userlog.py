@@ -19,6 +19,7 @@ from condorx.daemons.schedd.queue import Event
 
 SUBMIT, EXECUTE, EVICTED, ABORTED, TERMINATED, HELD, RELEASED = 0, 1, 4, 9, 5, 12, 13
 SUSPENDED, UNSUSPENDED = 10, 11
+GRID_SUBMIT = 27
 
 _USAGE = (
     "\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Run Remote Usage\n"
@@ -46,6 +47,12 @@ def format_event(ev: Event, head: str, schedd_addr: str) -> str | None:
 
     if ev.kind == "submit":
         return line(SUBMIT, f"Job submitted from host: {schedd_addr}")
+    if ev.kind == "grid_submit":
+        body = (
+            f"    GridResource: {info.get('resource', '')}\n"
+            f"    GridJobId: {info.get('grid_id', '')}\n"
+        )
+        return line(GRID_SUBMIT, "Job submitted to grid resource", body)
     if ev.kind == "execute":
         return line(EXECUTE, f"Job executing on host: {info.get('host', '')}")
     if ev.kind == "evict":
