@@ -52,11 +52,13 @@ class Account:
         return {"user": self.uid, "group": self.gid, "extra_groups": list(self.groups)}
 
     def give(self, directory: Path) -> None:
-        """Make the directory and everything in it this account's."""
-        os.chown(directory, self.uid, self.gid)
-        for root, dirs, files in os.walk(directory):
+        """Make the directory (made by root, for this account) and everything in it
+        this account's: its contents first, itself last, so the account can change
+        nothing in it while it is being handed over."""
+        for root, dirs, files in os.walk(directory, topdown=False):
             for name in [*dirs, *files]:
                 os.lchown(os.path.join(root, name), self.uid, self.gid)
+        os.chown(directory, self.uid, self.gid)
 
 
 NOBODY = "nobody"
@@ -66,8 +68,10 @@ def of_owner(owner: object) -> Account | None:
     """Whose rights a root daemon takes to read and write a job's own files: its owner's
     account, or nobody's when this machine has no such account. None when no switch is
     wanted (this daemon is not root, or the owner is root)."""
-    if os.geteuid() != 0 or not isinstance(owner, str) or owner in ("", "root"):
+    if os.geteuid() != 0 or owner == "root":
         return None
+    if not isinstance(owner, str) or not owner:
+        return Account.lookup(NOBODY)  # whoever it is, not root
     try:
         return Account.lookup(owner)
     except AccountError:

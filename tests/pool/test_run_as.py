@@ -103,3 +103,30 @@ def test_starter_hooks_run_as_the_jobs_account(open_pool):
     assert run_id(pool, "stranger", as_user(pool, "alice")) == "nobody"
     assert (pool.root / "out" / "prepared.nobody").read_text() == "nobody\n"
     assert not (pool.root / "out" / "prepared.root").exists()
+
+
+def test_a_sandboxed_route_reads_inputs_with_the_owners_rights(open_pool):
+    # The schedd copies a sandboxed copy's inputs into its spool and gives them to the
+    # job's account: read as root, a stranger's job could route /etc/shadow to itself.
+    route = (
+        "JOB_ROUTER_POLLING_PERIOD = 1\n"
+        'JOB_ROUTER_ENTRIES = [ name = "Boxed"; TargetUniverse = 5; requirements = true; '
+        "JobShouldBeSandboxed = true; ]\n"
+    )
+    pool = open_pool
+    with open(pool.config_file, "a") as f:
+        f.write(POOL + route)
+    pool.reload()
+    pool.start("collector", "schedd", "job_router")  # no startd: nothing runs it here
+    secret = pool.root / "secret"
+    secret.write_text("root only\n")
+    secret.chmod(0o600)
+    (pool.root / "boxed.sub").write_text(
+        f"executable = /bin/true\ntransfer_input_files = {secret}\nqueue\n"
+    )
+    pool.cli("condorx.cli.submit", "boxed.sub", env=as_user(pool, "alice"))
+    log = pool.root / "log" / "JobRouterLog"
+    wait_for(lambda: "Permission denied" in log.read_text(), "the route to be refused")
+    assert f"cannot read input file {secret}" in log.read_text()
+    ids = pool.cli("condorx.cli.q", "-allusers", "-af", "ClusterId").stdout.split()
+    assert ids == ["1"]  # no copy was made

@@ -127,8 +127,12 @@ class Router:
             except TransformError as e:
                 log.error("job %s: %s", _id(job), e)
                 continue
-            item = {"job": _id(job), "copy": copy_map(copy), "route": route.name}
-            todo.append({**item, "sandbox": True} if sandbox else item)
+            item: dict[str, Any] = {"job": _id(job), "copy": copy_map(copy), "route": route.name}
+            if sandbox:
+                item["sandbox"] = True
+                if route.evaluates("UseSharedX509UserProxy", job) is True:
+                    item["shared_proxy"] = copy.get("X509UserProxy")
+            todo.append(item)
             on_route[route.name] += 1
             idle[route.name] += 1
             room -= 1

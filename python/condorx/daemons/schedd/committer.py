@@ -60,6 +60,9 @@ class Committer:
                         item.result = item.change(txn)
                     except CondorxError as e:  # e.g. the job left the queue meanwhile
                         item.error = e
+                    except Exception as e:  # a bug in one change must not stop commits
+                        log.exception("a queue change failed")
+                        item.error = e
                 try:
                     await self.schedd.commit(txn)
                 except OSError as e:

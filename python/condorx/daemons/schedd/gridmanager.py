@@ -90,6 +90,12 @@ LOCAL_ONLY = frozenset(
         "RoutedTime",
     )
 )
+# Attributes that name files: set by the spooling, never by `remote_` attributes (one
+# user of this pool could otherwise name another's spooled proxy there).
+FILE_ATTRS = frozenset(
+    n.lower()
+    for n in ("Cmd", "In", "Out", "Err", "TransferInput", "X509UserProxy", "Iwd", "UserLog")
+)
 # The remote copy stays in its queue after completing until its output is fetched (ten
 # days at most, as HTCondor's gridmanager asks for).
 LEAVE_IN_QUEUE = (
@@ -156,6 +162,8 @@ class GridManager:
             except (OSError, wire.WireError) as e:
                 remote.forget()
                 log.warning("%s: %s; its %d jobs wait", resource, e, len(jobs))
+            except wire.RemoteError as e:  # refused: the other resources go on
+                log.warning("%s refused a request: %s", resource, e)
         return submitted
 
     async def _sync(self, remote: Remote, jobs: list[tuple[Key, ClassAd]]) -> int:
@@ -272,8 +280,15 @@ class GridManager:
             except spool.SpoolError as e:
                 failed[key] = str(e)
                 continue
+            own = sum(len(b) for b in files.values())
+            if own > BATCH_BYTES:
+                failed[key] = f"its input files ({own} bytes) are more than one spool takes"
+                continue
+            if size + own > BATCH_BYTES:
+                done += await self._send(client, batch, resource)
+                batch, size = [], 0
             batch.append((key, attrs, files))
-            size += sum(len(b) for b in files.values())
+            size += own
             if len(batch) >= BATCH or size >= BATCH_BYTES:
                 done += await self._send(client, batch, resource)
                 batch, size = [], 0
@@ -295,8 +310,20 @@ class GridManager:
             "procs": [attrs for _, attrs, _ in batch],
             "spool": [files for _, _, files in batch],
         }
-        async with client.channel() as ch:
-            reply = await ch.request(req)
+        try:
+            async with client.channel() as ch:
+                reply = await ch.request(req)
+        except wire.RemoteError as e:
+            # One bad job must not stop the rest: halves are tried until it is found,
+            # and held with the remote schedd's reason.
+            if len(batch) > 1:
+                half = len(batch) // 2
+                return await self._send(client, batch[:half], resource) + await self._send(
+                    client, batch[half:], resource
+                )
+            why = f"{resource.schedd} refused the job: {e}"
+            await self.schedd.committer.run(_holder({batch[0][0]: why}))
+            return 0
         cluster = int(reply["cluster"])
         ids = {key: f"{cluster}.{proc}" for proc, (key, _, _) in enumerate(batch)}
 
@@ -344,8 +371,10 @@ def _current(ad: ClassAd, rows: list[list[Any]]) -> tuple[list[Any] | None, list
     if isinstance(grid_id, str):
         wanted = grid_id.split()[-1]
         mine = [r for r in rows if _rid(r) == wanted]
-    else:  # not recorded yet: a live remote job of it is adopted
-        mine = [r for r in rows if r[3] != JobStatus.REMOVED][:1]
+    else:  # not recorded yet: a live remote job of it is adopted (a held or removed
+        # one is what an earlier hold here left: it goes)
+        live = (JobStatus.IDLE, JobStatus.RUNNING, JobStatus.SUSPENDED, JobStatus.COMPLETED)
+        mine = [r for r in rows if r[3] in live][:1]
     return (mine[0] if mine else None), [r for r in rows if r not in mine]
 
 
@@ -421,10 +450,18 @@ def _complete(txn: Transaction, key: Key, row: list[Any]) -> None:
         if name in FINAL and isinstance(value, int | float) and not isinstance(value, bool):
             txn.set_attr(key, name, value)
     txn.delete_attr(key, "GridJobId")
-    signal = row[ROWS.index("ExitSignal")] if row[ROWS.index("ExitBySignal")] else None
+    # The remote schedd's values, checked: a strange one must not stop this schedd.
+    signal = row[ROWS.index("ExitSignal")] if row[ROWS.index("ExitBySignal")] is True else None
     code = row[ROWS.index("ExitCode")]
-    how = t.Exit(code=code if isinstance(code, int) else None, signal=signal)
+    how = t.Exit(
+        code=code if _is_int(code) else None,
+        signal=signal if _is_int(signal) else None,
+    )
     t.exited(txn, key, how, int(time.time()))
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _holder(failed: dict[Key, str]) -> Callable[[Transaction], None]:
@@ -453,7 +490,8 @@ def remote_job(
     for name, value in wire.ad_to_wire(ad).items():
         low = name.lower()
         if low.startswith("remote_") and len(name) > 7:
-            overrides[name[7:]] = value
+            if name[7:].lower() not in FILE_ATTRS:  # the spool decides where files are
+                overrides[name[7:]] = value
         elif low not in PROTECTED and low not in LOCAL_ONLY and low not in routing.NOT_COPIED:
             attrs[name] = value
     paths, files = spool.gather(ad)

@@ -59,7 +59,7 @@ def _rotate(path: Path, rotation: Rotation) -> None:
         return
     if rotation.max_bytes <= 0 or size < rotation.max_bytes:
         return
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime())
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())  # UTC: no hour comes twice
     # Rotations within one second are numbered after the newest of them, so the order
     # of names stays the order of age even once the oldest are dropped.
     keys = [_stamp_key(p.name[len(path.name) + 1 :]) for p in rotated(path)]

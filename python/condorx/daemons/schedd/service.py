@@ -189,6 +189,10 @@ class Schedd:
             if not isinstance(attrs, dict):
                 raise Refused("bad-request", f"proc {proc}: expected a map of attributes")
             attrs = dict(attrs)
+            try:
+                spool.check_paths(attrs, files, f"proc {proc}")
+            except spool.SpoolError as e:
+                raise Refused("bad-request", str(e)) from None
             spool.mark(attrs, spool.job_dir(root, (cluster, proc)), files)
             out.append(attrs)
 
@@ -234,7 +238,14 @@ class Schedd:
             raise Refused("bad-request", "route: 'routes' must be a list")
         results: list[dict[str, str]] = []
         made: list[Key] = []
-        sandboxes = await trio.to_thread.run_sync(_gather_sandboxes, items)
+        owners = {
+            str(item.get("job")): ad.get("Owner")
+            for item in items
+            if isinstance(item, dict)
+            and (key := routing.parse_id(item.get("job"))) is not None
+            and (ad := self.queue.get(key)) is not None
+        }
+        sandboxes = await trio.to_thread.run_sync(_gather_sandboxes, items, owners)
         async with self.lock:
             now = _now()
             txn = self.queue.begin()
@@ -641,18 +652,31 @@ def _spooled_inputs(data: Any, count: int) -> list[dict[str, bytes]] | None:
 Sandbox = tuple[dict[str, Any], dict[str, bytes]]
 
 
-def _gather_sandboxes(items: list[Any]) -> list[Sandbox | str | None]:
+def _gather_sandboxes(items: list[Any], owners: dict[str, object]) -> list[Sandbox | str | None]:
     """For each route item that asks for a sandbox, its input files, read from where the
-    copy names them (or why they cannot be)."""
+    copy names them with its original's owner's rights (or why they cannot be). A
+    route's shared proxy is the pool's, read with this schedd's own."""
     out: list[Sandbox | str | None] = []
     for item in items:
         if not isinstance(item, dict) or not item.get("sandbox"):
             out.append(None)
             continue
         try:
-            out.append(spool.gather(wire.ad_from_wire(item.get("copy"), "routed copy")))
+            copy = wire.ad_from_wire(item.get("copy"), "routed copy")
+            shared = item.get("shared_proxy")
+            if isinstance(shared, str) and shared:
+                copy["X509UserProxy"] = "/dev/null"  # not the user's to read: below
+            owner = owners.get(str(item.get("job")))
+            paths, files = spool.gather(copy, owner or "nobody")
+            if isinstance(shared, str) and shared:
+                leaf = Path(shared).name
+                files[leaf] = Path(shared).read_bytes()
+                paths["X509UserProxy"] = leaf
+            out.append((paths, files))
         except (spool.SpoolError, wire.WireError) as e:
             out.append(str(e))
+        except OSError as e:
+            out.append(f"cannot read the shared proxy: {e.strerror}")
     return out
 
 

@@ -48,13 +48,31 @@ def check_names(files: Mapping[str, object], where: str) -> None:
             raise SpoolError(f"{where}: spooled file {name!r} is not bytes")
 
 
+def check_paths(attrs: Mapping[str, object], files: Mapping[str, bytes], where: str) -> None:
+    """A spooled job reads its inputs from its spool only: each file its ad names is one
+    of the files sent with it."""
+    for attr in ("Cmd", "In", "X509UserProxy", "TransferInput"):
+        value = next((v for k, v in attrs.items() if k.lower() == attr.lower()), None)
+        if value is None or value in ("", "/dev/null"):
+            continue
+        names = str(value).split(",") if attr == "TransferInput" else [str(value)]
+        for name in (n.strip() for n in names):
+            if name and name not in files:
+                raise SpoolError(f"{where}: {attr} names {name!r}, which was not spooled")
+
+
 def write(directory: Path, files: Mapping[str, bytes], owner: str | None = None) -> None:
     """Write the inputs, readable by the job's owner only (a root schedd gives the
     directory to the owner's account, whose rights its shadow then reads and writes
     with; the executable keeps its bits on the execute side, where the starter makes it
     executable)."""
     directory.parent.mkdir(parents=True, exist_ok=True)
-    directory.mkdir(exist_ok=True, mode=0o700)
+    if directory.exists() or directory.is_symlink():
+        # Left by a submission that never committed (its cluster id is given again):
+        # nothing of it may reach this job's owner.
+        remove(directory)
+        directory.unlink(missing_ok=True)
+    directory.mkdir(mode=0o700)
     for name, data in files.items():
         path = directory / name
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
@@ -104,13 +122,13 @@ def outputs(root: Path, key: Key, ad: ClassAd) -> dict[str, bytes]:
     return found
 
 
-def gather(ad: ClassAd) -> tuple[dict[str, Any], dict[str, bytes]]:
+def gather(ad: ClassAd, owner: object = None) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The job's input files (executable, stdin, X509 proxy, transfer_input_files), read
     from where its ad names them, and the attributes that name them by plain name once
     they are spooled (stdout and stderr too: the job writes them in its spool). Read
     with the job owner's rights."""
     try:
-        with accounts.as_account(accounts.of_owner(ad.get("Owner"))):
+        with accounts.as_account(accounts.of_owner(owner or ad.get("Owner"))):
             return _gather(ad)
     except accounts.AccountError as e:
         raise SpoolError(f"cannot read the input files: {e}") from None
