@@ -16,8 +16,11 @@ def _dir(cfg: Config, name: str, *fallback: str) -> Path:
         value = cfg.get(other)
         if value:
             return Path(value)
-    local = cfg.get("LOCAL_DIR") or os.path.join(os.path.expanduser("~"), ".condorx")
-    return Path(local) / name.lower()
+    return _local_dir(cfg) / name.lower()
+
+
+def _local_dir(cfg: Config) -> Path:
+    return Path(cfg.get("LOCAL_DIR") or os.path.join(os.path.expanduser("~"), ".condorx"))
 
 
 def spool(cfg: Config) -> Path:
@@ -52,13 +55,18 @@ def pool_key_file(cfg: Config) -> Path:
     name = cfg.get("SEC_TOKEN_POOL_SIGNING_KEY_FILE")
     if name:
         return Path(name)
-    local = cfg.get("LOCAL_DIR") or os.path.join(os.path.expanduser("~"), ".condorx")
-    return Path(local) / "passwords.d" / "POOL"
+    return _local_dir(cfg) / "passwords.d" / "POOL"
 
 
 def token_dir(cfg: Config) -> Path:
     name = cfg.get("SEC_TOKEN_DIRECTORY")
     return Path(name) if name else Path(os.path.expanduser("~")) / ".condorx" / "tokens.d"
+
+
+def grid_token_dir(cfg: Config) -> Path:
+    """The tokens this pool's schedd proves itself with to other pools' schedds."""
+    name = cfg.get("GRIDMANAGER_TOKEN_DIRECTORY")
+    return Path(name) if name else _local_dir(cfg) / "grid_tokens.d"
 
 
 def collector_address_file(cfg: Config) -> Path:

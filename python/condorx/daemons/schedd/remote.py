@@ -11,11 +11,9 @@ directory; the first one a remote schedd accepts is remembered for it.
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
-from condorx import security, wire
+from condorx import locate, security, wire
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import Credentials
 from condorx.client.schedd import ScheddClient
@@ -48,16 +46,8 @@ class Resource:
         return f"condor {self.schedd} {self.collector}"
 
 
-def token_dir(cfg: Config) -> Path:
-    name = cfg.get("GRIDMANAGER_TOKEN_DIRECTORY")
-    if name:
-        return Path(name)
-    local = cfg.get("LOCAL_DIR") or os.path.join(os.path.expanduser("~"), ".condorx")
-    return Path(local) / "grid_tokens.d"
-
-
 def tokens(cfg: Config) -> list[str]:
-    directory = token_dir(cfg)
+    directory = locate.grid_token_dir(cfg)
     found = []
     try:
         paths = sorted(directory.iterdir())
@@ -106,7 +96,7 @@ class Remote:
                 raise RemoteUnavailable(f"cannot reach {self.resource.schedd}: {e}") from None
             self.token = token
             return client
-        where = token_dir(self.cfg)
+        where = locate.grid_token_dir(self.cfg)
         why = "; ".join(refused) if refused else f"no token in {where}"
         raise RemoteUnavailable(f"{self.resource.schedd} accepts none of our tokens ({why})")
 
