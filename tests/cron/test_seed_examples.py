@@ -16,6 +16,7 @@ from condorx.classad import ClassAd, ExprTree
 from condorx.cron import CronSpec, next_runs
 from condorx.daemons.negotiator import eligible_constraint
 from condorx.daemons.schedd import deferral
+from condorx.daemons.starter import deferral as starter_deferral
 
 
 def utc(text: str) -> int:
@@ -36,13 +37,34 @@ def test_deferral_time_as_an_epoch_time():
     assert deferral_on_arrival(1136138400, 1136138400, 0) == ("start", 0)
 
 
-def test_current_time_plus_60_is_fixed_when_the_job_enters_the_queue():
-    # "The job always waits 60 seconds before beginning execution."
-    ad = ClassAd()
-    ad["DeferralTime"] = ExprTree("(CurrentTime + 60)")
-    deferral.fix_deferral_time(ad, 1_000_000)
-    assert ad["DeferralTime"] == 1_000_060
-    assert deferral_on_arrival(1_000_000, ad["DeferralTime"], 0) == ("wait", 60)
+def test_current_time_plus_60_is_evaluated_on_arrival_at_the_execute_machine():
+    # "The job always waits 60 seconds before beginning execution", however long it took
+    # to be matched: the starter evaluates the expression against its own clock.
+    job = ClassAd()
+    job["DeferralTime"] = ExprTree("(CurrentTime + 60)")
+    for arrival in (1_000_000, 1_000_500):
+        d = starter_deferral.of(job, arrival)
+        assert isinstance(d, starter_deferral.Deferral) and d.time == arrival + 60
+        assert starter_deferral.verdict(d, arrival) == ("wait", 60)
+
+
+def test_current_time_minus_60_with_a_window_of_120_always_runs():
+    # Seed 003: "always evaluates to 60 seconds in the past from the execution machine's
+    # current system time, but the job is still allowed to execute".
+    job = ClassAd()
+    job["DeferralTime"] = ExprTree("(CurrentTime - 60)")
+    job["DeferralWindow"] = 120
+    for arrival in (1_000_000, 1_900_000):
+        d = starter_deferral.of(job, arrival)
+        assert isinstance(d, starter_deferral.Deferral)
+        assert starter_deferral.verdict(d, arrival) == ("start", 0)
+
+
+def test_a_deferral_time_that_is_not_a_time_is_refused_on_arrival():
+    job = ClassAd()
+    job["DeferralTime"] = ExprTree('"noon"')
+    why = starter_deferral.of(job, 1_000_000)
+    assert isinstance(why, str) and "Invalid deferred execution time" in why
 
 
 @pytest.mark.parametrize(

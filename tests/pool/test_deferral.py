@@ -1,29 +1,31 @@
 """Job deferral on real daemons and the real clock: a deferred job waits (Running) and
 then runs; a job with a prep time is matched only that long before its time; a job
 inside its window runs at once; a job past its window is held with HoldReasonCode 20; a
-held waiting job never starts; a cron job runs at two successive minutes as one job."""
+held waiting job never starts; a suspended waiting job starts at its time and is at once
+suspended; a cron job runs at two successive minutes as one job."""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
-from test_jobs_run import history, queue, submit
+from test_jobs_run import _state, history, queue, submit
 
 from conftest import wait_for
 
 
 def test_a_deferred_job_waits_while_running_then_starts_on_time(running):
     stamp = running.root / "started-at"
+    deferral = int(time.time()) + 8
     c = submit(
         running,
         f"""
 executable = /bin/sh
 arguments = "-c 'date +%s > {stamp}'"
-deferral_time = CurrentTime + 6
+deferral_time = {deferral}
 queue
 """,
     )
-    deferral = int(queue(running, "DeferralTime")[0][0])
     wait_for(lambda: queue(running, "JobStatus") == [["2"]], "the job to be matched and wait")
     assert not stamp.exists() and time.time() < deferral  # running, but not started yet
     wait_for(
@@ -33,19 +35,46 @@ queue
     assert int(stamp.read_text()) >= deferral
 
 
-def test_a_prep_time_job_is_matched_only_that_long_before_its_time(running):
+def test_current_time_plus_n_waits_n_seconds_after_the_job_reaches_the_machine(running):
+    # The execute machine evaluates the expression when the job arrives (seed 003), so
+    # the job waits its 6 s in full however long it sat in the queue: here it is held at
+    # submission, released 4 s later, and still waits 6 s from then.
     stamp = running.root / "started-at"
     c = submit(
         running,
         f"""
 executable = /bin/sh
 arguments = "-c 'date +%s > {stamp}'"
-deferral_time = CurrentTime + 22
+deferral_time = (CurrentTime + 6)
+hold = true
+queue
+""",
+    )
+    long = running.cli("condorx.cli.q", "-l", str(c)).stdout
+    assert "DeferralTime = (CurrentTime + 6)" in long  # kept as written, not fixed
+    time.sleep(4)
+    released = int(time.time())
+    running.cli("condorx.cli.act:release", str(c))
+    wait_for(
+        lambda: history(running, "ClusterId", "JobStatus") == [[str(c), "4"]],
+        "the job to run",
+    )
+    assert int(stamp.read_text()) >= released + 6
+
+
+def test_a_prep_time_job_is_matched_only_that_long_before_its_time(running):
+    stamp = running.root / "started-at"
+    deferral = int(time.time()) + 22  # a time, as in the seed's example: an expression
+    c = submit(  # of CurrentTime would move with the clock and never come within prep
+        running,
+        f"""
+executable = /bin/sh
+arguments = "-c 'date +%s > {stamp}'"
+deferral_time = {deferral}
 deferral_prep_time = 10
 queue
 """,
     )
-    deferral = int(queue(running, "DeferralTime")[0][0])
     long = running.cli("condorx.cli.q", "-l", str(c)).stdout
     assert "((time() + DeferralPrepTime) >= DeferralTime)" in long  # the schedd's clause
     # Slots are free and the negotiator runs every 2 s, yet the job is not matched early.
@@ -99,6 +128,47 @@ queue
         f"the slot to be free again (was {slots})",
     )
     assert not stamp.exists()
+
+
+def _processes(mark: str) -> list[int]:
+    """The pids of processes whose command line contains `mark`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and mark in (entry / "cmdline").read_text():
+                found.append(int(entry.name))
+        except OSError:
+            continue  # it ended while we looked
+    return found
+
+
+def test_a_suspended_waiting_job_starts_at_its_time_and_is_suspended_at_once(running):
+    stamp = running.root / "ran"
+    deferral = int(time.time()) + 10
+    c = submit(
+        running,
+        f"""
+executable = /bin/sh
+arguments = "-c 'touch {stamp}; exec sleep 300'"
+deferral_time = {deferral}
+log = job.log
+queue
+""",
+    )
+    wait_for(lambda: queue(running, "JobStatus") == [["2"]], "the job to be waiting")
+    running.cli("condorx.cli.act:suspend", str(c))
+    assert queue(running, "JobStatus") == [["7"]]
+    assert _processes(str(stamp)) == [] and time.time() < deferral  # it still waits
+    (pid,) = wait_for(lambda: _processes(str(stamp)), "the job to start at its time", 20)
+    assert time.time() >= deferral
+    wait_for(lambda: _state(pid) == "T", "the job to be stopped")
+    time.sleep(1)  # stopped before its first instruction: it never got to touch
+    assert not stamp.exists() and queue(running, "JobStatus") == [["7"]]
+    running.cli("condorx.cli.act:resume", str(c))
+    assert queue(running, "JobStatus") == [["2"]]
+    wait_for(stamp.exists, "the resumed job to run")
+    running.cli("condorx.cli.act:rm", str(c))
+    wait_for(lambda: history(running, "JobStatus") == [["3"]], "the removed job to leave")
 
 
 def test_a_cron_job_runs_at_two_successive_minutes_as_one_job(running):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from jobs import cluster, procs
 from test_submit_query import _rows
 
@@ -40,6 +42,22 @@ def test_periodic_hold_then_release_then_remove(schedd):
         f"{c} 1 3 42 The job attribute PeriodicHold expression 'NumHolds < 1'"
         " evaluated to TRUE The job attribute PeriodicRemove expression"
     )
+
+
+def test_current_time_in_a_periodic_expression_is_the_time_now(schedd):
+    # The commonest policy there is: no job ad defines CurrentTime, yet it is the time now,
+    # as in HTCondor. QDate is in the past, so the first evaluation holds the job.
+    ad = cluster(schedd.root, PeriodicHold=Expr("(CurrentTime - QDate) >= 0"))
+    c = schedd.call(schedd.client().submit, ad, procs(1))
+    wait_for(
+        lambda: (
+            schedd.cli("condor_q", "-af", "ClusterId", "JobStatus", "HoldReasonCode").stdout.split()
+            == [str(c), "5", "3"]
+        ),
+        "the periodic hold",
+    )
+    now = int(schedd.cli("condor_q", str(c), "-af", "CurrentTime").stdout)
+    assert abs(now - time.time()) < 5
 
 
 def test_a_condor_hold_is_not_undone_by_periodic_release(schedd):

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::ast::{BinOp, Expr};
+use crate::calendar::now;
 use crate::classad::ClassAd;
 use crate::name::{Name, NameKind};
 use crate::ops;
@@ -326,18 +327,35 @@ impl<'a> Evaluator<'a> {
             if let Some(v) = self.attr_in_side(i, n) {
                 return v;
             }
-            return self.attr_in_side(1 - i, n).unwrap_or(Value::Undefined);
+            return self
+                .attr_in_side(1 - i, n)
+                .unwrap_or_else(|| Self::absent(n));
         }
         let scope = self.scope.clone();
         self.lookup_from(scope, n)
+    }
+
+    /// The value of a name no ad in scope defines: UNDEFINED, except `CurrentTime`, which
+    /// is the time now. HTCondor's daemons and tools see it so (their ads are born with
+    /// `CurrentTime = time()`, after old ClassAds' environment lookup), and every policy
+    /// written for them relies on it: `CurrentTime - EnteredCurrentStatus > 600`,
+    /// `DeferralTime = CurrentTime + 60`. An ad that defines CurrentTime itself wins.
+    fn absent(n: &Name) -> Value {
+        if n.text.eq_ignore_ascii_case("CurrentTime") {
+            Value::Int(now())
+        } else {
+            Value::Undefined
+        }
     }
 
     /// `n` in the ad of `scope`, then in the ads enclosing it (never in the other side).
     fn lookup_from(&mut self, mut s: Scope, n: &Name) -> Value {
         loop {
             match s {
-                Scope::None => return Value::Undefined,
-                Scope::Side(i) => return self.attr_in_side(i, n).unwrap_or(Value::Undefined),
+                Scope::None => return Self::absent(n),
+                Scope::Side(i) => {
+                    return self.attr_in_side(i, n).unwrap_or_else(|| Self::absent(n))
+                }
                 Scope::Nested(node) => {
                     if let Some(idx) = node.ad.get_index(n.hash, &n.text) {
                         let scope = Scope::Nested(node.clone());

@@ -1,6 +1,7 @@
 """The schedd's side of job deferral and CronTab scheduling.
 
-- A DeferralTime written as an expression becomes a time when the job enters the queue.
+- A DeferralTime written as an expression (`CurrentTime + 60`) stays one: the execute
+  machine evaluates it when the job arrives there, against its own clock (seed 003).
 - A job with a prep time is not matched until that many seconds before its DeferralTime:
   the schedd appends the clause to Requirements, whoever submitted the job (seed 003: "the
   next execution time for a job [is] in an expression appended to the job's Requirements").
@@ -39,13 +40,10 @@ ENTRY_NAMES = frozenset(
 
 def on_entry(ad: ClassAd, now: int) -> dict[str, Any]:
     """Settle a job's deferral as it enters the queue, in `ad` (a cluster ad, or a proc's
-    view chained to its cluster); returns what it set. The DeferralTime expression becomes
-    a time, the prep clause joins Requirements, and a cron job gets its next run, or is
-    held with code 25 when its schedule is invalid."""
+    view chained to its cluster); returns what it set. The prep clause joins Requirements,
+    and a cron job gets its next run, or is held with code 25 when its schedule is
+    invalid."""
     changes: dict[str, Any] = {}
-    fixed = fix_deferral_time(ad, now)
-    if fixed is not None:
-        changes["DeferralTime"] = fixed
     clause = prep_requirements(ad)
     if clause is not None:
         ad["Requirements"] = ExprTree(clause.text)
@@ -65,22 +63,6 @@ def on_entry(ad: ClassAd, now: int) -> dict[str, Any]:
         if name != "Requirements":
             ad[name] = value
     return changes
-
-
-def fix_deferral_time(ad: ClassAd, now: int) -> int | None:
-    """A DeferralTime written as an expression (`CurrentTime + 60`) becomes a time when the
-    job enters the queue, as the seed's example reads it ("the deferral time is 45 seconds
-    in the past as the job is available"); returns the time it set, if it set one."""
-    value = ad.get("DeferralTime")
-    if not isinstance(value, ExprTree):
-        return None
-    scope = ad.copy()
-    scope["CurrentTime"] = now
-    t = scope.eval("DeferralTime")
-    if isinstance(t, int | float) and not isinstance(t, bool):
-        ad["DeferralTime"] = int(t)
-        return int(t)
-    return None
 
 
 def prep_requirements(job: ClassAd) -> wire.Expr | None:

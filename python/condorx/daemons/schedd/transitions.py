@@ -352,8 +352,12 @@ def finish_running(txn: Transaction, key: Key, reply: dict[str, Any], now: int) 
     if isinstance(missed, dict):
         _set_status(txn, key, ad, JobStatus.IDLE, now)
         reason = (
-            f"Job missed its deferred execution time by {missed.get('late')} seconds"
-            f" (deferral window {missed.get('window', 0)} seconds)"
+            str(missed["invalid"])
+            if missed.get("invalid")
+            else (
+                f"Job missed its deferred execution time by {missed.get('late')} seconds"
+                f" (deferral window {missed.get('window', 0)} seconds)"
+            )
         )
         hold(txn, key, reason, HoldCode.MISSED_DEFERRED_EXECUTION_TIME, 0, now)
         return "held"

@@ -2,9 +2,12 @@
 files have arrived, starts at once when it is late by no more than its window, and
 otherwise is sent back to be held (HoldReasonCode 20, MissedDeferredExecutionTime).
 
-The times are the execute machine's clock, as the seed says: "Condor calculates the number
-of seconds between the execution machine's current system time to the job's deferral
-time"; a job late by "less than or equal to the deferral window" still starts.
+DeferralTime and the window are evaluated here, against the execute machine's clock, as
+the seeds say: "Condor calculates the number of seconds between the execution machine's
+current system time to the job's deferral time", and `DeferralTime = (CurrentTime - 60)`
+"always evaluates to 60 seconds in the past from the execution machine's current system
+time". So `CurrentTime + 60` always waits 60 s after the job arrives, however long the
+match took. A job late by "less than or equal to the deferral window" still starts.
 """
 
 from __future__ import annotations
@@ -21,15 +24,33 @@ class Deferral:
     window: int
 
 
-def of(job: ClassAd) -> Deferral | None:
-    """The job's deferral, when its DeferralTime is a time (the schedd evaluated it)."""
-    t = job.get("DeferralTime")
-    if not isinstance(t, int) or isinstance(t, bool):
+def _int(value: object) -> int | None:
+    if isinstance(value, bool):
         return None
-    window = job.get("DeferralWindow")
-    if not isinstance(window, int) or isinstance(window, bool):
-        window = job.get("CronWindow")
-    return Deferral(t, window if isinstance(window, int) and window > 0 else 0)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value == value and abs(value) < 2**62:  # not NaN
+        return int(value)
+    return None
+
+
+def of(job: ClassAd, now: float) -> Deferral | str | None:
+    """The job's deferral evaluated at `now`; None when it has none; why, when its
+    DeferralTime is not a time (HTCondor's starter refuses it the same way)."""
+    if job.get("DeferralTime") is None:
+        return None
+    scope = job.copy()
+    scope["CurrentTime"] = int(now)
+    t = _int(scope.eval("DeferralTime"))
+    if t is None or t <= 0:
+        shown = t if t is not None else job.get("DeferralTime")
+        return f"Invalid deferred execution time {shown!s}: it is not a time after 1970"
+    window = None
+    for name in ("DeferralWindow", "CronWindow"):
+        if job.get(name) is not None:
+            window = _int(scope.eval(name))
+            break
+    return Deferral(t, window if window is not None and window > 0 else 0)
 
 
 def verdict(d: Deferral, now: float) -> tuple[str, int]:

@@ -97,10 +97,14 @@ class Starter:
 
     async def _wait_for_deferral(self, job: Any, heartbeat: float) -> str | None:
         """None when the job may start now; else the frame kind that ends the run."""
-        d = deferral.of(job)
+        arrived = time.time()
+        d = deferral.of(job, arrived)
         if d is None:
             return None
-        kind, seconds = deferral.verdict(d, time.time())
+        if isinstance(d, str):
+            await self.send({"missed": {"invalid": d}})
+            return "missed"
+        kind, seconds = deferral.verdict(d, arrived)
         if kind == "missed":
             await self.send(
                 {"missed": {"late": int(seconds), "deferral_time": d.time, "window": d.window}}
