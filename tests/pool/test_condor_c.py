@@ -144,6 +144,28 @@ def test_removing_or_holding_a_grid_job_removes_its_remote_job(pools):
     assert next(iter(jobs(b))) != held
 
 
+def test_a_remote_job_left_with_no_local_job_naming_its_pool_is_removed(pools):
+    a, b = pools
+    resource = start(a, b, startd=False)
+    c = submit(a, resource, write_job(a))
+    job = f"{c}.0"
+    wait_for(lambda: jobs(b), "the job in pool B")
+    remote_id = next(iter(jobs(b)))
+    wait_for(lambda: jobs(a, "GridJobId")[job] != ["undefined"], "A to record its remote job")
+    # B's schedd is away, so A cannot remove the remote job; a second condor_rm forces
+    # the local job out, and no job in A's queue names pool B any more.
+    b.daemon("schedd").stop()
+    a.cli("condorx.cli.act:rm", job)
+    a.cli("condorx.cli.act:rm", job)
+    assert job not in jobs(a)
+    known = a.root / "spool" / "grid_resources"
+    assert known.read_text() == f"{resource}\n"  # A remembers it submitted there
+    b.daemon("schedd").start()
+    wait_for(lambda: remote_id not in jobs(b), "the left-behind remote job to be removed")
+    assert history(b, "JobStatus")[remote_id] == ["3"]
+    wait_for(lambda: known.read_text() == "", "A to stop visiting B, nothing of its left")
+
+
 def test_a_hold_in_the_remote_pool_holds_the_job_here(pools):
     a, b = pools
     resource = start(a, b, startd=False)
@@ -155,6 +177,27 @@ def test_a_hold_in_the_remote_pool_holds_the_job_here(pools):
     reason = a.cli("condorx.cli.q", "-af", "HoldReason").stdout
     assert B_NAME in reason and "disk full at B" in reason
     wait_for(lambda: not jobs(b), "the held job's remote job to be removed")
+
+
+def test_output_that_cannot_be_written_home_holds_the_job_until_released(pools):
+    a, b = pools
+    resource = start(a, b)
+    blocker = a.root / "results"
+    blocker.write_text("a file where the output's directory should be\n")
+    body = write_job(a).replace("output = job.out", "output = results/job.out")
+    c = submit(a, resource, body)
+    job = f"{c}.0"
+    # The job completes in B, but A cannot store its output: held, never completed.
+    wait_for(lambda: jobs(a, "JobStatus").get(job) == ["5"], "the job held in A", timeout=60)
+    code, reason = jobs(a, "HoldReasonCode", "HoldReason")[job]
+    assert code == "12" and f"Cannot make directory {blocker} for output file" in reason
+    assert job not in history(a, "JobStatus")
+    wait_for(lambda: not jobs(b), "B to let the finished remote job go")
+    # Once the way is clear, released, it runs again and completes with its output.
+    blocker.unlink()
+    a.cli("condorx.cli.act:release", job)
+    wait_for(lambda: job in history(a, "JobStatus"), "the job to complete", timeout=60)
+    assert (a.root / "results" / "job.out").read_text().startswith("hello from ")
 
 
 def test_without_a_token_the_remote_pool_accepts_nothing(pools):

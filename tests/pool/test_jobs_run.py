@@ -3,8 +3,11 @@ schedd) on loopback, driven with condor_submit and watched with condor_q/history
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
+
+import pytest
 
 from conftest import wait_for
 
@@ -47,6 +50,30 @@ queue 3
     log = (running.root / "job.log").read_text()
     assert log.count("Job executing on host") == 3 and log.count("Job terminated.") == 3
     assert "(1) Normal termination (return value 2)" in log
+
+
+@pytest.mark.parametrize(
+    ("transfer", "code", "err", "reason"),
+    [
+        # The job ran, but the schedd cannot store its output (code 12, DownloadFileError).
+        ("YES", "12", errno.EEXIST, "Cannot make directory {blocker} for output file"),
+        # On a shared file system the starter cannot open it (code 7, UnableToOpenOutput).
+        ("NO", "7", errno.ENOTDIR, "cannot open {blocker}/out: Not a directory"),
+    ],
+)
+def test_output_that_cannot_be_written_holds_the_job(running, transfer, code, err, reason):
+    blocker = running.root / "results"
+    blocker.write_text("a file where the output's directory should be\n")
+    c = submit(
+        running,
+        "executable = /bin/echo\narguments = hi\noutput = results/out\n"
+        f"should_transfer_files = {transfer}\nqueue\n",
+    )
+    wait_for(lambda: queue(running, "JobStatus") == [["5"]], "the job to be held")
+    (row,) = queue(running, "ClusterId", "HoldReasonCode", "HoldReasonSubCode", "HoldReason")
+    assert row[:3] == [str(c), code, str(err)]
+    assert reason.format(blocker=blocker) in " ".join(row[3:])
+    assert history(running, "ClusterId") == []  # held, never completed without its output
 
 
 def test_a_job_killed_by_a_signal_is_recorded_so(running):

@@ -30,15 +30,16 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from condorx import wire
+from condorx import locate, wire
 from condorx.attrs import PROTECTED, HoldCode, JobStatus
 from condorx.classad import ClassAd
 from condorx.client.schedd import ScheddClient
 from condorx.daemons.schedd import grid, routing, spool
 from condorx.daemons.schedd import transitions as t
+from condorx.daemons.schedd.grid_resources import KnownResources
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.remote import Remote, RemoteUnavailable, Resource
-from condorx.daemons.schedd.shadow import write_outputs
+from condorx.daemons.schedd.shadow import OutputFailure, write_outputs
 from condorx.daemons.schedd.store import Key
 
 if TYPE_CHECKING:
@@ -126,6 +127,7 @@ class GridManager:
         self.cfg = schedd.cfg
         self.interval = max(1, self.cfg.get_int("GRIDMANAGER_JOB_PROBE_INTERVAL", 60))
         self.remotes: dict[Resource, Remote] = {}
+        self.known = KnownResources(locate.spool(self.cfg) / "grid_resources")
         self.wake = trio.Event()
 
     def poke(self) -> None:
@@ -152,6 +154,8 @@ class GridManager:
             resource = Resource.parse(ad.get("GridResource"))
             if resource is not None:
                 by_resource.setdefault(resource, []).append((key, ad))
+        for resource in self.known:  # jobs of ours may remain there with none here
+            by_resource.setdefault(resource, [])
         submitted = 0
         for resource, jobs in by_resource.items():
             remote = self.remotes.setdefault(resource, Remote(self.cfg, resource))
@@ -169,6 +173,9 @@ class GridManager:
     async def _sync(self, remote: Remote, jobs: list[tuple[Key, ClassAd]]) -> int:
         client = await remote.client()
         found = await self._remote_jobs(client, remote.identity)
+        if not jobs and not found:  # nothing of ours either side: no need to visit it
+            await trio.to_thread.run_sync(self.known.discard, remote.resource)
+            return 0
         plan = _plan(jobs, found, remote.resource)
         await self._apply_local(plan, remote.resource)
         await self._finish(client, plan, jobs, remote.resource)
@@ -223,6 +230,7 @@ class GridManager:
             return
         ads = dict(jobs)
         done: list[tuple[Key, list[Any]]] = []
+        unwritten: dict[Key, OutputFailure] = {}
         async with client.channel() as ch:
             for key, row in plan.finish.items():
                 try:
@@ -230,15 +238,20 @@ class GridManager:
                 except wire.RemoteError as e:
                     log.warning("job %d.%d: cannot fetch the output of %s: %s", *key, _rid(row), e)
                     continue
-                try:
-                    await trio.to_thread.run_sync(write_outputs, ads[key], reply.get("files") or {})
-                except OSError as e:  # write_outputs logs per file; this is the directory
-                    log.warning("job %d.%d: cannot write its output: %s", *key, e)
+                files = reply.get("files") or {}
+                failure = await trio.to_thread.run_sync(write_outputs, ads[key], files)
+                if failure is not None:
+                    # Not completed without its output: held, and (held) its remote job
+                    # is removed on the next pass. Released, it runs again.
+                    unwritten[key] = failure
+                    continue
                 done.append((key, row))
                 if len(done) >= BATCH:
                     await self._complete(done, plan, resource)
                     done = []
         await self._complete(done, plan, resource)
+        if unwritten:
+            await self.schedd.committer.run(_output_holder(unwritten))
 
     async def _complete(
         self, done: list[tuple[Key, list[Any]]], plan: Plan, resource: Resource
@@ -265,6 +278,8 @@ class GridManager:
     # -- submitting -----------------------------------------------------------------------
 
     async def _submit(self, client: ScheddClient, keys: list[Key], resource: Resource) -> int:
+        if keys and resource not in self.known:
+            await trio.to_thread.run_sync(self.known.add, resource)
         done = 0
         batch: list[tuple[Key, dict[str, Any], dict[str, bytes]]] = []
         size = 0
@@ -470,6 +485,17 @@ def _holder(failed: dict[Key, str]) -> Callable[[Transaction], None]:
         for key, why in failed.items():
             if txn.job(key) is not None:
                 t.hold(txn, key, why, HoldCode.UPLOAD_FILE_ERROR, 0, now, by="gridmanager")
+
+    return change
+
+
+def _output_holder(failed: dict[Key, OutputFailure]) -> Callable[[Transaction], None]:
+    def change(txn: Transaction) -> None:
+        now = int(time.time())
+        for key, why in failed.items():
+            if txn.job(key) is not None:
+                code = HoldCode.DOWNLOAD_FILE_ERROR
+                t.hold(txn, key, why.reason, code, why.errno, now, by="gridmanager")
 
     return change
 

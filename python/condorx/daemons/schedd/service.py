@@ -104,6 +104,7 @@ class Schedd:
             txn.write()
 
         await trio.to_thread.run_sync(durable)
+        txn.durable = True
         txn.apply()
         self.changed.set()
         await self._user_log(txn)
@@ -168,7 +169,7 @@ class Schedd:
                 )
                 await self.commit(txn)
             except BaseException:
-                if inputs is not None and wanted is not None:
+                if inputs is not None and wanted is not None and not txn.durable:
                     self._unspool(wanted, len(procs))
                 raise
         self.reserved.pop(cluster, None)
@@ -267,7 +268,8 @@ class Schedd:
             try:
                 await self.commit(txn)
             except BaseException:
-                await trio.to_thread.run_sync(_remove_dirs, list(writes))
+                if not txn.durable:  # (no await here: this may be a cancellation)
+                    _remove_dirs(list(writes))
                 raise
         # A copy for this pool's slots (TargetUniverse 5) may reuse claims; a grid copy not.
         local = [k for k in made if (ad := self.queue.get(k)) and ad.get("JobUniverse") != 9]

@@ -180,7 +180,11 @@ class Shadows:
                 log.warning("job %d.%d lost its startd %s: %s", *key, claim.slot, e)
                 await self.schedd.lost(key, f"lost contact with {claim.slot}: {e}")
                 return False
-            await trio.to_thread.run_sync(write_outputs, ad, reply.get("files") or {})
+            failure = await trio.to_thread.run_sync(write_outputs, ad, reply.get("files") or {})
+            if failure is not None:
+                # The job ran, but its output is not where it belongs: held, to run again.
+                reply = {**reply, "failed": failure.reason, "hold_code": 12}
+                reply["hold_subcode"] = failure.errno
             await self.schedd.finished(key, reply)
             # The startd ended the claim with the job (its policy took the job off, or
             # the claim is past its CLAIM_WORKLIFE): the claim takes no other job.
@@ -279,17 +283,29 @@ def _read_inputs(ad: ClassAd) -> dict[str, bytes]:
     return files
 
 
-def write_outputs(ad: ClassAd, files: dict[str, bytes]) -> None:
-    """Write the job's output where its ad says, with its owner's rights."""
+@dataclass(frozen=True)
+class OutputFailure:
+    """Why some of a job's output could not be written: the job is held for it (code 12,
+    as HTCondor holds a job whose output it cannot store), never completed without it."""
+
+    reason: str
+    errno: int
+
+
+def write_outputs(ad: ClassAd, files: dict[str, bytes]) -> OutputFailure | None:
+    """Write the job's output where its ad says, with its owner's rights; every file is
+    tried, and the first failure is returned."""
     try:
         with accounts.as_account(accounts.of_owner(ad.get("Owner"))):
-            _write_outputs(ad, files)
+            return _write_outputs(ad, files)
     except accounts.AccountError as e:
         log.warning("cannot write the output of %s: %s", ad.get("GlobalJobId"), e)
+        return OutputFailure(f"Cannot write the job's output: {e}", 0)
 
 
-def _write_outputs(ad: ClassAd, files: dict[str, bytes]) -> None:
+def _write_outputs(ad: ClassAd, files: dict[str, bytes]) -> OutputFailure | None:
     iwd = Path(str(ad.get("Iwd") or "/"))
+    failed: OutputFailure | None = None
     for name, data in files.items():
         if name == STDOUT:
             target = ad.get("Out")
@@ -300,8 +316,21 @@ def _write_outputs(ad: ClassAd, files: dict[str, bytes]) -> None:
         if not isinstance(target, str) or target in ("", "/dev/null"):
             continue
         target = str(iwd / target)  # a relative Out or Err is under the job's Iwd
+        where = Path(target)
         try:
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
-            Path(target).write_bytes(data)
+            where.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            failed = failed or OutputFailure(
+                f"Cannot make directory {where.parent} for output file {target}: {e.strerror}",
+                e.errno or 0,
+            )
+            log.warning("%s", failed.reason)
+            continue
+        try:
+            where.write_bytes(data)
         except OSError as e:
             log.warning("cannot write %s: %s", target, e.strerror)
+            if failed is None:
+                why = f"Cannot write output file {target}: {e.strerror}"
+                failed = OutputFailure(why, e.errno or 0)
+    return failed

@@ -22,6 +22,15 @@ STDOUT, STDERR = "_condor_stdout", "_condor_stderr"
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
+class StdioError(OSError):
+    """The job's standard input or output could not be opened: held with HTCondor's
+    code for it (7, UnableToOpenOutput; 8, UnableToOpenInput) and the errno as subcode."""
+
+    def __init__(self, path: Path, code: int, e: OSError) -> None:
+        super().__init__(e.errno, f"cannot open {path}: {e.strerror}")
+        self.code = code
+
+
 @dataclass
 class Sandbox:
     job: ClassAd
@@ -103,10 +112,13 @@ class Sandbox:
                 (stdout, append, "ab"),
                 (stderr, append, "ab"),
             ):
-                if self.transfer and path.parent == self.scratch:
-                    fd = os.open(path.name, flags | os.O_NOFOLLOW, 0o644, dir_fd=here)
-                else:
-                    fd = os.open(path, flags, 0o644)
+                try:
+                    if self.transfer and path.parent == self.scratch:
+                        fd = os.open(path.name, flags | os.O_NOFOLLOW, 0o644, dir_fd=here)
+                    else:
+                        fd = os.open(path, flags, 0o644)
+                except OSError as e:
+                    raise StdioError(path, 8 if mode == "rb" else 7, e) from None
                 files.append(opened.enter_context(os.fdopen(fd, mode)))
         return files[0], files[1], files[2]
 

@@ -40,7 +40,7 @@ from condorx.accounts import Account, AccountError
 from condorx.attrs import HoldCode
 from condorx.classad import ClassAd
 from condorx.daemons.starter import deferral, launch, usage
-from condorx.daemons.starter.sandbox import Sandbox
+from condorx.daemons.starter.sandbox import Sandbox, StdioError
 
 log = logging.getLogger("condorx.starter")
 
@@ -150,6 +150,10 @@ class Starter:
                 return
             try:
                 self.proc = box.process(str(req.get("slot", "")), launch.Process)
+            except StdioError as e:
+                why = f"cannot start {job.get('Cmd')}: {e.strerror}"
+                await self.send({"failed": why, "hold_code": e.code, "hold_subcode": e.errno})
+                return
             except OSError as e:
                 await self.send({"failed": f"cannot start {job.get('Cmd')}: {e.strerror}"})
                 return
