@@ -198,3 +198,28 @@ queue
     assert starts[1] - starts[0] >= 58  # never two at once
     log = (running.root / "job.log").read_text()
     assert log.count("Job executing on host") == 2
+
+
+def test_condor_reconfig_recomputes_cron_times_in_the_new_zone(pool):
+    with open(pool.config_file, "a") as f:
+        f.write("DAEMON_LIST = MASTER, COLLECTOR, SCHEDD\nCRON_TIME_ZONE = UTC\n")
+    pool.reload()
+    pool.start("master")
+    up = lambda: pool.cli("condorx.cli.q", "-af", "ClusterId", check=False).returncode == 0  # noqa: E731
+    wait_for(up, "the master to start a schedd")
+    submit(pool, "executable = /bin/true\ncron_minute = 0\ncron_hour = 12\nqueue\n")
+    first = int(queue(pool, "DeferralTime")[0][0])
+    assert time.gmtime(first).tm_hour == 12  # noon, UTC
+    with open(pool.config_file, "a") as f:
+        f.write("CRON_TIME_ZONE = Asia/Tokyo\n")  # UTC+9, no daylight saving
+    pool.cli("condorx.cli.pool:reconfig")  # the schedd restarts, and recomputes
+
+    def next_run() -> int | None:
+        r = pool.cli("condorx.cli.q", "-af", "DeferralTime", check=False)
+        return int(r.stdout) if r.returncode == 0 else None  # (None while it restarts)
+
+    wait_for(
+        lambda: (t := next_run()) is not None and time.gmtime(t).tm_hour == 3,
+        "the next run to be noon in Tokyo (03:00 UTC)",
+    )
+    assert 0 < (next_run() or 0) - time.time() <= 86400
