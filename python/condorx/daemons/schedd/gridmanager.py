@@ -128,6 +128,7 @@ class GridManager:
         self.interval = max(1, self.cfg.get_int("GRIDMANAGER_JOB_PROBE_INTERVAL", 60))
         self.remotes: dict[Resource, Remote] = {}
         self.known = KnownResources(locate.spool(self.cfg) / "grid_resources")
+        self.down: set[Resource] = set()  # resources whose last pass failed
         self.wake = trio.Event()
 
     def poke(self) -> None:
@@ -163,12 +164,38 @@ class GridManager:
                 submitted += await self._sync(remote, jobs)
             except RemoteUnavailable as e:
                 log.warning("%s: %s; its %d jobs wait", resource, e, len(jobs))
+                await self._resource_is(resource, jobs, up=False)
             except (OSError, wire.WireError) as e:
                 remote.forget()
                 log.warning("%s: %s; its %d jobs wait", resource, e, len(jobs))
+                await self._resource_is(resource, jobs, up=False)
             except wire.RemoteError as e:  # refused: the other resources go on
                 log.warning("%s refused a request: %s", resource, e)
+            else:
+                await self._resource_is(resource, jobs, up=True)
         return submitted
+
+    async def _resource_is(
+        self, resource: Resource, jobs: list[tuple[Key, ClassAd]], *, up: bool
+    ) -> None:
+        """A resource found down, or up again: the user logs of the jobs it holds say so
+        (events 025 and 026), once per change."""
+        if up == (resource not in self.down):
+            return
+        if up:
+            self.down.discard(resource)
+        else:
+            self.down.add(resource)
+        there = [k for k, ad in jobs if "GridJobId" in ad and t.status_of(ad) in ACTIVE]
+        if not there:
+            return
+
+        def note(txn: Transaction) -> None:
+            for key in there:
+                if txn.job(key) is not None:
+                    txn.event("grid_up" if up else "grid_down", key, resource=str(resource))
+
+        await self.schedd.committer.run(note)
 
     async def _sync(self, remote: Remote, jobs: list[tuple[Key, ClassAd]]) -> int:
         client = await remote.client()

@@ -19,7 +19,7 @@ from condorx.daemons.schedd.queue import Event
 
 SUBMIT, EXECUTE, EVICTED, ABORTED, TERMINATED, HELD, RELEASED = 0, 1, 4, 9, 5, 12, 13
 SUSPENDED, UNSUSPENDED = 10, 11
-GRID_SUBMIT = 27
+GRID_DOWN, GRID_UP, GRID_SUBMIT = 25, 26, 27
 
 _USAGE = (
     "\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Run Remote Usage\n"
@@ -53,6 +53,11 @@ def format_event(ev: Event, head: str, schedd_addr: str) -> str | None:
             f"    GridJobId: {info.get('grid_id', '')}\n"
         )
         return line(GRID_SUBMIT, "Job submitted to grid resource", body)
+    if ev.kind in ("grid_down", "grid_up"):
+        body = f"    GridResource: {info.get('resource', '')}\n"
+        if ev.kind == "grid_down":
+            return line(GRID_DOWN, "Detected Down Grid Resource", body)
+        return line(GRID_UP, "Detected Up Grid Resource", body)
     if ev.kind == "execute":
         return line(EXECUTE, f"Job executing on host: {info.get('host', '')}")
     if ev.kind == "evict":
