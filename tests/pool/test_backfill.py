@@ -106,3 +106,11 @@ def test_a_claim_that_comes_while_the_client_is_killed_waits_for_it(pool):
     assert seen[seen.index(28) :][:4] == [28, 29, 31, 11]
     log = (pool.root / "log" / "StartLog").read_text()
     assert log.index("exited with status") < log.index("(transition 29:")
+
+
+def test_a_startd_killed_with_9_takes_its_backfill_client_with_it(pool):
+    pids = start(pool, 1)
+    wait_for(lambda: slot_states(pool) == ["Backfill/Busy"], "the slot to backfill")
+    client, child = (int(x) for x in pids.read_text().split())
+    pool.daemon("startd").kill9()  # no chance to clean up
+    wait_for(lambda: not alive(client) and not alive(child), "the client and its child to die")

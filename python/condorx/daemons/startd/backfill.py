@@ -14,16 +14,18 @@ The client is whatever the configuration names, HTCondor's way:
 One client per startd, shared by every slot in Backfill ("only the first machine to enter
 Backfill/Idle will cause a copy of the BOINC client to start running"). It runs in a
 process group of its own, so killing it kills its descendants too; it is killed when the
-last slot using it leaves Backfill.
+last slot using it leaves Backfill, and when the startd dies (`lifeline`).
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import shlex
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,10 +113,13 @@ class BackfillClient:
         try:
             out = open(spec.stdout, "ab") if spec.stdout else subprocess.DEVNULL
             err = open(spec.stderr, "ab") if spec.stderr else subprocess.DEVNULL
+            if not os.access(spec.argv[0], os.X_OK):
+                raise OSError(errno.EACCES, f"{spec.argv[0]} is not an executable")
+            # On a lifeline: if this startd dies, even by kill -9, the client dies too.
             self.process = await trio.lowlevel.open_process(
-                spec.argv,
+                [sys.executable, "-m", "condorx.daemons.startd.lifeline", *spec.argv],
                 cwd=spec.cwd,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE,  # ours alone: its end of file is our death
                 stdout=out,
                 stderr=err,
                 start_new_session=True,  # its own process group: killed with its children
