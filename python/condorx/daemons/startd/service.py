@@ -101,6 +101,7 @@ class Startd:
         self.benchmarking = False
         self.collector = CollectorClient(cfg, daemon_credentials(cfg))
         self.changed = trio.Event()
+        self.stepped = trio.Event()  # set (and replaced) at every transition
         self.wake = trio.Event()
         self.starters: dict[str, StarterProcess] = {}
         self.backfill = BackfillClient(ClientSpec.from_config(cfg), self.wake_up)
@@ -271,6 +272,14 @@ class Startd:
         self._touch()
         if step.action is not None:
             await self._act(slot, step, now)
+        self.stepped.set()  # wake whoever waits for a slot to move on
+        self.stepped = trio.Event()
+
+    async def _next_step(self, longest: float = 0.5) -> None:
+        """Until some slot takes a transition; at most `longest` seconds, for the changes
+        that come by no transition (a match that lapses)."""
+        with trio.move_on_after(longest):
+            await self.stepped.wait()
 
     async def _act(self, slot: Slot, step: Step, now: float) -> None:
         claim = slot.claim
@@ -612,7 +621,7 @@ class Startd:
         while slot.claim is not claim:
             if slot.next_claim is not claim:
                 raise Refused("not-found", "the preempting match went away")
-            await trio.sleep(0.2)
+            await self._next_step()
         claim.claimed_at = self.now()
         claim.schedd = str(req.get("schedd") or claim.schedd)
         claim.client_machine = str(req.get("client_machine", ""))
@@ -626,7 +635,7 @@ class Startd:
         await self.settle(slot)
         with trio.move_on_after(self.killing_timeout + 10):
             while slot.state != "Claimed":
-                await trio.sleep(0.1)
+                await self._next_step()
                 await self.settle(slot)
         if slot.state != "Claimed":
             raise Refused("busy", f"the backfill client on {slot.name} would not stop")
