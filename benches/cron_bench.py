@@ -1,20 +1,22 @@
 """CronTab next-run times: condorx's Rust core beside croniter, and the schedd's reconfig pass.
 
-    python benches/cron_bench.py [--schedules 100000] [--peer 20000] [--jobs 100000]
+    python benches/cron_bench.py [--schedules 100000] [--peer 100000] [--jobs 100000]
 
 1. Next run times for --schedules random schedules (numbers, ranges, steps and lists in
    every field; one fixed seed), each from its own random start time in 2000-2060, UTC:
    - condorx in one call (`cron.next_run_each`, as the schedd's reconfig pass uses it);
    - condorx one Python call per schedule (`cron.next_runs`, as condor_submit uses it);
-   - croniter, the named peer, on the first --peer of the same schedules (it is slow enough
-     that the whole set would take minutes), as a rate, each schedule written as croniter
-     reads it the way HTCondor does (condorx.testing.croniter_peer). Its answers are
-     compared with condorx's on that sample.
+   - croniter, the named peer, on the same schedules (all of them by default, about a
+     minute; --peer N for the first N only), each written as croniter reads it the way
+     HTCondor does (condorx.testing.croniter_peer). Its answers are compared with
+     condorx's, schedule by schedule.
 2. The reconfig pass: a real schedd holding --jobs idle cron jobs (ten clusters, each proc
    with its own random schedule) is restarted with CRON_TIME_ZONE changed from UTC to
    Asia/Tokyo; the schedd logs how long its pass took to recompute every job's DeferralTime
-   and make the new times durable. Target: < 1 s. Also printed: the restart until the
-   schedd answers with the whole queue.
+   in its queue (derived state: the new times reach the disk with each job's next change,
+   and a restart computes them again; a schedule found invalid is held, and that hold is
+   committed). Target: < 1 s. Also printed: the restart until the schedd answers with the
+   whole queue.
 """
 
 from __future__ import annotations
@@ -191,7 +193,7 @@ def _pass_line(log: Path) -> str:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--schedules", type=int, default=100_000)
-    p.add_argument("--peer", type=int, default=20_000)
+    p.add_argument("--peer", type=int, default=100_000)
     p.add_argument("--jobs", type=int, default=100_000)
     args = p.parse_args()
     next_run_part(args.schedules, min(args.peer, args.schedules))

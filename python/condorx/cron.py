@@ -14,10 +14,31 @@ from typing import Any
 
 from condorx._core import ClassAd, CronError, cron_check, cron_next_run_each, cron_next_runs
 
-__all__ = ["ATTRIBUTES", "CronError", "CronSpec", "next_run_each", "next_runs", "parse"]
+__all__ = [
+    "ATTRIBUTES",
+    "CronError",
+    "CronSpec",
+    "due_clause",
+    "next_run_each",
+    "next_runs",
+    "parse",
+]
 
 # The job attributes of the five fields, in crontab order.
 ATTRIBUTES = ("CronMinute", "CronHour", "CronDayOfMonth", "CronMonth", "CronDayOfWeek")
+
+
+def due_clause(schedd_interval: int, now: str = "time()") -> str:
+    """The ClassAd clause that holds for a job that may be sent to a machine now: any job
+    but a cron job, and a cron job once `(CurrentTime + SCHEDD_INTERVAL) >= (DeferralTime -
+    CronPrepTime)`, as the seed says. The negotiator offers only such jobs, and a claim
+    is reused only for such a job. (`now` is the clock's expression; tests fix it.)"""
+    not_cron = " && ".join(f"{a} =?= undefined" for a in ATTRIBUTES)
+    return (
+        f"(({not_cron}) || DeferralTime =?= undefined || "
+        f"({now} + {schedd_interval}) >= (DeferralTime - "
+        "ifThenElse(CronPrepTime =?= undefined, 0, CronPrepTime)))"
+    )
 
 
 @dataclass(frozen=True)
@@ -53,14 +74,22 @@ class CronSpec:
         return " ".join(self.fields())
 
 
-def parse(spec: CronSpec) -> CronSpec:
-    """The schedule, checked: raises CronError naming the bad field and why."""
+def parse(spec: CronSpec | str) -> CronSpec:
+    """The schedule (a CronSpec, or crontab text `"*/15 9-17 * * 1-5"`), checked: raises
+    CronError naming the bad field and why."""
+    if isinstance(spec, str):
+        spec = CronSpec.from_text(spec)
     cron_check(spec.fields())
     return spec
 
 
-def next_runs(spec: CronSpec, after: int, n: int = 1, tz: str | None = None) -> list[int]:
-    """The next `n` run times (Unix seconds) after `after`, in `tz` (None: local zone)."""
+def next_runs(spec: CronSpec | str, after: int, n: int = 1, tz: str | None = None) -> list[int]:
+    """The next `n` run times (Unix seconds) after `after`, in `tz` (None: local zone);
+    fewer when the schedule runs out."""
+    if isinstance(spec, str):
+        spec = CronSpec.from_text(spec)
+    if n < 0:
+        raise ValueError(f"the number of run times cannot be negative: {n}")
     return cron_next_runs(spec.fields(), after, n, tz)
 
 

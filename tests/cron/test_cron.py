@@ -87,6 +87,21 @@ def test_preview_prints_the_next_run_times():
     assert [ln.split()[2] for ln in out.output.splitlines()] == ["09:20", "09:40", "10:00"]
     bad = CliRunner().invoke(cron, ["preview", "0 25 * * *"])
     assert bad.exit_code != 0 and "CronHour: 25 is out of range 0-23" in bad.output
+    negative = CliRunner().invoke(cron, ["preview", "* * * * *", "-n", "-1"])
+    assert negative.exit_code == 2 and "-1 is not in the range" in negative.output
+
+
+def test_the_python_face_takes_crontab_text_too():
+    assert parse("*/5 9-17 * * 1-5") == CronSpec("*/5", "9-17", "*", "*", "1-5")
+    after = utc("2024-05-01 09:05")
+    assert next_runs("0 12 * * *", after, 2, "UTC") == [
+        utc("2024-05-01 12:00"),
+        utc("2024-05-02 12:00"),
+    ]
+    with pytest.raises(CronError, match="CronMinute"):
+        parse("61 * * * *")
+    with pytest.raises(ValueError, match="cannot be negative"):
+        next_runs("* * * * *", after, -1)
 
 
 def test_condor_submit_refuses_a_bad_schedule_with_its_line(tmp_path: Path):

@@ -200,6 +200,17 @@ queue
     assert log.count("Job executing on host") == 2
 
 
+def test_a_freed_claim_does_not_take_a_cron_job_before_it_is_due(running):
+    # The user's plain job runs; when it ends, its claim looks for another job of the
+    # same user. The cron job (due in half an hour) must stay Idle, not sit on the slot.
+    later = (time.gmtime().tm_min + 30) % 60
+    cron_job = submit(running, f"executable = /bin/true\ncron_minute = {later}\nqueue\n")
+    plain = submit(running, "executable = /bin/sleep\narguments = 1\nqueue\n")
+    wait_for(lambda: history(running, "ClusterId") == [[str(plain)]], "the plain job to run")
+    time.sleep(3)  # the claim has been offered the cron job by now, and must have let it be
+    assert queue(running, "ClusterId", "JobStatus") == [[str(cron_job), "1"]]
+
+
 def test_condor_reconfig_recomputes_cron_times_in_the_new_zone(pool):
     with open(pool.config_file, "a") as f:
         f.write("DAEMON_LIST = MASTER, COLLECTOR, SCHEDD\nCRON_TIME_ZONE = UTC\n")

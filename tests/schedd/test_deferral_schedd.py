@@ -1,7 +1,8 @@
 """The schedd's part of deferral and CronTab: it appends the prep-time clause to
 Requirements whoever submits the job; it computes a cron job's DeferralTime in
 CRON_TIME_ZONE and recomputes every idle cron job's on restart (a zone change moves them,
-a schedule made invalid by hand holds its job with code 25); condor_q -cron shows them."""
+a schedule made invalid with condor_qedit holds its job with code 25 at once); condor_q
+-cron shows them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from test_submit_query import _ads
 from condorx.wire import Expr
 
 PREP = "((time() + DeferralPrepTime) >= DeferralTime)"
-CRON_PREP = "((time() + CronPrepTime) >= DeferralTime)"
+CRON_PREP = "((time() + {interval}) >= (DeferralTime - CronPrepTime))"
 
 
 def _job(schedd, cluster_id):
@@ -37,7 +38,9 @@ def test_the_schedd_appends_the_prep_time_clause_once(schedd):
         cluster(schedd.root, CronMinute="0", CronPrepTime=300),
         [{"Requirements": Expr("TARGET.Cpus > 0")}],
     )
-    assert str(_job(schedd, d).lookup("Requirements")) == f"(TARGET.Cpus > 0) && {CRON_PREP}"
+    # A cron job's is the seed's rule, with this schedd's SCHEDD_INTERVAL (default 300).
+    cron_prep = CRON_PREP.format(interval=300)
+    assert str(_job(schedd, d).lookup("Requirements")) == f"(TARGET.Cpus > 0) && {cron_prep}"
     # condor_q -l shows it, as HTCondor's does.
     long = schedd.cli("condor_q", "-l", str(c)).stdout
     assert PREP in long
@@ -61,7 +64,10 @@ def test_restart_recomputes_cron_times_in_the_configured_zone(schedd):
     first = ad["DeferralTime"]
     assert _utc_hour(first) == 12 and first % 3600 == 0 and first > time.time()
     bad = schedd.call(schedd.client().submit, cluster(schedd.root, CronMinute="5"), procs(1))
-    schedd.cli("condor_qedit", str(bad), "CronHour", "25")  # reaches the queue unchecked
+    schedd.cli("condor_qedit", str(bad), "CronHour", "25")  # past condor_submit's checks
+    held = _job(schedd, bad)  # held at once, not at its next run
+    assert held["JobStatus"] == 5 and held["HoldReasonCode"] == 25
+    assert "CronHour" in held["HoldReason"] and "25" in held["HoldReason"]
 
     schedd.stop()
     schedd.config_file.write_text(base + "CRON_TIME_ZONE = Asia/Tokyo\n")  # UTC+9, no DST
@@ -69,11 +75,9 @@ def test_restart_recomputes_cron_times_in_the_configured_zone(schedd):
     moved = [ad["DeferralTime"] for ad in _ads(schedd, f"ClusterId == {c}")]
     assert len(moved) == 2 and all(_utc_hour(t) == 3 for t in moved)  # noon in Tokyo
     assert all(0 < t - time.time() <= 86400 for t in moved)
-    held = _job(schedd, bad)
-    assert held["JobStatus"] == 5 and held["HoldReasonCode"] == 25
-    assert "CronHour" in held["HoldReason"] and "25" in held["HoldReason"]
+    assert _job(schedd, bad)["JobStatus"] == 5
     log = (schedd.root / "log" / "SchedLog").read_text()
-    assert "cron: 2 next runs moved, 1 invalid schedules held" in log
+    assert "cron: 2 next runs moved, 0 invalid schedules held" in log
 
 
 def test_condor_q_cron_shows_schedule_and_next_run(schedd):
@@ -114,3 +118,12 @@ def test_procs_with_their_own_schedules_get_their_own_next_runs(schedd):
     assert ads[2]["JobStatus"] == 5 and ads[2]["HoldReasonCode"] == 25
     assert "CronMinute: 61 is out of range" in ads[2]["HoldReason"]
     assert [ad["JobStatus"] for ad in ads[:2]] == [1, 1]
+
+
+def test_a_schedule_changed_with_condor_qedit_takes_effect_at_once(schedd):
+    c = schedd.call(schedd.client().submit, cluster(schedd.root, CronMinute="30"), procs(1))
+    before = _job(schedd, c)["DeferralTime"]
+    assert time.gmtime(before).tm_min == 30
+    schedd.cli("condor_qedit", str(c), "CronMinute", "45")
+    after = _job(schedd, c)["DeferralTime"]
+    assert time.gmtime(after).tm_min == 45 and 0 < after - time.time() <= 3600

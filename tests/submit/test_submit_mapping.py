@@ -163,7 +163,15 @@ def test_universes(tmp_path):
         ("executable = /bin/true\nthis is not a command\nqueue\n", "line 2: not a submit command"),
         (
             "universe = scheduler\nexecutable = /bin/true\ncron_minute = 5\nqueue\n",
-            "line 3: job deferral and cron",
+            "line 3: cron_minute: job deferral and cron",
+        ),
+        (  # any of the commands, named where it is written
+            "universe = scheduler\nexecutable = /bin/true\n\ncron_window = 60\nqueue\n",
+            "line 4: cron_window: job deferral and cron",
+        ),
+        (
+            "universe = scheduler\ncron_hour = 3\nexecutable = /bin/true\nqueue\n",
+            "line 2: cron_hour: job deferral and cron",
         ),
         (
             "executable = /bin/true\nx509userproxy = /nonexistent/proxy\nqueue\n",

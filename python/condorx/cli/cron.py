@@ -20,7 +20,14 @@ def cron() -> None:
 
 @cron.command()
 @click.argument("spec")
-@click.option("-n", "count", default=10, show_default=True, help="How many run times.")
+@click.option(
+    "-n",
+    "count",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="How many run times.",
+)
 @click.option(
     "--tz",
     default=None,

@@ -12,7 +12,7 @@ from typing import Any
 
 import trio
 
-from condorx import locate, security, wire
+from condorx import cron, locate, security, wire
 from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import Address, connect, daemon_credentials
@@ -23,21 +23,15 @@ from condorx.negotiation import Accountant, Submitter, negotiate
 
 log = logging.getLogger("condorx.negotiator")
 
-CRON_ATTRIBUTES = ("CronMinute", "CronHour", "CronDayOfMonth", "CronMonth", "CronDayOfWeek")
+# Jobs the negotiator leaves alone: tied to a routed copy (the router's), or grid (the
+# gridmanager's).
+_OURS = 'JobStatus == 1 && Managed =!= "External" && JobUniverse =!= 9'
 
 
 def eligible_constraint(schedd_interval: int, now: str = "time()") -> str:
-    """Idle jobs that may be matched now: a cron job only once its next run is near,
-    `(CurrentTime + SCHEDD_INTERVAL) >= (DeferralTime - CronPrepTime)`, as the seed says.
-    (`now` is the clock's expression; tests put a fixed time there.)"""
-    not_cron = " && ".join(f"{a} =?= undefined" for a in CRON_ATTRIBUTES)
-    # A job tied to a routed copy is the router's, and a grid job the gridmanager's.
-    return (
-        'JobStatus == 1 && Managed =!= "External" && JobUniverse =!= 9 && '
-        f"(({not_cron}) || DeferralTime =?= undefined || "
-        f"({now} + {schedd_interval}) >= (DeferralTime - "
-        "ifThenElse(CronPrepTime =?= undefined, 0, CronPrepTime)))"
-    )
+    """Idle jobs that may be matched now: cron jobs only once their next run is near
+    (`cron.due_clause`). (`now` is the clock's expression; tests put a fixed time there.)"""
+    return f"{_OURS} && {cron.due_clause(schedd_interval, now)}"
 
 
 class Negotiator:

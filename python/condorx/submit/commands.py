@@ -365,11 +365,11 @@ def _deferral(v: Values) -> dict[str, Any]:
     if cron:
         out.update({attr: cron.get(attr, "*") for attr in _CRON.values()})
         _check_cron(v, out)
-    timed = bool(cron) or any(a in out for a in _DEFERRAL.values())
-    if timed and universe(v) == Universe.SCHEDULER:
-        where = v.where(next(iter(_CRON if cron else _DEFERRAL)))
+    given = [c for c in (*_DEFERRAL, *_CRON, *_CRON_TIMES) if v.get(c) is not None]
+    if given and universe(v) == Universe.SCHEDULER:
         raise SubmitError(
-            f"{where}: job deferral and cron scheduling do not apply to the scheduler universe"
+            f"{v.where(given[0])}: {given[0]}: job deferral and cron scheduling do not apply"
+            " to the scheduler universe"
         )
     return out
 

@@ -116,7 +116,7 @@ type Recomputed = (Vec<(usize, i64)>, Vec<usize>);
 
 /// The schedd's pass on restart and reconfig, over every job ad at once (GIL released):
 /// for each idle job (JobStatus 1) with a CronTab field, its next run after `now` less its
-/// CronWindow (a run still inside its window is kept). Returns the index and new time of
+/// CronWindow (a run still inside its window is kept), but after the job became idle. Returns the index and new time of
 /// each job whose DeferralTime changes, and the index of each job whose schedule is
 /// invalid or never runs. Jobs sharing a schedule share one parse.
 #[pyfunction]
@@ -142,10 +142,11 @@ const CRON_NAMES: [&str; 5] = [
 
 fn recompute(ads: &[Arc<ClassAd>], now: i64, tz: Tz) -> Recomputed {
     let names = CRON_NAMES.map(Name::new);
-    let (status, window, deferral) = (
+    let (status, window, deferral, entered) = (
         Name::new("JobStatus"),
         Name::new("CronWindow"),
         Name::new("DeferralTime"),
+        Name::new("EnteredCurrentStatus"),
     );
     let mut parsed: HashMap<[Option<String>; 5], Option<CronSchedule>> = HashMap::new();
     let mut changed = Vec::new();
@@ -168,13 +169,17 @@ fn recompute(ads: &[Arc<ClassAd>], now: i64, tz: Tz) -> Recomputed {
             Value::Int(t) => Some(t),
             _ => None,
         };
+        // Never a run from before the job became idle: that one has had its run (a job
+        // idle since 09:20 with an hour's window is not sent back to 08:30).
+        let idle_since = match ev.eval_my_attr(&entered) {
+            Value::Int(t) => t.saturating_add(1),
+            _ => i64::MIN,
+        };
+        let after = now.saturating_sub(late_ok).max(idle_since);
         let schedule = parsed
             .entry(texts)
             .or_insert_with_key(|t| CronSchedule::parse(&fields(t.clone().into())).ok());
-        match schedule
-            .as_ref()
-            .and_then(|s| next_run(s, now.saturating_sub(late_ok), tz))
-        {
+        match schedule.as_ref().and_then(|s| next_run(s, after, tz)) {
             Some(t) if Some(t) != current => changed.push((i, t)),
             Some(_) => {}
             None => invalid.push(i),

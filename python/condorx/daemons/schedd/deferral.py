@@ -22,13 +22,18 @@ from condorx.attrs import HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree
 from condorx.daemons.schedd.store import Key
 
-# The zone cron schedules are read in (None: this machine's); set from the configuration.
+# The zone cron schedules are read in (None: this machine's), and how often the schedd
+# looks at its queue (SCHEDD_INTERVAL); both set from the configuration.
 zone: str | None = None
+schedd_interval = 300
 
-# The prep-time attribute of each kind of deferred job, and the clause that delays its match.
+# The prep-time attribute of each kind of deferred job, and the clause that delays its
+# match. A cron job's is the seed's rule, `(CurrentTime + SCHEDD_INTERVAL) >= (DeferralTime
+# - CronPrepTime)`, the same the negotiator applies: it goes out on the last look at the
+# queue before its prep time, never later.
 _PREP = {
     "DeferralPrepTime": "((time() + DeferralPrepTime) >= DeferralTime)",
-    "CronPrepTime": "((time() + CronPrepTime) >= DeferralTime)",
+    "CronPrepTime": "((time() + {interval}) >= (DeferralTime - CronPrepTime))",
 }
 
 
@@ -68,12 +73,13 @@ def on_entry(ad: ClassAd, now: int) -> dict[str, Any]:
 def prep_requirements(job: ClassAd) -> wire.Expr | None:
     """The job's Requirements with its prep-time clause appended, or None when it has no
     prep time or the clause is already there (a requeued or resubmitted ad)."""
-    clause = next((c for name, c in _PREP.items() if job.get(name) is not None), None)
-    if clause is None:
+    form = next((c for name, c in _PREP.items() if job.get(name) is not None), None)
+    if form is None:
         return None
+    clause = form.format(interval=schedd_interval)
     current = job.get("Requirements")
     text = str(current) if current is not None else "true"
-    if clause in text:
+    if form.split("{interval}")[-1] in text:  # there already (whatever the interval was)
         return None
     return wire.Expr(f"({text}) && {clause}" if current is not None else clause)
 

@@ -65,6 +65,7 @@ class Schedd:
         self.super_users = cfg.get_list("QUEUE_SUPER_USERS") or ["root", "condor"]
         self.max_procs = cfg.get_int("MAX_JOBS_PER_SUBMISSION", 1_000_000)
         deferral.zone = _cron_zone(cfg)
+        deferral.schedd_interval = cfg.get_int("SCHEDD_INTERVAL", 300)
         self.address = ""
         # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
         # builds the ads), by the user they were given to.
@@ -427,6 +428,7 @@ class Schedd:
             for key in allowed:
                 for name, text in attrs.items():
                     transitions.edit(txn, key, str(name), str(text), bool(req.get("evaluate")))
+                transitions.edited(txn, key, [str(n) for n in attrs], _now())
                 transitions.let_go(txn, key, _now())  # LeaveJobInQueue = false lets it go
             await self.commit(txn)
         return {"ok": True, "matched": len(keys), "done": len(allowed), "denied": denied}

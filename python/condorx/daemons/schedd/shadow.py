@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from condorx import accounts, wire
+from condorx import accounts, cron, wire
 from condorx.attrs import JobStatus
-from condorx.classad import ClassAd
+from condorx.classad import ClassAd, ExprTree
 from condorx.client.connection import Address, Credentials, connect
 from condorx.daemons.schedd.store import Key
 from condorx.daemons.starter.sandbox import STDERR, STDOUT
@@ -63,6 +63,9 @@ class Shadows:
         # Jobs matched and being claimed for, not yet started: the negotiator is not
         # offered them again (a second match would preempt the first claim).
         self.pending: set[Key] = set()
+        # A reused claim takes only what the negotiator would offer: a cron job only
+        # once its next run is near, not one that would sit on the slot for an hour.
+        self.due = ExprTree(cron.due_clause(schedd.cfg.get_int("SCHEDD_INTERVAL", 300)))
 
     # -- the idle jobs of each user, for reusing claims -----------------------------------
 
@@ -82,13 +85,17 @@ class Shadows:
             ad = self.schedd.queue.get(key)
             if ad is None or not _runs_here(ad) or key in self.running:
                 continue
-            if ad.symmetricMatch(claim.slot_ad):
+            if self._due(ad) and ad.symmetricMatch(claim.slot_ad):
                 found = key
                 break
             skipped.append(key)
         if pending is not None:
             pending.extendleft(reversed(skipped))
         return found
+
+    def _due(self, ad: ClassAd) -> bool:
+        # Most jobs have no DeferralTime: decided without evaluating anything.
+        return ad.get("DeferralTime") is None or self.due.eval(ad) is True
 
     # -- claims -----------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from condorx import wire
+from condorx import cron, wire
 from condorx.attrs import PROTECTED, HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.daemons.schedd import deferral, grid, routing
@@ -94,9 +94,16 @@ def _own_deferral(own: dict[str, Any], cluster_ad: ClassAd, proc: int, now: int)
     own.update(deferral.on_entry(view, now))
 
 
-def _next_cron_run(txn: Transaction, key: Key, now: int) -> None:
-    """A cron job back in the queue waits for its schedule's next run, or is held (25)."""
-    run = deferral.next_cron_run(_job(txn, key), now)
+def _next_cron_run(txn: Transaction, key: Key, now: int, ran: bool = False) -> None:
+    """A cron job back in the queue waits for its schedule's next run, or is held (25).
+    After a run (`ran`), the next is later than the one that ran, even when the job
+    took less than a second and `now` is still that very minute."""
+    ad = _job(txn, key)
+    after = now
+    last = ad.get("DeferralTime")
+    if ran and isinstance(last, int) and not isinstance(last, bool):
+        after = max(now, last + 1)
+    run = deferral.next_cron_run(ad, after)
     if isinstance(run, int):
         txn.set_attr(key, "DeferralTime", run)
     elif run is not None:
@@ -249,6 +256,17 @@ def edit(txn: Transaction, key: Key, name: str, expr_text: str, evaluate: bool =
     txn.set_attr(key, name, value)
 
 
+_SCHEDULE = frozenset(n.lower() for n in cron.ATTRIBUTES)
+
+
+def edited(txn: Transaction, key: Key, names: Sequence[str], now: int) -> None:
+    """After condor_qedit: an idle cron job whose schedule changed gets its next run
+    under the new schedule at once, or is held (25) if the new one is invalid."""
+    ad = _job(txn, key)
+    if status_of(ad) == JobStatus.IDLE and not _SCHEDULE.isdisjoint(n.lower() for n in names):
+        _next_cron_run(txn, key, now)
+
+
 @dataclass(frozen=True)
 class Exit:
     """How a job's process ended, as the starter reports it."""
@@ -279,7 +297,7 @@ def exited(txn: Transaction, key: Key, how: Exit, now: int) -> str:
         let_go(txn, key, now)
         return "completed"
     _set_status(txn, key, ad, JobStatus.IDLE, now)
-    _next_cron_run(txn, key, now)
+    _next_cron_run(txn, key, now, ran=True)
     return "requeued"
 
 

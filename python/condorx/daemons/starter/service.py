@@ -117,8 +117,8 @@ class Starter:
                     nursery.start_soon(self._heartbeats, heartbeat)
                     await trio.sleep(seconds)
                     nursery.cancel_scope.cancel()
-            self.waiting = None
-            if time.time() < d.time:  # cancelled: vacated while it waited
+            stopped, self.waiting = self.waiting.cancel_called, None
+            if stopped:  # held, removed or vacated while it waited (even in its last second)
                 await self.send({"vacated": "stopped while waiting for its deferral time"})
                 return "vacated"
         return None
