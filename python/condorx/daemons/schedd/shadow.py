@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from condorx import accounts, cron, wire
-from condorx.attrs import JobStatus
+from condorx.attrs import HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree
 from condorx.client.connection import Address, Credentials, connect
 from condorx.daemons.schedd.store import Key
@@ -190,7 +190,8 @@ class Shadows:
             failure = await trio.to_thread.run_sync(write_outputs, ad, reply.get("files") or {})
             if failure is not None:
                 # The job ran, but its output is not where it belongs: held, to run again.
-                reply = {**reply, "failed": failure.reason, "hold_code": 12}
+                code = int(HoldCode.DOWNLOAD_FILE_ERROR)
+                reply = {**reply, "failed": failure.reason, "hold_code": code}
                 reply["hold_subcode"] = failure.errno
             await self.schedd.finished(key, reply)
             # The startd ended the claim with the job (its policy took the job off, or
@@ -324,20 +325,12 @@ def _write_outputs(ad: ClassAd, files: dict[str, bytes]) -> OutputFailure | None
             continue
         target = str(iwd / target)  # a relative Out or Err is under the job's Iwd
         where = Path(target)
+        step = f"Cannot make directory {where.parent} for output file {target}"
         try:
             where.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            failed = failed or OutputFailure(
-                f"Cannot make directory {where.parent} for output file {target}: {e.strerror}",
-                e.errno or 0,
-            )
-            log.warning("%s", failed.reason)
-            continue
-        try:
+            step = f"Cannot write output file {target}"
             where.write_bytes(data)
         except OSError as e:
-            log.warning("cannot write %s: %s", target, e.strerror)
-            if failed is None:
-                why = f"Cannot write output file {target}: {e.strerror}"
-                failed = OutputFailure(why, e.errno or 0)
+            log.warning("%s: %s", step, e.strerror)
+            failed = failed or OutputFailure(f"{step}: {e.strerror}", e.errno or 0)
     return failed

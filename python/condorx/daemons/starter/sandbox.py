@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO
 
 from condorx.accounts import Account, as_account
+from condorx.attrs import HoldCode
 from condorx.classad import ClassAd
 from condorx.daemons.starter import launch
 from condorx.plainfile import read_plain
@@ -118,7 +119,10 @@ class Sandbox:
                     else:
                         fd = os.open(path, flags, 0o644)
                 except OSError as e:
-                    raise StdioError(path, 8 if mode == "rb" else 7, e) from None
+                    code = HoldCode.UNABLE_TO_OPEN_OUTPUT
+                    if mode == "rb":
+                        code = HoldCode.UNABLE_TO_OPEN_INPUT
+                    raise StdioError(path, int(code), e) from None
                 files.append(opened.enter_context(os.fdopen(fd, mode)))
         return files[0], files[1], files[2]
 
