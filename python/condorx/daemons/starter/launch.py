@@ -99,6 +99,21 @@ def environment(job: ClassAd) -> dict[str, str]:
     return env
 
 
+# Stops itself, then (once continued) becomes the job: a job suspended before it started
+# must not run a single instruction first (a SIGSTOP sent after the spawn can come late).
+_STOPPED_START = ["/bin/sh", "-c", 'kill -STOP $$ && exec "$@"', "sh"]
+
+
+def _state(pid: int) -> str:
+    """A process's state letter from /proc ("" when it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    rest = stat[stat.rfind(")") + 2 :]
+    return rest[:1]
+
+
 class Process:
     """A running job: its own session, signalled as a whole."""
 
@@ -109,11 +124,12 @@ class Process:
         cwd: Path,
         stdio: tuple[IO[bytes], IO[bytes], IO[bytes]],
         account: Account | None = None,
+        stopped: bool = False,
     ) -> None:
         self.started = time.time()
         stdin, stdout, stderr = stdio
         self.popen = subprocess.Popen(
-            argv,
+            [*_STOPPED_START, *argv] if stopped else argv,
             env=dict(env),
             cwd=cwd,
             stdin=stdin,
@@ -124,6 +140,13 @@ class Process:
             **options(account),
         )
         self.pid = self.popen.pid
+
+    async def until_stopped(self, longest: float = 5.0) -> None:
+        """Until the process is stopped (a stopped start has reached its SIGSTOP), or has
+        ended; at most `longest` seconds."""
+        with trio.move_on_after(longest):
+            while _state(self.pid) not in ("T", "t", "Z", ""):
+                await trio.sleep(0.002)
 
     def signal(self, sig: int) -> None:
         """Send `sig` to the job's whole process tree (its session's process group)."""

@@ -61,7 +61,10 @@ class Sandbox:
             account.give(scratch)  # the job's own, and no one else's
         return cls(job, scratch, files is not None, frozenset(files or ()), account)
 
-    def process(self, slot: str, start: Callable[..., launch.Process]) -> launch.Process:
+    def process(
+        self, slot: str, start: Callable[..., launch.Process], stopped: bool = False
+    ) -> launch.Process:
+        """Start the job (`stopped`: already suspended, before its first instruction)."""
         job = self.job
         env = {"PATH": DEFAULT_PATH, **launch.environment(job)}
         env.update(
@@ -94,7 +97,8 @@ class Sandbox:
             )
         with contextlib.ExitStack() as opened:  # the child has its own copies
             stdio = self._open_stdio(opened, stdin, stdout, stderr)
-            return start([cmd, *launch.arguments(job)], env, cwd, stdio, self.account)
+            argv = [cmd, *launch.arguments(job)]
+            return start(argv, env, cwd, stdio, self.account, stopped=stopped)
 
     def _open_stdio(
         self, opened: contextlib.ExitStack, stdin: Path, stdout: Path, stderr: Path

@@ -51,11 +51,13 @@ class Starter:
         self.proc: launch.Process | None = None
         self.send_lock = trio.Lock()
         self.serial = 0
-        # While a job waits for its deferral time: how to stop the wait, and whether a
-        # suspend arrived (the job then starts and is suspended at once, as the seed says).
+        # A run, from the startd's word until its end; before its job has started,
+        # `waiting` is the step a kill cuts short (PREPARE_JOB, the deferral wait).
+        self.active = False
         self.waiting: trio.CancelScope | None = None
-        self.suspend_on_start = False
         self.ending = ""  # why the running job is being stopped: evict, hold or remove
+        # Suspended by the startd, also before its job has started: the job then starts
+        # and is at once suspended, as seed 000 says of a deferred job.
         self.suspended = False
 
     async def send(self, msg: dict[str, Any]) -> None:
@@ -69,7 +71,8 @@ class Starter:
                     req = await self.ch.receive()
                     if not isinstance(req, dict):
                         continue
-                    if req.get("cmd") == "run" and self.proc is None:
+                    if req.get("cmd") == "run" and not self.active:
+                        self.active = True
                         nursery.start_soon(self.run, req)
                     elif req.get("cmd") == "signal":
                         if req.get("why") in ("evict", "hold", "remove"):
@@ -83,17 +86,15 @@ class Starter:
                 nursery.cancel_scope.cancel()
 
     def _signal(self, sig: int) -> None:
-        if sig in (signal.SIGSTOP, signal.SIGCONT):
+        pause = sig in (signal.SIGSTOP, signal.SIGCONT)
+        if pause:
             self.suspended = sig == signal.SIGSTOP
         if self.proc is not None:
             self.proc.signal(sig)
-        elif self.waiting is not None:
-            if sig == signal.SIGSTOP:
-                self.suspend_on_start = True
-            elif sig == signal.SIGCONT:
-                self.suspend_on_start = False
-            else:  # a soft or hard kill: the job leaves before it ever starts
-                self.waiting.cancel()
+        elif not pause and self.waiting is not None:
+            # A soft or hard kill during PREPARE_JOB or the deferral wait: the job never
+            # starts.
+            self.waiting.cancel()
 
     async def _wait_for_deferral(self, job: Any, heartbeat: float) -> str | None:
         """None when the job may start now; else the frame kind that ends the run."""
@@ -124,6 +125,14 @@ class Starter:
         return None
 
     async def run(self, req: dict[str, Any]) -> None:
+        try:
+            await self._run(req)
+        finally:
+            self.active = self.suspended = False
+            self.proc = self.waiting = None
+            self.ending = ""
+
+    async def _run(self, req: dict[str, Any]) -> None:
         job = wire.ad_from_wire(req.get("job"), "job ad")
         files = req.get("files")
         job_hooks = {h.name: h for h in map(hooks.Hook.from_wire, req.get("hooks") or [])}
@@ -149,7 +158,9 @@ class Starter:
             if await self._wait_for_deferral(job, heartbeat) is not None:
                 return
             try:
-                self.proc = box.process(str(req.get("slot", "")), launch.Process)
+                slot_name = str(req.get("slot", ""))
+                stopped = self.suspended
+                proc = box.process(slot_name, launch.Process, stopped=stopped)
             except StdioError as e:
                 why = f"cannot start {job.get('Cmd')}: {e.strerror}"
                 await self.send({"failed": why, "hold_code": e.code, "hold_subcode": e.errno})
@@ -157,9 +168,13 @@ class Starter:
             except OSError as e:
                 await self.send({"failed": f"cannot start {job.get('Cmd')}: {e.strerror}"})
                 return
-            if self.suspend_on_start:
-                self.proc.signal(signal.SIGSTOP)
-                self.suspended = True
+            if stopped:
+                # Signals go to the job only once its own SIGSTOP has taken effect: a
+                # continue sent before that would be undone by it.
+                await proc.until_stopped()
+                if not self.suspended:  # continued meanwhile
+                    proc.signal(signal.SIGCONT)
+            self.proc = proc
             await self.send({"started": self.proc.pid})
             started, proc = time.time(), self.proc
             updates = req.get("updates") or [8, 300]
@@ -181,9 +196,6 @@ class Starter:
             )
         finally:
             self.proc = None
-            self.waiting = None
-            self.suspend_on_start = self.suspended = False
-            self.ending = ""
             box.remove()
 
     async def _prepare(self, hook: hooks.Hook, job: ClassAd, slot: ClassAd, box: Sandbox) -> bool:
