@@ -24,10 +24,13 @@ def test_queue_in_list_inline_and_over_lines(tmp_path):
 
 
 def test_queue_from_file_and_inline_rows(tmp_path):
+    # A file's lines are data: a `#` line is an item, as HTCondor reads it; a blank one is
+    # skipped (HTCondor's Python bindings repeat the previous item there: see the docs).
     (tmp_path / "rows.txt").write_text("x 1\ny 2\n\n# a comment\nz 3\n")
     assert args("arguments = $(a)=$(b)\nqueue a,b from rows.txt\n", tmp_path) == [
         "x=1",
         "y=2",
+        "#=a comment",
         "z=3",
     ]
     text = "arguments = $(a)/$(b)\nqueue a b from (\n p, q\n r, s\n)\n"
@@ -38,10 +41,11 @@ def test_queue_matching_globs(tmp_path):
     for name in ("b.dat", "a.dat", "c.txt"):
         (tmp_path / name).write_text("")
     (tmp_path / "d.dat").mkdir()
+    # A matched directory is named with a slash, as HTCondor names it.
     assert args("arguments = $(Item)\nqueue matching *.dat\n", tmp_path) == [
         "a.dat",
         "b.dat",
-        "d.dat",
+        "d.dat/",
     ]
     assert args("arguments = $(f)\nqueue f matching files *.dat\n", tmp_path) == ["a.dat", "b.dat"]
 
@@ -57,7 +61,7 @@ def test_procs_hold_only_what_differs(tmp_path):
     )
     built = build(parse(text, "s"), 1, Facts.from_config(CFG, str(tmp_path)), CFG)
     assert built.procs[0] == {}
-    assert built.procs[2] == {"Args": "2", "Out": f"{tmp_path}/o.2"}
+    assert built.procs[2] == {"Args": "2", "Out": "o.2"}
     plain = build(
         parse("executable = /bin/true\nqueue 4\n", "s"),
         1,

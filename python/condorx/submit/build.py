@@ -19,12 +19,14 @@ from typing import Any
 from condorx.classad import ExprTree
 from condorx.config import Config, ConfigError
 from condorx.config.expand import Expander
-from condorx.submit import commands, queue
+from condorx.submit import commands, container, queue, requirements, transfer  # noqa: F401 - their rows
 from condorx.submit.errors import SubmitError
+from condorx.submit.keywords import spellings
 from condorx.submit.parse import Description, Entry, QueueStatement
+from condorx.submit.values import Values, literal
 from condorx.wire import Expr
 
-PER_PROC = ("process", "procid", "step", "itemindex", "row", "node")
+PER_PROC = ("process", "procid", "step", "itemindex", "row", "node", "jobid")
 _REF = re.compile(r"\$(?:[A-Za-z_]*)\(\s*([A-Za-z_][A-Za-z0-9_.]*)")
 _RANDOM = re.compile(r"\$RANDOM_(?:CHOICE|INTEGER)\(")
 
@@ -33,6 +35,7 @@ _RANDOM = re.compile(r"\$RANDOM_(?:CHOICE|INTEGER)\(")
 class Jobs:
     cluster: dict[str, Any]
     procs: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -41,15 +44,21 @@ class Facts:
     arch: str
     opsys: str
     fs_domain: str
+    user: str = ""  # the submitter (accounting groups are theirs)
+    default_policy: bool = False  # SUBMIT_INSERT_DEFAULT_POLICY_EXPRS
 
     @classmethod
     def from_config(cls, cfg: Config, cwd: str | None = None) -> Facts:
+        from condorx.security import current_user
+
         host = cfg.get("FULL_HOSTNAME") or os.uname().nodename
         return cls(
             cwd=cwd or os.getcwd(),
             arch=cfg.get("ARCH") or "X86_64",
             opsys=cfg.get("OPSYS") or "LINUX",
             fs_domain=cfg.get("FILESYSTEM_DOMAIN") or host,
+            user=current_user(),
+            default_policy=cfg.get_bool("SUBMIT_INSERT_DEFAULT_POLICY_EXPRS", False),
         )
 
 
@@ -66,7 +75,6 @@ def build(
     if not desc.queues:
         raise SubmitError(f"{desc.source}: no queue statement: nothing to submit")
     env = os.environ if environ is None else environ
-    _check_unknown(desc)
     jobs: Jobs | None = None
     first: _Proc | None = None
     for qs in desc.queues:
@@ -80,7 +88,8 @@ def build(
                 "clusterid": str(cluster_id),
                 "process": str(proc),
                 "procid": str(proc),
-                "node": str(proc),
+                "jobid": f"{cluster_id}.{proc}",
+                "node": "",  # a parallel job's node number, known only where it runs
             }
             per.update({k.lower(): v for k, v in proc_vars.items()})
             ctx = _Proc(desc, qs, per, cluster_id, facts, cfg, env)
@@ -95,9 +104,10 @@ def build(
                 if plan is None or plan.first is not first:
                     plan = _Plan.make(first, varying, qs, spec)
                 jobs.procs.append(ctx.build_diff(plan, jobs.cluster))
-    assert jobs is not None
-    if not jobs.procs:
-        raise SubmitError(f"{desc.where(desc.queues[-1].line)}: the queue statement makes no jobs")
+    if jobs is None:  # every queue statement made no jobs (`matching` found nothing)
+        return Jobs(cluster={})
+    assert first is not None
+    jobs.warnings = _unused(desc, first)
     return jobs
 
 
@@ -122,16 +132,38 @@ def _spec(
     return queue.parse(args, desc.where(qs.line), Path(facts.cwd))
 
 
-def _check_unknown(desc: Description) -> None:
-    """A name that is no command and that no value refers to is a mistake (`executble`)."""
+# Names DAGMan and HTCondor's own tools set that submit never warns about.
+_NEVER_WARNED = {
+    "dag_status",
+    "failed_count",
+    "job",
+    "retry",
+    "submitwarnemptymatches",
+    "submitfailemptymatches",
+    "submitwarnduplicatematches",
+    "submitfailemptyfields",
+    "submitwarnemptyfields",
+}
+
+
+def _unused(desc: Description, first: _Proc) -> list[str]:
+    """HTCondor's warning for a line that is no command and that no value refers to (a
+    typo like `executble`); the submission goes on."""
     used: set[str] = set()
+    for reads in first.row_reads.values():
+        used |= reads
+    for name in list(used):
+        used.update(spellings(name))
     for qs in desc.queues:
         texts = [e.value for e in (*qs.macros.values(), *qs.attrs.values())] + [qs.args]
         for text in texts:
             used.update(m.lower() for m in _REF.findall(text))
-    for name, entry in desc.macros.items():
-        if name not in commands.KNOWN and name not in used:
-            raise SubmitError(f"{desc.where(entry.line)}: unknown submit command {name!r}")
+    return [
+        f"WARNING: the line '{entry.spelled} = {entry.value}' was unused by condor_submit."
+        " Is it a typo?"
+        for name, entry in desc.macros.items()
+        if name not in used and "." not in name and name not in _NEVER_WARNED
+    ]
 
 
 def _varying(qs: QueueStatement, desc: Description, spec: queue.QueueSpec) -> set[str]:
@@ -159,6 +191,7 @@ def _varying(qs: QueueStatement, desc: Description, spec: queue.QueueSpec) -> se
         )
 
     out = {n for n in table if varies(n, frozenset())} | changed
+    out |= {v.lower() for v in spec.vars}  # `queue arguments from ...` sets a command
     for name, e in qs.attrs.items():
         if first.attrs.get(name) != e or _text_varies(e.value, frozenset()):
             out.add("+" + name.lower())
@@ -181,7 +214,7 @@ class _Plan:
         cls, first: _Proc, varying: set[str], qs: QueueStatement, spec: queue.QueueSpec
     ) -> _Plan:
         names = sorted(n for n in varying if not n.startswith("+"))
-        reading = {n: {i for i, r in first.row_reads.items() if n in r} for n in names}
+        reading = {n: {i for i, r in first.row_reads.items() if n in r or "*" in r} for n in names}
         per = set(PER_PROC) | {"cluster", "clusterid"} | {v.lower() for v in spec.vars}
         templates = {}
         for n in names:
@@ -256,6 +289,10 @@ class _Proc:
     ) -> None:
         self.desc, self.qs, self.per, self.facts = desc, qs, per, facts
         self.cfg = cfg
+        self.env = env
+        # The facts every row sees, made once: `_values` runs per row and per proc.
+        self.row_facts: dict[str, Any] = {**facts.__dict__, "environ": env}
+        self.is_first = per.get("process", "0") == "0"
         self.expander = Expander(self._raw, env)
         self.cache: dict[str, str | None] = {}
         self.row_reads: dict[int, set[str]] = {}
@@ -279,7 +316,16 @@ class _Proc:
         except ConfigError as e:
             raise SubmitError(f"{self.desc.where(line)}: {e.message}") from None
 
+    def command(self, name: str) -> str | None:
+        """A command's value, by its own name or else by its other spellings."""
+        for spelled in spellings(name):
+            if spelled in self.per or spelled in self.qs.macros:
+                return self.value(spelled)
+        return None
+
     def value(self, name: str) -> str | None:
+        if name in self.per:  # a queue variable that names a command (`arguments`)
+            return self.per[name]
         if name in self.cache:
             return self.cache[name]
         if self.first is not None:
@@ -296,19 +342,23 @@ class _Proc:
         return self.cache[name]
 
     def where(self, name: str) -> str:
-        entry = self.qs.macros.get(name)
+        entry = next((self.qs.macros[n] for n in spellings(name) if n in self.qs.macros), None)
         return self.desc.where(entry.line if entry else self.qs.line)
 
-    def _values(self) -> commands.Values:
-        return commands.Values(self.value, self.where, self.facts.__dict__)
+    def _values(self) -> Values:
+        return Values(self.command, self.where, self.row_facts, self._names, self.value)
+
+    def _names(self) -> list[str]:
+        return [e.spelled or n for n, e in self.qs.macros.items()]
 
     def build_all(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = commands.static()
         for i, fn in enumerate(commands.ROWS):
             v = self._values()
             out.update(fn(v))
             self.row_reads[i] = v.reads
-        out.update(_static(out))
+        if self.is_first:
+            out.update(commands.sizes(out, self._values()))
         for name, entry in self.qs.attrs.items():
             out[name] = self._custom(name, entry)
         return out
@@ -334,43 +384,12 @@ class _Proc:
 
     def _custom(self, name: str, entry: Entry) -> Any:
         text = self.expand(entry.value, entry.line)
+        if not text.strip():
+            return None  # `+Attr =` with nothing: undefined, as HTCondor has it
         try:
             tree = ExprTree(text)
         except ValueError as e:
             raise SubmitError(
                 f"{self.desc.where(entry.line)}: +{name} is not a valid expression: {e}"
             ) from None
-        return Expr(str(tree))
-
-
-def _static(ad: dict[str, Any]) -> dict[str, Any]:
-    """Attributes every new job starts with, as condor_submit sets them."""
-    size = _size_kb(ad.get("Cmd"))
-    return {
-        "ImageSize": size,
-        "ExecutableSize": size,
-        "DiskUsage": size,
-        "CompletionDate": 0,
-        "RemoteWallClockTime": 0.0,
-        "RemoteUserCpu": 0.0,
-        "RemoteSysCpu": 0.0,
-        "CumulativeSlotTime": 0,
-        "CommittedTime": 0,
-        "NumJobStarts": 0,
-        "NumRestarts": 0,
-        "NumShadowStarts": 0,
-        "NumSystemHolds": 0,
-        "ExitBySignal": False,
-        "MinHosts": 1,
-        "MaxHosts": 1,
-        "CurrentHosts": 0,
-        "LeaveJobInQueue": False,
-        "JobLeaseDuration": 2400,
-    }
-
-
-def _size_kb(path: Any) -> int:
-    try:
-        return max(1, (os.path.getsize(str(path)) + 1023) // 1024)
-    except OSError:
-        return 1
+        return literal(Expr(str(tree)))

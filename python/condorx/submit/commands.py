@@ -1,28 +1,33 @@
-"""The table from submit commands to job ClassAd attributes, as condor_submit maps them.
+"""The table from submit commands to job ClassAd attributes, as HTCondor's condor_submit
+maps them (its SetUniverse, SetExecutable, SetArguments, ... in submit_utils).
 
 Each row is a function that reads the (expanded) commands it needs through `Values` and
-returns the attributes it sets. `Values` records what each row read, so that for procs
-after the first only the rows that read a command whose value changed are run again.
+returns the attributes it sets. Requirements are built in `requirements.py`, the
+containers' attributes in `container.py`, the simple one-attribute commands from
+`keywords.SIMPLE`.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
-import shlex
-from collections.abc import Callable, Mapping, Sequence
+import signal
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from condorx import argsyntax
 from condorx.attrs import HoldCode, JobStatus, Universe
-from condorx.classad import ExprTree
 from condorx.submit.errors import SubmitError
+from condorx.submit.keywords import SIMPLE, Kind
+from condorx.submit.values import Values, squeeze, unquoted
 from condorx.wire import Expr
 
-Row = Callable[["Values"], dict[str, Any]]
+Row = Callable[[Values], dict[str, Any]]
 ROWS: list[Row] = []
 
-# Commands a row reads; any other name in a submit file must be a macro some value uses.
-KNOWN: set[str] = set()
+# Every command some row reads: a name outside it that no value uses draws a warning.
+KNOWN: set[str] = {"queue"}
 
 
 def row(*commands: str) -> Callable[[Row], Row]:
@@ -35,83 +40,6 @@ def row(*commands: str) -> Callable[[Row], Row]:
     return register
 
 
-class Values:
-    """One proc's expanded command values, with the line each came from for errors."""
-
-    def __init__(
-        self,
-        get: Callable[[str], str | None],
-        where: Callable[[str], str],
-        facts: dict[str, str],
-    ) -> None:
-        self._get = get
-        self.where = where
-        self.facts = facts  # submit-side facts: cwd, ARCH, OPSYS, FILESYSTEM_DOMAIN, ...
-        self.reads: set[str] = set()
-        self._iwd: str | None = None
-
-    def get(self, name: str) -> str | None:
-        self.reads.add(name)
-        v = self._get(name)
-        return v if v else None
-
-    def bool(self, name: str, default: bool) -> bool:
-        v = self.get(name)
-        if v is None:
-            return default
-        low = v.strip().lower()
-        if low in ("true", "yes", "t", "y", "1"):
-            return True
-        if low in ("false", "no", "f", "n", "0"):
-            return False
-        raise SubmitError(f"{self.where(name)}: {name} must be true or false, not {v!r}")
-
-    def choice(self, name: str, choices: Sequence[str], default: str) -> str:
-        """A value that must be one of `choices` (compared without case)."""
-        value = (self.get(name) or default).strip()
-        for c in choices:
-            if value.lower() == c.lower():
-                return c
-        raise SubmitError(
-            f"{self.where(name)}: {name} must be one of {', '.join(choices)}, not {value!r}"
-        )
-
-    def iwd(self) -> str:
-        if self._iwd is None:
-            base = self.facts["cwd"]
-            d = self.get("initialdir") or self.get("initial_dir")
-            self._iwd = os.path.normpath(os.path.join(base, d)) if d else base
-        return self._iwd
-
-    def path(self, name: str) -> str | None:
-        v = self.get(name)
-        if v is None:
-            return None
-        return v if os.path.isabs(v) else os.path.normpath(os.path.join(self.iwd(), v))
-
-    def expr(self, name: str) -> Expr | None:
-        v = self.get(name)
-        if v is None:
-            return None
-        try:
-            return Expr(str(ExprTree(v)))
-        except ValueError as e:
-            raise SubmitError(
-                f"{self.where(name)}: {name} is not a valid expression: {e}"
-            ) from None
-
-
-def _literal_or_expr(v: Values, name: str) -> Any:
-    """A value that may be a plain number or an expression (priority, deferral_time, ...)."""
-    e = v.expr(name)
-    if e is None:
-        return None
-    try:
-        return int(e.text)
-    except ValueError:
-        return e
-
-
 UNIVERSES = {
     "vanilla": Universe.VANILLA,
     "scheduler": Universe.SCHEDULER,
@@ -120,223 +48,465 @@ UNIVERSES = {
     "java": Universe.JAVA,
     "parallel": Universe.PARALLEL,
     "vm": Universe.VM,
-    "container": Universe.CONTAINER,
+    "container": Universe.VANILLA,
     "docker": Universe.VANILLA,
+    "standard": Universe.STANDARD,
 }
+# Universes whose jobs the schedd runs itself or hands elsewhere: no lease, no file system.
+SCHEDD_SIDE = (Universe.SCHEDULER, Universe.LOCAL, Universe.GRID)
+_GRID_TYPES = ("condor", "batch", "arc", "ec2", "gce", "azure")
+
+
+def universe_name(v: Values) -> str:
+    """The universe as written, lower-cased ("vanilla" when none is)."""
+    return (v.get("universe") or "vanilla").lower()
 
 
 def universe(v: Values) -> Universe:
-    name = (v.get("universe") or "vanilla").strip().lower()
+    name = universe_name(v)
     if name.isdigit() and int(name) in {u.value for u in Universe}:
         return Universe(int(name))
     if name not in UNIVERSES:
-        known = ", ".join(sorted(UNIVERSES))
-        raise SubmitError(f"{v.where('universe')}: unknown universe {name!r} (one of {known})")
+        raise SubmitError(f"{v.where('universe')}: I don't know about the '{name}' universe.")
     return UNIVERSES[name]
 
 
-@row("universe", "grid_resource")
+@row("universe", "grid_resource", "vm_memory", "kill_sig", "machine_count")
 def _universe(v: Values) -> dict[str, Any]:
     u = universe(v)
+    if u == Universe.STANDARD:
+        raise SubmitError(f"{v.where('universe')}: 'Standard' is not a supported universe.")
+    if u == Universe.VM:
+        if not v.given("vm_memory"):
+            raise SubmitError(
+                f"{v.where('universe')}: vm_memory cannot be found. Please specify vm_memory"
+                " for vm universe in your submit description file."
+            )
+        raise SubmitError(f"{v.where('universe')}: the vm universe is not supported by condorx")
     out: dict[str, Any] = {"JobUniverse": int(u)}
     grid = v.get("grid_resource")
     if u == Universe.GRID:
         if not grid:
-            raise SubmitError(f"{v.where('universe')}: grid universe jobs need grid_resource")
+            raise SubmitError(
+                f"{v.where('universe')}: grid_resource attribute not defined for grid universe job"
+            )
+        kind = grid.split()[0].lower()
+        if kind not in _GRID_TYPES:
+            raise SubmitError(
+                f"{v.where('grid_resource')}: Invalid value '{grid.split()[0]}' for grid type."
+                f" Must be one of: {', '.join(_GRID_TYPES[:-1])}, or {_GRID_TYPES[-1]}"
+            )
         out["GridResource"] = grid
-    elif grid:
-        out["GridResource"] = grid
+    if v.given("kill_sig"):
+        out["KillSig"] = signal_name(v, "kill_sig")
+    elif u in (*SCHEDD_SIDE, Universe.JAVA, Universe.PARALLEL):
+        out["KillSig"] = "SIGTERM"
+    if u == Universe.PARALLEL:
+        out.update(_parallel(v))
+    if u not in SCHEDD_SIDE:
+        out["JobLeaseDuration"] = 2400
     return out
 
 
-@row("executable", "initialdir", "initial_dir", "transfer_executable")
-def _executable(v: Values) -> dict[str, Any]:
-    cmd = v.path("executable")
-    if cmd is None:
-        raise SubmitError(f"{v.where('queue')}: no executable was given (executable = ...)")
-    out: dict[str, Any] = {"Cmd": cmd, "Iwd": v.iwd()}
-    if v.get("transfer_executable") is not None:
-        out["TransferExecutable"] = v.bool("transfer_executable", True)
-    return out
-
-
-@row("arguments", "args")
-def _arguments(v: Values) -> dict[str, Any]:
-    raw = v.get("arguments") or v.get("args")
-    if raw is None:
-        return {"Args": ""}
-    text = raw.strip()
-    if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
-        inner = text[1:-1].replace('""', '"')
-        _check_v2(inner, v.where("arguments"))
-        return {"Arguments": inner}
-    if '"' in text:
-        raise SubmitError(
-            f"{v.where('arguments')}: a double quote in old-syntax arguments; "
-            "surround the whole value with double quotes to use the new syntax"
-        )
-    return {"Args": text}
-
-
-def _check_v2(inner: str, where: str) -> None:
+def signal_name(v: Values, command: str) -> str:
+    """A signal by number or by name, as its name (9 and sigkill are both SIGKILL)."""
+    raw = unquoted(v.get(command) or "").strip()
     try:
-        shlex.split(inner.replace("\\", "\\\\"))
-    except ValueError as e:
-        raise SubmitError(f"{where}: bad new-syntax arguments: {e}") from None
+        sig = signal.Signals(int(raw)) if raw.isdigit() else signal.Signals[raw.upper()]
+    except (KeyError, ValueError):
+        raise SubmitError(f"{v.where(command)}: invalid signal {raw}") from None
+    return sig.name
 
 
-@row("environment", "env", "getenv")
+@row("remove_kill_sig", "hold_kill_sig")
+def _other_signals(v: Values) -> dict[str, Any]:
+    out = {}
+    for command, attr in (("remove_kill_sig", "RemoveKillSig"), ("hold_kill_sig", "HoldKillSig")):
+        if v.given(command):
+            out[attr] = signal_name(v, command)
+    return out
+
+
+def _parallel(v: Values) -> dict[str, Any]:
+    count = v.literal_or_expr("machine_count")
+    if count is None:
+        raise SubmitError(f"{v.where('universe')}: parallel universe jobs need machine_count")
+    if not isinstance(count, int) or count < 1:
+        raise SubmitError(f"{v.where('machine_count')}: machine_count must be a positive number")
+    return {"MinHosts": count, "MaxHosts": count, "WantIOProxy": True, "JobRequiresSandbox": True}
+
+
+@row("executable", "initialdir", "transfer_executable", "docker_image", "container_image")
+def _executable(v: Values) -> dict[str, Any]:
+    """Cmd, relative to the submit directory (not initialdir), and Iwd."""
+    u = universe(v)
+    out: dict[str, Any] = {"Iwd": v.iwd()}
+    cmd = v.get("executable")
+    image = v.given("docker_image") or v.given("container_image")
+    if cmd is None and image:
+        out.update({"Cmd": "", "TransferExecutable": False})
+        return out
+    if cmd is None:
+        raise SubmitError(f"{v.where('queue')}: No 'executable' parameter was provided")
+    if u == Universe.JAVA:
+        out.update({"Cmd": "java", "TransferExecutable": False})
+        return out
+    # HTCondor reads only the first letter: anything but F... transfers it. An executable
+    # that stays where it is is named as written (the execute side finds it from Iwd).
+    if (v.get("transfer_executable") or "t")[0] in "fF":
+        return out | {"Cmd": squeeze(cmd), "TransferExecutable": False}
+    full = cmd if os.path.isabs(cmd) or "://" in cmd else os.path.join(v.submit_dir(), cmd)
+    return out | {"Cmd": squeeze(full)}
+
+
+def sizes(ad: Mapping[str, Any], v: Values) -> dict[str, Any]:
+    """ExecutableSize, ImageSize, DiskUsage and TransferInputSizeMB, in KiB rounded up, as
+    HTCondor reckons them once for a submission (from its first job): the executable, and
+    for the disk the input files too."""
+    exe = _kib(ad.get("Cmd")) if ad.get("Cmd") not in ("", "java") else 0
+    iwd = str(ad.get("Iwd") or v.submit_dir())
+    inputs = 0
+    if ad.get("TransferIn") is not False and ad.get("In") not in (None, "/dev/null"):
+        inputs += _kib(os.path.join(iwd, str(ad["In"])))
+    for name in str(ad.get("TransferInput") or "").split(","):
+        name = name.strip().strip('"')
+        if name and "://" not in name:
+            inputs += _kib(os.path.join(iwd, name))
+    image = quantity(v, "image_size", _KIB_UNITS)
+    out: dict[str, Any] = {
+        "ExecutableSize": exe,
+        "ImageSize": exe if image is None else image,
+        "DiskUsage": exe + inputs,
+        "TransferInputSizeMB": (exe + inputs) // 1024,
+    }
+    disk = quantity(v, "disk_usage", _KIB_UNITS)
+    if disk is not None:
+        out["DiskUsage"] = disk
+        del out["TransferInputSizeMB"]
+    return out
+
+
+def _kib(path: Any) -> int:
+    """A file's size in KiB rounded up; a directory's, its files' together."""
+    name = str(path)
+    try:
+        if os.path.isdir(name):
+            total = sum(
+                os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(name) for f in fs
+            )
+            return (total + 1023) // 1024
+        return (os.path.getsize(name) + 1023) // 1024 if os.path.isfile(name) else 0
+    except OSError:
+        return 0
+
+
+@row("arguments", "universe", "executable")
+def _arguments(v: Values) -> dict[str, Any]:
+    raw = v.get("arguments")
+    if universe(v) == Universe.JAVA:
+        if raw is None:
+            raise SubmitError(
+                f"{v.where('universe')}: In Java universe, you must specify the class name"
+                " to run. Example: arguments = MyClass"
+            )
+    if raw is None:
+        # Blanks alone (`$(a) $(b)` with neither set) are an empty old-syntax list.
+        return {"Args": ""} if v.text("arguments") else {"Arguments": ""}
+    try:
+        if argsyntax.is_v2(raw):
+            return {"Arguments": argsyntax.join_v2(argsyntax.submit_v2(raw))}
+        return {"Args": argsyntax.check_v1_args(raw)}
+    except argsyntax.SyntaxProblem as e:
+        raise SubmitError(f"{v.where('arguments')}: {e}") from None
+
+
+@row("environment", "getenv")
 def _environment(v: Values) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    raw = v.get("environment") or v.get("env")
-    if raw is not None:
-        text = raw.strip()
-        if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
-            inner = text[1:-1].replace('""', '"')
-            for word in _env_words(inner, v.where("environment")):
-                if "=" not in word:
-                    raise SubmitError(f"{v.where('environment')}: {word!r} is not NAME=value")
-            out["Environment"] = inner
-        else:
-            for part in text.split(";"):
-                if part.strip() and "=" not in part:
-                    raise SubmitError(f"{v.where('environment')}: {part!r} is not NAME=value")
-            out["Env"] = text
+    """Environment in the new syntax, sorted by name as HTCondor's Env keeps it; `getenv`
+    copies the submitter's variables (all, or those its names and patterns select). Only
+    an old-syntax value given as `env` keeps the old form (Env, EnvDelim), as in HTCondor."""
+    env: dict[str, str] = {}
     getenv = v.get("getenv")
     if getenv is not None:
-        out["GetEnv"] = v.bool("getenv", False) if getenv.lower() in _BOOLS else True
-    return out
+        env.update(_getenv(v, getenv))
+    raw = v.get("environment")  # or its other spelling, env
+    if raw is not None:
+        try:
+            env.update(argsyntax.parse_env(raw))
+        except argsyntax.SyntaxProblem as e:
+            raise SubmitError(f"{v.where('environment')}: {e}") from None
+    old = v.own("env")
+    if old is not None and not argsyntax.is_v2(old):
+        return {"Env": argsyntax.join_env_v1(env), "EnvDelim": ";"}
+    return {"Environment": argsyntax.join_env(env)}
 
 
-_BOOLS = {"true", "false", "yes", "no", "t", "f", "y", "n", "1", "0"}
+def _getenv(v: Values, spec: str) -> dict[str, str]:
+    environ: Mapping[str, str] = v.facts.get("environ") or {}  # type: ignore[assignment]
+    low = spec.lower()
+    if low in ("true", "yes", "t", "y", "1"):
+        return dict(environ)
+    if low in ("false", "no", "f", "n", "0"):
+        return {}
+    keep: list[str] = []
+    drop: list[str] = []
+    for word in re.split(r"[,\s]+", spec):
+        if word:
+            (drop if word.startswith("!") else keep).append(word.lstrip("!"))
+
+    def wanted(name: str) -> bool:
+        def hit(pats: list[str]) -> bool:
+            return any(fnmatch.fnmatchcase(name.upper(), p.upper()) for p in pats)
+
+        return hit(keep) and not hit(drop)
+
+    return {k: val for k, val in environ.items() if wanted(k)}
 
 
-def _env_words(inner: str, where: str) -> list[str]:
-    try:
-        return shlex.split(inner)
-    except ValueError as e:
-        raise SubmitError(f"{where}: bad new-syntax environment: {e}") from None
+def _stdio_row(command: str, attr: str, stream: str, transfer: str) -> None:
+    """In, Out, Err: the path as written (the schedd reads it against Iwd)."""
+
+    @row(command, stream, transfer)
+    def stdio(v: Values) -> dict[str, Any]:
+        path = v.get(command)
+        if path is None or path == "/dev/null":
+            return {attr: "/dev/null", f"Transfer{attr}": False}
+        out: dict[str, Any] = {attr: path}
+        if v.given(transfer) and not v.bool(transfer, True):
+            out[f"Transfer{attr}"] = False
+        else:
+            out[f"Stream{attr}"] = v.bool(stream, False)
+        return out
 
 
-def _file_row(command: str, attr: str, default: str | None) -> None:
-    """One row per file command: a proc whose output differs re-runs only that row."""
-
-    @row(command, "initialdir", "initial_dir")
-    def file_attr(v: Values) -> dict[str, Any]:
-        path = v.path(command) or default
-        return {attr: path} if path else {}
-
-
-for _cmd, _attr, _default in (
-    ("input", "In", "/dev/null"),
-    ("output", "Out", "/dev/null"),
-    ("error", "Err", "/dev/null"),
-    ("log", "UserLog", None),
+for _cmd, _attr, _stream, _xfer in (
+    ("input", "In", "stream_input", "transfer_input"),
+    ("output", "Out", "stream_output", "transfer_output"),
+    ("error", "Err", "stream_error", "transfer_error"),
 ):
-    _file_row(_cmd, _attr, _default)
+    _stdio_row(_cmd, _attr, _stream, _xfer)
 
 
-@row("stream_output", "stream_error")
-def _streams(v: Values) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for cmd, attr in (("stream_output", "StreamOut"), ("stream_error", "StreamErr")):
-        if v.get(cmd) is not None:
-            out[attr] = v.bool(cmd, False)
-    return out
+@row("log", "initialdir")
+def _log(v: Values) -> dict[str, Any]:
+    path = v.get("log")
+    return {"UserLog": v.in_iwd(path)} if path else {}
 
 
-_MEMORY_UNITS = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 * 1024}
-_DISK_UNITS = {"k": 1, "m": 1024, "g": 1024 * 1024, "t": 1024 * 1024 * 1024}
-_WITH_UNIT = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([KMGT])(?:i?B)?\s*$", re.IGNORECASE)
+# Quantities: a number in the command's own unit, or with a K/M/G/T suffix.
+_MIB_UNITS = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 * 1024}
+_KIB_UNITS = {"k": 1, "m": 1024, "g": 1024 * 1024, "t": 1024 * 1024 * 1024}
+_WITH_UNIT = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)\s*([KMGT])(?:i?B)?$", re.IGNORECASE)
 
 
-def _quantity(v: Values, name: str, units: Mapping[str, float]) -> Any:
+def quantity(v: Values, name: str, units: Mapping[str, float]) -> Any:
     raw = v.get(name)
     if raw is None:
         return None
     m = _WITH_UNIT.match(raw)
     if m:
-        return max(1, int(-(-float(m.group(1)) * units[m.group(2).lower()] // 1)))
-    try:
-        n = float(raw)
-    except ValueError:
-        return v.expr(name)
-    if n < 0:
-        raise SubmitError(f"{v.where(name)}: {name} must not be negative")
-    return int(n) if n == int(n) else n
+        return int(-(-float(m.group(1)) * units[m.group(2).lower()] // 1))
+    return v.literal_or_expr(name)
 
 
-@row("request_cpus", "request_memory", "request_disk", "request_gpus")
+_DEFAULT_MEMORY = Expr(
+    "ifthenelse(MemoryUsage isnt undefined,MemoryUsage,(ImageSize + 1023) / 1024)"
+)
+
+
+@row("request_cpus", "request_memory", "request_disk", "request_gpus", "universe")
 def _requests(v: Values) -> dict[str, Any]:
-    cpus = _literal_or_expr(v, "request_cpus")
-    memory = _quantity(v, "request_memory", _MEMORY_UNITS)
-    disk = _quantity(v, "request_disk", _DISK_UNITS)
+    if universe(v) == Universe.GRID and not (v.get("grid_resource") or "").lower().startswith(
+        "condor"
+    ):
+        return {}
+    cpus = v.literal_or_expr("request_cpus")
+    memory = quantity(v, "request_memory", _MIB_UNITS)
+    disk = quantity(v, "request_disk", _KIB_UNITS)
     out: dict[str, Any] = {
-        "RequestCpus": 1 if cpus is None else cpus,
-        "RequestMemory": memory
-        if memory is not None
-        else Expr("ifThenElse(MemoryUsage =!= undefined, MemoryUsage, (ImageSize + 1023) / 1024)"),
-        "RequestDisk": disk if disk is not None else Expr("DiskUsage"),
+        "RequestCpus": 1 if cpus is None else cpus,  # (`undefined` is dropped below)
+        "RequestMemory": _DEFAULT_MEMORY if memory is None else memory,
+        "RequestDisk": Expr("DiskUsage") if disk is None else disk,
     }
-    gpus = _literal_or_expr(v, "request_gpus")
+    gpus = v.literal_or_expr("request_gpus")
     if gpus is not None:
         out["RequestGPUs"] = gpus
+    for suffix, command in custom_requests(v).items():
+        out[f"Request{suffix}"] = v.literal_or_expr(command)
+    # `request_cpus = undefined` asks for no attribute at all (HTCondor).
+    return {k: val for k, val in out.items() if not _is_undefined(val)}
+
+
+def _is_undefined(value: Any) -> bool:
+    return isinstance(value, Expr) and value.text.lower() == "undefined"
+
+
+_STANDARD_REQUESTS = {"cpus", "memory", "disk", "gpus"}
+
+
+def custom_requests(v: Values) -> dict[str, str]:
+    """`request_<name>` commands beyond the standard four: attribute tag -> command."""
+    out = {}
+    for spelled in v.names():
+        name = spelled.lower()
+        tag = spelled[8:]
+        if name.startswith("request_") and tag.lower() not in _STANDARD_REQUESTS:
+            if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]+", tag) and v.given(name):
+                out[tag] = name
     return out
 
 
-@row("priority", "prio", "rank", "nice_user", "batch_name", "accounting_group")
+def requested_tags(v: Values) -> list[str]:
+    """Every resource a job asks for beyond cpus, memory and disk (GPUs too), sorted without
+    case as HTCondor orders their Requirements clauses: from `request_<name>` and from any
+    job attribute the file names `Request<Tag>` (`+RequestFoo`)."""
+    tags = {t.lower(): t for t in custom_requests(v)}
+    if v.given("request_gpus"):
+        tags["gpus"] = "GPUs"
+    for spelled in v.names():
+        attr = spelled[1:] if spelled.startswith("+") else spelled[3:]
+        if spelled.startswith("+") or spelled.lower().startswith("my."):
+            tag = attr[7:]
+            if attr.lower().startswith("request") and re.fullmatch(r"[A-Za-z][\w]+", tag):
+                if tag.lower() not in ("cpus", "memory", "disk"):
+                    tags.setdefault(tag.lower(), tag)
+    return [tags[k] for k in sorted(tags)]
+
+
+# GPU property commands: (command, attribute, the RequireGPUs clause it adds).
+GPU_PROPERTIES = {
+    "gpus_minimum_capability": ("GPUsMinCapability", "Capability >= GPUsMinCapability"),
+    "gpus_maximum_capability": ("GPUsMaxCapability", "Capability <= GPUsMaxCapability"),
+    "gpus_minimum_memory": ("GPUsMinMemory", "GlobalMemoryMb >= GPUsMinMemory"),
+    "gpus_minimum_runtime": ("GPUsMinRuntime", "MaxSupportedVersion >= GPUsMinRuntime"),
+}
+
+
+@row("request_gpus", "require_gpus", *GPU_PROPERTIES, "cuda_version")
+def _gpus(v: Values) -> dict[str, Any]:
+    """A GPU job's RequireGPUs: the user's own clause and then one per property given."""
+    out: dict[str, Any] = {}
+    cuda = v.get("cuda_version")
+    if cuda is not None:
+        out["CUDAVersion"] = _cuda(v, cuda)
+    if not v.given("request_gpus"):
+        return out
+    user = v.get("require_gpus")
+    clauses = [f"({user})" if user and " " in user.strip() else user] if user else []
+    for command, (attr, clause) in GPU_PROPERTIES.items():
+        if not v.given(command):
+            continue
+        if command == "gpus_minimum_memory":
+            out[attr] = quantity(v, command, _MIB_UNITS)
+        else:
+            out[attr] = v.literal_or_expr(command)
+        prop = clause.split()[0]
+        if not (user and prop.lower() in user.lower()):
+            clauses.append(clause)
+    if clauses:
+        text = " && ".join(c for c in clauses if c)
+        out["RequireGPUs"] = v.parse(text, "require_gpus")
+    return out
+
+
+def _cuda(v: Values, text: str) -> int:
+    m = re.fullmatch(r"(\d+)(?:\.(\d+))?", text)
+    if m is None:
+        raise SubmitError(f"{v.where('cuda_version')}: cuda_version must be like 11.2")
+    return int(m.group(1)) * 1000 + int(m.group(2) or 0)
+
+
+@row("priority", "rank", "nice_user", "accounting_group", "accounting_group_user")
 def _scheduling(v: Values) -> dict[str, Any]:
-    prio = _literal_or_expr(v, "priority") if v.get("priority") else _literal_or_expr(v, "prio")
-    out: dict[str, Any] = {
-        "JobPrio": 0 if prio is None else prio,
-        "Rank": v.expr("rank") or 0.0,
-        "NiceUser": v.bool("nice_user", False),
-    }
-    if v.get("batch_name"):
-        out["JobBatchName"] = v.get("batch_name")
-    if v.get("accounting_group"):
-        out["AcctGroup"] = v.get("accounting_group")
+    prio = v.literal_or_expr("priority")
+    out: dict[str, Any] = {"JobPrio": 0 if prio is None else prio, "Rank": 0.0}
+    if v.given("rank"):
+        out["Rank"] = v.literal_or_expr("rank")
+    user = v.get("accounting_group_user") or str(v.facts["user"])
+    group = v.get("accounting_group")
+    if v.bool("nice_user", False):
+        # A nice-user job gives way at once; an accounting_group given too wins the group.
+        group = group or "nice-user"
+        out["MaxJobRetirementTime"] = 0
+    if group:
+        out.update(AccountingGroup=f"{group}.{user}", AcctGroup=group, AcctGroupUser=user)
+    elif v.given("accounting_group_user"):
+        out.update(AccountingGroup=user, AcctGroupUser=user)
     return out
 
 
 @row("hold")
 def _hold(v: Values) -> dict[str, Any]:
     if v.bool("hold", False):
-        return {"JobStatus": int(JobStatus.HELD), "HoldReasonCode": int(HoldCode.SUBMITTED_ON_HOLD)}
+        return {
+            "JobStatus": int(JobStatus.HELD),
+            "HoldReason": "submitted on hold at user's request",
+            "HoldReasonCode": int(HoldCode.SUBMITTED_ON_HOLD),
+        }
     return {"JobStatus": int(JobStatus.IDLE)}
 
 
 _POLICY = {
-    "on_exit_remove": ("OnExitRemove", True),
-    "on_exit_hold": ("OnExitHold", False),
-    "periodic_hold": ("PeriodicHold", False),
-    "periodic_remove": ("PeriodicRemove", False),
-    "periodic_release": ("PeriodicRelease", False),
-}
-_POLICY_EXTRA = {
+    "on_exit_remove": "OnExitRemove",
+    "on_exit_hold": "OnExitHold",
+    "periodic_hold": "PeriodicHold",
+    "periodic_remove": "PeriodicRemove",
+    "periodic_release": "PeriodicRelease",
     "on_exit_hold_reason": "OnExitHoldReason",
     "on_exit_hold_subcode": "OnExitHoldSubCode",
     "periodic_hold_reason": "PeriodicHoldReason",
     "periodic_hold_subcode": "PeriodicHoldSubCode",
+    "periodic_vacate": "PeriodicVacate",
 }
 
 
-@row(*_POLICY, *_POLICY_EXTRA)
+# What SUBMIT_INSERT_DEFAULT_POLICY_EXPRS writes for a policy the file leaves unset.
+_DEFAULT_POLICY = {
+    "PeriodicHold": False,
+    "PeriodicRelease": False,
+    "PeriodicRemove": False,
+    "PeriodicVacate": False,
+    "OnExitRemove": True,
+    "OnExitHold": False,
+}
+
+
+@row(*_POLICY, "max_retries", "retry_until", "success_exit_code")
 def _policy(v: Values) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for cmd, (attr, default) in _POLICY.items():
-        e = v.expr(cmd)
-        out[attr] = default if e is None else _bool_literal(e)
-    for cmd, attr in _POLICY_EXTRA.items():
-        e = v.expr(cmd)
-        if e is not None:
-            out[attr] = e
+    for cmd, attr in _POLICY.items():
+        value = v.literal_or_expr(cmd)
+        if value is not None:
+            out[attr] = value
+    out.update(_retries(v, out))
+    if v.facts.get("default_policy"):
+        out = _DEFAULT_POLICY | out
     return out
 
 
-def _bool_literal(e: Expr) -> Any:
-    low = e.text.lower()
-    return True if low == "true" else False if low == "false" else e
+def _retries(v: Values, policy: dict[str, Any]) -> dict[str, Any]:
+    """max_retries: the job runs again until it succeeds or has run max_retries + 1 times."""
+    retries = v.literal_or_expr("max_retries")
+    success = v.literal_or_expr("success_exit_code")
+    if retries is None and success is None and not v.given("retry_until"):
+        return {}
+    out: dict[str, Any] = {"OnExitHold": policy.get("OnExitHold", False)}
+    if retries is None:
+        retries = 2
+    out["JobMaxRetries"] = retries
+    code = "0"
+    if success is not None:
+        out["JobSuccessExitCode"] = success
+        code = "JobSuccessExitCode"
+    rule = f"NumJobCompletions > JobMaxRetries || ExitCode is {code}"
+    until = v.get("retry_until")
+    if until is not None:
+        rule += f" || ExitCode is {until}" if until.lstrip("-").isdigit() else f" || ({until})"
+    own = v.get("on_exit_remove")
+    if own is not None:  # the user's own rule is one more way out
+        rule += f" || ({own})"
+    out["OnExitRemove"] = v.parse(rule, "on_exit_remove")
+    return out
 
 
 _DEFERRAL = {
@@ -358,7 +528,7 @@ _CRON_TIMES = {"cron_prep_time": "CronPrepTime", "cron_window": "CronWindow"}
 def _deferral(v: Values) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for cmd, attr in {**_DEFERRAL, **_CRON_TIMES}.items():
-        value = _literal_or_expr(v, cmd)
+        value = v.literal_or_expr(cmd)
         if value is not None:
             out[attr] = value
     cron = {attr: v.get(cmd) for cmd, attr in _CRON.items() if v.get(cmd) is not None}
@@ -386,87 +556,112 @@ def _check_cron(v: Values, attrs: dict[str, Any]) -> None:
         raise SubmitError(f"{v.where(command)}: {command}: {e}") from None
 
 
-_TRANSFER = ("YES", "NO", "IF_NEEDED")
-_WHEN = ("ON_EXIT", "ON_EXIT_OR_EVICT", "ON_SUCCESS")
-
-
-@row(
-    "should_transfer_files",
-    "when_to_transfer_output",
-    "transfer_input_files",
-    "transfer_output_files",
-)
-def _transfer(v: Values) -> dict[str, Any]:
-    should = v.choice("should_transfer_files", _TRANSFER, "IF_NEEDED")
-    when = v.choice("when_to_transfer_output", _WHEN, "ON_EXIT")
-    out: dict[str, Any] = {"ShouldTransferFiles": should, "WhenToTransferOutput": when}
-    if v.get("transfer_input_files"):
-        out["TransferInput"] = _file_list(v.get("transfer_input_files") or "")
-    if v.get("transfer_output_files"):
-        out["TransferOutput"] = _file_list(v.get("transfer_output_files") or "")
-    return out
-
-
-def _file_list(text: str) -> str:
-    return ",".join(p.strip() for p in re.split(r"[,\s]+", text) if p.strip())
-
-
 @row("x509userproxy", "use_x509userproxy")
 def _proxy(v: Values) -> dict[str, Any]:
-    path = v.path("x509userproxy")
-    if path is None and v.bool("use_x509userproxy", False):
+    path = v.get("x509userproxy")
+    if path is not None:
+        path = v.in_iwd(path)
+    elif v.bool("use_x509userproxy", False):
         path = os.environ.get("X509_USER_PROXY") or f"/tmp/x509up_u{os.getuid()}"
     if path is None:
         return {}
     if not os.path.exists(path):
-        raise SubmitError(f"{v.where('x509userproxy')}: the proxy file {path} does not exist")
+        raise SubmitError(f"{v.where('x509userproxy')}: unable to read proxy file {path}")
     return {"x509userproxy": path}
 
 
 _NOTIFY = {"never": 0, "always": 1, "complete": 2, "error": 3}
 
 
-@row("notification", "notify_user")
+@row("notification")
 def _notification(v: Values) -> dict[str, Any]:
     n = v.choice("notification", list(_NOTIFY), "never")
-    out: dict[str, Any] = {"JobNotification": _NOTIFY[n]}
-    if v.get("notify_user"):
-        out["NotifyUser"] = v.get("notify_user")
-    return out
+    return {"JobNotification": _NOTIFY[n]}
 
 
-@row("requirements")
-def _requirements(v: Values) -> dict[str, Any]:
-    """The user's Requirements with the clauses condor_submit appends, each left out when
-    the user's expression already speaks of that attribute."""
-    user = v.expr("requirements")
-    text = user.text if user else ""
-    clauses = []
-    if universe(v) in (Universe.SCHEDULER, Universe.LOCAL, Universe.GRID):
-        return {"Requirements": Expr(f"({text})" if text else "true")}
-    mentioned = {m.lower() for m in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)}
-    if "arch" not in mentioned:
-        clauses.append(f'(TARGET.Arch == "{v.facts["arch"]}")')
-    if "opsys" not in mentioned:
-        clauses.append(f'(TARGET.OpSys == "{v.facts["opsys"]}")')
-    if "disk" not in mentioned:
-        clauses.append("(TARGET.Disk >= RequestDisk)")
-    if "memory" not in mentioned:
-        clauses.append("(TARGET.Memory >= RequestMemory)")
-    should = (v.get("should_transfer_files") or "IF_NEEDED").strip().upper()
-    if should == "YES":
-        clauses.append("(TARGET.HasFileTransfer)")
-    elif should == "NO":
-        clauses.append("(TARGET.FileSystemDomain == MY.FileSystemDomain)")
-    else:
-        clauses.append(
-            "((TARGET.HasFileTransfer) || (TARGET.FileSystemDomain == MY.FileSystemDomain))"
-        )
-    # The schedd appends the prep-time clause, whoever submits the job.
-    if text:
-        clauses.insert(0, f"({text})")
-    return {"Requirements": Expr(" && ".join(clauses)), "FileSystemDomain": v.facts["fs_domain"]}
+@row("concurrency_limits", "concurrency_limits_expr")
+def _concurrency(v: Values) -> dict[str, Any]:
+    if v.given("concurrency_limits_expr"):
+        return {"ConcurrencyLimits": v.expr("concurrency_limits_expr")}
+    raw = v.get("concurrency_limits")
+    if raw is None:
+        return {}
+    names = sorted(w.lower() for w in re.split(r"[,\s]+", unquoted(raw)) if w)
+    return {"ConcurrencyLimits": ",".join(names)}
 
 
-# Commands the description may use that no row reads: they steer condor_submit itself.
-KNOWN.update({"queue"})
+@row("use_oauth_services")
+def _oauth(v: Values) -> dict[str, Any]:
+    raw = v.get("use_oauth_services")
+    if raw is None:
+        return {}
+    names = sorted({w for w in re.split(r"[,\s]+", raw) if w})
+    return {"OAuthServicesNeeded": ",".join(names)} if names else {}
+
+
+@row("leave_in_queue")
+def _leave(v: Values) -> dict[str, Any]:
+    value = v.bool_or_expr("leave_in_queue")
+    return {"LeaveJobInQueue": False if value is None else value}
+
+
+@row("checkpoint_exit_code")
+def _checkpoint(v: Values) -> dict[str, Any]:
+    code = v.literal_or_expr("checkpoint_exit_code")
+    if code is None:
+        return {}
+    return {"SuccessCheckpointExitCode": code, "WantFTOnCheckpoint": True}
+
+
+def _simple_row(command: str, attr: str, kind: Kind) -> None:
+    @row(command)
+    def simple(v: Values) -> dict[str, Any]:
+        raw = v.get(command)
+        if raw is None:
+            return {}
+        if kind is Kind.STRING:
+            return {attr: raw}
+        if kind is Kind.STRIPPED:
+            return {attr: unquoted(raw)}
+        if kind is Kind.PATH:
+            return {attr: v.in_iwd(unquoted(raw))}
+        if kind is Kind.LIST:
+            return {attr: ",".join(w for w in re.split(r"\s*,\s*|\s+", unquoted(raw)) if w)}
+        if kind is Kind.BOOL:
+            return {attr: v.bool_or_expr(command)}
+        return {attr: v.literal_or_expr(command)}
+
+
+for _command, (_attr, _kind) in SIMPLE.items():
+    _simple_row(_command, _attr, _kind)
+
+
+def static() -> dict[str, Any]:
+    """Attributes every new job starts with, as condor_submit writes them."""
+    return {
+        "MyType": "Job",
+        "TargetType": "Machine",
+        "CommittedTime": 0,
+        "CommittedSlotTime": 0,
+        "CommittedSuspensionTime": 0,
+        "CumulativeSlotTime": 0,
+        "CumulativeSuspensionTime": 0,
+        "CumulativeRemoteSysCpu": 0.0,
+        "CumulativeRemoteUserCpu": 0.0,
+        "RemoteWallClockTime": 0.0,
+        "RemoteUserCpu": 0.0,
+        "RemoteSysCpu": 0.0,
+        "ExitBySignal": False,
+        "ExitStatus": 0,
+        "LastSuspensionTime": 0,
+        "TotalSuspensions": 0,
+        "NumCkpts": 0,
+        "NumJobCompletions": 0,
+        "NumJobStarts": 0,
+        "NumRestarts": 0,
+        "NumSystemHolds": 0,
+        "MinHosts": 1,
+        "MaxHosts": 1,
+        "CurrentHosts": 0,
+    }
+

@@ -4,6 +4,10 @@ Lines follow the configuration language's rules (continuations, `#` comments; se
 `condorx.config.lines`). A statement is `name = value`, `+Attr = expr` or `MY.Attr = expr`
 (a job attribute as written), or `queue ...`. A `queue ... in (` or `from (` list runs to
 its closing parenthesis over several lines.
+
+Any name may be set: one that is no submit command is a macro for `$(name)`, as in
+HTCondor (a command's other spellings, like `RequestCpus`, are resolved where commands are
+read: `keywords.spellings`). `+Attr` and `MY.Attr` are macros too, as `MY.Attr`.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from condorx.config.conditions import ConditionContext, ConditionError, evaluate
 from condorx.config.errors import ConfigError
 from condorx.config.expand import Expander
 from condorx.config.lines import LineSource, Statement
@@ -19,12 +24,15 @@ from condorx.submit.errors import SubmitError
 
 _ASSIGN = re.compile(r"^(?P<name>[+]?[A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(?P<value>.*)$", re.DOTALL)
 _QUEUE = re.compile(r"^queue(\s+|$|\()", re.IGNORECASE)
+# A queue statement whose item list opens with "(" (after an optional [slice]).
+_OPEN_LIST = re.compile(r"\s(in|from)\s*(\[[^\]]*\]\s*)?\(", re.IGNORECASE)
 
 
 @dataclass
 class Entry:
     value: str
     line: int
+    spelled: str = ""  # the name as written, for messages and `request_<Name>`
 
 
 @dataclass
@@ -46,11 +54,19 @@ class Description:
         return f"{self.source}, line {line}"
 
 
+@dataclass
+class _Branch:
+    enclosing_active: bool
+    active: bool
+    taken: bool
+
+
 def parse(text: str, source: str, extra: Sequence[str] = ()) -> Description:
     """Read a description; `extra` lines (condor_submit -a) come before the first queue."""
     desc = Description(source)
     lines = LineSource(text, source)
     pending_extra = list(extra)
+    branches: list[_Branch] = []
     while True:
         try:
             stmt = lines.next()
@@ -58,15 +74,66 @@ def parse(text: str, source: str, extra: Sequence[str] = ()) -> Description:
             raise SubmitError(str(e)) from None
         if stmt is None:
             break
+        if not stmt.text.strip():  # a lone continuation: nothing was said
+            continue
+        keyword = stmt.text.split(None, 1)[0].lower()
+        if keyword in _CONDITIONALS and not _ASSIGN.match(stmt.text):
+            _conditional(desc, branches, keyword, stmt)
+            continue
+        if branches and not branches[-1].active:
+            continue
         if _QUEUE.match(stmt.text):
             _apply_extra(desc, pending_extra)
             pending_extra = []
             _queue(desc, _gather_list(stmt, lines))
         else:
             _statement(desc, stmt.text, stmt.line)
+    if branches:
+        raise SubmitError(f"{source}: endif(s) not found before end-of-file")
     if pending_extra:
         _apply_extra(desc, pending_extra)
     return desc
+
+
+_CONDITIONALS = frozenset({"if", "elif", "else", "endif"})
+
+
+def _conditional(desc: Description, branches: list[_Branch], keyword: str, stmt: Statement) -> None:
+    """`if`/`elif`/`else`/`endif`, with the configuration language's conditions."""
+    rest = stmt.text.split(None, 1)[1] if " " in stmt.text.strip() else ""
+    if keyword == "if":
+        outer = not branches or branches[-1].active
+        truth = _condition(desc, rest, stmt) if outer else False
+        branches.append(_Branch(outer, truth, truth))
+        return
+    if not branches:
+        raise SubmitError(f"{desc.where(stmt.line)}: {keyword} without a matching if")
+    top = branches[-1]
+    if keyword == "endif":
+        branches.pop()
+    elif keyword == "else":
+        top.active = top.enclosing_active and not top.taken
+        top.taken = True
+    elif top.enclosing_active and not top.taken:
+        top.active = _condition(desc, rest, stmt)
+        top.taken = top.active
+    else:
+        top.active = False
+
+
+def _condition(desc: Description, rest: str, stmt: Statement) -> bool:
+    expander = Expander(lambda n: _raw(desc, n), {})
+    ctx = ConditionContext(
+        expand=expander.expand,
+        is_defined=lambda name: name.lower() in desc.macros,
+        template_exists=lambda _c, _t: False,
+    )
+    try:
+        return evaluate(rest.strip(), ctx)
+    except (ConditionError, ConfigError) as e:
+        raise SubmitError(
+            f"{desc.where(stmt.line)}: {rest.strip()} is not a valid if condition because {e}"
+        ) from None
 
 
 def _apply_extra(desc: Description, extra: list[str]) -> None:
@@ -79,7 +146,7 @@ def _apply_extra(desc: Description, extra: list[str]) -> None:
 def _gather_list(stmt: Statement, lines: LineSource) -> Statement:
     """A queue statement whose `(` list goes on over the next lines, joined by newlines."""
     text = stmt.text
-    if "(" not in text or text.rstrip().endswith(")"):
+    if not _OPEN_LIST.search(text) or text.rstrip().endswith(")"):
         return stmt
     parts = [text]
     while True:
@@ -96,10 +163,12 @@ def _statement(desc: Description, text: str, line: int) -> None:
     if m is None:
         raise SubmitError(f"{desc.where(line)}: not a submit command: {text[:60]!r}")
     name, value = m.group("name"), m.group("value").strip()
-    if name.startswith("+"):
-        desc.attrs[name[1:]] = Entry(value, line)
-    elif name.lower().startswith("my."):
-        desc.attrs[name[3:]] = Entry(value, line)
+    if name.startswith("+") or name.lower().startswith("my."):
+        attr = name[1:] if name.startswith("+") else name[3:]
+        if not attr or "." in attr:
+            raise SubmitError(f"{desc.where(line)}: {name!r} is not a job attribute name")
+        desc.attrs[attr] = Entry(value, line)
+        desc.macros["my." + attr.lower()] = Entry(value, line, name)
     else:
         low = name.lower()
         if "$" in value:
@@ -112,7 +181,7 @@ def _statement(desc: Description, text: str, line: int) -> None:
                 )
             except ConfigError as e:
                 raise SubmitError(f"{desc.where(line)}: {e.message}") from None
-        desc.macros[low] = Entry(value, line)
+        desc.macros[low] = Entry(value, line, name)
 
 
 def _raw(desc: Description, name: str) -> str | None:

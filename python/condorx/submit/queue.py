@@ -54,13 +54,31 @@ def parse(args: str, where: str, base: Path) -> QueueSpec:
     rest = (" " + text)[m.end() :].strip()
     count, names = _head(head, where)
     spec = QueueSpec(count=count, vars=names)
+    if not rest and kind == "from":  # `from $(undefined)`: HTCondor queues the count alone
+        return spec
+    rest, pick = _slice(rest, where)
     if kind == "in":
         spec.items = _inline_items(rest, where)
     elif kind == "from":
         spec.items = _from_items(rest, where, base)
     else:
         spec.items = _matching(rest, where, base)
+    spec.items = spec.items[pick]
     return spec
+
+
+_SLICE = re.compile(r"^\[\s*(-?\d*)\s*(?::\s*(-?\d*)\s*)?(?::\s*(-?\d*)\s*)?\]")
+
+
+def _slice(rest: str, where: str) -> tuple[str, slice]:
+    """An optional Python-style `[start:end:step]` before the items."""
+    m = _SLICE.match(rest)
+    if m is None:
+        return rest, slice(None)
+    start, end, step = (int(g) if g else None for g in m.groups())
+    if step == 0:
+        raise SubmitError(f"{where}: a queue slice's step must not be 0")
+    return rest[m.end() :].strip(), slice(start, end, step)
 
 
 def _count(text: str, where: str) -> int:
@@ -87,15 +105,13 @@ def _head(head: str, where: str) -> tuple[int, list[str]]:
 
 
 def _inline_items(rest: str, where: str) -> list[str]:
-    if not rest.startswith("("):
-        return [i.strip() for i in rest.split(",") if i.strip()]
-    if not rest.endswith(")"):
-        raise SubmitError(f"{where}: queue ... in ( has no closing )")
-    body = rest[1:-1]
-    items: list[str] = []
-    for line in body.splitlines():
-        items.extend(i.strip() for i in line.split(",") if i.strip())
-    return items
+    """`in a, b, c` or `in (a b c)`, over several lines too: commas or blanks separate items."""
+    if rest.startswith("("):
+        if not rest.endswith(")"):
+            raise SubmitError(f"{where}: queue ... in ( has no closing )")
+        rest = rest[1:-1]
+    lines = [ln for ln in rest.splitlines() if not ln.strip().startswith("#")]
+    return [i for ln in lines for i in re.split(r"[,\s]+", ln) if i]
 
 
 def _from_items(rest: str, where: str, base: Path) -> list[str]:
@@ -103,21 +119,23 @@ def _from_items(rest: str, where: str, base: Path) -> list[str]:
         if not rest.endswith(")"):
             raise SubmitError(f"{where}: queue ... from ( has no closing )")
         lines = rest[1:-1].splitlines()
-    else:
-        path = base / rest
-        try:
-            lines = path.read_text().splitlines()
-        except OSError as e:
-            raise SubmitError(
-                f"{where}: cannot read queue items from {path}: {e.strerror}"
-            ) from None
-    return [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
+        return [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
+    path = base / rest
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as e:
+        raise SubmitError(f"{where}: cannot read queue items from {path}: {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise SubmitError(f"{where}: queue items file {path} is not text") from None
+    # Every line of the file is an item, as HTCondor reads it, a `#` line too; a blank line
+    # is none (HTCondor's bindings repeat the previous item there, a quirk not copied).
+    return [ln.strip() for ln in lines if ln.strip()]
 
 
 def _matching(rest: str, where: str, base: Path) -> list[str]:
     words = rest.split()
     want = None
-    if words and words[0].lower() in ("files", "dirs"):
+    if words and words[0].lower() in ("files", "dirs", "any"):
         want = words.pop(0).lower()
     if not words:
         raise SubmitError(f"{where}: queue ... matching needs a pattern")
@@ -129,6 +147,8 @@ def _matching(rest: str, where: str, base: Path) -> list[str]:
                 continue
             if want == "dirs" and not os.path.isdir(full):
                 continue
+            if os.path.isdir(full):
+                name = name.rstrip("/") + "/"  # HTCondor names a matched directory so
             if name not in found:
                 found.append(name)
     return found

@@ -16,6 +16,7 @@ from typing import IO, Any
 import trio
 
 from condorx.accounts import Account, options
+from condorx.argsyntax import split_v2
 from condorx.classad import ClassAd
 
 
@@ -41,38 +42,6 @@ class Outcome:
         else:
             out["ExitCode"] = self.exit_code
         return out
-
-
-def split_v2(text: str) -> list[str]:
-    """HTCondor's new argument syntax: blanks separate words, single quotes group them,
-    and '' inside quotes is one literal quote."""
-    words: list[str] = []
-    cur: list[str] = []
-    in_word = quoted = False
-    i = 0
-    while i < len(text):
-        c = text[i]
-        if quoted:
-            if c == "'" and text[i + 1 : i + 2] == "'":
-                cur.append("'")
-                i += 1
-            elif c == "'":
-                quoted = False
-            else:
-                cur.append(c)
-        elif c == "'":
-            quoted = in_word = True
-        elif c.isspace():
-            if in_word:
-                words.append("".join(cur))
-                cur, in_word = [], False
-        else:
-            cur.append(c)
-            in_word = True
-        i += 1
-    if in_word:
-        words.append("".join(cur))
-    return words
 
 
 def arguments(job: ClassAd) -> list[str]:
