@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 from condorx.demo_pool import run_demo
 
 
 def _masters() -> set[str]:
+    """The demo's masters: those whose configuration lies in a demo pool's directory (the
+    suite runs on two workers, so other tests' masters come and go meanwhile)."""
     r = subprocess.run(["pgrep", "-f", "condorx.daemons master"], capture_output=True, text=True)
-    return set(r.stdout.split())
+    return {pid for pid in r.stdout.split() if "/condorx-pool-" in _config_of(pid)}
+
+
+def _config_of(pid: str) -> str:
+    try:
+        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    except OSError:  # gone meanwhile
+        return ""
+    found = [e for e in environ if e.startswith(b"CONDORX_CONFIG=")]
+    return found[0].decode(errors="replace") if found else ""
 
 
 def test_pool_demo_runs_real_jobs():

@@ -3,32 +3,31 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Iterator
 
 import click
 
 from condorx.attrs import JobStatus
-from condorx.classad import ClassAd, ExprTree, Value
+from condorx.classad import ClassAd, ExprTree
+from condorx.cli import adformat
 from condorx.cli import args as a
 from condorx.cli.common import fail, load
 from condorx.cli.timefmt import duration, short_date
 from condorx.client.schedd import history_ads
 
 OPTIONS = [
-    a.Opt("constraint", 5, 1),
-    a.Opt("long", 1),
-    a.Opt("autoformat", 2, -1, ("af",)),
-    a.Opt("match", 3, 1, ("limit",)),
-    a.Opt("json", 2),
+    *adformat.JOB_AD_OPTIONS,
+    a.Opt("match", 3, 1, ("limit",), help="at most N jobs", metavar="N"),
 ]
+USAGE = "condor_history [options] [cluster | cluster.proc | user]..."
 HEADER = " ID     OWNER          SUBMITTED   RUN_TIME     ST COMPLETED   CMD"
 
 
-@click.command(context_settings=a.CONTEXT)
+@a.command("condor_history", OPTIONS, USAGE)
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """Show finished jobs (HTCondor's condor_history options)."""
-    opts = a.parse(ctx.args, OPTIONS, "condor_history")
+    opts = a.parsed(ctx)
     cfg = load("condor_history")
     match = opts.value("match")
     limit = int(match) if match and match.isdigit() else None
@@ -36,16 +35,58 @@ def main(ctx: click.Context) -> None:
         wanted = _filter(opts)
     except ValueError as e:
         fail(f"condor_history: {e}")
-    if "long" not in opts.flags and "autoformat" not in opts.values and "json" not in opts.flags:
+    words = opts.values.get("format", [])
+    exprs = opts.values.get("autoformat", []) + words[1::2]
+    bad = adformat.check_exprs(exprs)
+    if bad is not None:
+        fail(f"condor_history: {bad!r} is not a valid ClassAd expression")
+    ads = _matching(history_ads(cfg), wanted, limit)
+    text = opts.value("attributes")
+    only = [n for n in text.replace(",", " ").split() if n] if text else None
+    out = sys.stdout
+    if "json" in opts.flags:
+        writer = adformat.JsonWriter(only)
+        for ad in ads:
+            out.write(writer.ad(ad))
+        out.write(writer.footer())
+    elif "xml" in opts.flags:
+        xml = adformat.XmlWriter(only)
+        out.write(xml.header())
+        for ad in ads:
+            out.write(xml.ad(ad))
+        out.write(xml.footer())
+    elif "long" in opts.flags:
+        for ad in ads:
+            out.write(adformat.long_ad(ad, only))
+    elif "autoformat" in opts.values or words:
+        formats = [adformat.Format(f, e) for f, e in zip(words[0::2], words[1::2], strict=True)]
+        af = None
+        if "autoformat" in opts.values:
+            af = adformat.AutoFormat(opts.values["autoformat"], opts.quals.get("autoformat", ""))
+        if af is not None and af.headings:
+            out.write("".join(af.render(list(ads))))
+            return
+        for ad in ads:
+            out.write(adformat.render_formats(formats, ad))
+            if af is not None:
+                out.write(af.row(af.cells(ad)))
+    else:
         print(HEADER)
+        for ad in ads:
+            out.write(_row(ad))
+
+
+def _matching(
+    ads: Iterator[ClassAd], wanted: ExprTree | None, limit: int | None
+) -> Iterator[ClassAd]:
     shown = 0
-    for ad in history_ads(cfg):
+    for ad in ads:
         if limit is not None and shown >= limit:
-            break
+            return
         if wanted is not None and wanted.eval(ad) is not True:
             continue
         shown += 1
-        _show(ad, opts)
+        yield ad
 
 
 def _filter(opts: a.Parsed) -> ExprTree | None:
@@ -54,27 +95,6 @@ def _filter(opts: a.Parsed) -> ExprTree | None:
     if ids:
         parts.append("(" + " || ".join(ids) + ")")
     return ExprTree(" && ".join(parts)) if parts else None
-
-
-def _show(ad: ClassAd, opts: a.Parsed) -> None:
-    if "long" in opts.flags:
-        sys.stdout.write(ad.printOld() + "\n")
-    elif "json" in opts.flags:
-        sys.stdout.write(ad.printJson())
-    elif "autoformat" in opts.values:
-        sys.stdout.write(
-            " ".join(_af(ExprTree(e).eval(ad)) for e in opts.values["autoformat"]) + "\n"
-        )
-    else:
-        sys.stdout.write(_row(ad))
-
-
-def _af(v: Any) -> str:
-    if v is Value.Undefined:
-        return "undefined"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
 
 
 def _row(ad: ClassAd) -> str:

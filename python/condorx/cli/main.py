@@ -11,7 +11,8 @@ from condorx.cli import output
 from condorx.cli.bench import bench
 
 
-@click.group()
+# -help as well as --help, as HTCondor's tools take it (the subcommands inherit it).
+@click.group(context_settings={"help_option_names": ["--help", "-help"]})
 @click.version_option(package_name="condorx")
 def main() -> None:
     """condorx: high-throughput batch scheduling in the HTCondor tradition."""

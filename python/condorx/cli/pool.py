@@ -152,15 +152,49 @@ def status() -> None:
         click.echo(f"{name:<12} pid {info['pid'] or '-':<8} restarts {info['restarts']}")
 
 
+_NO_EFFECT = "accepted; no effect on {tool}"
+# What each of the master's commands does with each option (HTCondor's words where it has
+# them; condor_off alone honours the shutdown modes and -master).
+_MASTER_HELP = {
+    "off": {
+        "daemon": "shut down only this daemon (repeatable); default: all but the master",
+        "master": "shut down the condor_master too, after the others",
+        "fast": "quickly shut down daemons (jobs are killed at once)",
+        "peaceful": "wait indefinitely for jobs to finish",
+    },
+    "on": {"daemon": "start only this daemon (repeatable); default: all of DAEMON_LIST"},
+    "restart": {"daemon": "restart only this daemon (repeatable); default: all of DAEMON_LIST"},
+    "reconfig": {},  # every daemon rereads the configuration: the master restarts them
+}
+_MASTER_OPTIONS = [
+    ("daemon", 2, 1, "NAME"),
+    ("master", 2, 0, ""),
+    ("fast", 2, 0, ""),
+    ("peaceful", 2, 0, ""),
+]
+_MASTER_DOC = {
+    "off": "Shut down the master's daemons (the master too with -master).",
+    "on": "Start the master's daemons.",
+    "restart": "Restart the master's daemons.",
+    "reconfig": "Make the master and its daemons read the configuration again.",
+}
+
+
+def master_options(cmd: str, tool: str) -> list[a.Opt]:
+    said = _MASTER_HELP[cmd]
+    return [
+        a.Opt(name, prefix, takes, help=said.get(name, _NO_EFFECT.format(tool=tool)), metavar=mv)
+        for name, prefix, takes, mv in _MASTER_OPTIONS
+    ]
+
+
 def _master_command(cmd: str, tool: str) -> click.Command:
-    @click.command(context_settings=a.CONTEXT, name=tool)
+    usage = f"{tool} [-daemon NAME]... [-master] [-fast | -peaceful]"
+
+    @a.command(tool, master_options(cmd, tool), usage, help=_MASTER_DOC[cmd])
     @click.pass_context
     def command(ctx: click.Context) -> None:
-        opts = a.parse(
-            ctx.args,
-            [a.Opt("daemon", 2, 1), a.Opt("master", 2), a.Opt("fast", 2), a.Opt("peaceful", 2)],
-            tool,
-        )
+        opts = a.parsed(ctx)
         cfg = load(tool, "MASTER")
         daemons = [d.lower() for d in opts.values.get("daemon", [])]
         req = {

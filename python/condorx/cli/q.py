@@ -11,53 +11,109 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import click
+import trio
 
 from condorx import security
 from condorx.attrs import JobStatus
+from condorx.classad import ClassAd, ExprTree, Value
+from condorx.cli import adformat
 from condorx.cli import args as a
 from condorx.cli import q_views as views
+from condorx.cli.analyze_view import analyze as _analyze
 from condorx.cli.common import fail, load, run_client
+from condorx.cli.userlog_jobs import read_jobs
 from condorx.client.schedd import ScheddClient
 
 TOOL = "condor_q"
 OPTIONS = [
-    a.Opt("constraint", 5, 1),
-    a.Opt("nobatch", 3),
-    a.Opt("batch", 3),
-    a.Opt("long", 1),
-    a.Opt("autoformat", 2, -1, ("af",)),
-    a.Opt("format", 3, -1),
-    a.Opt("hold", 2),
-    a.Opt("run", 2),
-    a.Opt("cron", 4),
-    a.Opt("totals", 3),
-    a.Opt("json", 2),
-    a.Opt("allusers", 3),
-    a.Opt("name", 2, 1),
-    a.Opt("attributes", 4, 1),
-    a.Opt("wide", 1),
+    *adformat.JOB_AD_OPTIONS,
+    a.Opt("nobatch", 3, help="one line per job"),
+    a.Opt("batch", 3, help="one line per batch of jobs (the default)"),
+    a.Opt("hold", 2, help="held jobs, with why"),
+    a.Opt("run", 2, help="running jobs, with where"),
+    a.Opt("cron", 4, help="deferred and cron jobs: schedule and next run (condorx's own)"),
+    a.Opt("totals", 3, help="only the totals line"),
+    a.Opt("allusers", 3, help="every user's jobs, not only yours"),
+    a.Opt("name", 2, 1, help="the schedd to ask", metavar="NAME"),
+    a.Opt("wide", 1, help="do not truncate"),
+    a.Opt("limit", 3, 1, help="at most N jobs", metavar="N"),
+    a.Opt("userlog", 2, 1, help="jobs as this job event log tells of them", metavar="FILE"),
+    a.Opt(
+        "better-analyze", 3, 0, ("better",),
+        help="why jobs do (not) match the pool's slots, clause by clause",
+    ),
+    a.Opt("analyze", 3, help="as -better-analyze, after checking the job can run at all"),
+    a.Opt("mconstraint", 3, 1, help="analyze only against these slots", metavar="EXPR"),
 ]
+USAGE = "condor_q [options] [cluster | cluster.proc | user]..."
 
 
-@click.command(context_settings=a.CONTEXT)
+@a.command("condor_q", OPTIONS, USAGE)
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """Show jobs in the queue (HTCondor's condor_q options)."""
-    opts = a.parse(ctx.args, OPTIONS, "condor_q")
+    opts = a.parsed(ctx)
     cfg = load("condor_q")
     constraint = _constraint(opts)
+    limit = _limit(opts)
+    only = _attributes(opts)
+    _check_outputs(opts)
+    log = opts.value("userlog")
+    if log is not None:
+        ads = _userlog_ads(log, constraint, limit)
+        if _ads_output(opts):
+            _print_ads(_aiter(ads), opts, only)
+        else:
+            _print_userlog_view(ads, opts)
+        return
     client = ScheddClient(cfg, opts.value("name"))
-    if "long" in opts.flags or "json" in opts.flags:
-        run_client(_print_ads, client, constraint, "json" in opts.flags, tool=TOOL)
-    elif "autoformat" in opts.values:
-        run_client(_print_af, client, constraint, opts.values["autoformat"], tool=TOOL)
-    elif "format" in opts.values:
-        run_client(_print_format, client, constraint, opts.values["format"], tool=TOOL)
+    if "better-analyze" in opts.flags or "analyze" in opts.flags:
+        run_client(_analyze, client, constraint, opts, tool=TOOL)
+    elif _ads_output(opts):
+        run_client(_print_schedd_ads, client, constraint, limit, opts, only, tool=TOOL)
     else:
-        run_client(_print_view, client, constraint, opts, tool=TOOL)
+        run_client(_print_view, client, constraint, opts, limit, tool=TOOL)
+
+
+def _ads_output(opts: a.Parsed) -> bool:
+    """Whether the output is made from whole ads (not a table of the schedd's columns)."""
+    return bool(
+        {"long", "json", "xml"} & opts.flags
+        or "autoformat" in opts.values
+        or "format" in opts.values
+    )
+
+
+def _limit(opts: a.Parsed) -> int | None:
+    text = opts.value("limit")
+    if text is None:
+        return None
+    if not text.isdigit():
+        fail(f"condor_q: -limit needs a number, not {text!r}")
+    return int(text)
+
+
+def _attributes(opts: a.Parsed) -> list[str] | None:
+    text = opts.value("attributes")
+    if text is None:
+        return None
+    return [n for n in text.replace(",", " ").split() if n]
+
+
+def _check_outputs(opts: a.Parsed) -> None:
+    exprs = list(opts.values.get("autoformat", []))
+    words = opts.values.get("format", [])
+    exprs += words[1::2]
+    if "autoformat" in opts.values and not opts.values["autoformat"]:
+        fail("condor_q: -af needs at least one attribute or expression")
+    bad = adformat.check_exprs(exprs)
+    if bad is not None:
+        fail(f"condor_q: {bad!r} is not a valid ClassAd expression")
 
 
 def _constraint(opts: a.Parsed) -> str | None:
@@ -67,7 +123,11 @@ def _constraint(opts: a.Parsed) -> str | None:
     ids = a.job_clauses(opts.positional)
     if ids:
         parts.append("(" + " || ".join(ids) + ")")
-    elif "allusers" not in opts.flags and not opts.values.get("constraint"):
+    elif (
+        "allusers" not in opts.flags
+        and not opts.values.get("constraint")
+        and "userlog" not in opts.values
+    ):
         parts.append(f'(Owner == "{security.current_user()}")')
     if "hold" in opts.flags:
         parts.append(f"(JobStatus == {JobStatus.HELD})")
@@ -78,77 +138,113 @@ def _constraint(opts: a.Parsed) -> str | None:
     return " && ".join(parts) or None
 
 
-async def _print_ads(client: ScheddClient, constraint: str | None, as_json: bool) -> None:
-    first = True
-    if as_json:
-        sys.stdout.write("[\n")
-    async for chunk in client.query_ads(constraint):
-        for ad in chunk:
-            if as_json:
-                sys.stdout.write(("" if first else ",\n") + ad.printJson().rstrip())
-            else:
-                sys.stdout.write(ad.printOld() + "\n")
-            first = False
-    if as_json:
-        sys.stdout.write("\n]\n")
+async def _aiter(ads: list[Any]) -> AsyncIterator[list[Any]]:
+    yield ads
 
 
-async def _print_af(client: ScheddClient, constraint: str | None, exprs: list[str]) -> None:
-    if not exprs:
-        fail("condor_q: -af needs at least one attribute or expression")
-    async for chunk in client.query_rows(exprs, constraint):
-        sys.stdout.write("".join(" ".join(_af(v) for v in row) + "\n" for row in chunk))
-
-
-async def _print_format(client: ScheddClient, constraint: str | None, words: list[str]) -> None:
-    if len(words) % 2:
-        fail("condor_q: -format takes pairs of a printf format and an attribute")
-    pairs = list(zip(words[0::2], words[1::2], strict=True))
-    async for chunk in client.query_rows([e for _, e in pairs], constraint):
-        for row in chunk:
-            sys.stdout.write("".join(_printf(f, v) for (f, _), v in zip(pairs, row, strict=True)))
-
-
-def _printf(fmt: str, v: Any) -> str:
-    fmt = fmt.replace("\\n", "\n").replace("\\t", "\t")
+def _userlog_ads(path: str, constraint: str | None, limit: int | None) -> list[ClassAd]:
     try:
-        if "%d" in fmt or "%i" in fmt:
-            return fmt % int(v)
-        if any(c in fmt for c in ("%f", "%g", "%e")):
-            return fmt % float(v)
-        return fmt % (_af(v),)
-    except (TypeError, ValueError):
-        return fmt.replace("%d", "undefined").replace("%s", _af(v))
+        ads = read_jobs(Path(path))
+    except OSError as e:
+        fail(f"condor_q: cannot read the user log {path}: {e.strerror}")
+    if constraint:
+        wanted = ExprTree(constraint)
+        ads = [ad for ad in ads if wanted.eval(ad) is True]
+    return ads if limit is None else ads[:limit]
 
 
-def _af(v: Any) -> str:
-    if v is None:
-        return "undefined"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if hasattr(v, "text"):
-        return str(v.text)
-    return str(v)
+async def _print_schedd_ads(
+    client: ScheddClient,
+    constraint: str | None,
+    limit: int | None,
+    opts: a.Parsed,
+    only: list[str] | None,
+) -> None:
+    await _print_ads_async(client.query_ads(constraint, limit=limit), opts, only)
 
 
-async def _print_view(client: ScheddClient, constraint: str | None, opts: a.Parsed) -> None:
+def _print_ads(chunks: AsyncIterator[list[ClassAd]], opts: a.Parsed, only: Any) -> None:
+    trio.run(_print_ads_async, chunks, opts, only)
 
-    totals = views.Totals()
-    if "hold" in opts.flags:
-        view: views.View = views.HoldView()
-    elif "run" in opts.flags:
-        view = views.RunView()
-    elif "cron" in opts.flags:
-        view = views.CronView()
-    elif "nobatch" in opts.flags:
-        view = views.NoBatchView()
+
+async def _print_ads_async(
+    chunks: AsyncIterator[list[ClassAd]], opts: a.Parsed, only: list[str] | None
+) -> None:
+    """-long, -json, -xml, -af and -format, as HTCondor prints them (cli.adformat)."""
+    out = sys.stdout
+    if "json" in opts.flags:
+        writer = adformat.JsonWriter(only)
+        async for chunk in chunks:
+            out.write("".join(writer.ad(ad) for ad in chunk))
+        out.write(writer.footer())
+    elif "xml" in opts.flags:
+        xml = adformat.XmlWriter(only)
+        out.write(xml.header())
+        async for chunk in chunks:
+            out.write("".join(xml.ad(ad) for ad in chunk))
+        out.write(xml.footer())
+    elif "long" in opts.flags:
+        async for chunk in chunks:
+            out.write("".join(adformat.long_ad(ad, only) for ad in chunk))
     else:
-        view = views.BatchView()
+        words = opts.values.get("format", [])
+        formats = [adformat.Format(f, e) for f, e in zip(words[0::2], words[1::2], strict=True)]
+        af = None
+        if "autoformat" in opts.values:
+            af = adformat.AutoFormat(opts.values["autoformat"], opts.quals.get("autoformat", ""))
+        if af is not None and af.headings:  # the widths need every row first
+            ads = [ad async for chunk in chunks for ad in chunk]
+            out.write("".join(af.render(ads)))
+            return
+        async for chunk in chunks:
+            for ad in chunk:
+                out.write(adformat.render_formats(formats, ad))
+                if af is not None:
+                    out.write(af.row(af.cells(ad)))
+    out.flush()
+
+
+async def _print_view(
+    client: ScheddClient, constraint: str | None, opts: a.Parsed, limit: int | None = None
+) -> None:
+    title = f"Schedd: {_schedd_name(client)}"
+    view = _view(opts)
+    await _render_view(title, view, client.query_rows(view.columns, constraint, limit), opts)
+
+
+def _view(opts: a.Parsed) -> views.View:
+    if "hold" in opts.flags:
+        return views.HoldView()
+    if "run" in opts.flags:
+        return views.RunView()
+    if "cron" in opts.flags:
+        return views.CronView()
+    if "nobatch" in opts.flags:
+        return views.NoBatchView()
+    return views.BatchView()
+
+
+def _print_userlog_view(ads: list[ClassAd], opts: a.Parsed) -> None:
+    view = _view(opts)
+    trees = [ExprTree(c) for c in view.columns]
+    rows = [[_plain(t.eval(ad)) for t in trees] for ad in ads]
+    title = f"Userlog: {opts.value('userlog')}"
+    trio.run(_render_view, title, view, _aiter(rows), opts)
+
+
+def _plain(v: Any) -> Any:
+    return None if v is Value.Undefined or v is Value.Error else v
+
+
+async def _render_view(
+    title: str, view: views.View, chunks: AsyncIterator[list[Any]], opts: a.Parsed
+) -> None:
+    totals = views.Totals()
     quiet = "totals" in opts.flags
     if not quiet:
-        print(f"\n\n-- Schedd: {_schedd_name(client)} @ {time.strftime('%m/%d/%y %H:%M:%S')}")
+        print(f"\n\n-- {title} @ {time.strftime('%m/%d/%y %H:%M:%S')}")
         print(view.header)
-    async for chunk in client.query_rows(view.columns, constraint):
+    async for chunk in chunks:
         totals.add(chunk)
         if not quiet:
             out = view.rows(chunk)
@@ -158,7 +254,12 @@ async def _print_view(client: ScheddClient, constraint: str | None, opts: a.Pars
         sys.stdout.write(view.finish())
         print()
     print(totals.line("query"))
-    if "allusers" not in opts.flags and not opts.positional and "constraint" not in opts.values:
+    if (
+        "allusers" not in opts.flags
+        and not opts.positional
+        and "constraint" not in opts.values
+        and "userlog" not in opts.values
+    ):
         print(totals.line(security.current_user()))
 
 

@@ -27,25 +27,38 @@ COPIES = "RoutedFromJobId =!= undefined"
 FIELDS = ["ClusterId", "ProcId", "RoutedFromJobId", "Owner", "RouteName", "JobStatus"]
 STATE = {1: "I", 2: "R", 3: "X", 4: "C", 5: "H", 6: "E", 7: "S"}
 RULE = "-" * 55
+Q_OPTIONS = [
+    a.Opt("S", 1, help="summarize the state of the jobs on each route"),
+    a.Opt("route", 2, 1, help="display only the jobs on this route", metavar="NAME"),
+    a.Opt("json", 1, help="print the table as JSON (condorx's own)"),
+]
+HISTORY_OPTIONS = [
+    a.Opt("start", 2, 1, help="set the start time of the summary", metavar='"YYYY-MM-DD HH:MM"'),
+    a.Opt(
+        "end",
+        2,
+        1,
+        help="set the end time of the summary (default: now; condorx's own)",
+        metavar='"YYYY-MM-DD HH:MM"',
+    ),
+    a.Opt("days", 1, 1, help="set the number of days to summarize (default 1)", metavar="N"),
+    a.Opt("json", 1, help="print the table as JSON (condorx's own)"),
+]
 
 
-@click.command(context_settings=a.CONTEXT)
+@a.command("condor_router_q", Q_OPTIONS, "condor_router_q [-S] [-route NAME] [-json]")
 @click.pass_context
 def q(ctx: click.Context) -> None:
     """Show the jobs the job router has routed, and where."""
-    opts = a.parse(
-        ctx.args,
-        [a.Opt("s", 1), a.Opt("route", 2, 1), a.Opt("json", 1)],
-        "condor_router_q",
-    )
+    opts = a.parsed(ctx)
     cfg = load("condor_router_q")
     rows = run_client(_copies, cfg, tool="condor_router_q")
     wanted = opts.value("route")
     if wanted is not None:
         rows = [r for r in rows if r["route"] == wanted]
     if "json" in opts.flags:
-        click.echo(json.dumps(_summary(rows) if "s" in opts.flags else rows, indent=1))
-    elif "s" in opts.flags:
+        click.echo(json.dumps(_summary(rows) if "S" in opts.flags else rows, indent=1))
+    elif "S" in opts.flags:
         click.echo(f"{'JOBS':>7} ST {'Route':<10} GridResource")
         for r in _summary(rows):
             click.echo(f"{r['jobs']:>7} {r['state']:>2} {r['route']:<10} {r['grid_resource']}")
@@ -86,15 +99,15 @@ def _summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-@click.command(context_settings=a.CONTEXT)
+@a.command(
+    "condor_router_history",
+    HISTORY_OPTIONS,
+    'condor_router_history [-start "YYYY-MM-DD HH:MM"] [-end "..."] [-days N] [-json]',
+)
 @click.pass_context
 def history(ctx: click.Context) -> None:
     """Show per route the hours, completed and aborted jobs of routed copies."""
-    opts = a.parse(
-        ctx.args,
-        [a.Opt("start", 2, 1), a.Opt("end", 2, 1), a.Opt("days", 1, 1), a.Opt("json", 1)],
-        "condor_router_history",
-    )
+    opts = a.parsed(ctx)
     cfg = load("condor_router_history")
     end = _when(opts.value("end"), "end") if opts.value("end") else time.time()
     days = opts.value("days")

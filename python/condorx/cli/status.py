@@ -20,16 +20,27 @@ from condorx.client.connection import user_credentials
 
 TOOL = "condor_status"
 OPTIONS = [
-    a.Opt("constraint", 5, 1),
-    a.Opt("long", 1),
-    a.Opt("autoformat", 2, -1, ("af",)),
-    a.Opt("total", 2),
-    a.Opt("schedd", 2),
-    a.Opt("json", 2),
-    a.Opt("pool", 2, 1),
-    a.Opt("submitters", 3),
-    a.Opt("any", 3),
+    a.Opt("constraint", 5, 1, help="only the ads this expression is true of", metavar="EXPR"),
+    a.Opt("long", 1, help="display entire ClassAds (no totals)"),
+    a.Opt(
+        "autoformat",
+        2,
+        -1,
+        ("af",),
+        help="display these attributes or expressions, space-separated",
+        metavar="EXPR...",
+    ),
+    a.Opt("totals", 2, help="display totals only"),
+    a.Opt("schedd", 2, help="query condor_schedd ClassAds"),
+    a.Opt("json", 2, help="display entire ClassAds in JSON format"),
+    a.Opt(
+        "pool", 2, 1, help="query this central manager, not COLLECTOR_HOST", metavar="HOST[:PORT]"
+    ),
+    a.Opt("submitters", 3, help="query ClassAds sent by submitters"),
+    a.Opt("any", 3, help="query all ClassAds"),
 ]
+USAGE = f"{TOOL} [options] [name ...]"
+ARGUMENTS = [("name", "only the slots or machines of this name (Name or Machine)")]
 SLOT = [
     "Name",
     "OpSys",
@@ -44,11 +55,11 @@ STATES = ["Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Backfill", 
 SCHEDD = ["Name", "Machine", "TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs"]
 
 
-@click.command(context_settings=a.CONTEXT)
+@a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """Show the pool's slots (HTCondor's condor_status options)."""
-    opts = a.parse(ctx.args, OPTIONS, TOOL)
+    opts = a.parsed(ctx)
     cfg = load(TOOL)
     client = CollectorClient(cfg, user_credentials(cfg), opts.value("pool"))
     kind = _kind(opts)
@@ -72,7 +83,7 @@ def main(ctx: click.Context) -> None:
         _schedd_view(run_client(client.query_rows, kind, SCHEDD, constraint, tool=TOOL))
     else:
         rows = run_client(client.query_rows, kind, SLOT, constraint, tool=TOOL)
-        if "total" not in opts.flags:
+        if "totals" not in opts.flags:
             _slot_view(rows)
         _totals(rows)
 

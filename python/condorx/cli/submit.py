@@ -1,7 +1,7 @@
 """condor_submit: turn a submit description into jobs in the schedd's queue.
 
-condor_submit [-a LINE]... [-queue ARGS] [-name SCHEDD] [-terse] [-dry-run FILE]
-              [-batch-name NAME] [NAME=VALUE]... [FILE | -]
+condor_submit [-append COMMAND]... [-queue ARGS] [-name SCHEDD] [-terse] [-dry-run FILE]
+              [-batch-name NAME] [-verbose] [NAME=VALUE]... [FILE | -]
 """
 
 from __future__ import annotations
@@ -18,22 +18,55 @@ from condorx.submit.build import Facts, Jobs, build
 from condorx.submit.errors import SubmitError
 from condorx.submit.parse import parse
 
+TOOL = "condor_submit"
 OPTIONS = [
-    a.Opt("append", 1, 1),
-    a.Opt("queue", 1, 1),
-    a.Opt("name", 2, 1),
-    a.Opt("terse", 1),
-    a.Opt("dry-run", 3, 1),
-    a.Opt("batch-name", 2, 1),
-    a.Opt("verbose", 1),
+    a.Opt(
+        "append",
+        1,
+        1,
+        help="add COMMAND to the description, just before its queue (repeatable)",
+        metavar="COMMAND",
+    ),
+    a.Opt(
+        "queue",
+        1,
+        1,
+        help="queue jobs with these queue-command arguments (FILE has no queue)",
+        metavar="ARGS",
+    ),
+    a.Opt("name", 2, 1, help="submit to this condor_schedd, not the local one", metavar="SCHEDD"),
+    a.Opt("terse", 1, help="terse output: print the job id range only"),
+    a.Opt(
+        "dry-run",
+        3,
+        1,
+        help="write the job ClassAds to FILE (- : stdout); submit nothing",
+        metavar="FILE",
+    ),
+    a.Opt(
+        "batch-name",
+        2,
+        1,
+        help="the batch name condor_q shows (over the file's batch_name)",
+        metavar="NAME",
+    ),
+    a.Opt("verbose", 1, help="verbose output (accepted; condorx prints as without it)"),
+]
+USAGE = (
+    "condor_submit [-append COMMAND]... [-queue ARGS] [-name SCHEDD] [-terse]\n"
+    "              [-dry-run FILE] [-batch-name NAME] [-verbose] [NAME=VALUE]... [FILE | -]"
+)
+ARGUMENTS = [
+    ("NAME=VALUE", "set a submit command or variable, as if at the top of FILE"),
+    ("FILE", "the submit description file; - or none: read standard input"),
 ]
 
 
-@click.command(context_settings=a.CONTEXT)
+@a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """Submit jobs described in FILE (or standard input)."""
-    opts = a.parse(ctx.args, OPTIONS, "condor_submit")
+    opts = a.parsed(ctx)
     cfg = load("condor_submit")
     files = [w for w in opts.positional if "=" not in w]
     extra = [w for w in opts.positional if "=" in w] + opts.values.get("append", [])
@@ -51,14 +84,20 @@ def main(ctx: click.Context) -> None:
         cluster_id = run_client(client.reserve, tool="condor_submit") if client else 1
         jobs = build(desc, cluster_id, Facts.from_config(cfg), cfg)
     except SubmitError as e:
-        fail(f"condor_submit: {e}")
+        fail(f"ERROR: {e}")
+    for warning in jobs.warnings:
+        print(warning, file=sys.stderr)
     if dry_run or client is None:
         _dry_run(jobs, cluster_id, dry_run or "-")
         return
     if "terse" not in opts.flags:
         print("Submitting job(s)" + "." * min(len(jobs.procs), 60))
-    cluster = run_client(client.submit, jobs.cluster, jobs.procs, cluster_id, tool="condor_submit")
     n = len(jobs.procs)
+    if n == 0:  # a queue statement that makes no jobs (`matching` found nothing)
+        if "terse" not in opts.flags:
+            print(f"0 job(s) submitted to cluster {cluster_id}.")
+        return
+    cluster = run_client(client.submit, jobs.cluster, jobs.procs, cluster_id, tool="condor_submit")
     if "terse" in opts.flags:
         print(f"{cluster}.0 - {cluster}.{n - 1}")
     else:

@@ -9,12 +9,30 @@ from condorx import locate, security
 from condorx.cli import args as a
 from condorx.cli.common import fail, load
 
+OPTIONS = [
+    a.Opt(
+        "identity",
+        2,
+        1,
+        help="the identity the token authenticates as (default: you)",
+        metavar="USER",
+    ),
+    a.Opt(
+        "token",
+        2,
+        1,
+        help="store the token in this file of SEC_TOKEN_DIRECTORY, not stdout",
+        metavar="FILE",
+    ),
+]
+USAGE = "condor_token_create [-identity USER] [-token FILE]"
 
-@click.command(context_settings=a.CONTEXT)
+
+@a.command("condor_token_create", OPTIONS, USAGE)
 @click.pass_context
 def create(ctx: click.Context) -> None:
-    """condor_token_create -identity USER [-token FILE]: print (or save) USER's token."""
-    opts = a.parse(ctx.args, [a.Opt("identity", 2, 1), a.Opt("token", 2, 1)], "condor_token_create")
+    """Create a token for USER, signed with the pool key: print it, or save it (-token)."""
+    opts = a.parsed(ctx)
     user = opts.value("identity") or security.current_user()
     cfg = load("condor_token_create")
     path = locate.pool_key_file(cfg)

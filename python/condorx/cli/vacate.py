@@ -21,13 +21,18 @@ from condorx.client.connection import Address, connect, user_credentials
 from condorx.config import Config
 
 TOOL = "condor_vacate"
+OPTIONS = [
+    a.Opt("fast", 2, help="hard-kill the jobs at once, without retiring or vacating them"),
+]
+USAGE = f"{TOOL} [-fast] [slot]..."
+ARGUMENTS = [("slot", "vacate only this slot of this machine's startd (slot2@host)")]
 
 
-@click.command(context_settings=a.CONTEXT)
+@a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """Vacate the jobs running on this machine's slots."""
-    opts = a.parse(ctx.args, [a.Opt("fast", 2)], TOOL)
+    opts = a.parsed(ctx)
     cfg = load(TOOL)
     req = {"cmd": "vacate", "slots": list(opts.positional), "fast": "fast" in opts.flags}
     reply = run_client(_startd, cfg, req, tool=TOOL)

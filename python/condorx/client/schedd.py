@@ -85,11 +85,11 @@ class ScheddClient:
             return int((await ch.request({"cmd": "reserve"}))["cluster"])
 
     async def query_rows(
-        self, exprs: Sequence[str], constraint: str | None = None
+        self, exprs: Sequence[str], constraint: str | None = None, limit: int | None = None
     ) -> AsyncIterator[list[list[Any]]]:
-        """Evaluated `exprs` for each matching job, in chunks, as they arrive."""
+        """Evaluated `exprs` for each matching job (the first `limit`), in chunks."""
         async for chunk in self._stream(
-            {"cmd": "query", "constraint": constraint, "exprs": list(exprs)}
+            {"cmd": "query", "constraint": constraint, "exprs": list(exprs), "limit": limit}
         ):
             yield chunk
 
@@ -126,13 +126,19 @@ class ScheddClient:
         ids: Sequence[str] = (),
         constraint: str | None = None,
         reason: str | None = None,
+        per_job: bool = False,
     ) -> dict[str, Any]:
+        """`action` (remove, remove-x, hold, release, suspend, continue) on the jobs named;
+        `per_job` asks for each job's outcome ("results": id -> ok, not-found, denied,
+        bad-status, already-done) and the queue's size, instead of a refusal when an id
+        is not in the queue."""
         req = {
             "cmd": "act",
             "action": action,
             "ids": list(ids),
             "constraint": constraint,
             "reason": reason,
+            "per_job": per_job,
         }
         async with self.channel() as ch:
             return await ch.request(req)

@@ -1,0 +1,163 @@
+"""`--help` and `-help` on every console script: exit 0, contact no daemon, and list every
+option the tool's parser accepts, each with a line saying what it does.
+
+The tools that read HTCondor's single-dash words are `args.Tool`s: their parser reads the very
+table (`cmd.options`) this test takes the option names from, so an option cannot be added to
+a tool without appearing here. The others are plain click commands, whose options click
+itself lists; the test checks each is there with a description.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import socket
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from condorx.cli import args as a
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+
+
+def _entry(script: str) -> Any:
+    module, _, attr = SCRIPTS[script].partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+@pytest.fixture(autouse=True)
+def no_daemons(monkeypatch):
+    """Any socket a tool opens to reach (or be) a daemon fails the test."""
+
+    def refuse(self, *args, **kwargs):
+        raise AssertionError(f"--help used a socket: {args}")
+
+    for method in ("connect", "connect_ex", "bind"):
+        monkeypatch.setattr(socket.socket, method, refuse)
+
+
+def _listed(text: str) -> dict[str, str]:
+    """Each option the help lists (`-name`, `-name|-alias`, click's `-x, --x` and
+    `--x / --no-x`, at a line's start) with the text that describes it."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        m = re.match(r"\s+(-[^\s,|]+(?:(?:\||, | / )-[^\s,|]+)*)(?:\s+([^\s].*))?$", line)
+        if m:
+            for name in re.split(r"\||, | / ", m.group(1)):
+                out[name] = m.group(2) or ""
+    return out
+
+
+def undescribed(cmd: a.Tool, text: str) -> list[str]:
+    """The options `cmd` accepts that its help `text` does not list with a description."""
+    listed = _listed(text)
+    missing = []
+    for opt in cmd.options:
+        for name in (opt.name, *opt.aliases):
+            line = listed.get(f"-{name}")
+            if line is None or not opt.help or opt.help not in line:
+                missing.append(f"-{name}")
+    return missing
+
+
+def _help(root: click.Command, words: list[str], flag: str) -> str:
+    r = CliRunner().invoke(root, [*words, flag], catch_exceptions=False)
+    assert r.exit_code == 0, (words, flag, r.output)
+    assert r.output.startswith("Usage: "), r.output
+    return r.output
+
+
+def _check_click(root: click.Command, cmd: click.Command, words: list[str]) -> int:
+    """`cmd` (`root` given `words`) and every subcommand under it: its help lists what it
+    accepts. How many helps were checked."""
+    checked = 0
+    for flag in ("--help", "-help"):
+        text = _help(root, words, flag)
+        if isinstance(cmd, a.Tool):
+            assert cmd.options, cmd.name
+            assert not undescribed(cmd, text), (cmd.name, undescribed(cmd, text))
+            assert "-help" in _listed(text) and "--help" in _listed(text)
+        else:
+            # A plain click command parses its own options: none may slip past unlisted.
+            assert not cmd.context_settings.get("ignore_unknown_options"), (
+                f"{cmd.name} reads HTCondor-style words: make it an args.Tool"
+            )
+            listed = _listed(text)
+            for param in cmd.params:
+                if isinstance(param, click.Option) and not param.hidden:
+                    for name in param.opts + param.secondary_opts:
+                        assert name in listed, (cmd.name, name)
+                    assert param.help, (cmd.name, param.opts)
+        checked += 1
+    if isinstance(cmd, click.Group):
+        for name, sub in cmd.commands.items():
+            assert name in text, (words, name)
+            checked += _check_click(root, sub, [*words, name])
+    return checked
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_every_console_scripts_help_lists_its_options(script, monkeypatch, capsys):
+    cmd = _entry(script)
+    if isinstance(cmd, click.Command):
+        assert _check_click(cmd, cmd, []) >= 2
+        return
+    # A daemon's main(): reads sys.argv, and must answer --help instead of starting.
+    for flag in ("--help", "-help"):
+        monkeypatch.setattr(sys, "argv", [script, flag])
+        cmd()
+        out = capsys.readouterr().out
+        assert out.startswith(f"Usage: {script}"), out
+
+
+def test_the_htcondor_style_tools_are_all_tools():
+    """The tools of HTCondor's own command lines describe their options from the table their
+    parser reads (the daemons and `condorx` aside)."""
+    plain = {"condorx", "condor_config_val"}
+    for script in SCRIPTS:
+        cmd = _entry(script)
+        if isinstance(cmd, click.Command) and script not in plain:
+            assert isinstance(cmd, a.Tool), script
+
+
+def test_an_option_missing_from_the_help_is_caught():
+    opts = [a.Opt("fast", 2, help="kill at once"), a.Opt("name", 2, 1, ("n",), help="the schedd")]
+
+    @a.command("condor_x", opts, "condor_x [-fast] [-name N]", epilog="no options here")
+    @click.pass_context
+    def broken(ctx: click.Context) -> None:
+        a.parsed(ctx)
+
+    text = CliRunner().invoke(broken, ["--help"]).output
+    assert undescribed(broken, text) == ["-fast", "-name", "-n"]
+    described = a.Tool("condor_x", options=[*opts, a.Opt("quiet", 1)])
+    text = CliRunner().invoke(described, ["--help"]).output
+    assert undescribed(described, text) == ["-quiet"]  # listed, but not said what it does
+
+
+def test_submit_help_says_its_arguments_too():
+    text = CliRunner().invoke(_entry("condor_submit"), ["-help"]).output
+    for word in ("NAME=VALUE", "FILE", "-append", "-queue", "-dry-run", "-batch-name"):
+        assert word in text
+
+
+def test_a_tool_reads_the_options_it_lists():
+    """The parser and the help share one table: an abbreviation of every listed option is
+    read as that option, and a word not in it is refused."""
+    for script in SCRIPTS:
+        cmd = _entry(script)
+        if not isinstance(cmd, a.Tool):
+            continue
+        for opt in cmd.options:
+            word = "-" + opt.name[: max(opt.min_prefix, 1)]
+            got = a.parse([word] + ["x"] * max(opt.takes, 0), cmd.options, script)
+            assert opt.name in got.flags | set(got.values), (script, word)
+        with pytest.raises(click.UsageError):
+            a.parse(["-no-such-option"], cmd.options, script)
