@@ -1,6 +1,11 @@
 """The negotiator: every NEGOTIATOR_INTERVAL (or at once when a schedd asks, after a
 submission), it gathers the pool's free slots and the schedds' idle jobs, runs the Rust
 negotiation cycle, and tells each slot's startd and each job's schedd of their match.
+
+Its peers may refuse, fail or say nothing (a slot taken meanwhile, a daemon restarting):
+each such failure costs a log line and that one peer's part of the cycle, never the
+negotiator. A slot handed out is not offered again until its startd has advertised since
+(`handed_out`).
 """
 
 from __future__ import annotations
@@ -8,6 +13,7 @@ from __future__ import annotations
 import logging
 import secrets
 import time
+from contextlib import aclosing
 from typing import Any
 
 import trio
@@ -18,14 +24,28 @@ from condorx.client.collector import CollectorClient
 from condorx.client.connection import Address, connect, daemon_credentials
 from condorx.client.schedd import ScheddClient
 from condorx.config import Config
+from condorx.daemons import matchable
+from condorx.daemons.handed_out import HandedOut
 from condorx.daemons.server import Peer, Refused, Server
+from condorx.errors import ClassAdParseError
 from condorx.negotiation import Accountant, Submitter, negotiate
 
 log = logging.getLogger("condorx.negotiator")
 
-# Jobs the negotiator leaves alone: tied to a routed copy (the router's), or grid (the
-# gridmanager's).
-_OURS = 'JobStatus == 1 && Managed =!= "External" && JobUniverse =!= 9'
+# What a peer can do to a call: refuse it (RemoteError), break the connection or the
+# protocol, send ads that do not parse, or not answer within NEGOTIATOR_TIMEOUT. These
+# are logged and the cycle goes on without that peer; anything else is our own bug.
+PEER_FAILURES: tuple[type[Exception], ...] = (
+    OSError,
+    trio.BrokenResourceError,
+    trio.TooSlowError,
+    wire.WireError,
+    wire.RemoteError,
+    ClassAdParseError,
+)
+
+# Jobs the negotiator leaves alone: see condorx.daemons.matchable.
+_OURS = matchable.CONSTRAINT
 
 
 def eligible_constraint(schedd_interval: int, now: str = "time()") -> str:
@@ -40,6 +60,10 @@ class Negotiator:
         self.creds = daemon_credentials(cfg)
         self.collector = CollectorClient(cfg, self.creds)
         self.interval = max(1, cfg.get_int("NEGOTIATOR_INTERVAL", 60))
+        self.timeout = max(1, cfg.get_int("NEGOTIATOR_TIMEOUT", 30))
+        # A startd re-advertises at least every UPDATE_INTERVAL: a few of them without a
+        # new ad for a slot handed out, and the slot is offered again all the same.
+        self.handed_out = HandedOut(3 * max(1, cfg.get_int("UPDATE_INTERVAL", 300)))
         self.accountant = Accountant(
             halflife=cfg.get_float("PRIORITY_HALFLIFE", 86400.0),
             default_factor=cfg.get_float("DEFAULT_PRIO_FACTOR", 1000.0),
@@ -59,16 +83,17 @@ class Negotiator:
         while True:
             try:
                 await self.cycle()
-            except (OSError, wire.WireError) as e:
-                log.warning("negotiation cycle failed: %s", e)
+            except PEER_FAILURES as e:
+                log.warning("negotiation cycle failed: %s", _why(e))
             with trio.move_on_after(self.interval):
                 await self.wake.wait()
             self.wake = trio.Event()
 
     async def cycle(self) -> None:
         started = time.perf_counter()
-        slots = await self.collector.query_ads("machine")
-        schedds = await self.collector.query_ads("scheduler")
+        with trio.fail_after(self.timeout):
+            slots = await self.collector.query_ads("machine")
+            schedds = await self.collector.query_ads("scheduler")
         running = self._charge(slots)
         submitters, homes = await self._submitters(schedds)
         # Owner slots too, one whose START takes the job is available (seed 004,
@@ -77,7 +102,7 @@ class Negotiator:
         # or PREEMPTION_REQUIREMENTS lets a user of better priority in).
         consider = self.cfg.get_bool("NEGOTIATOR_CONSIDER_PREEMPTION", True)
         wanted = ("Unclaimed", "Owner", "Backfill") + (("Claimed",) if consider else ())
-        free = [s for s in slots if s.get("State") in wanted]
+        free = [s for s in self.handed_out.unheld(slots) if s.get("State") in wanted]
         if not free or not submitters:
             return
         result = await trio.to_thread.run_sync(
@@ -95,7 +120,7 @@ class Negotiator:
         )
         sent = 0
         for m in result.matches:
-            sent += await self._hand_out(
+            sent += await self.hand_out(
                 m.job,
                 m.slot,
                 homes[m.submitter.name],
@@ -133,14 +158,10 @@ class Negotiator:
             address = sad.get("MyAddress")
             if not isinstance(address, str) or not sad.get("TotalIdleJobs"):
                 continue
-            client = ScheddClient(self.cfg, address, self.creds)
-            jobs: dict[str, list[ClassAd]] = {}
             try:
-                async for chunk in client.query_ads(self.eligible, negotiating=True):
-                    for job in chunk:
-                        jobs.setdefault(str(job.get("Owner")), []).append(job)
-            except (OSError, wire.WireError) as e:
-                log.warning("cannot read the idle jobs of %s: %s", sad.get("Name"), e)
+                jobs = await self._idle_jobs(address)
+            except PEER_FAILURES as e:
+                log.warning("cannot read the idle jobs of %s: %s", sad.get("Name"), _why(e))
                 continue
             for owner, owned in jobs.items():
                 name = f"{owner}@{sad.get('Name')}"
@@ -149,7 +170,23 @@ class Negotiator:
                 homes[name] = address
         return submitters, homes
 
-    async def _hand_out(
+    async def _idle_jobs(self, address: str) -> dict[str, list[ClassAd]]:
+        """The schedd's jobs to match, by owner. Each chunk of its answer earns it
+        NEGOTIATOR_TIMEOUT more: a long queue takes its time, a silent schedd does not."""
+        _checked(address)
+        client = ScheddClient(self.cfg, address, self.creds)
+        jobs: dict[str, list[ClassAd]] = {}
+        with trio.move_on_after(self.timeout) as scope:
+            async with aclosing(client.query_ads(self.eligible, negotiating=True)) as chunks:
+                async for chunk in chunks:
+                    scope.deadline = trio.current_time() + self.timeout
+                    for job in chunk:
+                        jobs.setdefault(str(job.get("Owner")), []).append(job)
+        if scope.cancelled_caught:
+            raise trio.TooSlowError(f"no answer within {self.timeout} s")
+        return jobs
+
+    async def hand_out(
         self,
         job: ClassAd,
         slot: ClassAd,
@@ -158,6 +195,11 @@ class Negotiator:
         dynamic: ClassAd | None,
         preempts: str | None = None,
     ) -> int:
+        """Tell the slot's startd, then the job's schedd, of one match; 1 if both took it.
+        A refusal or failure of either is logged and the match dropped: the job stays
+        idle for a later cycle (a slot the startd took but the schedd did not lapses
+        after MATCH_TIMEOUT)."""
+        self.handed_out.hold(slot)
         claim_id = secrets.token_hex(16)
         startd = str(slot.get("MyAddress"))
         user = str(job.get("Owner"))
@@ -189,17 +231,18 @@ class Negotiator:
                     "user": user,
                 },
             )
-        except (OSError, wire.WireError) as e:
-            log.info("match of %s with %s not made: %s", submitter, slot.get("Name"), e)
+        except PEER_FAILURES as e:
+            log.info("match of %s with %s not made: %s", submitter, slot.get("Name"), _why(e))
             return 0
         return 1
 
     async def _call(self, address: str, req: dict[str, Any]) -> dict[str, Any]:
-        ch = await connect(Address.parse(address), self.creds)
-        try:
-            return await ch.request(req)
-        finally:
-            await ch.aclose()
+        with trio.fail_after(self.timeout):
+            ch = await connect(_checked(address), self.creds)
+            try:
+                return await ch.request(req)
+            finally:
+                await ch.aclose()
 
     def ad(self) -> dict[str, Any]:
         return {
@@ -216,11 +259,25 @@ class Negotiator:
         while True:
             wait = self.interval
             try:
-                await self.collector.advertise([self.ad()])
-            except (OSError, wire.WireError) as e:
-                log.warning("cannot update the collector: %s", e)
+                with trio.fail_after(self.timeout):
+                    await self.collector.advertise([self.ad()])
+            except PEER_FAILURES as e:
+                log.warning("cannot update the collector: %s", _why(e))
                 wait = min(wait, 2)  # try again soon: the collector may be starting
             await trio.sleep(wait)
+
+
+def _checked(address: str) -> Address:
+    """A peer's advertised address, parsed; a malformed one is that peer's failure."""
+    try:
+        return Address.parse(address)
+    except ValueError as e:
+        raise wire.WireError(str(e)) from None
+
+
+def _why(e: Exception) -> str:
+    # TooSlowError from fail_after says nothing; its name does.
+    return str(e) or type(e).__name__
 
 
 async def serve(
@@ -228,7 +285,7 @@ async def serve(
 ) -> None:
     negotiator = Negotiator(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server("negotiator", {"reschedule": negotiator.reschedule}, key)
+    server = Server.configured("negotiator", {"reschedule": negotiator.reschedule}, key, cfg)
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("NEGOTIATOR_PORT", 0))

@@ -1,0 +1,66 @@
+"""A slot handed out sits the cycles out until the collector shows another ad for it."""
+
+from __future__ import annotations
+
+from condorx.classad import ClassAd
+from condorx.daemons.handed_out import HandedOut
+
+
+def slot(name: str, seq: int, heard: int) -> ClassAd:
+    return ClassAd({"Name": name, "UpdateSequenceNumber": seq, "LastHeardFrom": heard})
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def names(ads: list[ClassAd]) -> list[str]:
+    return [str(a["Name"]) for a in ads]
+
+
+def test_a_slot_handed_out_is_left_out_while_its_ad_is_the_same():
+    held = HandedOut(bound=60, clock=Clock())
+    a, b = slot("slot1@x", 5, 1000), slot("slot2@x", 5, 1000)
+    held.hold(a)
+    assert names(held.unheld([a, b])) == ["slot2@x"]
+    assert names(held.unheld([slot("slot1@x", 5, 1000), b])) == ["slot2@x"]
+
+
+def test_a_newer_ad_ends_the_hold():
+    held = HandedOut(bound=60, clock=Clock())
+    held.hold(slot("slot1@x", 5, 1000))
+    assert names(held.unheld([slot("slot1@x", 6, 1000)])) == ["slot1@x"]
+    # and for good: the old ad showing again (it cannot, but) is not held either
+    assert names(held.unheld([slot("slot1@x", 5, 1000)])) == ["slot1@x"]
+
+
+def test_a_restarted_startd_counting_from_one_again_is_heard_by_the_time():
+    held = HandedOut(bound=60, clock=Clock())
+    held.hold(slot("slot1@x", 5, 1000))
+    assert names(held.unheld([slot("slot1@x", 5, 1003)])) == ["slot1@x"]
+
+
+def test_the_bound_ends_a_hold_on_an_ad_that_never_changes():
+    clock = Clock()
+    held = HandedOut(bound=60, clock=clock)
+    a = slot("slot1@x", 5, 1000)
+    held.hold(a)
+    clock.now += 59
+    assert held.unheld([a]) == []
+    clock.now += 1
+    assert names(held.unheld([a])) == ["slot1@x"]
+
+
+def test_a_slot_gone_from_the_collector_is_forgotten():
+    held = HandedOut(bound=60, clock=Clock())
+    a = slot("slot1@x", 5, 1000)
+    held.hold(a)
+    assert held.unheld([]) == []
+    assert held.held == {}
+    assert names(held.unheld([a])) == ["slot1@x"]

@@ -1,0 +1,334 @@
+"""The negotiator never dies of a peer: a startd or schedd that refuses, fails, says
+nothing or speaks garbage costs a log line and that peer's part of the cycle.
+
+The peers here are servers on loopback in the test's own process (the daemons' own
+`Server` where they answer in the protocol, bare sockets where they do not), and a
+negotiator driven a cycle at a time; the last test uses real daemons."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from condorx import locate, security, wire
+from condorx.classad import ClassAd
+from condorx.client.collector import CollectorClient
+from condorx.client.connection import daemon_credentials
+from condorx.daemons.negotiator import Negotiator
+from condorx.daemons.server import Peer, Refused, Server
+from condorx.testing.pool import QUICK_POOL as POOL
+from condorx.testing.pool import LocalPool as Pool
+from condorx.testing.pool import wait_for
+
+Handler = Callable[[Peer, dict[str, Any], wire.Channel], Awaitable[dict[str, Any]]]
+
+
+@pytest.fixture
+def cfg_pool(pool: Pool) -> Pool:
+    """A pool's configuration (and key) only; each test brings its own peers."""
+    with open(pool.config_file, "a") as f:
+        f.write("NEGOTIATOR_INTERVAL = 1\nNEGOTIATOR_TIMEOUT = 1\n")
+    pool.reload()
+    return pool
+
+
+async def serve(nursery: trio.Nursery, pool: Pool, handlers: dict[str, Handler]) -> str:
+    """A peer that speaks the protocol, with these commands."""
+    key = security.ensure_pool_key(locate.pool_key_file(pool.cfg))
+    port = await nursery.start(Server("peer", handlers, key).serve_tcp, "127.0.0.1", 0)
+    return f"<127.0.0.1:{port}>"
+
+
+async def serve_raw(nursery: trio.Nursery, handler: Callable[[trio.SocketStream], Any]) -> str:
+    """A peer that does not speak the protocol: `handler` has each connection."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    nursery.start_soon(trio.serve_listeners, handler, listeners)
+    return f"<127.0.0.1:{listeners[0].socket.getsockname()[1]}>"
+
+
+def answering(reply: dict[str, Any]) -> Handler:
+    async def handler(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        return {"ok": True, **reply}
+
+    return handler
+
+
+def refusing(kind: str, message: str) -> Handler:
+    async def handler(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        raise Refused(kind, message)
+
+    return handler
+
+
+def streaming(rows: Callable[[dict[str, Any]], list[str]]) -> Handler:
+    """A query's streamed answer: `rows(request)` as one chunk."""
+
+    async def handler(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        await ch.send({"more": rows(req)})
+        return {"ok": True}
+
+    return handler
+
+
+async def hanging(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    """Takes the request and never answers."""
+    await trio.sleep_forever()
+
+
+async def silent(stream: trio.SocketStream) -> None:
+    await trio.sleep_forever()
+
+
+async def garbage(stream: trio.SocketStream) -> None:
+    await stream.send_all(b"\xff\xff\xff\xff")  # a frame of 4 GiB: refused unread
+    await trio.sleep_forever()
+
+
+JOB = ClassAd({"ClusterId": 1, "ProcId": 0, "Owner": "alice"})
+
+
+def slot_ad(address: str, name: str = "slot1@peer") -> ClassAd:
+    return ClassAd(
+        {"Name": name, "MyAddress": address, "State": "Unclaimed", "UpdateSequenceNumber": 1}
+    )
+
+
+# Each case: how to stand up the slot's startd and the job's schedd; what the log says.
+Peers = Callable[[trio.Nursery, Pool, Path], Awaitable[tuple[str, str]]]
+
+
+async def startd_refuses(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
+    busy = refusing("busy", "slot1@peer is Claimed/Busy, not Unclaimed")
+    return await serve(n, pool, {"match": busy}), await serve(n, pool, {})
+
+
+async def schedd_refuses(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
+    startd = await serve(n, pool, {"match": answering({"slot": "slot1@peer"})})
+    return startd, await serve(n, pool, {"matched": refusing("bad-request", "no job 1.0")})
+
+
+async def startd_gone(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
+    return f"unix:{tmp / 'nobody-listens.sock'}", await serve(n, pool, {})
+
+
+async def startd_bad_address(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
+    return "<not an address>", await serve(n, pool, {})
+
+
+async def startd_silent(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
+    return await serve_raw(n, silent), await serve(n, pool, {})
+
+
+async def startd_garbage(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
+    return await serve_raw(n, garbage), await serve(n, pool, {})
+
+
+async def schedd_silent(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
+    startd = await serve(n, pool, {"match": answering({"slot": "slot1@peer"})})
+    return startd, await serve_raw(n, silent)
+
+
+@pytest.mark.parametrize(
+    ("peers", "said"),
+    [
+        (startd_refuses, "not Unclaimed"),
+        (schedd_refuses, "no job 1.0"),
+        (startd_gone, "No such file"),
+        (startd_bad_address, "bad daemon address"),
+        (startd_silent, "TooSlowError"),
+        (startd_garbage, "exceeds the limit"),
+        (schedd_silent, "TooSlowError"),
+    ],
+    ids=lambda p: getattr(p, "__name__", None),
+)
+def test_a_failed_hand_out_is_logged_and_skipped(cfg_pool, tmp_path, caplog, peers, said):
+    caplog.set_level(logging.INFO, logger="condorx.negotiator")
+    negotiator = Negotiator(cfg_pool.cfg)
+
+    async def main() -> int:
+        async with trio.open_nursery() as nursery:
+            startd, schedd = await peers(nursery, cfg_pool, tmp_path)
+            slot = slot_ad(startd)
+            with trio.fail_after(60):  # far beyond NEGOTIATOR_TIMEOUT: a hang is a failure
+                sent = await negotiator.hand_out(JOB, slot, schedd, "alice@s", None)
+            assert negotiator.handed_out.unheld([slot]) == []  # not offered again yet
+            nursery.cancel_scope.cancel()
+        return sent
+
+    assert trio.run(main) == 0
+    assert "match of alice@s with slot1@peer not made" in caplog.text
+    assert said in caplog.text
+
+
+def test_a_hand_out_both_peers_take_is_made(cfg_pool, tmp_path):
+    """The fakes above are fair: the same peers, agreeing, make the match."""
+    negotiator = Negotiator(cfg_pool.cfg)
+    told: list[dict[str, Any]] = []
+
+    async def matched(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        told.append(req)
+        return {"ok": True}
+
+    async def main() -> int:
+        async with trio.open_nursery() as nursery:
+            startd = await serve(nursery, cfg_pool, {"match": answering({"slot": "slot1@peer"})})
+            schedd = await serve(nursery, cfg_pool, {"matched": matched})
+            sent = await negotiator.hand_out(JOB, slot_ad(startd), schedd, "alice@s", None)
+            nursery.cancel_scope.cancel()
+        return sent
+
+    assert trio.run(main) == 1
+    assert [(r["job"], r["slot"], r["user"]) for r in told] == [("1.0", "slot1@peer", "alice")]
+
+
+def schedd_ad(address: str) -> str:
+    ad = ClassAd({"MyType": "Scheduler", "Name": "peer-schedd", "MyAddress": address})
+    ad["TotalIdleJobs"] = 1
+    return ad.printOld()
+
+
+@pytest.mark.parametrize(
+    ("who", "how"),
+    [
+        ("collector", refusing("permission", "no queries today")),
+        ("collector", streaming(lambda req: ["Name = = ="])),
+        ("collector", hanging),
+        ("schedd", refusing("busy", "the queue is being rewritten")),
+        ("schedd", streaming(lambda req: ["Owner = = ="])),
+        ("schedd", hanging),
+    ],
+    ids=[
+        "collector-refuses",
+        "collector-garbage",
+        "collector-hangs",
+        "schedd-refuses",
+        "schedd-garbage",
+        "schedd-hangs",
+    ],
+)
+def test_a_failed_query_fails_one_cycle_not_the_loop(cfg_pool, who, how):
+    """The loop goes on to the next cycle after a cycle whose collector or schedd query
+    was refused, answered with ads that do not parse, or never answered."""
+    negotiator = Negotiator(cfg_pool.cfg)
+    asked = {"collector": 0, "schedd": 0}
+    again = trio.Event()
+
+    def counted(name: str, handler: Handler) -> Handler:
+        async def h(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+            asked[name] += 1
+            if asked[who] >= 3:
+                again.set()
+            return await handler(peer, req, ch)
+
+        return h
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            schedd_how = how if who == "schedd" else streaming(lambda req: [])
+            schedd = await serve(nursery, cfg_pool, {"query": counted("schedd", schedd_how)})
+
+            def pool_ads(req: dict[str, Any]) -> list[str]:
+                machine = slot_ad("<127.0.0.1:1>").printOld()
+                return [machine] if req.get("type") == "machine" else [schedd_ad(schedd)]
+
+            collector_how = how if who == "collector" else streaming(pool_ads)
+            collector = await serve(
+                nursery, cfg_pool, {"query": counted("collector", collector_how)}
+            )
+            negotiator.collector = CollectorClient(cfg_pool.cfg, negotiator.creds, collector)
+            nursery.start_soon(negotiator.loop)
+            with trio.fail_after(60):
+                await again.wait()  # a third cycle asked again: the loop lives
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)
+    assert asked[who] >= 3
+
+
+# -- with real daemons ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def one_slot(pool: Pool) -> Pool:
+    """One slot, whose matches do not lapse while the test looks."""
+    with open(pool.config_file, "a") as f:
+        f.write(POOL + "NUM_CPUS = 1\nMATCH_TIMEOUT = 3600\n")
+    pool.reload()
+    pool.start("collector", "startd", "schedd")  # the negotiator is the test's own
+    return pool
+
+
+class LaggingCollector(CollectorClient):
+    """The real collector, but for machine ads, while `behind` holds some: what a
+    negotiator sees when the startd's latest update has not reached the collector yet."""
+
+    behind: list[ClassAd] | None = None
+
+    async def query_ads(self, kind: str, constraint: str | None = None) -> list[ClassAd]:
+        if kind == "machine" and self.behind is not None:
+            return self.behind
+        return await super().query_ads(kind, constraint)
+
+
+def machine_ads(pool: Pool) -> list[ClassAd]:
+    client = CollectorClient(pool.cfg, daemon_credentials(pool.cfg))
+    return trio.run(client.query_ads, "machine")
+
+
+def idle_jobs_advertised(pool: Pool) -> bool:
+    client = CollectorClient(pool.cfg, daemon_credentials(pool.cfg))
+    schedds = trio.run(client.query_ads, "scheduler")
+    return any(s.get("TotalIdleJobs") for s in schedds)
+
+
+def history(pool: Pool) -> list[str]:
+    return pool.cli("condorx.cli.history", "-af", "ProcId", "JobStatus").stdout.splitlines()
+
+
+def test_a_stale_ad_costs_a_refusal_then_a_newer_one_is_matched(one_slot, caplog):
+    """The negotiator still sees a slot Unclaimed that its startd has given to another
+    match: the startd refuses, the cycle ends well, the slot sits out the next cycle on
+    the same ad, and once the startd advertises again the slot is matched and the job
+    runs."""
+    pool = one_slot
+    caplog.set_level(logging.INFO, logger="condorx.negotiator")
+    stale = wait_for(
+        lambda: [a for a in machine_ads(pool) if a.get("State") == "Unclaimed"],
+        "the slot to be advertised Unclaimed",
+    )
+    name, seq = stale[0]["Name"], stale[0]["UpdateSequenceNumber"]
+    other = {"cmd": "match", "slot": name, "claim_id": "another-match", "user": "bob"}
+    pool.call_daemon("startd", {**other, "schedd": pool.daemon("schedd").address()})
+
+    (pool.root / "job.sub").write_text("executable = /bin/true\nqueue\n")
+    pool.cli("condorx.cli.submit", "job.sub")
+    wait_for(lambda: idle_jobs_advertised(pool), "the schedd to advertise its idle job")
+
+    negotiator = Negotiator(pool.cfg)
+    collector = negotiator.collector = LaggingCollector(pool.cfg, negotiator.creds)
+    collector.behind = stale
+    trio.run(negotiator.cycle)
+    assert negotiator.last_cycle["matches"] == 0
+    assert f"with {name} not made: {name} is Matched" in caplog.text
+    trio.run(negotiator.cycle)  # the same ad: the slot is not offered again
+    assert caplog.text.count("not made") == 1
+
+    # The other match's claim is made on a connection that then closes: the claim ends
+    # with it, and the startd advertises its slot Unclaimed anew.
+    pool.call_daemon("startd", {"cmd": "claim", "claim_id": "another-match"})
+    wait_for(
+        lambda: (
+            [(a["State"], a["UpdateSequenceNumber"] > seq) for a in machine_ads(pool)]
+            == [("Unclaimed", True)]
+        ),
+        "the startd to advertise its slot Unclaimed again",
+    )
+    collector.behind = None
+    trio.run(negotiator.cycle)
+    assert negotiator.last_cycle["matches"] == 1
+    wait_for(lambda: history(pool) == ["0 4"], "the job to complete")
