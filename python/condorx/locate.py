@@ -31,6 +31,12 @@ def log_dir(cfg: Config) -> Path:
     return _dir(cfg, "LOG")
 
 
+def audit_log(cfg: Config) -> Path:
+    """AUDIT_LOG, else $(LOG)/AuditLog (HTCondor's SCHEDD_AUDIT_LOG default)."""
+    path = cfg.get("AUDIT_LOG")
+    return Path(path) if path else log_dir(cfg) / "AuditLog"
+
+
 def job_queue_db(cfg: Config) -> Path:
     name = cfg.get("JOB_QUEUE_DB")
     return Path(name) if name else spool(cfg) / "job_queue.db"

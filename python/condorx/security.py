@@ -75,23 +75,34 @@ def parse_token(token: str) -> tuple[str, bytes]:
         raise AuthError("not a condorx token") from None
 
 
-def proof(secret: bytes, server_nonce: bytes, client_nonce: bytes, user: str) -> bytes:
-    msg = b"condorx-auth\0" + server_nonce + client_nonce + user.encode()
+def proof(
+    secret: bytes, server_nonce: bytes, client_nonce: bytes, user: str, terms: bytes = b""
+) -> bytes:
+    """The client's proof; `terms` (what it asks of the connection's protection) is under
+    the MAC too, so nobody between the two can rewrite it."""
+    msg = b"condorx-auth\0" + server_nonce + client_nonce + user.encode() + b"\0" + terms
     return hmac.new(secret, msg, hashlib.sha256).digest()
 
 
+def secret_for(pool_key: bytes, user: str) -> bytes:
+    """The secret a token for `user` holds (the pool identity's is the pool key itself)."""
+    return pool_key if user == POOL_IDENTITY else user_secret(pool_key, user)
+
+
 def check_proof(
-    pool_key: bytes, user: str, server_nonce: bytes, client_nonce: bytes, mac: bytes
-) -> str:
-    """The proven identity, or AuthError."""
-    if user == POOL_IDENTITY:
-        secret = pool_key
-    else:
-        secret = user_secret(pool_key, user)
-    want = proof(secret, server_nonce, client_nonce, user)
+    pool_key: bytes,
+    user: str,
+    server_nonce: bytes,
+    client_nonce: bytes,
+    mac: bytes,
+    terms: bytes = b"",
+) -> bytes:
+    """The proven identity's secret (to key the session with), or AuthError."""
+    secret = secret_for(pool_key, user)
+    want = proof(secret, server_nonce, client_nonce, user, terms)
     if not hmac.compare_digest(want, mac):
         raise AuthError(f"token authentication failed for {user!r}")
-    return user
+    return secret
 
 
 def peer_user(sock: socket.socket) -> str:

@@ -24,11 +24,15 @@ import trio
 
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.errors import CondorxError
+from condorx.session import ProtectionError, Session
 
 VERSION = 1
 # Big enough for a 100,000-proc submission in one frame; anything larger is refused before
 # it is read, so a peer cannot make a daemon allocate without bound.
 MAX_FRAME = 256 * 1024 * 1024
+# Before a peer has authenticated, it may send no more than this in one frame (a handshake
+# message is well under 1 KiB): a stranger cannot make a daemon hold megabytes.
+PRE_AUTH_FRAME = 64 * 1024
 _HEADER = struct.Struct(">I")
 _EXPR = 1
 
@@ -69,11 +73,6 @@ def dumps(obj: Any) -> bytes:
     return msgpack.packb(obj, default=_default, use_bin_type=True)
 
 
-def pack(obj: Any) -> bytes:
-    body = dumps(obj)
-    return _HEADER.pack(len(body)) + body
-
-
 def unpack(body: bytes) -> Any:
     try:
         return msgpack.unpackb(body, ext_hook=_ext_hook, raw=False, strict_map_key=False)
@@ -90,11 +89,19 @@ class Channel:
         self._buf = bytearray()
         # Frames from several tasks (a reply's stream and notices beside it) never mix.
         self._sending = trio.Lock()
+        self.session: Session | None = None
+
+    def protect(self, session: Session) -> None:
+        """From now on every frame is sealed and opened by `session` (after the handshake)."""
+        self.session = session
 
     async def send(self, obj: Any) -> None:
-        data = pack(obj)
+        body = dumps(obj)
         async with self._sending:
-            await self.stream.send_all(data)
+            # Sealed under the lock: the session's counter follows the order on the wire.
+            if self.session is not None:
+                body = self.session.seal(body)
+            await self.stream.send_all(_HEADER.pack(len(body)) + body)
 
     async def _fill(self, n: int) -> None:
         while len(self._buf) < n:
@@ -115,6 +122,11 @@ class Channel:
         await self._fill(_HEADER.size + n)
         body = bytes(self._buf[_HEADER.size : _HEADER.size + n])
         del self._buf[: _HEADER.size + n]
+        if self.session is not None:
+            try:
+                body = self.session.open(body)
+            except ProtectionError as e:
+                raise WireError(str(e)) from None
         return unpack(body)
 
     async def request(self, obj: Mapping[str, Any]) -> dict[str, Any]:

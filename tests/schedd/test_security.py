@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+from pathlib import Path
 
 import pytest
 import trio
@@ -46,7 +47,7 @@ def test_cli_over_tcp_with_a_token_of_another_user_is_refused(schedd):
     assert token.startswith("condorx1:mallory:")
     env = {**schedd.env, "CONDORX_TOKEN": token}
     r = schedd.cli("condor_rm", f"{c}.0", env=env, check=False)
-    assert r.returncode != 0 and "permission denied" in r.stdout
+    assert r.returncode != 0 and r.stderr == f"Permission denied to remove job {c}.0\n"
 
 
 def test_a_forged_token_is_refused(schedd):
@@ -82,3 +83,20 @@ def test_without_a_token_a_tcp_client_may_read_but_not_act(schedd):
         schedd.call(anonymous.act, "remove", [f"{c}.0"], None, None)
     with pytest.raises(RemoteError, match="needs an identity"):
         schedd.call(anonymous.submit, cluster(schedd.root), procs(1))
+
+
+def test_the_audit_log_names_who_changed_the_queue_and_who_was_refused(schedd):
+    c = schedd.call(schedd.client().submit, cluster(schedd.root), procs(2))
+    mallory = _tcp_client(schedd, "mallory")
+    schedd.call(mallory.act, "remove", [f"{c}.0"], None, None)
+    schedd.call(schedd.client().act, "hold", [f"{c}.1"], None, None)
+    forged = security.make_token(b"not-the-pool-key", "eve")
+    with pytest.raises(RemoteError):
+        trio.run(connect, Address.parse(schedd.address_file.read_text()), Credentials(forged))
+    lines = Path(schedd.cfg.get("SCHEDD_AUDIT_LOG")).read_text().splitlines()  # SchedAuditLog
+    me = getpass.getuser()
+    assert any(f"schedd submit by {me} (unix, local) " in ln and "procs=<2>" in ln for ln in lines)
+    [denied] = [ln for ln in lines if " act by mallory (token, 127.0.0.1:" in ln]
+    assert f"action='remove' ids=['{c}.0']" in denied and f"done=0 denied=['{c}.0']" in denied
+    assert any(f" act by {me} " in ln and "action='hold'" in ln for ln in lines)
+    assert any("schedd refused authentication" in ln and "'eve'" in ln for ln in lines)

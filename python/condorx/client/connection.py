@@ -2,26 +2,32 @@
 
 from __future__ import annotations
 
+import hmac
 import os
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from condorx import locate, security, wire
 from condorx.config import Config
+from condorx.session import Keys, Mode, Policy, Session, accepts
 
 
 @dataclass(frozen=True)
 class Credentials:
-    """What the client can prove: a token (over TCP), or nothing more than its uid (local)."""
+    """What the client can prove: a token (over TCP), or nothing more than its uid (local);
+    and what it asks of the connection's protection."""
 
     token: str | None = None
     pool_key: bytes | None = None  # a pool daemon's: it acts as the pool identity
+    policy: Policy = field(default_factory=Policy)
 
-    def proof(self, server_nonce: bytes) -> dict[str, object]:
+    def proof(self, server_nonce: bytes) -> tuple[dict[str, object], Keys, str]:
+        """The token handshake's message, the session keys it makes, and the user."""
         nonce = secrets.token_bytes(16)
         if self.token:
             user, secret = security.parse_token(self.token)
@@ -29,8 +35,15 @@ class Credentials:
             user, secret = security.POOL_IDENTITY, self.pool_key
         else:
             raise security.AuthError("no token to authenticate with (set CONDORX_TOKEN)")
-        mac = security.proof(secret, server_nonce, nonce, user)
-        return {"auth": "token", "user": user, "nonce": nonce, "mac": mac}
+        mac = security.proof(secret, server_nonce, nonce, user, self.policy.terms())
+        message: dict[str, object] = {
+            "auth": "token",
+            "user": user,
+            "nonce": nonce,
+            "mac": mac,
+            "protection": self.policy.to_wire(),
+        }
+        return message, Keys.derive(secret, server_nonce, nonce, user), user
 
 
 @dataclass(frozen=True)
@@ -63,44 +76,75 @@ async def connect(
     else:
         assert addr.host is not None and addr.port is not None
         stream = await trio.open_tcp_stream(addr.host, addr.port)
-    ch = wire.Channel(stream, max_frame)
+    # Until the daemon has proven itself, it gets no more room than a stranger would.
+    ch = wire.Channel(stream, wire.PRE_AUTH_FRAME)
     try:
         hello = await ch.receive()
+        if isinstance(hello, dict) and hello.get("ok") is False:
+            wire.check(hello)  # refused before the handshake (too many connections)
         if not isinstance(hello, dict) or "nonce" not in hello:
             raise wire.WireError(f"{addr} is not a condorx daemon")
+        token = None
         if addr.unix is not None and not creds.token and not creds.pool_key:
             await ch.send({"auth": "unix"})
         elif not creds.token and not creds.pool_key:
             await ch.send({"auth": "anonymous"})  # enough to read; anything else is refused
         else:
-            await ch.send(creds.proof(hello["nonce"]))
-        wire.check(await ch.receive())
+            message, keys, user = creds.proof(hello["nonce"])
+            await ch.send(message)
+            token = (keys, user)
+        reply = wire.check(await ch.receive())
+        if token is not None:
+            _take_protection(ch, addr, reply, *token, creds.policy)
+        ch.max_frame = max_frame
     except BaseException:
         await ch.aclose()
         raise
     return ch
 
 
+def _take_protection(
+    ch: wire.Channel, addr: Address, reply: dict[str, Any], keys: Keys, user: str, policy: Policy
+) -> None:
+    """Check the daemon's proof of what it decided, then protect the channel that way."""
+    try:
+        mode = Mode(reply.get("protection"))
+    except ValueError:
+        raise wire.WireError(f"{addr} named no protection for the connection") from None
+    proof = reply.get("accept")
+    if not isinstance(proof, bytes) or not hmac.compare_digest(proof, keys.acceptance(mode, user)):
+        raise security.AuthError(f"{addr} could not prove it is a daemon of this pool")
+    if addr.unix is None and not accepts(policy, mode):
+        raise security.AuthError(
+            f"{addr} offers a {mode.value} connection; this side asks for encryption "
+            f"{policy.encryption.value}, integrity {policy.integrity.value}"
+        )
+    if mode is not Mode.CLEAR:
+        ch.protect(Session.for_client(keys, mode))
+
+
 def user_credentials(cfg: Config, environ: Mapping[str, str] | None = None) -> Credentials:
     """What this user can prove over TCP: `CONDORX_TOKEN`, a token file in
     SEC_TOKEN_DIRECTORY, or a token made from the pool key when this user can read it."""
     env = os.environ if environ is None else environ
+    policy = Policy.from_config(cfg, "CLIENT")
     if env.get("CONDORX_TOKEN"):
-        return Credentials(token=env["CONDORX_TOKEN"])
+        return Credentials(token=env["CONDORX_TOKEN"], policy=policy)
     tokens = locate.token_dir(cfg)
     if tokens.is_dir():
         for path in sorted(tokens.iterdir()):
             try:
-                return Credentials(token=path.read_text().strip())
+                return Credentials(token=path.read_text().strip(), policy=policy)
             except OSError:
                 continue
     try:
         key = locate.pool_key_file(cfg).read_bytes().strip()
     except OSError:
-        return Credentials()
-    return Credentials(token=security.make_token(key, security.current_user()))
+        return Credentials(policy=policy)
+    return Credentials(token=security.make_token(key, security.current_user()), policy=policy)
 
 
 def daemon_credentials(cfg: Config) -> Credentials:
     """A pool daemon's: it holds the pool key and acts as the pool identity."""
-    return Credentials(pool_key=security.ensure_pool_key(locate.pool_key_file(cfg)))
+    key = security.ensure_pool_key(locate.pool_key_file(cfg))
+    return Credentials(pool_key=key, policy=Policy.from_config(cfg))

@@ -12,6 +12,7 @@ from typing import Any
 
 import trio
 
+from condorx import locate
 from condorx.config import ConfigError, load_config
 
 # daemon name -> (subsystem, module holding `serve`)
@@ -27,12 +28,20 @@ DAEMONS = {
 
 def run(name: str) -> None:
     subsystem, module = DAEMONS[name]
+    if any(w in ("--help", "-help", "-h") for w in sys.argv[1:]):
+        # --help must never start a daemon: it says what the command is and stops.
+        print(f"Usage: condor_{name} [--help]\n")
+        print(f"Runs the {name} daemon (subsystem {subsystem}) in the foreground, as the")
+        print("configuration says (CONDORX_CONFIG, else CONDOR_CONFIG, else ~/.condorx);")
+        print("it takes no other options. SIGTERM or SIGINT stops it.")
+        return
     try:
         cfg = load_config(subsystem=subsystem)
     except ConfigError as e:
         print(f"condor_{name}: configuration error: {e}", file=sys.stderr)
         sys.exit(1)
     _log_to(name, cfg.get(f"{subsystem}_LOG"))
+    _audit_to(name, cfg.get(f"{subsystem}_AUDIT_LOG") or str(locate.audit_log(cfg)))
     daemon = importlib.import_module(module)
     serve: Any = daemon.serve
     try:
@@ -72,3 +81,18 @@ def _log_to(name: str, path: str | None) -> None:
         except OSError as e:
             print(f"condor_{name}: cannot write {path}: {e.strerror}", file=sys.stderr)
     logging.basicConfig(level=logging.INFO, format=fmt)
+
+
+def _audit_to(name: str, path: str) -> None:
+    """The audit log: one line per refused authentication or queue change, appended by
+    every daemon that shares it (each line names its daemon)."""
+    audit = logging.getLogger("condorx.audit")
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(path)
+    except OSError as e:
+        print(f"condor_{name}: cannot write the audit log {path}: {e.strerror}", file=sys.stderr)
+        return
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    audit.addHandler(handler)
+    audit.setLevel(logging.INFO)

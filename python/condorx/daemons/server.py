@@ -9,8 +9,10 @@ place where a handler's exception becomes an error reply.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import secrets
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,9 +21,15 @@ from typing import Any
 import trio
 
 from condorx import security, wire
+from condorx.config import Config
+from condorx.daemons.limits import Limits
 from condorx.errors import CondorxError
+from condorx.session import Keys, Mode, Policy, ProtectionError, Session, negotiate
 
 log = logging.getLogger("condorx.server")
+# Refused authentications and connections, and every change to the job queue: who, what,
+# when (the daemon's AUDIT_LOG).
+audit = logging.getLogger("condorx.audit")
 
 
 @dataclass(frozen=True)
@@ -45,15 +53,43 @@ class Refused(CondorxError):
         self.kind = kind
 
 
+@dataclass(frozen=True)
+class _Accepted:
+    """A handshake's outcome: who the peer is, and the protection its frames get."""
+
+    peer: Peer
+    keys: Keys | None = None
+    mode: Mode = Mode.CLEAR
+
+
 @dataclass
 class Server:
     name: str
     handlers: Mapping[str, Handler]
     pool_key: bytes
-    max_frame: int = wire.MAX_FRAME
     # Commands anyone may send without proving who they are (reading the pool's state,
     # as HTCondor's default ALLOW_READ = * permits).
     anonymous: frozenset[str] = frozenset()
+    limits: Limits = field(default_factory=Limits)
+    policy: Policy = field(default_factory=Policy)
+    # Commands that change what the daemon keeps (the schedd's queue): each one, taken or
+    # refused, is a line of the audit log.
+    audited: frozenset[str] = frozenset()
+    _open: Counter[str] = field(default_factory=Counter)
+
+    @classmethod
+    def configured(
+        cls,
+        name: str,
+        handlers: Mapping[str, Handler],
+        pool_key: bytes,
+        cfg: Config,
+        anonymous: frozenset[str] = frozenset(),
+        audited: frozenset[str] = frozenset(),
+    ) -> Server:
+        """A server with the daemon's limits and protection policy from `cfg`."""
+        limits, policy = Limits.from_config(cfg), Policy.from_config(cfg)
+        return cls(name, handlers, pool_key, anonymous, limits, policy, audited)
 
     async def serve_tcp(
         self, host: str, port: int, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
@@ -80,69 +116,145 @@ class Server:
 
     async def _tcp_connection(self, stream: trio.SocketStream) -> None:
         addr = _address(stream)
-        await self._connection(stream, lambda ch, hello: self._token_auth(ch, hello, addr))
+        await self._connection(stream, addr, lambda ch, hello: self._token_auth(ch, hello, addr))
 
     async def _unix_connection(self, stream: trio.SocketStream) -> None:
-        async def auth(ch: wire.Channel, hello: dict[str, Any]) -> Peer:
+        async def auth(ch: wire.Channel, hello: dict[str, Any]) -> _Accepted:
             reply = await ch.receive()
             if isinstance(reply, dict) and reply.get("auth") == "token":
-                return await self._check_token(ch, hello, reply, "local")
+                # Local: the kernel carries the frames, nobody between to hide them from.
+                return await self._check_token(ch, hello, reply, "local", local=True)
             user = security.peer_user(stream.socket)  # type: ignore[arg-type]
-            return Peer(user, "unix", "local")
+            return _Accepted(Peer(user, "unix", "local"))
 
-        await self._connection(stream, auth)
+        await self._connection(stream, "local", auth)
 
-    async def _token_auth(self, ch: wire.Channel, hello: dict[str, Any], addr: str) -> Peer:
+    async def _token_auth(self, ch: wire.Channel, hello: dict[str, Any], addr: str) -> _Accepted:
         reply = await ch.receive()
         if isinstance(reply, dict) and reply.get("auth") == "anonymous" and self.anonymous:
-            return Peer(security.ANONYMOUS, "anonymous", addr)
+            return _Accepted(Peer(security.ANONYMOUS, "anonymous", addr))
         if not isinstance(reply, dict) or reply.get("auth") != "token":
             raise security.AuthError("this connection needs token authentication")
         return await self._check_token(ch, hello, reply, addr)
 
     async def _check_token(
-        self, ch: wire.Channel, hello: dict[str, Any], reply: dict[str, Any], addr: str
-    ) -> Peer:
+        self,
+        ch: wire.Channel,
+        hello: dict[str, Any],
+        reply: dict[str, Any],
+        addr: str,
+        local: bool = False,
+    ) -> _Accepted:
         user, nonce, mac = reply.get("user"), reply.get("nonce"), reply.get("mac")
         if not (isinstance(user, str) and isinstance(nonce, bytes) and isinstance(mac, bytes)):
             raise security.AuthError("malformed token authentication")
-        security.check_proof(self.pool_key, user, hello["nonce"], nonce, mac)
-        return Peer(user, "token", addr)
+        asked = Policy.from_wire(reply.get("protection"))
+        secret = security.check_proof(
+            self.pool_key, user, hello["nonce"], nonce, mac, asked.terms()
+        )
+        mode = Mode.CLEAR if local else negotiate(self.policy, asked)
+        keys = Keys.derive(secret, hello["nonce"], nonce, user)
+        return _Accepted(Peer(user, "token", addr), keys, mode)
 
     async def _connection(
         self,
         stream: trio.SocketStream,
-        auth: Callable[[wire.Channel, dict[str, Any]], Awaitable[Peer]],
+        host: str,
+        auth: Callable[[wire.Channel, dict[str, Any]], Awaitable[_Accepted]],
     ) -> None:
-        ch = wire.Channel(stream, self.max_frame)
-        hello = {"hello": self.name, "v": wire.VERSION, "nonce": secrets.token_bytes(16)}
+        host = host.rpartition(":")[0] or host  # connections are counted per host
         try:
-            await ch.send(hello)
-            try:
-                peer = await auth(ch, hello)
-            except (security.AuthError, wire.WireError) as e:
-                await ch.send(wire.error_reply("authentication", str(e)))
-                return
-            await ch.send({"ok": True, "user": peer.user})
-            try:
-                await self._requests(ch, peer)
-            finally:
-                for callback in peer.on_close:
-                    callback()
+            if self._admit(host):
+                self._open[host] += 1
+                try:
+                    await self._serve_connection(stream, host, auth)
+                finally:
+                    self._open[host] -= 1
+                    if not self._open[host]:
+                        del self._open[host]
+            else:
+                with trio.move_on_after(1):
+                    busy = f"{self.name}: too many connections; try again later"
+                    await wire.Channel(stream).send(wire.error_reply("busy", busy))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
             await stream.aclose()
 
+    def _admit(self, host: str) -> bool:
+        if self._open[host] >= self.limits.max_per_host:
+            audit.warning(
+                "%s refused a connection from %s: %d open from there",
+                self.name,
+                host,
+                self._open[host],
+            )
+            return False
+        if self._open.total() >= self.limits.max_connections:
+            audit.warning(
+                "%s refused a connection from %s: %d open in all",
+                self.name,
+                host,
+                self._open.total(),
+            )
+            return False
+        return True
+
+    async def _serve_connection(
+        self,
+        stream: trio.SocketStream,
+        host: str,
+        auth: Callable[[wire.Channel, dict[str, Any]], Awaitable[_Accepted]],
+    ) -> None:
+        # A stranger's frames are small until it has proven who it is.
+        ch = wire.Channel(stream, wire.PRE_AUTH_FRAME)
+        hello = {"hello": self.name, "v": wire.VERSION, "nonce": secrets.token_bytes(16)}
+        accepted: _Accepted | None = None
+        with trio.move_on_after(self.limits.handshake_timeout):
+            await ch.send(hello)
+            try:
+                accepted = await auth(ch, hello)
+            except (security.AuthError, ProtectionError, wire.WireError) as e:
+                audit.warning("%s refused authentication from %s: %s", self.name, host, e)
+                await ch.send(wire.error_reply("authentication", str(e)))
+                return
+        if accepted is None:
+            audit.warning(
+                "%s closed a connection from %s: no handshake within %g s",
+                self.name,
+                host,
+                self.limits.handshake_timeout,
+            )
+            return
+        peer = accepted.peer
+        ch.max_frame = self.limits.max_frame
+        await ch.send(_welcome(accepted))
+        if accepted.keys is not None and accepted.mode is not Mode.CLEAR:
+            ch.protect(Session.for_daemon(accepted.keys, accepted.mode))
+        try:
+            await self._requests(ch, peer)
+        finally:
+            for callback in peer.on_close:
+                callback()
+
     async def _requests(self, ch: wire.Channel, peer: Peer) -> None:
         while True:
+            # An idle connection is closed, unless a claim held over it keeps it.
+            idle = math.inf if peer.on_close else self.limits.idle_timeout
+            request = _IDLE
             try:
-                request = await ch.receive()
+                with trio.move_on_after(idle):
+                    request = await ch.receive()
             except wire.WireError as e:
                 if "closed by peer" not in str(e):
                     await ch.send(wire.error_reply("bad-request", str(e)))
                 return
+            if request is _IDLE:
+                log.info("closing %s's connection: idle for %g s", peer.user, idle)
+                return
             reply = await self._dispatch(peer, request, ch)
+            if isinstance(request, dict) and request.get("cmd") in self.audited:
+                audit.info("%s", _audit_line(self.name, peer, request, reply))
             # A handler that stops the daemon (condor_off of the master) still answers:
             # the reply goes out even as the daemon's tasks are being cancelled.
             with trio.CancelScope(shield=True), trio.move_on_after(5):
@@ -173,6 +285,41 @@ class Server:
             # other client's connection; the traceback goes to the daemon's log.
             log.exception("%s from %s failed", request["cmd"], peer.user)
             return wire.error_reply("internal", f"{request['cmd']}: internal error (see the log)")
+
+
+_IDLE = object()
+
+
+def _audit_line(daemon: str, peer: Peer, request: dict[str, Any], reply: dict[str, Any]) -> str:
+    """Who asked what, and what came of it; bulky fields (ads, files) by their size."""
+    asked = [_field(k, v) for k, v in request.items() if k != "cmd" and v is not None]
+    if reply.get("ok"):
+        outcome = " ".join(["done", *(_field(k, v) for k, v in reply.items() if k != "ok")])
+    else:
+        err = reply.get("error") or {}
+        outcome = f"refused ({err.get('kind')}): {err.get('message')}"
+    return (
+        f"{daemon} {request['cmd']} by {peer.user} ({peer.method}, {peer.address}) "
+        f"{' '.join(asked)}: {outcome}"
+    )
+
+
+def _field(name: str, value: Any) -> str:
+    if isinstance(value, list) and len(value) <= 10 and all(type(v) in (str, int) for v in value):
+        return f"{name}={value!r}"  # the job ids acted on, those denied
+    if isinstance(value, (list, dict, bytes)):
+        return f"{name}=<{len(value)}>"
+    return f"{name}={str(value)[:200]!r}" if isinstance(value, str) else f"{name}={value!r}"
+
+
+def _welcome(accepted: _Accepted) -> dict[str, Any]:
+    """The reply that ends the handshake; after a token handshake it proves the daemon
+    and fixes the protection the frames that follow get."""
+    reply: dict[str, Any] = {"ok": True, "user": accepted.peer.user}
+    if accepted.keys is not None:
+        reply["protection"] = accepted.mode.value
+        reply["accept"] = accepted.keys.acceptance(accepted.mode, accepted.peer.user)
+    return reply
 
 
 def _address(stream: trio.SocketStream) -> str:

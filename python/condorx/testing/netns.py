@@ -39,6 +39,7 @@ class Host:
     name: str
     ns: str
     address: str
+    link: str  # the host's end of the wire, as seen from the machine (for captures)
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
     def spawn(self, argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -92,7 +93,7 @@ class Network:
         ns, outer = f"cx{tag}-{name}", f"cx{tag}v{i}"
         _ip("netns", "add", ns)
         address = SUBNET.format(net=self.net, host=i)
-        self.hosts[name] = Host(name, ns, address)
+        self.hosts[name] = Host(name, ns, address, outer)
         _ip("link", "add", outer, "type", "veth", "peer", "name", "eth0", "netns", ns)
         _ip("link", "set", outer, "master", self.bridge, "up")
         _ip("addr", "add", f"{address}/24", "dev", "eth0", ns=ns)
