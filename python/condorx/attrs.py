@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 
 class JobStatus(enum.IntEnum):
@@ -18,6 +19,14 @@ class JobStatus(enum.IntEnum):
     def letter(self) -> str:
         """The letter condor_q prints in its ST column."""
         return _LETTERS[self]
+
+    @classmethod
+    def of(cls, ad: Any) -> JobStatus:
+        """The status a job ad says it has (Idle when it says nothing that is a status)."""
+        try:
+            return cls(ad.get("JobStatus"))
+        except ValueError:
+            return cls.IDLE
 
 
 _LETTERS = {

@@ -10,8 +10,8 @@ from test_submit_query import _rows
 from condorx import locate, security
 from condorx.client.connection import Credentials
 from condorx.client.schedd import ScheddClient
+from condorx.testing.pool import wait_for
 from condorx.wire import Expr
-from conftest import wait_for
 
 
 def test_periodic_hold_then_release_then_remove(schedd):

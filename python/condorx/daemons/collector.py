@@ -103,7 +103,8 @@ async def serve(
     """Run a collector until cancelled; reports its address once it accepts requests."""
     collector = Collector(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server("collector", collector.handlers(), key, anonymous=frozenset({"query"}))
+    anonymous = frozenset({"query"})
+    server = Server.configured("collector", collector.handlers(), key, cfg, anonymous)
     host, port = locate.collector_bind(cfg)
     async with trio.open_nursery() as nursery:
         bound = await nursery.start(server.serve_tcp, host, port)

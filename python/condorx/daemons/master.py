@@ -218,7 +218,7 @@ async def serve(
 ) -> None:
     master = Master(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server("master", master.handlers(), key)
+    server = Server.configured("master", master.handlers(), key, cfg)
     async with trio.open_nursery() as nursery:
         master.nursery = nursery
         sock = locate.master_socket(cfg)

@@ -253,7 +253,8 @@ async def serve(
     router = Router(cfg)
     router.load_table()
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server("job_router", {"routes": router.describe, "poll": router.poll_now}, key)
+    handlers = {"routes": router.describe, "poll": router.poll_now}
+    server = Server.configured("job_router", handlers, key, cfg)
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("JOB_ROUTER_PORT", 0))

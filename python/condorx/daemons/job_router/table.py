@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from condorx.attrs import Universe
 from condorx.classad import ClassAd, parseAds
 from condorx.config import Config
 
@@ -148,7 +149,7 @@ def _route(ad: ClassAd, name: str) -> Route:
     grid = ad.eval("GridResource") if "GridResource" in ad else None
     universe = _int(ad, "TargetUniverse")
     if not isinstance(grid, str) or not grid.strip():
-        if universe == 9:
+        if universe == Universe.GRID:
             raise EntryError("GridResource must be a string naming the grid site")
         grid = ""
     if "requirements" in ad:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import trio
 
@@ -13,14 +13,25 @@ from condorx import wire
 from condorx.attrs import JobStatus
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import Address, connect, daemon_credentials
-
-if TYPE_CHECKING:
-    from condorx.daemons.schedd.service import Schedd
+from condorx.config import Config
+from condorx.daemons.schedd.queue import JobQueue
 
 log = logging.getLogger("condorx.schedd")
 
 
-def ads(schedd: Schedd) -> list[dict[str, Any]]:
+class Advertised(Protocol):
+    """What the schedd's ads are made of: its identity and address, its settings, its
+    queue, and the event set when the queue changes (renewed here after each update)."""
+
+    cfg: Config
+    name: str
+    address: str
+    uid_domain: str
+    queue: JobQueue
+    changed: trio.Event
+
+
+def ads(schedd: Advertised) -> list[dict[str, Any]]:
     by_user: dict[str, Counter[int]] = {}
     totals: Counter[int] = Counter()
     for _, ad in schedd.queue.snapshot():
@@ -61,7 +72,7 @@ def ads(schedd: Schedd) -> list[dict[str, Any]]:
     return out
 
 
-async def loop(schedd: Schedd) -> None:
+async def loop(schedd: Advertised) -> None:
     collector = CollectorClient(schedd.cfg, daemon_credentials(schedd.cfg))
     interval = max(1, schedd.cfg.get_int("SCHEDD_INTERVAL", 300))
     while True:
@@ -77,7 +88,7 @@ async def loop(schedd: Schedd) -> None:
         await trio.sleep(min(1.0, interval))  # one update for a burst of changes
 
 
-async def reschedule(schedd: Schedd) -> None:
+async def reschedule(schedd: Advertised) -> None:
     """Ask the negotiator for a cycle now (after a submission), as condor_reschedule does."""
     collector = CollectorClient(schedd.cfg, daemon_credentials(schedd.cfg))
     try:

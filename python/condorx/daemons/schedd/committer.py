@@ -11,15 +11,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import trio
 
-from condorx.daemons.schedd.queue import Transaction
+from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.errors import CondorxError
-
-if TYPE_CHECKING:
-    from condorx.daemons.schedd.service import Schedd
 
 log = logging.getLogger("condorx.schedd")
 
@@ -32,8 +29,17 @@ class _Pending:
     error: BaseException | None = None
 
 
+class CommitHost(Protocol):
+    """The queue the batches change, its lock, and how a transaction is made durable."""
+
+    queue: JobQueue
+    lock: trio.Lock
+
+    async def commit(self, txn: Transaction) -> None: ...
+
+
 class Committer:
-    def __init__(self, schedd: Schedd) -> None:
+    def __init__(self, schedd: CommitHost) -> None:
         self.schedd = schedd
         self.pending: list[_Pending] = []
         self.kick = trio.Event()

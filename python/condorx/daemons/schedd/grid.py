@@ -7,16 +7,16 @@ with a reason that says so, as HTCondor's gridmanager holds a job it cannot subm
 
 from __future__ import annotations
 
+from condorx.attrs import Universe
 from condorx.classad import ClassAd
 
-GRID_UNIVERSE = 9
 # `condor` resources: another condorx pool's schedd (see gridmanager).
 REACHABLE = ("condor",)
 
 
 def cannot_run(ad: ClassAd) -> str | None:
     """Why a grid job cannot run from here, or None (it can, or is no grid job)."""
-    if ad.get("JobUniverse") != GRID_UNIVERSE:
+    if ad.get("JobUniverse") != Universe.GRID:
         return None
     resource = ad.get("GridResource")
     if not isinstance(resource, str) or not resource.strip():

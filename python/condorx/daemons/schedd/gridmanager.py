@@ -26,24 +26,23 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import trio
 
 from condorx import locate, wire
-from condorx.attrs import PROTECTED, HoldCode, JobStatus
+from condorx.attrs import PROTECTED, HoldCode, JobStatus, Universe
 from condorx.classad import ClassAd
 from condorx.client.schedd import ScheddClient
-from condorx.daemons.schedd import grid, routing, spool
+from condorx.config import Config
+from condorx.daemons.schedd import routing, spool
 from condorx.daemons.schedd import transitions as t
+from condorx.daemons.schedd.committer import Committer
 from condorx.daemons.schedd.grid_resources import KnownResources
-from condorx.daemons.schedd.queue import Transaction
+from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.remote import Remote, RemoteUnavailable, Resource
-from condorx.daemons.schedd.shadow import OutputFailure, write_outputs
+from condorx.daemons.schedd.staging import OutputFailure, write_outputs
 from condorx.daemons.schedd.store import Key
-
-if TYPE_CHECKING:
-    from condorx.daemons.schedd.service import Schedd
 
 log = logging.getLogger("condorx.gridmanager")
 
@@ -121,8 +120,18 @@ class Plan:
     let_go_remote: list[str] = field(default_factory=list)
 
 
+class GridHost(Protocol):
+    """What the gridmanager needs of its schedd: its settings and name, its queue to read,
+    and the committer its changes go through."""
+
+    cfg: Config
+    name: str
+    queue: JobQueue
+    committer: Committer
+
+
 class GridManager:
-    def __init__(self, schedd: Schedd) -> None:
+    def __init__(self, schedd: GridHost) -> None:
         self.schedd = schedd
         self.cfg = schedd.cfg
         self.interval = max(1, self.cfg.get_int("GRIDMANAGER_JOB_PROBE_INTERVAL", 60))
@@ -150,7 +159,7 @@ class GridManager:
         of jobs submitted."""
         by_resource: dict[Resource, list[tuple[Key, ClassAd]]] = {}
         for key, ad in self.schedd.queue.snapshot():
-            if ad.get("JobUniverse") != grid.GRID_UNIVERSE:
+            if ad.get("JobUniverse") != Universe.GRID:
                 continue
             resource = Resource.parse(ad.get("GridResource"))
             if resource is not None:
@@ -186,7 +195,7 @@ class GridManager:
             self.down.discard(resource)
         else:
             self.down.add(resource)
-        there = [k for k, ad in jobs if "GridJobId" in ad and t.status_of(ad) in ACTIVE]
+        there = [k for k, ad in jobs if "GridJobId" in ad and JobStatus.of(ad) in ACTIVE]
         if not there:
             return
 
@@ -313,7 +322,7 @@ class GridManager:
         failed: dict[Key, str] = {}
         for key in keys:
             ad = self.schedd.queue.get(key)
-            if ad is None or t.status_of(ad) != JobStatus.IDLE or "GridJobId" in ad:
+            if ad is None or JobStatus.of(ad) != JobStatus.IDLE or "GridJobId" in ad:
                 continue
             try:
                 attrs, files = await trio.to_thread.run_sync(
@@ -384,7 +393,7 @@ def _plan(
     plan = Plan()
     for key, ad in jobs:
         rows = found.pop(str(ad.get("GlobalJobId")), [])
-        status = t.status_of(ad)
+        status = JobStatus.of(ad)
         if status not in ACTIVE:
             _clean(plan, rows)  # held, removed or done here: nothing of it runs there
             if "GridJobId" in ad or status == JobStatus.REMOVED:
@@ -435,7 +444,7 @@ def _follow(plan: Plan, key: Key, ad: ClassAd, row: list[Any], resource: Resourc
     """The local job follows its remote job's status."""
     remote_status = row[3]
     if remote_status in (JobStatus.IDLE, JobStatus.RUNNING, JobStatus.SUSPENDED):
-        if t.status_of(ad) != remote_status:
+        if JobStatus.of(ad) != remote_status:
             plan.mirror[key] = JobStatus(remote_status)
     elif remote_status == JobStatus.COMPLETED:
         plan.finish[key] = row
@@ -457,9 +466,9 @@ def _record(txn: Transaction, key: Key, resource: Resource, remote_id: str) -> N
 
 def _mirror(txn: Transaction, key: Key, status: JobStatus, resource: Resource, now: int) -> None:
     ad = txn.job(key)
-    if ad is None or t.status_of(ad) not in ACTIVE or t.status_of(ad) == status:
+    if ad is None or JobStatus.of(ad) not in ACTIVE or JobStatus.of(ad) == status:
         return
-    before = t.status_of(ad)
+    before = JobStatus.of(ad)
     t.set_status(txn, key, ad, status, now)
     if status == JobStatus.RUNNING and before == JobStatus.IDLE:
         txn.set_attr(key, "JobCurrentStartDate", now)
@@ -479,14 +488,14 @@ def _detach(txn: Transaction, key: Key, now: int) -> None:
         return
     if "GridJobId" in ad:
         txn.delete_attr(key, "GridJobId")
-    if t.status_of(ad) == JobStatus.REMOVED:
+    if JobStatus.of(ad) == JobStatus.REMOVED:
         t.leave_queue(txn, key, now)
 
 
 def _complete(txn: Transaction, key: Key, row: list[Any]) -> None:
     """The local job ends as its remote job did (its exit policy applied here)."""
     ad = txn.job(key)
-    if ad is None or t.status_of(ad) not in ACTIVE:
+    if ad is None or JobStatus.of(ad) not in ACTIVE:
         return
     for name, value in zip(ROWS, row, strict=True):
         if name in FINAL and isinstance(value, int | float) and not isinstance(value, bool):

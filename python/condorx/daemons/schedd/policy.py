@@ -41,10 +41,10 @@ def evaluate(
 
 
 def _one(txn: Transaction, key: Key, ad: ClassAd, now: int, system: SystemPolicy) -> int:
-    status = t.status_of(ad)
-    if status == JobStatus.COMPLETED:
+    status = JobStatus.of(ad)
+    if status in (JobStatus.COMPLETED, JobStatus.REMOVED):
         return int(t.let_go(txn, key, now))  # its LeaveJobInQueue may have turned false
-    if status == JobStatus.REMOVED or routing.is_managed(ad):
+    if routing.is_managed(ad):
         return 0  # a routed original: its copy evaluates the periodic expressions
     if _user(ad, "PeriodicRemove"):
         return int(t.remove(txn, key, t._reason(ad, "PeriodicRemove"), now, by="policy"))

@@ -18,6 +18,7 @@ from condorx.client.collector import CollectorClient
 from condorx.client.connection import Credentials
 from condorx.client.schedd import ScheddClient
 from condorx.config import Config
+from condorx.session import Policy
 
 log = logging.getLogger("condorx.gridmanager")
 
@@ -116,7 +117,11 @@ class Remote:
 
     def _client(self, token: str) -> ScheddClient:
         assert self.address is not None
-        return ScheddClient(self.cfg, address=self.address, creds=Credentials(token=token))
+        return ScheddClient(
+            self.cfg,
+            address=self.address,
+            creds=Credentials(token=token, policy=Policy.from_config(self.cfg)),
+        )
 
     async def _lookup(self) -> str:
         collector = CollectorClient(self.cfg, Credentials(), address=self.resource.collector)

@@ -16,6 +16,7 @@ transaction, so a router killed at any moment leaves nothing half done.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from condorx import wire
@@ -105,43 +106,64 @@ def untie(txn: Transaction, original: Key) -> None:
     txn.set_attr(original, "Managed", "ScheddDone")
 
 
-def on_status(txn: Transaction, key: Key, ad: ClassAd, status: JobStatus, now: int) -> None:
-    """Carry a status change of a copy to its original, or of an original to its copy."""
+@dataclass(frozen=True)
+class Follow:
+    """The partner takes this status (and leaves the queue, with `leave`)."""
+
+    key: Key
+    status: JobStatus
+    leave: bool = False
+
+
+@dataclass(frozen=True)
+class RemoveCopy:
+    key: Key
+    reason: str
+
+
+# What a status change asks of the partner job; `transitions` carries it out, so this
+# module decides and never calls back into the queue's transitions.
+Consequence = Follow | RemoveCopy
+
+
+def on_status(
+    txn: Transaction, key: Key, ad: ClassAd, status: JobStatus, now: int
+) -> list[Consequence]:
+    """What a status change of a copy means for its original, or of an original for its
+    copy."""
     source = parse_id(ad.get("RoutedFromJobId"))
     if source is not None:
-        _copy_changed(txn, key, source, status, now)
-    elif is_managed(ad) and status in (JobStatus.HELD, JobStatus.REMOVED):
-        _original_stopped(txn, key, ad, status, now)
+        return _copy_changed(txn, key, source, status, now)
+    if is_managed(ad) and status in (JobStatus.HELD, JobStatus.REMOVED):
+        return _original_stopped(txn, key, ad, status)
+    return []
 
 
-def _copy_changed(txn: Transaction, copy: Key, original: Key, status: JobStatus, now: int) -> None:
-    from condorx.daemons.schedd import transitions as t
-
+def _copy_changed(
+    txn: Transaction, copy: Key, original: Key, status: JobStatus, now: int
+) -> list[Consequence]:
     orig = txn.job(original)
     if orig is None or orig.get("RoutedToJobId") != job_id(copy):
-        return  # untied already (the original was removed or held)
+        return []  # untied already (the original was removed or held)
+    was = JobStatus.of(orig)
     if status in (JobStatus.IDLE, JobStatus.RUNNING, JobStatus.SUSPENDED):
-        if t.status_of(orig) != status:
-            t.set_status(txn, original, orig, status, now)
-    elif status == JobStatus.COMPLETED:
+        return [Follow(original, status)] if was != status else []
+    if status == JobStatus.COMPLETED:
         done = txn.job(copy)
         for name in FINAL:
             if done is not None and name in done:
                 txn.set_attr(original, name, done[name])
-        orig = txn.job(original) or orig
-        t.set_status(txn, original, orig, JobStatus.COMPLETED, now)
         code, sig = (done.get("ExitCode"), done.get("ExitSignal")) if done else (None, None)
         txn.event("terminate", original, code=code, signal=sig)
-        t.leave_queue(txn, original, now)
-    elif status == JobStatus.HELD:
-        # Nothing of the original runs while its copy is held.
-        if t.status_of(orig) in (JobStatus.RUNNING, JobStatus.SUSPENDED):
-            t.set_status(txn, original, orig, JobStatus.IDLE, now)
-    elif status == JobStatus.REMOVED:
+        return [Follow(original, JobStatus.COMPLETED, leave=True)]
+    if status not in (JobStatus.HELD, JobStatus.REMOVED):
+        return []
+    running = was in (JobStatus.RUNNING, JobStatus.SUSPENDED)
+    if status == JobStatus.REMOVED:
         untie(txn, original)
         txn.set_attr(original, "LastRouteRemoved", now)
-        if t.status_of(orig) in (JobStatus.RUNNING, JobStatus.SUSPENDED):
-            t.set_status(txn, original, orig, JobStatus.IDLE, now)
+    # Held or removed: nothing of the original runs while its copy does not.
+    return [Follow(original, JobStatus.IDLE)] if running else []
 
 
 def _tied(copy: ClassAd, original: Key, original_ad: ClassAd) -> bool:
@@ -152,13 +174,12 @@ def _tied(copy: ClassAd, original: Key, original_ad: ClassAd) -> bool:
 
 
 def _original_stopped(
-    txn: Transaction, original: Key, ad: ClassAd, status: JobStatus, now: int
-) -> None:
-    from condorx.daemons.schedd import transitions as t
-
+    txn: Transaction, original: Key, ad: ClassAd, status: JobStatus
+) -> list[Consequence]:
     copy = parse_id(ad.get("RoutedToJobId"))
     untie(txn, original)
     verb = "held" if status == JobStatus.HELD else "removed"
     partner = txn.job(copy) if copy is not None else None
     if copy is not None and partner is not None and _tied(partner, original, ad):
-        t.remove(txn, copy, f"the original job {job_id(original)} was {verb}", now, by="router")
+        return [RemoveCopy(copy, f"the original job {job_id(original)} was {verb}")]
+    return []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import socket
 import time
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ import trio
 
 from condorx import cron, locate, security, wire
 from condorx._core import eval_against
-from condorx.attrs import JobStatus
+from condorx.attrs import JobStatus, Universe
 from condorx.classad import ClassAd, ExprTree
 from condorx.client.connection import Address, daemon_credentials
 from condorx.config import Config
@@ -29,7 +30,6 @@ from condorx.daemons import query
 from condorx.daemons.schedd import (
     advertise,
     deferral,
-    grid,
     history,
     policy,
     routing,
@@ -37,17 +37,19 @@ from condorx.daemons.schedd import (
     transitions,
     userlog,
 )
+from condorx.daemons.schedd.committed import Committed
 from condorx.daemons.schedd.committer import Committer
 from condorx.daemons.schedd.gridmanager import GridManager
 from condorx.daemons.schedd.queue import JobQueue, Transaction
-from condorx.daemons.schedd.shadow import ClaimInfo, Shadows, write_outputs
+from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
+from condorx.daemons.schedd.staging import write_outputs
 from condorx.daemons.schedd.store import Key, Store
 from condorx.daemons.server import Peer, Refused, Server
 
 log = logging.getLogger("condorx.schedd")
 
 CHUNK = 10_000
-ACTIONS = ("remove", "hold", "release", "suspend", "continue")
+ACTIONS = ("remove", "remove-x", "hold", "release", "suspend", "continue")
 
 
 class Schedd:
@@ -81,17 +83,20 @@ class Schedd:
             for k, ad in self.queue.snapshot()
             if ad.get("JobStatus") == JobStatus.RUNNING
             and not routing.is_managed(ad)
-            and ad.get("JobUniverse") != grid.GRID_UNIVERSE  # another pool runs it
+            and ad.get("JobUniverse") != Universe.GRID  # another pool runs it
         ]
         self.changed = trio.Event()
         self.committer = Committer(self)
         self.grid = GridManager(self)
+        # Every commit's news, for the follow-ups (`follow_up`), read outside the lock.
+        self._news, self._news_in = trio.open_memory_channel[Committed](math.inf)
 
     # -- commits --------------------------------------------------------------------------
 
     async def commit(self, txn: Transaction) -> None:
         """Make the transaction durable, apply it, then write its user-log events."""
         txn.prepare()
+        news = Committed.of(txn, self.queue)
         leaving = [ev.info["ad"] for ev in txn.events if ev.kind == "leave"]
         spooled = self._spooled_leaving(txn)
 
@@ -108,6 +113,8 @@ class Schedd:
         txn.durable = True
         txn.apply()
         self.changed.set()
+        if news:
+            self._news.send_nowait(news)
         await self._user_log(txn)
         if spooled:  # jobs that left take their spool directories with them
             await trio.to_thread.run_sync(_remove_dirs, [d for _, _, d, _ in spooled])
@@ -174,10 +181,6 @@ class Schedd:
                     self._unspool(wanted, len(procs))
                 raise
         self.reserved.pop(cluster, None)
-        self.shadows.note_idle([(cluster, p) for p in range(len(procs))])
-        self._reschedule()
-        if _is_grid(self.queue.get((cluster, 0))):
-            self.grid.poke()
         return {"ok": True, "cluster": cluster, "count": len(procs)}
 
     async def _spool(
@@ -272,12 +275,6 @@ class Schedd:
                 if not txn.durable:  # (no await here: this may be a cancellation)
                     _remove_dirs(list(writes))
                 raise
-        # A copy for this pool's slots (TargetUniverse 5) may reuse claims; a grid copy not.
-        local = [k for k in made if (ad := self.queue.get(k)) and ad.get("JobUniverse") != 9]
-        self.shadows.note_idle(local)
-        self._reschedule()
-        if len(local) < len(made):
-            self.grid.poke()
         return {"ok": True, "results": results}
 
     def _route_one(
@@ -363,59 +360,88 @@ class Schedd:
         if action in ("suspend", "continue"):
             return await self._pause(peer, req, action)
         reason = str(req.get("reason") or _default_reason(action, peer.user))
+        # per_job: each named job's outcome in "results" (HTCondor's per-job answers),
+        # a job id not in the queue among them rather than refusing the request.
+        per_job = bool(req.get("per_job"))
         async with self.lock:
-            keys = self._chosen(req)
+            results: dict[str, str] = {}
+            keys = self._chosen(req, results if per_job else None)
+            if action == "remove-x" and req.get("constraint"):
+                named = {k for k in map(_parse_id, map(str, req.get("ids") or [])) if k}
+                keys = [k for k in keys if k in named or self._is_removed(k)]
             allowed, denied = self._permitted(peer, keys)
-            # A routed original removed or held takes its copy with it: that copy, if it
-            # runs here, is stopped too.
-            copies = [c for c in map(self._copy_of, allowed) if c is not None]
             txn = self.queue.begin()
             now = _now()
-            done = sum(self._act_one(txn, action, key, reason, now, peer) for key in allowed)
+            for key in allowed:
+                results[f"{key[0]}.{key[1]}"] = self._act_one(txn, action, key, reason, now, peer)
+            done = sum(r == "ok" for r in results.values())
             await self.commit(txn)
-        self.grid.poke()  # a grid job held, released or removed here changes there
-        if action == "release":
-            self.shadows.note_idle(allowed)
-            self._reschedule()
-        elif action in ("remove", "hold"):
-            for key in [*allowed, *copies]:
-                await self.shadows.stop(key)
-        return {"ok": True, "matched": len(keys), "done": done, "denied": denied}
+            size = sum(1 for k in self.queue.jobs if k[1] >= 0)
+        for job in denied:
+            results[job] = "denied"
+        reply = {"ok": True, "matched": len(keys), "done": done, "denied": denied}
+        if per_job:
+            reply.update(results=results, queue_size=size)
+        return reply
 
-    def _copy_of(self, key: Key) -> Key | None:
+    def _is_removed(self, key: Key) -> bool:
         ad = self.queue.get(key)
-        if ad is None or not routing.is_managed(ad):
-            return None
-        return routing.parse_id(ad.get("RoutedToJobId"))
+        return ad is not None and ad.get("JobStatus") == JobStatus.REMOVED
 
     async def _pause(self, peer: Peer, req: dict[str, Any], action: str) -> dict[str, Any]:
         """condor_suspend / condor_continue: the startd signals the job's process tree,
         then the queue records it."""
-        keys = self._chosen(req)
+        per_job = bool(req.get("per_job"))
+        results: dict[str, str] = {}
+        keys = self._chosen(req, results if per_job else None)
         allowed, denied = self._permitted(peer, keys)
         change = transitions.suspend if action == "suspend" else transitions.resume
         done = 0
         for key in allowed:
             ad = self.queue.get(key)
             want = JobStatus.RUNNING if action == "suspend" else JobStatus.SUSPENDED
+            job = f"{key[0]}.{key[1]}"
             if ad is None or ad.get("JobStatus") != want:
+                already = JobStatus.SUSPENDED if action == "suspend" else JobStatus.RUNNING
+                is_done = ad is not None and ad.get("JobStatus") == already
+                results[job] = "already-done" if is_done else "bad-status"
                 continue
+            ok = False
             if await self.shadows.signal(key, action):
-                done += bool(
+                ok = bool(
                     await self.committer.run(functools.partial(change, key=key, now=_now()))
                 )
+            done += ok
+            results[job] = "ok" if ok else "bad-status"
+        for job in denied:
+            results[job] = "denied"
+        if per_job:
+            size = sum(1 for k in self.queue.jobs if k[1] >= 0)
+            return {
+                "ok": True, "matched": len(keys), "done": done, "denied": denied,
+                "results": results, "queue_size": size,
+            }
         return {"ok": True, "matched": len(keys), "done": done, "denied": denied}
 
     def _act_one(
         self, txn: Transaction, action: str, key: Key, reason: str, now: int, peer: Peer
-    ) -> bool:
+    ) -> str:
+        """One job's outcome, in HTCondor's terms: ok, already-done or bad-status."""
         by = f"{action} by {peer.user}"
+        ad = txn.job(key)
+        if ad is None:
+            return "not-found"
+        status = JobStatus.of(ad)
+        if action == "remove-x":
+            return "ok" if transitions.force_remove(txn, key, now) else "bad-status"
         if action == "remove":
-            return transitions.remove(txn, key, reason, now, by)
+            return "ok" if transitions.remove(txn, key, reason, now, by) else "already-done"
         if action == "hold":
             code = int(transitions.HoldCode.USER_REQUEST)
-            return transitions.hold(txn, key, reason, code, 0, now, by)
-        return transitions.release(txn, key, reason, now, by)
+            if transitions.hold(txn, key, reason, code, 0, now, by):
+                return "ok"
+            return "already-done" if status == JobStatus.HELD else "bad-status"
+        return "ok" if transitions.release(txn, key, reason, now, by) else "bad-status"
 
     async def edit(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         attrs = req.get("attrs")
@@ -469,6 +495,33 @@ class Schedd:
         if self.shadows.nursery is not None:
             self.shadows.nursery.start_soon(advertise.reschedule, self)
 
+    async def follow_up(self) -> None:
+        """What every commit asks of the rest of the schedd, read from the commits'
+        stream (a burst of commits at once): jobs that became Idle are offered to the
+        claims that may reuse them, and the negotiator is asked for a cycle; the runs of
+        jobs held or removed are stopped; the gridmanager looks at changed grid jobs."""
+        async for first in self._news_in:
+            batch = [first]
+            while True:
+                try:
+                    batch.append(self._news_in.receive_nowait())
+                except trio.WouldBlock:
+                    break
+            try:
+                await self._follow(Committed.merged(batch))
+            except Exception:
+                # A follow-up's bug must cost that follow-up, never the schedd.
+                log.exception("following up a queue change failed")
+
+    async def _follow(self, news: Committed) -> None:
+        if news.idle:
+            self.shadows.note_idle(list(news.idle))
+            self._reschedule()
+        if news.grid:
+            self.grid.poke()
+        for key in news.stopped:
+            await self.shadows.stop(key)
+
     async def started(self, key: Key, slot: str, startd: Address) -> None:
         await self.committer.run(
             lambda txn: transitions.start_running(txn, key, slot, str(startd), _now())
@@ -485,20 +538,10 @@ class Schedd:
         await self.committer.run(functools.partial(change, key=key, now=_now()))
 
     async def finished(self, key: Key, reply: dict[str, Any]) -> None:
-        outcome = await self.committer.run(
-            lambda txn: transitions.finish_running(txn, key, reply, _now())
-        )
-        if outcome == "requeued":
-            self.shadows.note_idle([key])
-            self._reschedule()
+        await self.committer.run(lambda txn: transitions.finish_running(txn, key, reply, _now()))
 
     async def lost(self, key: Key, why: str) -> None:
-        outcome = await self.committer.run(
-            lambda txn: transitions.lose_running(txn, key, why, _now())
-        )
-        if outcome == "requeued":
-            self.shadows.note_idle([key])
-            self._reschedule()
+        await self.committer.run(lambda txn: transitions.lose_running(txn, key, why, _now()))
 
     async def requeue_orphans(self) -> None:
         """After a restart: jobs marked Running have lost their claims; run them again."""
@@ -540,7 +583,9 @@ class Schedd:
 
     # -- choosing jobs --------------------------------------------------------------------
 
-    def _chosen(self, req: dict[str, Any]) -> list[Key]:
+    def _chosen(self, req: dict[str, Any], missing: dict[str, str] | None = None) -> list[Key]:
+        """The jobs a request names; with `missing`, a job id not in the queue is noted
+        there (as "not-found") instead of refusing the request."""
         ids = req.get("ids") or []
         constraint = req.get("constraint")
         if not ids and not constraint:
@@ -553,6 +598,9 @@ class Schedd:
                 raise Refused("bad-request", f"bad job id {text!r}")
             if key[1] >= 0:
                 if self.queue.get(key) is None:
+                    if missing is not None:
+                        missing[f"{key[0]}.{key[1]}"] = "not-found"
+                        continue
                     raise Refused("not-found", f"job {key[0]}.{key[1]} not found")
                 keys.append(key)
             else:
@@ -603,13 +651,6 @@ class Schedd:
             changed = policy.evaluate(txn, self.queue.snapshot(), _now(), system)
             if changed:
                 await self.commit(txn)
-        for key in changed:
-            ad = self.queue.get(key)
-            status = ad.get("JobStatus") if ad is not None else JobStatus.REMOVED
-            if status in (JobStatus.HELD, JobStatus.REMOVED):
-                await self.shadows.stop(key)
-            elif status == JobStatus.IDLE:
-                self.shadows.note_idle([key])
         return len(changed)
 
     async def periodic_loop(self) -> None:
@@ -630,10 +671,6 @@ class Schedd:
             "retrieve": self.retrieve,
             "matched": self.matched,
         }
-
-
-def _is_grid(ad: ClassAd | None) -> bool:
-    return ad is not None and ad.get("JobUniverse") == grid.GRID_UNIVERSE
 
 
 def _spooled_inputs(data: Any, count: int) -> list[dict[str, bytes]] | None:
@@ -724,6 +761,7 @@ def _parse_id(text: str) -> Key | None:
 def _default_reason(action: str, user: str) -> str:
     verb = {
         "remove": "condor_rm",
+        "remove-x": "condor_rm -forcex",
         "hold": "condor_hold",
         "release": "condor_release",
         "suspend": "condor_suspend",
@@ -754,17 +792,15 @@ async def serve(
     """Run a schedd until cancelled; reports its TCP address once it accepts requests."""
     schedd = Schedd(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server(
-        "schedd",
-        schedd.handlers(),
-        key,
-        cfg.get_int("MAX_MESSAGE_SIZE", wire.MAX_FRAME),
-        anonymous=frozenset({"query"}),
-    )
+    anonymous = frozenset({"query"})
+    # The negotiator's matches are left out: a cycle may make thousands (the job log has them).
+    changes = frozenset({"submit", "reserve", "route", "act", "edit", "exited"})
+    server = Server.configured("schedd", schedd.handlers(), key, cfg, anonymous, changes)
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         schedd.shadows.nursery = nursery
         nursery.start_soon(schedd.committer.loop)
+        nursery.start_soon(schedd.follow_up)
         # The queue is settled before anyone may read it: orphans requeued, cron times new.
         await schedd.requeue_orphans()
         await schedd.recompute_cron()

@@ -11,22 +11,20 @@ from __future__ import annotations
 
 import collections
 import logging
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import trio
 
-from condorx import accounts, cron, wire
+from condorx import cron, wire
 from condorx.attrs import HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree
 from condorx.client.connection import Address, Credentials, connect
+from condorx.config import Config
+from condorx.daemons.matchable import runs_here
+from condorx.daemons.schedd.queue import JobQueue
+from condorx.daemons.schedd.staging import inputs, write_outputs
 from condorx.daemons.schedd.store import Key
-from condorx.daemons.starter.sandbox import STDERR, STDOUT
-
-if TYPE_CHECKING:
-    from condorx.daemons.schedd.service import Schedd
 
 log = logging.getLogger("condorx.shadow")
 
@@ -41,19 +39,24 @@ class ClaimInfo:
     job: Key | None = None
 
 
-def _runs_here(ad: ClassAd | None) -> bool:
-    """An idle job a claim of this pool may run: not one tied to a routed copy (its copy
-    runs instead) and not a grid job (another pool runs it)."""
-    return (
-        ad is not None
-        and ad.get("JobStatus") == JobStatus.IDLE
-        and ad.get("Managed") != "External"
-        and ad.get("JobUniverse") != 9
-    )
+class ShadowHost(Protocol):
+    """What the shadows need of their schedd: its identity and settings, its queue to
+    read, and the reports that change a job (each a committed queue change)."""
+
+    cfg: Config
+    name: str
+    address: str
+    queue: JobQueue
+
+    async def started(self, key: Key, slot: str, startd: Address) -> None: ...
+    async def cannot_start(self, key: Key, why: str) -> None: ...
+    async def paused(self, key: Key, suspended: bool) -> None: ...
+    async def finished(self, key: Key, reply: dict[str, Any]) -> None: ...
+    async def lost(self, key: Key, why: str) -> None: ...
 
 
 class Shadows:
-    def __init__(self, schedd: Schedd, creds: Credentials) -> None:
+    def __init__(self, schedd: ShadowHost, creds: Credentials) -> None:
         self.schedd = schedd
         self.creds = creds
         self.claims: dict[str, ClaimInfo] = {}
@@ -83,7 +86,7 @@ class Shadows:
         while pending:
             key = pending.popleft()
             ad = self.schedd.queue.get(key)
-            if ad is None or not _runs_here(ad) or key in self.running:
+            if ad is None or not runs_here(ad) or key in self.running:
                 continue
             if self._due(ad) and ad.symmetricMatch(claim.slot_ad):
                 found = key
@@ -129,7 +132,7 @@ class Shadows:
             claim.slot_ad = wire.ad_from_wire(reply.get("ad") or {}, "slot ad")
             key: Key | None = first
             ad = self.schedd.queue.get(first)
-            if not _runs_here(ad) or first in self.running:
+            if not runs_here(ad) or first in self.running:
                 key = self._next_job(claim)
             while key is not None:
                 if not await self._run(ch, claim, key):
@@ -167,7 +170,7 @@ class Shadows:
         try:
             try:
                 if _transfers(ad, claim.slot_ad):
-                    files = await trio.to_thread.run_sync(_inputs, ad)
+                    files = await trio.to_thread.run_sync(inputs, ad)
                 else:
                     files = None
             except wire.WireError as e:
@@ -238,14 +241,18 @@ class Shadows:
     async def stop(self, key: Key) -> None:
         """Stop a running job (condor_rm, condor_hold): the startd kills it."""
         claim = self.running.get(key)
-        if claim is None:
+        if claim is None or claim.job != key:
             return
         ad = self.schedd.queue.get(key)
         why = "hold" if ad is not None and ad.get("JobStatus") == JobStatus.HELD else "remove"
+        # The job is named: by the time this arrives the claim may have moved on to the
+        # next job (this one's run ended as it was held), which must go on running.
+        req = {"cmd": "deactivate", "claim_id": claim.id, "why": why, "job": f"{key[0]}.{key[1]}"}
         try:
-            await self._call(claim, {"cmd": "deactivate", "claim_id": claim.id, "why": why})
-        except (OSError, wire.WireError) as e:
-            log.warning("cannot stop job %d.%d on %s: %s", *key, claim.slot, e)
+            await self._call(claim, req)
+        except (OSError, wire.WireError, wire.RemoteError) as e:
+            # A claim already gone (the startd ended it) has nothing left to stop.
+            log.info("job %d.%d on %s not stopped: %s", *key, claim.slot, e)
 
 
 def _transfers(ad: ClassAd, slot: ClassAd) -> bool:
@@ -258,79 +265,3 @@ def _transfers(ad: ClassAd, slot: ClassAd) -> bool:
     return ad.get("FileSystemDomain") != slot.get("FileSystemDomain") or not ad.get(
         "FileSystemDomain"
     )
-
-
-def _inputs(ad: ClassAd) -> dict[str, bytes]:
-    """The job's input files, read with its owner's rights (this schedd may be root)."""
-    try:
-        with accounts.as_account(accounts.of_owner(ad.get("Owner"))):
-            return _read_inputs(ad)
-    except accounts.AccountError as e:
-        raise wire.WireError(f"cannot read the input files: {e}") from None
-
-
-def _read_inputs(ad: ClassAd) -> dict[str, bytes]:
-    iwd = Path(str(ad.get("Iwd") or "/"))
-    names: list[str] = []
-    if ad.get("TransferExecutable", True) is not False:
-        names.append(str(ad.get("Cmd")))
-    for attr in ("In", "X509UserProxy"):  # the proxy travels with the job, as in HTCondor
-        path = ad.get(attr)
-        if isinstance(path, str) and path not in ("", "/dev/null"):
-            names.append(path)
-    extra = ad.get("TransferInput")
-    if isinstance(extra, str):
-        names += [n.strip() for n in extra.split(",") if n.strip()]
-    files = {}
-    for name in names:
-        path = Path(name) if os.path.isabs(name) else iwd / name
-        try:
-            files[path.name] = path.read_bytes()
-        except OSError as e:
-            raise wire.WireError(f"cannot read input file {path}: {e.strerror}") from None
-    return files
-
-
-@dataclass(frozen=True)
-class OutputFailure:
-    """Why some of a job's output could not be written: the job is held for it (code 12,
-    as HTCondor holds a job whose output it cannot store), never completed without it."""
-
-    reason: str
-    errno: int
-
-
-def write_outputs(ad: ClassAd, files: dict[str, bytes]) -> OutputFailure | None:
-    """Write the job's output where its ad says, with its owner's rights; every file is
-    tried, and the first failure is returned."""
-    try:
-        with accounts.as_account(accounts.of_owner(ad.get("Owner"))):
-            return _write_outputs(ad, files)
-    except accounts.AccountError as e:
-        log.warning("cannot write the output of %s: %s", ad.get("GlobalJobId"), e)
-        return OutputFailure(f"Cannot write the job's output: {e}", 0)
-
-
-def _write_outputs(ad: ClassAd, files: dict[str, bytes]) -> OutputFailure | None:
-    iwd = Path(str(ad.get("Iwd") or "/"))
-    failed: OutputFailure | None = None
-    for name, data in files.items():
-        if name == STDOUT:
-            target = ad.get("Out")
-        elif name == STDERR:
-            target = ad.get("Err")
-        else:
-            target = str(iwd / os.path.basename(name))
-        if not isinstance(target, str) or target in ("", "/dev/null"):
-            continue
-        target = str(iwd / target)  # a relative Out or Err is under the job's Iwd
-        where = Path(target)
-        step = f"Cannot make directory {where.parent} for output file {target}"
-        try:
-            where.parent.mkdir(parents=True, exist_ok=True)
-            step = f"Cannot write output file {target}"
-            where.write_bytes(data)
-        except OSError as e:
-            log.warning("%s: %s", step, e.strerror)
-            failed = failed or OutputFailure(f"{step}: {e.strerror}", e.errno or 0)
-    return failed

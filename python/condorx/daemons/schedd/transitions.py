@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from condorx import cron, wire
-from condorx.attrs import PROTECTED, HoldCode, JobStatus
+from condorx.attrs import PROTECTED, HoldCode, JobStatus, Universe
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.daemons.schedd import deferral, grid, routing
 from condorx.daemons.schedd.queue import Transaction
@@ -70,7 +70,7 @@ def submit(
         # The row is exactly this map: no need to read it back out of the ad.
         txn.put_job((cluster, proc), ad, wire.dumps(own))
         txn.event("submit", (cluster, proc))
-        if cluster_ad.get("JobUniverse") == grid.GRID_UNIVERSE:
+        if cluster_ad.get("JobUniverse") == Universe.GRID:
             probe = ad.copy()
             probe.chain(cluster_ad)  # the proc as it will read, its cluster's included
             why = grid.cannot_run(probe)
@@ -148,20 +148,25 @@ def _stamp_cluster(ad: ClassAd, cluster: int, who: Submitter, now: int) -> None:
 _CLIENT_MAY_SET = {"jobstatus"}
 
 
-def status_of(ad: ClassAd) -> JobStatus:
-    v = ad.get("JobStatus")
-    try:
-        return JobStatus(v)
-    except ValueError:
-        return JobStatus.IDLE
-
-
 def set_status(txn: Transaction, key: Key, ad: ClassAd, status: JobStatus, now: int) -> None:
     """The one place a job's status changes; a routed job's partner follows it."""
-    txn.set_attr(key, "LastJobStatus", int(status_of(ad)))
+    txn.set_attr(key, "LastJobStatus", int(JobStatus.of(ad)))
     txn.set_attr(key, "JobStatus", int(status))
     txn.set_attr(key, "EnteredCurrentStatus", now)
-    routing.on_status(txn, key, ad, status, now)
+    for then in routing.on_status(txn, key, ad, status, now):
+        _carry_out(txn, then, now)
+
+
+def _carry_out(txn: Transaction, then: routing.Consequence, now: int) -> None:
+    """What a routed job's status change asks of its partner."""
+    if isinstance(then, routing.RemoveCopy):
+        remove(txn, then.key, then.reason, now, by="router")
+        return
+    partner = txn.job(then.key)
+    if partner is not None:
+        set_status(txn, then.key, partner, then.status, now)
+        if then.leave:
+            leave_queue(txn, then.key, now)
 
 
 _set_status = set_status
@@ -171,7 +176,7 @@ def hold(
     txn: Transaction, key: Key, reason: str, code: int, subcode: int, now: int, by: str = ""
 ) -> bool:
     ad = _job(txn, key)
-    if status_of(ad) in (JobStatus.HELD, JobStatus.REMOVED, JobStatus.COMPLETED):
+    if JobStatus.of(ad) in (JobStatus.HELD, JobStatus.REMOVED, JobStatus.COMPLETED):
         return False
     _set_status(txn, key, ad, JobStatus.HELD, now)
     txn.set_attr(key, "HoldReason", reason)
@@ -184,7 +189,7 @@ def hold(
 
 def release(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> bool:
     ad = _job(txn, key)
-    if status_of(ad) != JobStatus.HELD:
+    if JobStatus.of(ad) != JobStatus.HELD:
         return False
     for name in ("HoldReason", "HoldReasonCode", "HoldReasonSubCode"):
         if name in ad:
@@ -199,8 +204,8 @@ def release(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> 
 
 def remove(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> bool:
     ad = _job(txn, key)
-    status = status_of(ad)
-    grid_job = ad.get("JobUniverse") == grid.GRID_UNIVERSE
+    status = JobStatus.of(ad)
+    grid_job = ad.get("JobUniverse") == Universe.GRID
     if status == JobStatus.REMOVED:
         if grid_job:  # waiting for its remote job's removal; asked twice, it goes now
             leave_queue(txn, key, now)  # (HTCondor's condor_rm -forcex)
@@ -220,9 +225,27 @@ def remove(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> b
     _set_status(txn, key, ad, JobStatus.REMOVED, now)
     txn.set_attr(key, "RemoveReason", reason)
     txn.event("abort", key, reason=reason, by=by)
-    if not stays:
+    # LeaveJobInQueue true (evaluated now that it is Removed) keeps it, in X, until that
+    # turns false or condor_rm -forcex.
+    if not stays and not _fires(_job(txn, key), "LeaveJobInQueue"):
         leave_queue(txn, key, now)
     return True
+
+
+def force_remove(txn: Transaction, key: Key, now: int) -> bool:
+    """condor_rm -forcex: a job already Removed (X) leaves the queue at once, whatever
+    still holds it (LeaveJobInQueue, a run being stopped, a remote grid copy)."""
+    if JobStatus.of(_job(txn, key)) != JobStatus.REMOVED:
+        return False
+    leave_queue(txn, key, now)
+    return True
+
+
+def _removed_done(txn: Transaction, key: Key, now: int) -> str:
+    """A removed job's run is over: it leaves, unless LeaveJobInQueue keeps it in X."""
+    if not _fires(_job(txn, key), "LeaveJobInQueue"):
+        leave_queue(txn, key, now)
+    return "removed"
 
 
 def leave_queue(txn: Transaction, key: Key, now: int) -> None:
@@ -234,9 +257,19 @@ def leave_queue(txn: Transaction, key: Key, now: int) -> None:
 
 def let_go(txn: Transaction, key: Key, now: int) -> bool:
     """A completed job leaves the queue, unless its LeaveJobInQueue is true (a job whose
-    output its submitter still has to fetch from the spool, as for Condor-C)."""
+    output its submitter still has to fetch from the spool, as for Condor-C); so does a
+    removed job that LeaveJobInQueue kept in X, once it turns false (and nothing else
+    holds the job: a run still being stopped, a remote grid copy)."""
     ad = txn.job(key)
-    if ad is None or status_of(ad) != JobStatus.COMPLETED or _fires(ad, "LeaveJobInQueue"):
+    if ad is None or _fires(ad, "LeaveJobInQueue"):
+        return False
+    status = JobStatus.of(ad)
+    if status == JobStatus.REMOVED:
+        if "LeaveJobInQueue" not in ad or "RemoteHost" in ad or routing.is_managed(ad):
+            return False
+        if ad.get("JobUniverse") == Universe.GRID and "GridJobId" in ad:
+            return False
+    elif status != JobStatus.COMPLETED:
         return False
     leave_queue(txn, key, now)
     return True
@@ -263,7 +296,7 @@ def edited(txn: Transaction, key: Key, names: Sequence[str], now: int) -> None:
     """After condor_qedit: an idle cron job whose schedule changed gets its next run
     under the new schedule at once, or is held (25) if the new one is invalid."""
     ad = _job(txn, key)
-    if status_of(ad) == JobStatus.IDLE and not _SCHEDULE.isdisjoint(n.lower() for n in names):
+    if JobStatus.of(ad) == JobStatus.IDLE and not _SCHEDULE.isdisjoint(n.lower() for n in names):
         _next_cron_run(txn, key, now)
 
 
@@ -333,7 +366,7 @@ def _int(v: Any, default: int) -> int:
 def start_running(txn: Transaction, key: Key, slot: str, host: str, now: int) -> bool:
     """A claim is about to run the job: it is Running from now."""
     ad = _job(txn, key)
-    if status_of(ad) != JobStatus.IDLE:
+    if JobStatus.of(ad) != JobStatus.IDLE:
         return False
     _set_status(txn, key, ad, JobStatus.RUNNING, now)
     txn.set_attr(key, "JobCurrentStartDate", now)
@@ -350,7 +383,9 @@ def start_running(txn: Transaction, key: Key, slot: str, host: str, now: int) ->
 def finish_running(txn: Transaction, key: Key, reply: dict[str, Any], now: int) -> str:
     """The startd's report of a job's run: record it, then apply the exit policy (or,
     for a job removed or held while it ran, finish that)."""
-    ad = _job(txn, key)
+    ad = txn.job(key)
+    if ad is None:  # removed with -forcex while it was being stopped
+        return "gone"
     wall = reply.get("wall")
     if isinstance(wall, int | float):
         total = ad.get("RemoteWallClockTime")
@@ -360,10 +395,9 @@ def finish_running(txn: Transaction, key: Key, reply: dict[str, Any], now: int) 
         if isinstance(name, str) and wire.is_attr_name(name):
             txn.set_attr(key, name, value)
     _forget_host(txn, key, ad)
-    status = status_of(ad)
+    status = JobStatus.of(ad)
     if status == JobStatus.REMOVED:
-        leave_queue(txn, key, now)
-        return "removed"
+        return _removed_done(txn, key, now)
     if status not in (JobStatus.RUNNING, JobStatus.SUSPENDED):
         return status.name.lower()
     missed = reply.get("missed")
@@ -404,11 +438,10 @@ def lose_running(txn: Transaction, key: Key, why: str, now: int) -> str:
     ad = txn.job(key)
     if ad is None:
         return "gone"
-    status = status_of(ad)
+    status = JobStatus.of(ad)
     _forget_host(txn, key, ad)
     if status == JobStatus.REMOVED:
-        leave_queue(txn, key, now)
-        return "removed"
+        return _removed_done(txn, key, now)
     if status in (JobStatus.RUNNING, JobStatus.SUSPENDED):
         _set_status(txn, key, ad, JobStatus.IDLE, now)
         txn.set_attr(key, "LastVacateTime", now)
@@ -429,7 +462,7 @@ def _forget_host(txn: Transaction, key: Key, ad: ClassAd) -> None:
 def suspend(txn: Transaction, key: Key, now: int) -> bool:
     """A running job was suspended on its slot (condor_suspend)."""
     ad = _job(txn, key)
-    if status_of(ad) != JobStatus.RUNNING:
+    if JobStatus.of(ad) != JobStatus.RUNNING:
         return False
     _set_status(txn, key, ad, JobStatus.SUSPENDED, now)
     txn.set_attr(key, "LastSuspensionTime", now)
@@ -441,7 +474,7 @@ def suspend(txn: Transaction, key: Key, now: int) -> bool:
 def resume(txn: Transaction, key: Key, now: int) -> bool:
     """A suspended job goes on running (condor_continue)."""
     ad = _job(txn, key)
-    if status_of(ad) != JobStatus.SUSPENDED:
+    if JobStatus.of(ad) != JobStatus.SUSPENDED:
         return False
     _set_status(txn, key, ad, JobStatus.RUNNING, now)
     txn.event("unsuspend", key)

@@ -24,19 +24,16 @@ from __future__ import annotations
 
 import logging
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import trio
 
 from condorx import hooks
 from condorx.classad import ClassAd, ClassAdParseError, parseAds
 from condorx.config import Config
-from condorx.daemons.startd.policy import parsed
+from condorx.daemons.startd.policy import Policy, parsed
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.states import Step, Why
-
-if TYPE_CHECKING:
-    from condorx.daemons.startd.service import Startd
 
 log = logging.getLogger("condorx.startd")
 
@@ -57,10 +54,33 @@ def slot_keyword(cfg: Config, slot: Slot) -> str | None:
     return None
 
 
+class SlotHost(Protocol):
+    """What the fetch loops need of their startd: its slot table, policy and clock, and
+    the transitions and runs it makes. (The Startd is one; this module never imports it.)"""
+
+    cfg: Config
+    slots: list[Slot]
+    policy: Policy
+    polling_interval: int
+    stopping: str
+    nursery: trio.Nursery
+
+    def now(self) -> float: ...
+    def wake_up(self) -> None: ...
+    def all_slots(self) -> list[Slot]: ...
+    def view(self, slot: Slot) -> ClassAd: ...
+    def carve(self, parent: Slot, request: dict[str, Any]) -> Slot: ...
+    async def take(self, slot: Slot, step: Step) -> None: ...
+    async def settle(self, slot: Slot) -> None: ...
+    async def execute(
+        self, slot: Slot, job: ClassAd, files: dict[str, bytes] | None, ch: Any
+    ) -> dict[str, Any]: ...
+
+
 class Fetcher:
     """The FETCH_WORK loops of a startd's slots, and what comes of what they fetch."""
 
-    def __init__(self, startd: Startd) -> None:
+    def __init__(self, startd: SlotHost) -> None:
         self.startd = startd
         cfg = startd.cfg
         self.delay_text = (cfg.get("FetchWorkDelay") or DEFAULT_DELAY).strip() or DEFAULT_DELAY
@@ -101,7 +121,7 @@ class Fetcher:
         """FetchWorkDelay with the slot as MY and its running job (if any) as TARGET."""
         job = slot.claim.job if slot.claim is not None else None
         try:
-            v = parsed(self.delay_text).eval(self.startd._view(slot), job)
+            v = parsed(self.delay_text).eval(self.startd.view(slot), job)
         except ValueError:
             v = None
         return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 300.0
@@ -145,7 +165,7 @@ class Fetcher:
 
     async def fetch_once(self, slot: Slot, keyword: str) -> None:
         found = self.hooks_of(keyword)
-        slot_ad = self.startd._view(slot)
+        slot_ad = self.startd.view(slot)
         res = await hooks.run(found["FETCH_WORK"], (), hooks.ads_text(slot_ad))
         text = res.stdout.decode(errors="replace")
         job = None if res.error or not text.strip() else self._job(text, found, keyword, slot_ad)
@@ -155,7 +175,7 @@ class Fetcher:
         job["HookKeyword"] = keyword
         # The hook may have taken a while: the slot must still be there, and the startd
         # still taking work.
-        gone = slot not in self.startd._all_slots() or bool(self.startd.stopping)
+        gone = slot not in self.startd.all_slots() or bool(self.startd.stopping)
         verdict = "reject" if gone else await self.offer(slot, job, keyword)
         if verdict == "reject":
             log.info("%s: fetched job %s refused", slot.name, _job_id(job))
@@ -192,7 +212,7 @@ class Fetcher:
         slot: Slot | None,
         slot_ad: ClassAd | None = None,
     ) -> None:
-        ad = slot_ad if slot_ad is not None else self.startd._view(slot) if slot else ClassAd()
+        ad = slot_ad if slot_ad is not None else self.startd.view(slot) if slot else ClassAd()
         self.startd.nursery.start_soon(hooks.run, hook, (verdict,), hooks.ads_text(job, ad))
 
     def _no_more_work(self, slot: Slot) -> None:
@@ -207,11 +227,11 @@ class Fetcher:
     async def offer(self, slot: Slot, job: ClassAd, keyword: str) -> str:
         """Take the fetched job or refuse it; `accept` or `reject`."""
         s = self.startd
-        view = s._view(slot)
+        view = s.view(slot)
         if slot.state == "Unclaimed" and s.policy.holds("START", view, job):
             if slot.kind == "Partitionable":
                 try:
-                    slot = s._carve(slot, _request(job))
+                    slot = s.carve(slot, _request(job))
                 except Exception as e:  # noqa: BLE001 - Refused: not enough left
                     log.info("fetched job refused: %s", e)
                     return "reject"

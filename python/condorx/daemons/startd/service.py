@@ -127,12 +127,12 @@ class Startd:
 
     # -- ads ------------------------------------------------------------------------------
 
-    def _all_slots(self) -> list[Slot]:
+    def all_slots(self) -> list[Slot]:
         return [s for p in self.slots for s in (p, *p.children)]
 
     def ads(self) -> list[dict[str, Any]]:
         """Every slot's ad as advertised, from the readings of the last poll."""
-        slots = self._all_slots()
+        slots = self.all_slots()
         measures = self._measures()
         out = [self._ad(s, measures) for s in slots]
         add_extras(out, self.cfg, self.extras)
@@ -155,7 +155,7 @@ class Startd:
         """(LoadAvg, CondorLoadAvg) of each slot, read once a poll: Condor's part is what
         its job's processes use; the rest of the machine's load (its owner's) goes to the
         first slots, one CPU's worth each, as HTCondor shares it out."""
-        slots = self._all_slots()
+        slots = self.all_slots()
         pids = []
         for s in slots:
             starter = self.starters.get(s.claim.id) if s.claim is not None else None
@@ -172,14 +172,14 @@ class Startd:
             self.loads[s.name] = (round(c + share, 3), c)
         self.swap = mach.swap_free_kb()
 
-    def _view(self, slot: Slot) -> ClassAd:
+    def view(self, slot: Slot) -> ClassAd:
         """The slot's ad for evaluating its policy: as advertised, plus CurrentTime and
         the policy expressions themselves, which may name one another (the seed's
         PREEMPT reads `SUSPEND && (WANT_SUSPEND == False)`). Only this slot's ad is built
         unless the policy reads other slots' attributes (STARTD_SLOT_ATTRS and kin): this
         runs at every transition, on the path of every job."""
         if self.extras.slot_attrs or self.extras.vm_attrs:
-            wire_ad = self.ads()[self._all_slots().index(slot)]
+            wire_ad = self.ads()[self.all_slots().index(slot)]
         else:
             wire_ad = self._ad(slot, self._measures())
             add_extras([wire_ad], self.cfg, self.extras)
@@ -245,7 +245,7 @@ class Startd:
             ):
                 return  # a dynamic slot whose claim ended is gone
             slot.flags.backfill_running = self.backfill.uses(slot.name)
-            facts = self.facts(slot, self._view(slot))
+            facts = self.facts(slot, self.view(slot))
             step = states.next_step(slot.state, slot.activity, facts, slot.flags)
             if step is None:
                 return
@@ -323,7 +323,7 @@ class Startd:
         hook = self.fetcher.hooks_of(claim.fetched).get("EVICT_CLAIM")
         job = claim.job or claim.last_job
         if hook is not None and job is not None:
-            stdin = hooks.ads_text(job, self._view(slot))
+            stdin = hooks.ads_text(job, self.view(slot))
             self.nursery.start_soon(hooks.run, hook, (), stdin)
 
     async def _notify(self, slot: Slot, frame: dict[str, Any]) -> None:
@@ -376,7 +376,7 @@ class Startd:
             log.info("benchmarks: Mips %d, KFlops %d", int(mips), int(kflops))
         finally:
             self.benchmarking = False
-        for s in self._all_slots():
+        for s in self.all_slots():
             if s.activity == "Benchmarking":
                 s.flags.benchmarks_done = True
                 await self.settle(s)
@@ -386,7 +386,7 @@ class Startd:
         self.inputs = self.sensors.read()
         self.offset = self.inputs.now - time.time()
         self._measure_loads()
-        for slot in self._all_slots():
+        for slot in self.all_slots():
             self._note_cpu_busy(slot)
             self._drop_unclaimed_preemption(slot)
             await self.settle(slot)
@@ -411,7 +411,7 @@ class Startd:
 
     def _note_cpu_busy(self, slot: Slot) -> None:
         """CpuBusyTime: how long the configured CPUBusy expression has been true."""
-        busy = self.policy.holds("CPUBusy", self._view(slot))
+        busy = self.policy.holds("CPUBusy", self.view(slot))
         if not busy:
             slot.cpu_busy_since = None
         elif slot.cpu_busy_since is None:
@@ -436,7 +436,7 @@ class Startd:
             except Exception:
                 # A policy that cannot be evaluated must not stop the startd.
                 log.exception("policy evaluation failed")
-            active = any(s.state in ACTIVE for s in self._all_slots())
+            active = any(s.state in ACTIVE for s in self.all_slots())
             with trio.move_on_after(self.polling_interval if active else self.update_interval):
                 await self.wake.wait()
             self.wake = trio.Event()
@@ -461,13 +461,13 @@ class Startd:
     # -- handlers -------------------------------------------------------------------------
 
     def _slot(self, name: Any) -> Slot:
-        for s in self._all_slots():
+        for s in self.all_slots():
             if s.name == name:
                 return s
         raise Refused("not-found", f"no slot {name!r} here")
 
     def _claimed(self, claim_id: Any) -> Slot:
-        for s in self._all_slots():
+        for s in self.all_slots():
             if s.claim is not None and s.claim.id == claim_id:
                 return s
         raise Refused("not-found", "unknown claim")
@@ -495,7 +495,7 @@ class Startd:
         if slot.state not in ("Unclaimed", "Owner", "Backfill") or slot.claim is not None:
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed")
         if slot.kind == "Partitionable":
-            slot = self._carve(slot, req.get("request") or {})
+            slot = self.carve(slot, req.get("request") or {})
         slot.claim = Claim(
             id=str(req["claim_id"]),
             schedd=str(req.get("schedd", "")),
@@ -534,7 +534,7 @@ class Startd:
         await self.settle(slot)
         return {"ok": True, "slot": slot.name}
 
-    def _carve(self, parent: Slot, request: dict[str, Any]) -> Slot:
+    def carve(self, parent: Slot, request: dict[str, Any]) -> Slot:
         try:
             cpus, memory, disk = (
                 int(request.get(k) or d) for k, d in (("cpus", 1), ("memory", 1), ("disk", 1))
@@ -573,7 +573,7 @@ class Startd:
             waiting = next(
                 (
                     s
-                    for s in self._all_slots()
+                    for s in self.all_slots()
                     if s.state == "Claimed"
                     and s.claim is not None
                     and s.claim.id == req.get("claim_id")
@@ -601,10 +601,10 @@ class Startd:
         else:
             await self.take(slot, step)
         peer.on_close.append(lambda: self._schedd_gone(slot, claim))
-        return {"ok": True, "slot": slot.name, "ad": self.ads()[self._all_slots().index(slot)]}
+        return {"ok": True, "slot": slot.name, "ad": self.ads()[self.all_slots().index(slot)]}
 
     def _preempting(self, claim_id: Any) -> Slot | None:
-        for s in self._all_slots():
+        for s in self.all_slots():
             if s.next_claim is not None and s.next_claim.id == claim_id:
                 return s
         return None
@@ -627,7 +627,7 @@ class Startd:
         claim.client_machine = str(req.get("client_machine", ""))
         peer.on_close.append(lambda: self._schedd_gone(slot, claim))
         log.info("%s: claimed by the preempting match", slot.name)
-        return {"ok": True, "slot": slot.name, "ad": self.ads()[self._all_slots().index(slot)]}
+        return {"ok": True, "slot": slot.name, "ad": self.ads()[self.all_slots().index(slot)]}
 
     async def _claim_after_backfill(self, slot: Slot) -> None:
         """Claimed while its backfill client is being killed: Claimed once it is gone (31)."""
@@ -671,7 +671,7 @@ class Startd:
         if slot.state != "Claimed" or slot.activity != "Idle" or claim.job is not None:
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}: no new job")
         self._taking_work()
-        view = self._view(slot)
+        view = self.view(slot)
         if self._worklife_over(claim, view):
             raise Refused("busy", f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
         job = wire.ad_from_wire(req.get("job"), "job ad")
@@ -694,7 +694,7 @@ class Startd:
         claim.job, claim.last_job, claim.job_start, claim.notify = job, job, self.now(), ch
         claim.job_run_time = claim.job_suspend_time = 0.0
         claim.evicted = ""
-        rank = self.policy.number("RANK", view or self._view(slot), job)
+        rank = self.policy.number("RANK", view or self.view(slot), job)
         claim.rank = rank if rank is not None else 0.0
         slot.flags.job_running = True
         step = ACTIVATED_FETCHED if claim.fetched else states.ACTIVATED
@@ -795,7 +795,7 @@ class Startd:
         claim = slot.claim
         assert claim is not None
         starter = self.starters.get(claim.id)
-        if starter is None or claim.job is None:
+        if starter is None or claim.job is None or not _is_job(claim.job, req.get("job")):
             return {"ok": True, "running": False}
         log.info("%s: the schedd deactivates the claim: stopping its job", slot.name)
         why = req.get("why") if req.get("why") in ("hold", "remove") else "evict"
@@ -846,7 +846,7 @@ class Startd:
         if not security.is_admin(peer.user):
             raise Refused("permission", f"{peer.user} may not vacate this machine")
         names = req.get("slots") or []
-        chosen = [s for s in self._all_slots() if not names or s.name in names]
+        chosen = [s for s in self.all_slots() if not names or s.name in names]
         for slot in chosen:
             if slot.claim is not None and slot.state in ("Claimed", "Matched"):
                 slot.flags.vacate_requested = Why.VACATE
@@ -859,7 +859,7 @@ class Startd:
         """Give up every claim the way `mode` says, then return (the startd exits)."""
         self.stopping = mode
         log.info("shutting down (%s)", mode)
-        for slot in self._all_slots():
+        for slot in self.all_slots():
             if slot.state == "Matched":
                 await self.take(
                     slot, Step(8, "Owner", "Idle", "the startd is shutting down", "end-claim")
@@ -867,7 +867,7 @@ class Startd:
             elif slot.claim is not None or slot.state == "Backfill":
                 slot.flags.vacate_requested = Why.SHUTDOWN
                 slot.flags.fast = mode == "fast"
-        while any(s.claim is not None for s in self._all_slots()) or self.backfill.running:
+        while any(s.claim is not None for s in self.all_slots()) or self.backfill.running:
             await self.poll()
             with trio.move_on_after(0.5):
                 await self.wake.wait()
@@ -889,12 +889,17 @@ class Startd:
     nursery: trio.Nursery
 
 
+def _is_job(job: ClassAd, named: Any) -> bool:
+    """Whether the claim's job is the one a request names (None names whichever runs)."""
+    return named is None or named == f"{job.get('ClusterId')}.{job.get('ProcId')}"
+
+
 async def serve(
     cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
 ) -> None:
     startd = Startd(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server("startd", startd.handlers(), key)
+    server = Server.configured("startd", startd.handlers(), key, cfg)
     host = locate.bind_host(cfg)
     try:
         async with trio.open_nursery() as nursery:
@@ -919,7 +924,7 @@ async def serve(
             startd.backfill.kill(signal.SIGKILL)
             for starter in startd.starters.values():
                 await starter.close()
-            names = [s.name for s in startd._all_slots()]
+            names = [s.name for s in startd.all_slots()]
             try:
                 await startd.collector.invalidate("Machine", names)
             except (OSError, wire.WireError):

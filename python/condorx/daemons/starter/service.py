@@ -59,6 +59,9 @@ class Starter:
         # Suspended by the startd, also before its job has started: the job then starts
         # and is at once suspended, as seed 000 says of a deferred job.
         self.suspended = False
+        # A kill that came before there was a process to signal (the sandbox being made,
+        # the starter still reading the run): the job then never starts.
+        self.killed: int | None = None
 
     async def send(self, msg: dict[str, Any]) -> None:
         async with self.send_lock:
@@ -91,10 +94,12 @@ class Starter:
             self.suspended = sig == signal.SIGSTOP
         if self.proc is not None:
             self.proc.signal(sig)
-        elif not pause and self.waiting is not None:
-            # A soft or hard kill during PREPARE_JOB or the deferral wait: the job never
-            # starts.
-            self.waiting.cancel()
+        elif not pause and self.active:
+            self.killed = sig
+            if self.waiting is not None:
+                # A soft or hard kill during PREPARE_JOB or the deferral wait: the job never
+                # starts.
+                self.waiting.cancel()
 
     async def _wait_for_deferral(self, job: Any, heartbeat: float) -> str | None:
         """None when the job may start now; else the frame kind that ends the run."""
@@ -129,7 +134,7 @@ class Starter:
             await self._run(req)
         finally:
             self.active = self.suspended = False
-            self.proc = self.waiting = None
+            self.proc = self.waiting = self.killed = None
             self.ending = ""
 
     async def _run(self, req: dict[str, Any]) -> None:
@@ -157,6 +162,9 @@ class Starter:
             heartbeat = float(req.get("heartbeat") or 5)
             if await self._wait_for_deferral(job, heartbeat) is not None:
                 return
+            if self.killed is not None:
+                await self.send({"vacated": "stopped before it started"})
+                return
             try:
                 slot_name = str(req.get("slot", ""))
                 stopped = self.suspended
@@ -175,6 +183,9 @@ class Starter:
                 if not self.suspended:  # continued meanwhile
                     proc.signal(signal.SIGCONT)
             self.proc = proc
+            if self.killed is not None:  # came while its SIGSTOP took effect
+                proc.signal(self.killed)
+                proc.signal(signal.SIGCONT)
             await self.send({"started": self.proc.pid})
             started, proc = time.time(), self.proc
             updates = req.get("updates") or [8, 300]
