@@ -10,9 +10,8 @@ from pathlib import Path
 from test_jobs_run import history, submit
 from test_startd_policy import slot_states, transitions
 
-from condorx.testing.pool import QUICK_POOL
+from condorx.testing.pool import QUICK_POOL, wait_for
 from condorx.testing.pool import LocalPool as Pool
-from conftest import wait_for
 
 
 def start(pool: Pool, cpus: int, on_term: str = "") -> Path:
@@ -51,7 +50,10 @@ def alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    stat = Path(f"/proc/{pid}/stat").read_text()
+    try:  # it may be reaped between the signal and the read
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
     return stat[stat.rfind(")") + 2] != "Z"
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from test_jobs_run import _state, history, queue, submit
 
-from conftest import wait_for
+from condorx.testing.pool import wait_for
 
 
 def test_a_deferred_job_waits_while_running_then_starts_on_time(running):

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 from test_jobs_run import history, queue, submit
-from test_startd_policy import proc_state, slot_states, transitions
+from test_startd_policy import slot_states, transitions
 
 from condorx.security import current_user
-from condorx.testing.pool import QUICK_POOL
+from condorx.testing.pool import QUICK_POOL, wait_for
 from condorx.testing.pool import LocalPool as Pool
-from conftest import wait_for
+from condorx.testing.procs import job_running, job_stopped
 
 POLICIES = Path(__file__).resolve().parents[2] / "examples" / "policies"
 
@@ -77,12 +77,12 @@ def test_default_policy_suspends_continues_then_preempts(pool):
     m = start(pool, "default.config")
     c, pid = sleeper(pool)
     m.set(KeyboardIdle=5)  # the owner is back: a vanilla job is suspended
-    wait_for(lambda: proc_state(pid) == "T", "the job to be suspended")
+    wait_for(lambda: job_stopped(pid), "the job to be suspended")
     m.set(KeyboardIdle=400, ClockOffset=20)  # idle 5 minutes, suspended over 10 s
-    wait_for(lambda: proc_state(pid) != "T", "the job to continue")
+    wait_for(lambda: job_running(pid), "the job to continue")
     m.set(KeyboardIdle=5)
     # The processes, not condor_status (which may still show the first suspension).
-    wait_for(lambda: proc_state(pid) == "T", "the job to be suspended again")
+    wait_for(lambda: job_stopped(pid), "the job to be suspended again")
     m.set(ClockOffset=20 + 700)  # suspended longer than MaxSuspendTime (10 minutes)
     wait_for(lambda: not Path(f"/proc/{pid}").exists(), "the job to be vacated")
     wait_for(lambda: queue(pool, "JobStatus") == [["1"]], "the job to be back in the queue")
@@ -100,7 +100,7 @@ def test_test_job_policy_runs_one_users_jobs_whatever_the_keyboard(pool):
     m.set(KeyboardIdle=5, NonCondorLoadAvg=2.0)  # the owner is typing, and busy
     c, pid = sleeper(pool)  # starts although the keyboard is busy
     later(pool)
-    assert slot_states(pool) == ["Claimed/Busy"] and proc_state(pid) != "T"
+    assert slot_states(pool) == ["Claimed/Busy"] and job_running(pid)
     assert 14 not in transitions(pool) and 13 not in transitions(pool)
     pool.cli("condorx.cli.act:rm", str(c))
 
@@ -140,10 +140,10 @@ def test_desktop_policy_only_desktops_mind_the_keyboard(pool, desktop):
     c, pid = sleeper(pool)
     m.set(KeyboardIdle=5)
     if desktop:
-        wait_for(lambda: proc_state(pid) == "T", "the desktop to suspend the job")
+        wait_for(lambda: job_stopped(pid), "the desktop to suspend the job")
     else:
         later(pool)
-        assert proc_state(pid) != "T" and slot_states(pool) == ["Claimed/Busy"]
+        assert job_running(pid) and slot_states(pool) == ["Claimed/Busy"]
     pool.cli("condorx.cli.act:rm", str(c))
 
 
@@ -174,11 +174,11 @@ def test_two_slot_suspension(pool):
     low, low_pid = sleeper(pool, "low")  # only slot 2 takes it
     assert slot_states(pool) == ["Owner/Idle", "Claimed/Busy"]
     high, _ = sleeper(pool, "high", "+IsHighPrioJob = True")  # slot 1
-    wait_for(lambda: proc_state(low_pid) == "T", "slot 2's job to be suspended")
+    wait_for(lambda: job_stopped(low_pid), "slot 2's job to be suspended")
     wait_for(
         lambda: slot_states(pool) == ["Claimed/Busy", "Claimed/Suspended"],
         "condor_status to show slot 1 busy and slot 2 suspended",
     )
     pool.cli("condorx.cli.act:rm", str(high))
-    wait_for(lambda: proc_state(low_pid) != "T", "slot 2's job to continue")
+    wait_for(lambda: job_running(low_pid), "slot 2's job to continue")
     pool.cli("condorx.cli.act:rm", str(low))

@@ -11,10 +11,9 @@ import random
 import time
 from pathlib import Path
 
-from condorx.testing.pool import QUICK_POOL
+from condorx.testing.pool import QUICK_POOL, wait_for
 from condorx.testing.pool import LocalPool as Pool
 from condorx.testing.seeds import router_example
-from conftest import wait_for
 
 BASE = QUICK_POOL + "JOB_ROUTER_POLLING_PERIOD = 1\nPERIODIC_EXPR_INTERVAL = 1\n"
 # A route whose copies stay vanilla jobs of this pool (TargetUniverse 5): they run on
@@ -213,7 +212,8 @@ def test_a_sandboxed_copy_runs_from_the_spool_with_the_shared_proxy(pool):
     extra = SANDBOXED.format(owner=owner, proxy=proxy) + "START = TARGET.Routed =?= true\n"
     start(pool, extra, "collector", "negotiator", "startd")
     pool.start("schedd", "job_router")
-    body = "initialdir = work\nexecutable = job.sh\noutput = job.out\n"
+    # A relative executable is found from the submit directory, not initialdir (HTCondor).
+    body = "initialdir = work\nexecutable = work/job.sh\noutput = job.out\n"
     c = submit(pool, body + "+Sandbox = true\n")
     wait_for(lambda: len(jobs(pool)) == 2, "the routed copy")
     copy = jobs(pool, "RoutedToJobId")[f"{c}.0"][0]

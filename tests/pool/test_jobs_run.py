@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import wait_for
+from condorx.testing.pool import wait_for
 
 
 def submit(pool, text: str) -> int:

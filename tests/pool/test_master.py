@@ -9,7 +9,7 @@ import signal
 import trio
 
 from condorx.cli.pool import _master
-from conftest import wait_for
+from condorx.testing.pool import wait_for
 
 MASTER = """\
 DAEMON_LIST = MASTER, COLLECTOR, SCHEDD

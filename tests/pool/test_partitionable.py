@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import wait_for
+from condorx.testing.pool import wait_for
 
 CONFIG = """\
 NEGOTIATOR_INTERVAL = 2

@@ -8,7 +8,9 @@ import os
 
 import pytest
 
-from conftest import POOL, Pool, wait_for
+from condorx.testing.pool import QUICK_POOL as POOL
+from condorx.testing.pool import LocalPool as Pool
+from condorx.testing.pool import wait_for
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="switching accounts needs root")
 

@@ -16,9 +16,9 @@ import trio
 from test_jobs_run import history, queue, submit
 
 from condorx.client.connection import Address, connect, daemon_credentials
-from condorx.testing.pool import QUICK_POOL
+from condorx.testing.pool import QUICK_POOL, wait_for
 from condorx.testing.pool import LocalPool as Pool
-from conftest import wait_for
+from condorx.testing.procs import job_running, job_stopped
 
 BASE = (
     QUICK_POOL
@@ -88,12 +88,6 @@ def slot_state(pool: Pool) -> str:
     return "/".join(out[:2])
 
 
-def proc_state(pid: int) -> str:
-    """The kernel's letter for a process: T when stopped, R or S when it may run."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    return stat[stat.rfind(")") + 2]
-
-
 SLEEPER = """
 executable = /bin/sh
 arguments = "-c 'echo $$ > {root}/pid; {trap} while true; do sleep 0.2; done'"
@@ -143,11 +137,11 @@ def test_suspend_stops_the_job_and_continue_resumes_it(desktop):
     c, pid = sleeper(desktop)
     wait_for(lambda: slot_state(desktop) == "Claimed/Busy", "the job to run")
     keyboard(desktop, 5)
-    wait_for(lambda: proc_state(pid) == "T", "the job's processes to be stopped")
+    wait_for(lambda: job_stopped(pid), "the job's processes to be stopped")
     wait_for(lambda: queue(desktop, "JobStatus") == [["7"]], "the schedd to show it Suspended")
     wait_for(lambda: slot_state(desktop) == "Claimed/Suspended", "the slot to show Suspended")
     keyboard(desktop, 600)
-    wait_for(lambda: proc_state(pid) != "T", "the job to continue")
+    wait_for(lambda: job_running(pid), "the job to continue")
     wait_for(lambda: queue(desktop, "JobStatus") == [["2"]], "the schedd to show it Running")
     wait_for(lambda: slot_state(desktop) == "Claimed/Busy", "the slot to show Busy")
     assert transitions(desktop)[-2:] == [14, 15]
@@ -337,11 +331,11 @@ def test_condor_suspend_holds_until_condor_continue(pool):
     p.cli("condorx.cli.act:suspend", str(c))
     wait_for(lambda: queue(p, "JobStatus") == [["7"]], "the schedd to show it Suspended")
     time.sleep(3)  # three polls: CONTINUE is true, but only the user may resume it
-    assert proc_state(pid) == "T" and queue(p, "JobStatus") == [["7"]]
+    assert job_stopped(pid) and queue(p, "JobStatus") == [["7"]]
     assert slot_state(p) == "Claimed/Suspended"
     p.cli("condorx.cli.act:resume", str(c))
     wait_for(lambda: queue(p, "JobStatus") == [["2"]], "the schedd to show it Running")
-    assert proc_state(pid) != "T" and transitions(p)[-2:] == [14, 15]
+    assert job_running(pid) and transitions(p)[-2:] == [14, 15]
     p.cli("condorx.cli.act:rm", str(c))
 
 
@@ -419,7 +413,7 @@ MaxJobRetirementTime = ifThenElse(KeyboardIdle < 20, 0, 600)
     p.cli("condorx.cli.vacate")
     wait_for(lambda: slot_state(p) == "Claimed/Retiring", "the claim to retire")
     keyboard(p, 50)
-    wait_for(lambda: proc_state(pid) == "T", "the retiring job to be suspended")
+    wait_for(lambda: job_stopped(pid), "the retiring job to be suspended")
     keyboard(p, 5)
     wait_for(lambda: not Path(f"/proc/{pid}").exists(), "the suspended job to be vacated")
     # The startd logs 22 once the starter has reported the job gone.
@@ -432,7 +426,9 @@ MaxJobRetirementTime = ifThenElse(KeyboardIdle < 20, 0, 600)
 
 
 def test_a_job_using_the_cpu_is_measured_and_suspended(pool):
-    p = start(pool, "WANT_SUSPEND = True\nSUSPEND = CondorLoadAvg > 0.5\nCONTINUE = False\n")
+    # A busy loop gets a fraction of a core on a machine the rest of the suite keeps
+    # busy (CI: load 2 on 2 cores), so the bar is well under one core.
+    p = start(pool, "WANT_SUSPEND = True\nSUSPEND = CondorLoadAvg > 0.25\nCONTINUE = False\n")
     pids = p.root / "pids"
     c = submit(
         p,
@@ -446,14 +442,14 @@ queue
     wait_for(lambda: pids.exists() and pids.read_text().strip(), "the job to start")
     pid = int(pids.read_text())
     # Its process group's real CPU use, not an injected input, is what SUSPEND reads.
-    wait_for(lambda: proc_state(pid) == "T", "the busy job to be suspended", timeout=60)
+    wait_for(lambda: job_stopped(pid), "the busy job to be suspended", timeout=60)
     assert transitions(p)[-1] == 14
 
     def load() -> float:
         return float(p.cli("condorx.cli.status", "-af", "CondorLoadAvg").stdout.split()[0])
 
     busy = load()
-    assert busy > 0.5
+    assert busy > 0.25
     wait_for(lambda: load() < busy, "the stopped job's load to fall")
     p.cli("condorx.cli.act:rm", str(c))
 
@@ -466,7 +462,7 @@ def test_a_retirement_for_a_match_that_lapses_goes_back_to_busy(pool):
     assert p.call_daemon("startd", {"cmd": "match", **claim})["ok"]
     wait_for(lambda: 19 in transitions(p), "the retirement to be undone")
     expect_after(p, 13, [13, 19])
-    assert Path(f"/proc/{pid}").exists() and proc_state(pid) != "T"  # never disturbed
+    assert job_running(pid)  # never disturbed
     p.cli("condorx.cli.act:rm", str(c))
 
 

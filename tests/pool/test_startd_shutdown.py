@@ -12,9 +12,8 @@ from pathlib import Path
 from test_jobs_run import history, queue, submit
 from test_startd_policy import transitions
 
-from condorx.testing.pool import QUICK_POOL
+from condorx.testing.pool import QUICK_POOL, wait_for
 from condorx.testing.pool import LocalPool as Pool
-from conftest import wait_for
 
 
 def start(pool: Pool, extra: str = "") -> None:

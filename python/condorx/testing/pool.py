@@ -101,8 +101,24 @@ def wait_for(predicate: Any, what: str, timeout: float = 30.0) -> Any:
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(f"timed out waiting for {what}\n{_log_tails()}")
         time.sleep(0.1)
+
+
+# The pools a test has running: when a wait times out, their logs say why (a CI run
+# keeps nothing else).
+_RUNNING: list[LocalPool] = []
+
+
+def _log_tails(lines: int = 25) -> str:
+    shown = []
+    for pool in _RUNNING:
+        logs = sorted(pool.root.glob("*.out")) + sorted((pool.root / "log").glob("*Log"))
+        for log in logs:
+            tail = log.read_text(errors="replace").splitlines()[-lines:]
+            if tail:
+                shown.append(f"--- {log} (last {len(tail)} lines)\n" + "\n".join(tail))
+    return "\n".join(shown)
 
 
 # A small, quick pool for tests: the daemons update, negotiate and report every second
@@ -128,6 +144,7 @@ class LocalPool:
         self.env.pop("CONDORX_TOKEN", None)
         self.cfg: Config = load_config(path=self.config_file, environ=self.env)
         self.daemons: dict[str, DaemonProcess] = {}
+        _RUNNING.append(self)
 
     def cli(
         self,
@@ -180,5 +197,7 @@ class LocalPool:
         return trio.run(go)
 
     def stop(self) -> None:
+        if self in _RUNNING:
+            _RUNNING.remove(self)
         for d in reversed(list(self.daemons.values())):
             d.stop()

@@ -1,0 +1,54 @@
+"""What the kernel says of a job's processes, for tests that suspend and continue jobs.
+
+A job is stopped as a whole (SIGSTOP to its process group), so a test must look at the
+whole session, not at one process: dash starts each command with vfork, and a SIGSTOP that
+lands between the vfork and the exec stops the child while the shell, still waiting for
+the vfork to end, shows D and can never reach its own stop. The job makes no progress, yet
+the shell is not T (seen here in 120 of 3,000 stops of a `while true` loop)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state letter, parent pid, session id), or None when the process is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return fields[0], int(fields[1]), int(fields[3])
+
+
+def session(leader: int) -> dict[int, tuple[str, int]]:
+    """Each live process of the session `leader` leads: pid -> (state, parent pid)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            st = _stat(int(entry.name))
+            if st is not None and st[2] == leader and st[0] != "Z":
+                found[int(entry.name)] = (st[0], st[1])
+    return found
+
+
+def _stopped(state: str) -> bool:
+    return state in ("T", "t")
+
+
+def job_stopped(leader: int) -> bool:
+    """Every process of the job is stopped: T, or a vfork parent whose child is stopped."""
+    procs = session(leader)
+    if not procs:
+        return False
+    stopped_parents = {ppid for state, ppid in procs.values() if _stopped(state)}
+    return all(
+        _stopped(state) or (state == "D" and pid in stopped_parents)
+        for pid, (state, _) in procs.items()
+    )
+
+
+def job_running(leader: int) -> bool:
+    """The job lives and none of its processes is stopped."""
+    procs = session(leader)
+    return bool(procs) and not any(_stopped(state) for state, _ in procs.values())
