@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from condorx.testing.pool import wait_for
+from condorx.testing.procs import job_running, job_stopped
 
 
 def submit(pool, text: str) -> int:
@@ -165,21 +166,15 @@ queue
     procs = [int(p) for p in pids.read_text().split()]
     running.cli("condorx.cli.act:suspend", str(c))
     assert queue(running, "JobStatus") == [["7"]]
-    assert all(_state(p) == "T" for p in procs)  # stopped, the whole tree
+    # The CLI returns once the startd has passed the signal on to the starter.
+    wait_for(lambda: job_stopped(procs[1]), "the whole tree to be stopped")
     running.cli("condorx.cli.act:resume", str(c))
     assert queue(running, "JobStatus", "TotalSuspensions") == [["2", "1"]]
-    assert all(_state(p) == "S" for p in procs)
+    wait_for(lambda: job_running(procs[1]), "the whole tree to go on")
     running.cli("condorx.cli.act:rm", str(c))
     wait_for(lambda: history(running, "JobStatus") == [["3"]], "the removed job to leave")
     log = (running.root / "job.log").read_text()
     assert "Job was suspended." in log and "Job was unsuspended." in log
-
-
-def _state(pid: int) -> str:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("State:"):
-            return line.split()[1]
-    return "?"
 
 
 def test_periodic_hold_stops_a_running_job(running):
