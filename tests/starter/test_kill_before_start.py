@@ -6,6 +6,7 @@ It was once dropped, and the job ran on until KILL, long after the slot was vaca
 from __future__ import annotations
 
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,18 +17,19 @@ from condorx import wire
 from condorx.daemons.starter.service import Starter
 
 
-def run_request(scratch: Path, pidfile: Path) -> dict[str, Any]:
+def run_request(scratch: Path, pidfile: Path, **job_attrs: Any) -> dict[str, Any]:
     job = {
         "Cmd": "/bin/sh",
         "Arguments": f"-c 'echo $$ > {pidfile}; exec sleep 600'",
         "Iwd": str(scratch),
         "TransferExecutable": False,
+        **job_attrs,
     }
     return {"cmd": "run", "job": job, "scratch": str(scratch), "slot": "slot1", "heartbeat": 1}
 
 
-def test_a_kill_sent_with_the_run_is_not_lost(tmp_path: Path) -> None:
-    pidfile = tmp_path / "pid"
+def kill_with_the_run(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The starter's frames, up to its last, for a run followed at once by a kill."""
 
     async def main() -> list[dict[str, Any]]:
         ours, theirs = trio.testing.memory_stream_pair()
@@ -36,7 +38,7 @@ def test_a_kill_sent_with_the_run_is_not_lost(tmp_path: Path) -> None:
         async with trio.open_nursery() as nursery:
             # Both frames wait in the stream before the starter reads either, as they wait
             # in the pipe of a starter that is still importing.
-            await startd.send(run_request(tmp_path, pidfile))
+            await startd.send(request)
             await startd.send({"cmd": "signal", "signal": int(signal.SIGTERM), "why": "evict"})
             nursery.start_soon(Starter(wire.Channel(theirs)).serve)
             with trio.fail_after(30):
@@ -45,6 +47,24 @@ def test_a_kill_sent_with_the_run_is_not_lost(tmp_path: Path) -> None:
             nursery.cancel_scope.cancel()
         return frames
 
-    frames = trio.run(main)
+    return trio.run(main)
+
+
+def test_a_kill_sent_with_the_run_is_not_lost(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    frames = kill_with_the_run(run_request(tmp_path, pidfile))
     assert frames == [{"vacated": "stopped before it started"}]
     assert not pidfile.exists()  # the job never ran
+
+
+def test_a_kill_before_the_deferral_wait_ends_it_at_once(tmp_path: Path) -> None:
+    # The kill is read while the starter tells the startd that the job waits, before the
+    # wait begins: it once slept out the whole wait (here 10 minutes) with the slot busy.
+    pidfile = tmp_path / "pid"
+    due = int(time.time()) + 600
+    frames = kill_with_the_run(run_request(tmp_path, pidfile, DeferralTime=due))
+    assert frames == [
+        {"waiting": due},
+        {"vacated": "stopped while waiting for its deferral time"},
+    ]
+    assert not pidfile.exists()

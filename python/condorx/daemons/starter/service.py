@@ -119,6 +119,8 @@ class Starter:
         if kind == "wait":
             await self.send({"waiting": d.time})
             with trio.CancelScope() as self.waiting:
+                if self.killed is not None:  # came while the startd was told we wait
+                    self.waiting.cancel()
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(self._heartbeats, heartbeat)
                     await trio.sleep(seconds)
@@ -216,6 +218,8 @@ class Starter:
         # suspend starts it suspended.
         res: hooks.Result | None = None
         with trio.CancelScope() as self.waiting:
+            if self.killed is not None:  # came while the sandbox was being made
+                self.waiting.cancel()
             res = await hooks.run(
                 hook, (), hooks.ads_text(job, slot), str(box.scratch), box.account
             )
