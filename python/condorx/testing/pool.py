@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import trio
 from condorx import locate
 from condorx.client.connection import Address, connect, daemon_credentials
 from condorx.config import Config, load_config
+from condorx.testing.tools import run_tool
 
 CONFIG = """\
 LOCAL_DIR = {dir}
@@ -27,24 +27,6 @@ EXECUTE = $(LOCAL_DIR)/execute
 NETWORK_INTERFACE = 127.0.0.1
 SCHEDD_NAME = test-schedd@loopback
 """
-
-
-def run_tool(
-    target: str, args: Sequence[str], env: dict[str, str], cwd: Path, name: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run a command-line tool (`module` or `module:function`, a click entry point) in a
-    fresh Python, as its installed script would, with `name` as its argv[0]."""
-    module, _, func = target.partition(":")
-    argv0 = name or module
-    code = f"import sys; sys.argv[0] = {argv0!r}; from {module} import {func or 'main'} as m; m()"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 class DaemonProcess:
