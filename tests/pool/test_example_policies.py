@@ -172,7 +172,11 @@ def test_two_slot_suspension(pool):
     wait_for(lambda: len(slot_states(pool)) == 2, "two slots")
     # Slot 1's START is false without a high-priority job: it shows as Owner.
     low, low_pid = sleeper(pool, "low")  # only slot 2 takes it
-    assert slot_states(pool) == ["Owner/Idle", "Claimed/Busy"]
+    # The job runs; the collector hears of the claim with the startd's next update.
+    wait_for(
+        lambda: slot_states(pool) == ["Owner/Idle", "Claimed/Busy"],
+        "condor_status to show slot 1 as Owner and slot 2 busy",
+    )
     high, _ = sleeper(pool, "high", "+IsHighPrioJob = True")  # slot 1
     wait_for(lambda: job_stopped(low_pid), "slot 2's job to be suspended")
     wait_for(

@@ -448,8 +448,8 @@ queue
     def load() -> float:
         return float(p.cli("condorx.cli.status", "-af", "CondorLoadAvg").stdout.split()[0])
 
-    busy = load()
-    assert busy > 0.25
+    # The collector has the load the startd measured once the startd's next update is in.
+    busy = wait_for(lambda: (v := load()) > 0.25 and v, "the busy job's load in condor_status")
     wait_for(lambda: load() < busy, "the stopped job's load to fall")
     p.cli("condorx.cli.act:rm", str(c))
 
