@@ -10,25 +10,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
-def _stat(pid: int) -> tuple[str, int, int] | None:
-    """(state letter, parent pid, session id), or None when the process is gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat[stat.rfind(")") + 2 :].split()
-    return fields[0], int(fields[1]), int(fields[3])
+from condorx.procfs import stat_fields
 
 
 def session(leader: int) -> dict[int, tuple[str, int]]:
     """Each live process of the session `leader` leads: pid -> (state, parent pid)."""
     found = {}
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            st = _stat(int(entry.name))
-            if st is not None and st[2] == leader and st[0] != "Z":
-                found[int(entry.name)] = (st[0], st[1])
+        fields = stat_fields(entry.name) if entry.name.isdigit() else None
+        # From the state on: state, ppid, pgrp, session.
+        if fields is not None and int(fields[3]) == leader and fields[0] != "Z":
+            found[int(entry.name)] = (fields[0], int(fields[1]))
     return found
 
 

@@ -10,6 +10,7 @@ does the forking; the server itself is single-threaded, so forking it is safe.""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import multiprocessing
 import os
@@ -33,16 +34,12 @@ PRELOAD = [
     "condorx.cli.vacate",
 ]
 
-_context: Any = None
-
-
+@functools.cache
 def _forkserver() -> Any:
-    global _context
-    if _context is None:
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(PRELOAD)
-        _context = ctx
-    return _context
+    """The context whose server forks the tools (started on its first use)."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
+    return ctx
 
 
 def _child(

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from condorx.classad import ClassAd, parseOne
 from condorx.daemons.startd import machine as mach
+from condorx.procfs import stat_fields
 
 log = logging.getLogger("condorx.startd")
 
@@ -137,14 +138,8 @@ def _group_cpu_seconds(pgids: set[int]) -> dict[int, float]:
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        # The command name may hold spaces: the fields start after its closing paren.
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if len(fields) > 12 and fields[2] in wanted:
+        fields = stat_fields(name)
+        if fields is not None and len(fields) > 12 and fields[2] in wanted:
             group = int(fields[2])
             totals[group] = totals.get(group, 0) + int(fields[11]) + int(fields[12])
     return {g: t / _TICKS for g, t in totals.items()}

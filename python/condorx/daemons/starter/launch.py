@@ -18,6 +18,7 @@ import trio
 from condorx.accounts import Account, options
 from condorx.argsyntax import split_v2
 from condorx.classad import ClassAd
+from condorx.procfs import stat_fields
 
 
 @dataclass(frozen=True)
@@ -75,12 +76,8 @@ _STOPPED_START = ["/bin/sh", "-c", 'kill -STOP $$ && exec "$@"', "sh"]
 
 def _state(pid: int) -> str:
     """A process's state letter from /proc ("" when it is gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    rest = stat[stat.rfind(")") + 2 :]
-    return rest[:1]
+    fields = stat_fields(pid)
+    return fields[0] if fields else ""
 
 
 class Process:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from condorx.procfs import stat_fields
+
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -35,7 +37,7 @@ def of_session(sid: int) -> Usage:
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
-        fields = _stat(name)
+        fields = stat_fields(name)
         # After the command (which may hold spaces): state, ppid, pgrp, session, ...
         if fields is None or len(fields) < 21 or fields[3] != str(sid):
             continue
@@ -45,11 +47,3 @@ def of_session(sid: int) -> Usage:
         vsize += int(fields[20])
     return Usage(pids, user / _TICKS, system / _TICKS, vsize // 1024)
 
-
-def _stat(pid: str) -> list[str] | None:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            text = f.read()
-    except OSError:
-        return None  # gone meanwhile
-    return text[text.rfind(")") + 2 :].split()
