@@ -91,7 +91,9 @@ class BackfillClient:
 
     @property
     def running(self) -> bool:
-        return self.process is not None and self.process.returncode is None
+        # Not `returncode`: that polls, and would let a policy pass see the client
+        # gone before `_watch` has reaped it, logged it and cleared its users.
+        return self.process is not None and not self.exited.is_set()
 
     async def join(self, slot: str, nursery: trio.Nursery) -> bool:
         """Use the client for `slot`, starting it if it is not running; False if it
