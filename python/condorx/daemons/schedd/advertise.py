@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import Any, Protocol
+from typing import Any
 
 import trio
 
@@ -14,41 +14,30 @@ from condorx.attrs import JobStatus
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import Address, connect, daemon_credentials
 from condorx.config import Config
-from condorx.daemons.schedd.queue import JobQueue
+from condorx.daemons.schedd.identity import Identity
+from condorx.daemons.schedd.ledger import Ledger
 
 log = logging.getLogger("condorx.schedd")
 
 
-class Advertised(Protocol):
-    """What the schedd's ads are made of: its identity and address, its settings, its
-    queue, and the event set when the queue changes (renewed here after each update)."""
-
-    cfg: Config
-    name: str
-    address: str
-    uid_domain: str
-    queue: JobQueue
-    changed: trio.Event
-
-
-def ads(schedd: Advertised) -> list[dict[str, Any]]:
+def ads(ledger: Ledger, me: Identity) -> list[dict[str, Any]]:
+    """The Scheduler ad and one Submitter ad per user with jobs, from the queue now."""
     by_user: dict[str, Counter[int]] = {}
     totals: Counter[int] = Counter()
-    for _, ad in schedd.queue.snapshot():
+    for _, ad in ledger.snapshot():
         status = ad.get("JobStatus")
         by_user.setdefault(str(ad.get("Owner")), Counter())[status] += 1
         totals[status] += 1
-    interval = schedd.cfg.get_int("SCHEDD_INTERVAL", 300)
     common = {
-        "ScheddIpAddr": schedd.address,
-        "MyAddress": schedd.address,
-        "ClassAdLifetime": interval * 3,
-        "Machine": schedd.uid_domain,
+        "ScheddIpAddr": me.address,
+        "MyAddress": me.address,
+        "ClassAdLifetime": me.interval * 3,
+        "Machine": me.uid_domain,
     }
     out = [
         {
             "MyType": "Scheduler",
-            "Name": schedd.name,
+            "Name": me.name,
             **common,
             "TotalIdleJobs": totals[JobStatus.IDLE],
             "TotalRunningJobs": totals[JobStatus.RUNNING],
@@ -60,9 +49,9 @@ def ads(schedd: Advertised) -> list[dict[str, Any]]:
         out.append(
             {
                 "MyType": "Submitter",
-                "Name": f"{user}@{schedd.uid_domain}",
+                "Name": f"{user}@{me.uid_domain}",
                 "Owner": user,
-                "ScheddName": schedd.name,
+                "ScheddName": me.name,
                 **common,
                 "IdleJobs": c[JobStatus.IDLE],
                 "RunningJobs": c[JobStatus.RUNNING],
@@ -72,28 +61,29 @@ def ads(schedd: Advertised) -> list[dict[str, Any]]:
     return out
 
 
-async def loop(schedd: Advertised) -> None:
-    collector = CollectorClient(schedd.cfg, daemon_credentials(schedd.cfg))
-    interval = max(1, schedd.cfg.get_int("SCHEDD_INTERVAL", 300))
+async def loop(cfg: Config, ledger: Ledger, me: Identity) -> None:
+    """Advertise every SCHEDD_INTERVAL, and soon after the queue changes."""
+    collector = CollectorClient(cfg, daemon_credentials(cfg))
+    interval = max(1, me.interval)
     while True:
         wait = interval
         try:
-            await collector.advertise(ads(schedd))
+            await collector.advertise(ads(ledger, me))
         except (OSError, wire.WireError) as e:
             log.warning("cannot update the collector: %s", e)
             wait = min(wait, 2)  # try again soon: the collector may be starting
         with trio.move_on_after(wait):
-            await schedd.changed.wait()
-        schedd.changed = trio.Event()
+            await ledger.changed.wait()
+        ledger.changed = trio.Event()
         await trio.sleep(min(1.0, interval))  # one update for a burst of changes
 
 
-async def reschedule(schedd: Advertised) -> None:
+async def reschedule(cfg: Config, ledger: Ledger, me: Identity) -> None:
     """Ask the negotiator for a cycle now (after a submission), as condor_reschedule does."""
-    collector = CollectorClient(schedd.cfg, daemon_credentials(schedd.cfg))
+    collector = CollectorClient(cfg, daemon_credentials(cfg))
     try:
         # The negotiator reads our idle count from the collector: bring it up to date first.
-        await collector.advertise(ads(schedd))
+        await collector.advertise(ads(ledger, me))
         negotiators = await collector.query_rows("negotiator", ["MyAddress"])
         for (address,) in negotiators:
             if isinstance(address, str):

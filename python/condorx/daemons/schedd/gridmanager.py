@@ -26,7 +26,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import trio
 
@@ -37,9 +37,9 @@ from condorx.client.schedd import ScheddClient
 from condorx.config import Config
 from condorx.daemons.schedd import routing, spool
 from condorx.daemons.schedd import transitions as t
-from condorx.daemons.schedd.committer import Committer
 from condorx.daemons.schedd.grid_resources import KnownResources
-from condorx.daemons.schedd.queue import JobQueue, Transaction
+from condorx.daemons.schedd.ledger import Ledger
+from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.remote import Remote, RemoteUnavailable, Resource
 from condorx.daemons.schedd.staging import OutputFailure, write_outputs
 from condorx.daemons.schedd.store import Key
@@ -120,20 +120,13 @@ class Plan:
     let_go_remote: list[str] = field(default_factory=list)
 
 
-class GridHost(Protocol):
-    """What the gridmanager needs of its schedd: its settings and name, its queue to read,
-    and the committer its changes go through."""
-
-    cfg: Config
-    name: str
-    queue: JobQueue
-    committer: Committer
-
-
 class GridManager:
-    def __init__(self, schedd: GridHost) -> None:
-        self.schedd = schedd
-        self.cfg = schedd.cfg
+    def __init__(self, ledger: Ledger, cfg: Config, name: str) -> None:
+        """`ledger`: the queue its jobs are read from and changed through; `name`: this
+        schedd's, which its remote jobs carry as SubmitterSchedd."""
+        self.ledger = ledger
+        self.cfg = cfg
+        self.name = name
         self.interval = max(1, self.cfg.get_int("GRIDMANAGER_JOB_PROBE_INTERVAL", 60))
         self.remotes: dict[Resource, Remote] = {}
         self.known = KnownResources(locate.spool(self.cfg) / "grid_resources")
@@ -158,7 +151,7 @@ class GridManager:
         """One pass over every remote schedd that has jobs of ours; returns the number
         of jobs submitted."""
         by_resource: dict[Resource, list[tuple[Key, ClassAd]]] = {}
-        for key, ad in self.schedd.queue.snapshot():
+        for key, ad in self.ledger.snapshot():
             if ad.get("JobUniverse") != Universe.GRID:
                 continue
             resource = Resource.parse(ad.get("GridResource"))
@@ -204,7 +197,7 @@ class GridManager:
                 if txn.job(key) is not None:
                     txn.event("grid_up" if up else "grid_down", key, resource=str(resource))
 
-        await self.schedd.committer.run(note)
+        await self.ledger.change(note)
 
     async def _sync(self, remote: Remote, jobs: list[tuple[Key, ClassAd]]) -> int:
         client = await remote.client()
@@ -222,7 +215,7 @@ class GridManager:
         """Our jobs in the remote queue, by the local job each stands for: those we own
         there (anyone could write SubmitterSchedd into a job of theirs)."""
         mine = (
-            f"SubmitterSchedd == {wire.value_to_wire_text(self.schedd.name)}"
+            f"SubmitterSchedd == {wire.value_to_wire_text(self.name)}"
             f" && Owner == {wire.value_to_wire_text(owner)}"
         )
         found: dict[str, list[list[Any]]] = {}
@@ -251,7 +244,7 @@ class GridManager:
             for key in plan.detach:
                 _detach(txn, key, now)
 
-        await self.schedd.committer.run(change)
+        await self.ledger.change(change)
 
     async def _finish(
         self,
@@ -287,7 +280,7 @@ class GridManager:
                     done = []
         await self._complete(done, plan, resource)
         if unwritten:
-            await self.schedd.committer.run(_output_holder(unwritten))
+            await self.ledger.change(_output_holder(unwritten))
 
     async def _complete(
         self, done: list[tuple[Key, list[Any]]], plan: Plan, resource: Resource
@@ -299,14 +292,14 @@ class GridManager:
             for key, row in done:
                 _complete(txn, key, row)
 
-        await self.schedd.committer.run(change)
+        await self.ledger.change(change)
         for key, row in done:
             plan.let_go_remote.append(_rid(row))
             log.info("job %d.%d completed on %s as %s", *key, resource.schedd, _rid(row))
 
     async def _clean_remote(self, client: ScheddClient, plan: Plan) -> None:
         if plan.remove_remote:
-            reason = f"the job was held or removed on {self.schedd.name}"
+            reason = f"the job was held or removed on {self.name}"
             await client.act("remove", plan.remove_remote, reason=reason)
         if plan.let_go_remote:
             await client.edit({"LeaveJobInQueue": "false"}, plan.let_go_remote)
@@ -321,13 +314,11 @@ class GridManager:
         size = 0
         failed: dict[Key, str] = {}
         for key in keys:
-            ad = self.schedd.queue.get(key)
+            ad = self.ledger.get(key)
             if ad is None or JobStatus.of(ad) != JobStatus.IDLE or "GridJobId" in ad:
                 continue
             try:
-                attrs, files = await trio.to_thread.run_sync(
-                    remote_job, ad, self.schedd.name, resource
-                )
+                attrs, files = await trio.to_thread.run_sync(remote_job, ad, self.name, resource)
             except spool.SpoolError as e:
                 failed[key] = str(e)
                 continue
@@ -346,7 +337,7 @@ class GridManager:
         if batch:
             done += await self._send(client, batch, resource)
         if failed:
-            await self.schedd.committer.run(_holder(failed))
+            await self.ledger.change(_holder(failed))
         return done
 
     async def _send(
@@ -373,7 +364,7 @@ class GridManager:
                     client, batch[half:], resource
                 )
             why = f"{resource.schedd} refused the job: {e}"
-            await self.schedd.committer.run(_holder({batch[0][0]: why}))
+            await self.ledger.change(_holder({batch[0][0]: why}))
             return 0
         cluster = int(reply["cluster"])
         ids = {key: f"{cluster}.{proc}" for proc, (key, _, _) in enumerate(batch)}
@@ -382,7 +373,7 @@ class GridManager:
             for key, remote_id in ids.items():
                 _record(txn, key, resource, remote_id)
 
-        await self.schedd.committer.run(record)
+        await self.ledger.change(record)
         log.info("submitted %d jobs to %s as cluster %d", len(batch), resource.schedd, cluster)
         return len(batch)
 

@@ -1,18 +1,16 @@
-"""The schedd: holds the job queue, answers submit/query/act/edit, runs periodic policy.
+"""The schedd: answers submit/query/act/edit over the job queue, and runs periodic policy.
 
-Every change is one transaction, built and committed under one lock so that no two
-transactions interleave: staged on the event loop, made durable (history file, then the
-database) in a worker thread, swapped into the table, and only then acknowledged. The user
-log is written after the commit, as HTCondor's schedd writes events after its queue
-transaction.
+The queue is the ledger's (`ledger`): every handler's change goes through `change`, is
+durable before it is acknowledged, and comes back as news on the ledger's stream, which
+`follow_up` reads to do what a change asks of the rest of the schedd (offer new idle jobs
+to claims, ask for a negotiation cycle, stop runs, wake the gridmanager). The shadows and
+the gridmanager get the ledger too, not this class.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import math
-import socket
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +23,7 @@ from condorx._core import eval_against
 from condorx.attrs import JobStatus, Universe
 from condorx.classad import ClassAd, ExprTree
 from condorx.client.connection import Address, daemon_credentials
+from condorx.client.startd import StartdClient
 from condorx.config import Config
 from condorx.daemons import query
 from condorx.daemons.schedd import (
@@ -35,14 +34,13 @@ from condorx.daemons.schedd import (
     routing,
     spool,
     transitions,
-    userlog,
 )
 from condorx.daemons.schedd.committed import Committed
-from condorx.daemons.schedd.committer import Committer
 from condorx.daemons.schedd.gridmanager import GridManager
+from condorx.daemons.schedd.identity import Identity
+from condorx.daemons.schedd.ledger import Files, Ledger
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
-from condorx.daemons.schedd.staging import write_outputs
 from condorx.daemons.schedd.store import Key, Store
 from condorx.daemons.server import Peer, Refused, Server
 
@@ -53,102 +51,31 @@ ACTIONS = ("remove", "remove-x", "hold", "release", "suspend", "continue")
 
 
 class Schedd:
-    def __init__(self, cfg: Config) -> None:
+    def __init__(
+        self, cfg: Config, ledger: Ledger, me: Identity, shadows: Shadows, grid: GridManager
+    ) -> None:
         self.cfg = cfg
-        self.queue = JobQueue(Store(locate.job_queue_db(cfg)))
-        self.history = locate.history_file(cfg)
-        self.rotation = history.Rotation(
-            cfg.get_int("MAX_HISTORY_LOG", 20 * 1024 * 1024),
-            cfg.get_int("MAX_HISTORY_ROTATIONS", 2),
-        )
-        self.lock = trio.Lock()
-        self.name = cfg.get("SCHEDD_NAME") or cfg.get("FULL_HOSTNAME") or socket.getfqdn()
-        self.uid_domain = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or socket.getfqdn()
+        self.ledger = ledger
+        self.me = me
+        self.shadows = shadows
+        self.grid = grid
         self.super_users = cfg.get_list("QUEUE_SUPER_USERS") or ["root", "condor"]
         self.max_procs = cfg.get_int("MAX_JOBS_PER_SUBMISSION", 1_000_000)
-        deferral.zone = _cron_zone(cfg)
-        deferral.schedd_interval = cfg.get_int("SCHEDD_INTERVAL", 300)
-        self.address = ""
         # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
         # builds the ads), by the user they were given to.
         self.reserved: dict[int, str] = {}
-        self.shadows = Shadows(self, daemon_credentials(cfg))
         self.shadows.note_idle(
-            [k for k, ad in self.queue.snapshot() if ad.get("JobStatus") == JobStatus.IDLE]
+            [k for k, ad in ledger.snapshot() if ad.get("JobStatus") == JobStatus.IDLE]
         )
         # Jobs that were running when the schedd stopped ran on claims it no longer holds.
         # (An original tied to a routed copy only mirrors its copy's Running.)
         self._orphans = [
             k
-            for k, ad in self.queue.snapshot()
+            for k, ad in ledger.snapshot()
             if ad.get("JobStatus") == JobStatus.RUNNING
             and not routing.is_managed(ad)
             and ad.get("JobUniverse") != Universe.GRID  # another pool runs it
         ]
-        self.changed = trio.Event()
-        self.committer = Committer(self)
-        self.grid = GridManager(self)
-        # Every commit's news, for the follow-ups (`follow_up`), read outside the lock.
-        self._news, self._news_in = trio.open_memory_channel[Committed](math.inf)
-
-    # -- commits --------------------------------------------------------------------------
-
-    async def commit(self, txn: Transaction) -> None:
-        """Make the transaction durable, apply it, then write its user-log events."""
-        txn.prepare()
-        news = Committed.of(txn, self.queue)
-        leaving = [ev.info["ad"] for ev in txn.events if ev.kind == "leave"]
-        spooled = self._spooled_leaving(txn)
-
-        def durable() -> None:
-            # A sandboxed copy's output is in its original's files before either is
-            # seen done.
-            for key, ad, _, home in spooled:
-                if home is not None:
-                    write_outputs(home, spool.outputs(locate.spool(self.cfg), key, ad))
-            history.append(self.history, leaving, self.rotation)
-            txn.write()
-
-        await trio.to_thread.run_sync(durable)
-        txn.durable = True
-        txn.apply()
-        self.changed.set()
-        if news:
-            self._news.send_nowait(news)
-        await self._user_log(txn)
-        if spooled:  # jobs that left take their spool directories with them
-            await trio.to_thread.run_sync(_remove_dirs, [d for _, _, d, _ in spooled])
-
-    def _spooled_leaving(self, txn: Transaction) -> list[tuple[Key, ClassAd, Path, ClassAd | None]]:
-        """The leaving jobs that have spool directories, each with the ad of the original
-        its output goes to (a completed sandboxed routed copy's) or None."""
-        root = locate.spool(self.cfg)
-        leaving = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind == "leave"}
-        found: list[tuple[Key, ClassAd, Path, ClassAd | None]] = []
-        for key, ad in leaving.items():
-            directory = spool.spooled_dir(root, key, ad)
-            if directory is None:
-                continue
-            home = None
-            original = routing.parse_id(ad.get("RoutedFromJobId"))
-            if original is not None and ad.get("JobStatus") == JobStatus.COMPLETED:
-                home = leaving.get(original) or self.queue.get(original)
-            found.append((key, ad, directory, home))
-        return found
-
-    async def _user_log(self, txn: Transaction) -> None:
-        head = userlog.timestamp(time.time())
-        entries: list[tuple[Path, str, object]] = []
-        gone = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind == "leave"}
-        for ev in txn.events:
-            ad = self.queue.get(ev.key) or gone.get(ev.key)
-            path = userlog.log_path(ad) if ad is not None else None
-            text = userlog.format_event(ev, head, self.address) if path else None
-            if ad is not None and path and text:
-                entries.append((path, text, ad.get("Owner")))
-        if entries:
-            for err in await trio.to_thread.run_sync(userlog.write_events, entries):
-                log.warning("%s", err)
 
     # -- handlers -------------------------------------------------------------------------
 
@@ -161,25 +88,27 @@ class Schedd:
                 "bad-request",
                 f"submit: {len(procs)} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
             )
-        who = transitions.Submitter(peer.user, self.uid_domain, self.name)
-        wanted = req.get("cluster_id")
+        who = transitions.Submitter(peer.user, self.me.uid_domain, self.me.name)
+        wanted: int | None = req.get("cluster_id")
         if wanted is not None and self.reserved.get(wanted) != peer.user:
             raise Refused("bad-request", f"cluster id {wanted!r} was not reserved by {peer.user}")
         inputs = _spooled_inputs(req.get("spool"), len(procs))
-        async with self.lock:
-            txn = self.queue.begin()
-            if inputs is not None:
-                wanted = wanted if wanted is not None else txn.new_cluster()
-                procs = await self._spool(wanted, procs, inputs, peer.user)
-            try:
-                cluster = transitions.submit(
-                    txn, who, req.get("cluster") or {}, procs, _now(), cluster=wanted
-                )
-                await self.commit(txn)
-            except BaseException:
-                if inputs is not None and wanted is not None and not txn.durable:
-                    self._unspool(wanted, len(procs))
-                raise
+        if inputs is not None:
+            # The files are in the spool before their jobs are in the queue, so a job in
+            # the queue always has its files: the cluster id comes first.
+            if wanted is None:
+                wanted = await self.ledger.change(lambda txn: txn.new_cluster())
+            procs = await self._spool(wanted, procs, inputs, peer.user)
+        cluster_map = req.get("cluster") or {}
+        now = _now()
+        try:
+            cluster = await self.ledger.change(
+                lambda txn: transitions.submit(txn, who, cluster_map, procs, now, cluster=wanted)
+            )
+        except BaseException:
+            if inputs is not None and wanted is not None and not self.ledger.procs(wanted):
+                self._unspool(wanted, len(procs))
+            raise
         self.reserved.pop(cluster, None)
         return {"ok": True, "cluster": cluster, "count": len(procs)}
 
@@ -222,7 +151,7 @@ class Schedd:
         key = _parse_id(str(req.get("job")))
         if key is None or key[1] < 0:
             raise Refused("bad-request", f"retrieve: bad job id {req.get('job')!r}")
-        ad = self.queue.get(key)
+        ad = self.ledger.get(key)
         if ad is None:
             raise Refused("not-found", f"job {key[0]}.{key[1]} not found")
         if not security.may_act_on(peer.user, str(ad.get("Owner")), self.super_users):
@@ -241,49 +170,69 @@ class Schedd:
         items = req.get("routes")
         if not isinstance(items, list):
             raise Refused("bad-request", "route: 'routes' must be a list")
-        results: list[dict[str, str]] = []
-        made: list[Key] = []
         owners = {
             str(item.get("job")): ad.get("Owner")
             for item in items
             if isinstance(item, dict)
             and (key := routing.parse_id(item.get("job"))) is not None
-            and (ad := self.queue.get(key)) is not None
+            and (ad := self.ledger.get(key)) is not None
         }
         sandboxes = await trio.to_thread.run_sync(_gather_sandboxes, items, owners)
-        async with self.lock:
-            now = _now()
-            txn = self.queue.begin()
-            writes: dict[Path, tuple[dict[str, bytes], str]] = {}
-            for item, sandbox in zip(items, sandboxes, strict=True):
-                try:
-                    copy = self._route_one(txn, item, now, sandbox, writes)
-                except transitions.QueueError as e:
-                    results.append({"error": str(e)})
-                    continue
-                made.append(copy)
-                results.append({"copy": routing.job_id(copy)})
-            if writes:  # the sandboxes exist before their copies do
-                try:
-                    await trio.to_thread.run_sync(_write_dirs, writes)
-                except OSError as e:
-                    await trio.to_thread.run_sync(_remove_dirs, list(writes))
-                    raise Refused("spool", f"cannot write the sandboxes: {e}") from None
+        # A sandboxed copy's files are in its spool directory before the copy is in the
+        # queue: its cluster id comes first, and the directory is written before the copy.
+        wanted = sum(isinstance(box, tuple) for box in sandboxes)
+        ids = await self.ledger.change(lambda txn: [txn.new_cluster() for _ in range(wanted)])
+        root = locate.spool(self.cfg)
+        boxes: list[tuple[Sandbox, int] | str | None] = []
+        writes: dict[Path, tuple[dict[str, bytes], str]] = {}
+        for item, box in zip(items, sandboxes, strict=True):
+            if not isinstance(box, tuple):
+                boxes.append(box)
+                continue
+            cluster = ids.pop(0)
+            paths, files = box
+            owner = str(owners.get(str(item.get("job"))))
+            writes[spool.job_dir(root, (cluster, 0))] = (files, owner)
+            boxes.append((box, cluster))
+        if writes:
             try:
-                await self.commit(txn)
-            except BaseException:
-                if not txn.durable:  # (no await here: this may be a cancellation)
-                    _remove_dirs(list(writes))
-                raise
+                await trio.to_thread.run_sync(_write_dirs, writes)
+            except OSError as e:
+                await trio.to_thread.run_sync(_remove_dirs, list(writes))
+                raise Refused("spool", f"cannot write the sandboxes: {e}") from None
+        now = _now()
+        try:
+            results = await self.ledger.change(lambda txn: self._route_all(txn, items, boxes, now))
+        finally:
+            # The directories of copies that were not made (refused, or the change failed).
+            unused = [
+                spool.job_dir(root, (box[1], 0))
+                for box in boxes
+                if isinstance(box, tuple) and not self.ledger.procs(box[1])
+            ]
+            if unused:
+                _remove_dirs(unused)
         return {"ok": True, "results": results}
 
-    def _route_one(
+    def _route_all(
         self,
         txn: Transaction,
-        item: Any,
+        items: list[Any],
+        boxes: list[tuple[Sandbox, int] | str | None],
         now: int,
-        sandbox: Sandbox | str | None,
-        writes: dict[Path, tuple[dict[str, bytes], str]],
+    ) -> list[dict[str, str]]:
+        results: list[dict[str, str]] = []
+        for item, box in zip(items, boxes, strict=True):
+            try:
+                copy = self._route_one(txn, item, now, box)
+            except transitions.QueueError as e:
+                results.append({"error": str(e)})
+                continue
+            results.append({"copy": routing.job_id(copy)})
+        return results
+
+    def _route_one(
+        self, txn: Transaction, item: Any, now: int, box: tuple[Sandbox, int] | str | None
     ) -> Key:
         if not isinstance(item, dict):
             raise transitions.QueueError("bad-request", "a route item must be a map")
@@ -302,32 +251,28 @@ class Schedd:
             wire.ad_from_wire(copy, "routed copy")  # refused whole, before any change
         except wire.WireError as e:
             raise transitions.QueueError("bad-request", str(e)) from None
-        if isinstance(sandbox, str):
-            raise transitions.QueueError("spool", f"job {item.get('job')}: {sandbox}")
-        who = transitions.Submitter(str(ad.get("Owner")), self.uid_domain, self.name)
-        cluster = txn.new_cluster()
-        if sandbox is not None:
+        if isinstance(box, str):
+            raise transitions.QueueError("spool", f"job {item.get('job')}: {box}")
+        who = transitions.Submitter(str(ad.get("Owner")), self.me.uid_domain, self.me.name)
+        if box is not None:
             # JobShouldBeSandboxed: the copy runs from its spool directory.
-            directory = spool.job_dir(locate.spool(self.cfg), (cluster, 0))
-            paths, files = sandbox
+            (paths, files), cluster = box
             copy = {**copy, **paths}
-            spool.mark(copy, directory, files)
-            writes[directory] = (files, str(ad.get("Owner")))
+            spool.mark(copy, spool.job_dir(locate.spool(self.cfg), (cluster, 0)), files)
+        else:
+            cluster = txn.new_cluster()
         transitions.submit(txn, who, copy, [{}], now, cluster=cluster)
         routing.tie(txn, original, (cluster, 0), route, now)
         return (cluster, 0)
 
     async def reserve(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         """Hand out the next cluster id (durably, so it is never given twice)."""
-        async with self.lock:
-            txn = self.queue.begin()
-            cluster = txn.new_cluster()
-            await self.commit(txn)
+        cluster = await self.ledger.change(lambda txn: txn.new_cluster())
         self.reserved[cluster] = peer.user
         return {"ok": True, "cluster": cluster}
 
     async def query(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        jobs = self.queue.snapshot()
+        jobs = self.ledger.snapshot()
         if req.get("negotiating"):  # jobs already matched are not offered twice
             jobs = [(k, ad) for k, ad in jobs if k not in self.shadows.pending]
         after = routing.parse_id(req.get("after"))
@@ -363,29 +308,30 @@ class Schedd:
         # per_job: each named job's outcome in "results" (HTCondor's per-job answers),
         # a job id not in the queue among them rather than refusing the request.
         per_job = bool(req.get("per_job"))
-        async with self.lock:
+        now = _now()
+
+        def change(txn: Transaction) -> tuple[list[Key], list[str], dict[str, str]]:
             results: dict[str, str] = {}
             keys = self._chosen(req, results if per_job else None)
             if action == "remove-x" and req.get("constraint"):
                 named = {k for k in map(_parse_id, map(str, req.get("ids") or [])) if k}
                 keys = [k for k in keys if k in named or self._is_removed(k)]
             allowed, denied = self._permitted(peer, keys)
-            txn = self.queue.begin()
-            now = _now()
             for key in allowed:
                 results[f"{key[0]}.{key[1]}"] = self._act_one(txn, action, key, reason, now, peer)
-            done = sum(r == "ok" for r in results.values())
-            await self.commit(txn)
-            size = sum(1 for k in self.queue.jobs if k[1] >= 0)
+            return keys, denied, results
+
+        keys, denied, results = await self.ledger.change(change)
+        done = sum(r == "ok" for r in results.values())
         for job in denied:
             results[job] = "denied"
         reply = {"ok": True, "matched": len(keys), "done": done, "denied": denied}
         if per_job:
-            reply.update(results=results, queue_size=size)
+            reply.update(results=results, queue_size=len(self.ledger))
         return reply
 
     def _is_removed(self, key: Key) -> bool:
-        ad = self.queue.get(key)
+        ad = self.ledger.get(key)
         return ad is not None and ad.get("JobStatus") == JobStatus.REMOVED
 
     async def _pause(self, peer: Peer, req: dict[str, Any], action: str) -> dict[str, Any]:
@@ -398,7 +344,7 @@ class Schedd:
         change = transitions.suspend if action == "suspend" else transitions.resume
         done = 0
         for key in allowed:
-            ad = self.queue.get(key)
+            ad = self.ledger.get(key)
             want = JobStatus.RUNNING if action == "suspend" else JobStatus.SUSPENDED
             job = f"{key[0]}.{key[1]}"
             if ad is None or ad.get("JobStatus") != want:
@@ -408,20 +354,16 @@ class Schedd:
                 continue
             ok = False
             if await self.shadows.signal(key, action):
-                ok = bool(
-                    await self.committer.run(functools.partial(change, key=key, now=_now()))
-                )
+                now = _now()
+                ok = bool(await self.ledger.change(functools.partial(change, key=key, now=now)))
             done += ok
             results[job] = "ok" if ok else "bad-status"
         for job in denied:
             results[job] = "denied"
+        reply = {"ok": True, "matched": len(keys), "done": done, "denied": denied}
         if per_job:
-            size = sum(1 for k in self.queue.jobs if k[1] >= 0)
-            return {
-                "ok": True, "matched": len(keys), "done": done, "denied": denied,
-                "results": results, "queue_size": size,
-            }
-        return {"ok": True, "matched": len(keys), "done": done, "denied": denied}
+            reply.update(results=results, queue_size=len(self.ledger))
+        return reply
 
     def _act_one(
         self, txn: Transaction, action: str, key: Key, reason: str, now: int, peer: Peer
@@ -447,16 +389,20 @@ class Schedd:
         attrs = req.get("attrs")
         if not isinstance(attrs, dict) or not attrs:
             raise Refused("bad-request", "edit: 'attrs' must be a non-empty map")
-        async with self.lock:
+        evaluate = bool(req.get("evaluate"))
+        now = _now()
+
+        def change(txn: Transaction) -> tuple[list[Key], list[Key], list[str]]:
             keys = self._chosen(req)
             allowed, denied = self._permitted(peer, keys)
-            txn = self.queue.begin()
             for key in allowed:
                 for name, text in attrs.items():
-                    transitions.edit(txn, key, str(name), str(text), bool(req.get("evaluate")))
-                transitions.edited(txn, key, [str(n) for n in attrs], _now())
-                transitions.let_go(txn, key, _now())  # LeaveJobInQueue = false lets it go
-            await self.commit(txn)
+                    transitions.edit(txn, key, str(name), str(text), evaluate)
+                transitions.edited(txn, key, [str(n) for n in attrs], now)
+                transitions.let_go(txn, key, now)  # LeaveJobInQueue = false lets it go
+            return keys, allowed, denied
+
+        keys, allowed, denied = await self.ledger.change(change)
         return {"ok": True, "matched": len(keys), "done": len(allowed), "denied": denied}
 
     async def exited(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
@@ -467,13 +413,9 @@ class Schedd:
         if key is None or key[1] < 0:
             raise Refused("bad-request", f"exited: bad job id {req.get('job')!r}")
         how = transitions.Exit(code=req.get("code"), signal=req.get("signal"))
-        async with self.lock:
-            txn = self.queue.begin()
-            outcome = transitions.exited(txn, key, how, _now())
-            await self.commit(txn)
+        now = _now()
+        outcome = await self.ledger.change(lambda txn: transitions.exited(txn, key, how, now))
         return {"ok": True, "outcome": outcome}
-
-    # -- the shadow's reports ---------------------------------------------------------------
 
     async def matched(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         """The negotiator's match of one of our jobs with a slot (and its claim id)."""
@@ -491,62 +433,50 @@ class Schedd:
         self.shadows.matched(key, claim)
         return {"ok": True}
 
-    def _reschedule(self) -> None:
-        if self.shadows.nursery is not None:
-            self.shadows.nursery.start_soon(advertise.reschedule, self)
+    # -- following up what was committed --------------------------------------------------
 
-    async def follow_up(self) -> None:
-        """What every commit asks of the rest of the schedd, read from the commits'
-        stream (a burst of commits at once): jobs that became Idle are offered to the
-        claims that may reuse them, and the negotiator is asked for a cycle; the runs of
-        jobs held or removed are stopped; the gridmanager looks at changed grid jobs."""
-        async for first in self._news_in:
-            batch = [first]
-            while True:
+    async def follow_up(
+        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """What every commit asks of the rest of the schedd, read from the ledger's news
+        (a burst of commits at once): jobs that became Idle are offered to the claims
+        that may reuse them, and the negotiator is asked for a cycle; the runs of jobs
+        held or removed are stopped; the gridmanager looks at changed grid jobs."""
+        news = self.ledger.news
+        async with trio.open_nursery() as aside:  # the negotiator is asked aside
+            task_status.started()
+            async for first in news:
+                batch = [first]
+                while True:
+                    try:
+                        batch.append(news.receive_nowait())
+                    except trio.WouldBlock:
+                        break
                 try:
-                    batch.append(self._news_in.receive_nowait())
-                except trio.WouldBlock:
-                    break
-            try:
-                await self._follow(Committed.merged(batch))
-            except Exception:
-                # A follow-up's bug must cost that follow-up, never the schedd.
-                log.exception("following up a queue change failed")
+                    await self._follow(Committed.merged(batch), aside)
+                except Exception:
+                    # A follow-up's bug must cost that follow-up, never the schedd.
+                    log.exception("following up a queue change failed")
 
-    async def _follow(self, news: Committed) -> None:
+    async def _follow(self, news: Committed, aside: trio.Nursery) -> None:
         if news.idle:
             self.shadows.note_idle(list(news.idle))
-            self._reschedule()
+            aside.start_soon(advertise.reschedule, self.cfg, self.ledger, self.me)
         if news.grid:
             self.grid.poke()
         for key in news.stopped:
             await self.shadows.stop(key)
 
-    async def started(self, key: Key, slot: str, startd: Address) -> None:
-        await self.committer.run(
-            lambda txn: transitions.start_running(txn, key, slot, str(startd), _now())
-        )
-
-    async def cannot_start(self, key: Key, why: str) -> None:
-        """The job's input cannot be sent (a missing file): it goes on hold."""
-        code = transitions.HoldCode.UPLOAD_FILE_ERROR
-        await self.committer.run(lambda txn: transitions.hold(txn, key, why, code, 0, _now()))
-
-    async def paused(self, key: Key, suspended: bool) -> None:
-        """The startd's policy suspended (or continued) a running job."""
-        change = transitions.suspend if suspended else transitions.resume
-        await self.committer.run(functools.partial(change, key=key, now=_now()))
-
-    async def finished(self, key: Key, reply: dict[str, Any]) -> None:
-        await self.committer.run(lambda txn: transitions.finish_running(txn, key, reply, _now()))
-
-    async def lost(self, key: Key, why: str) -> None:
-        await self.committer.run(lambda txn: transitions.lose_running(txn, key, why, _now()))
-
     async def requeue_orphans(self) -> None:
         """After a restart: jobs marked Running have lost their claims; run them again."""
-        for key in self._orphans:
-            await self.lost(key, "the schedd restarted")
+        why, now, orphans = "the schedd restarted", _now(), self._orphans
+
+        def requeue(txn: Transaction) -> None:
+            for key in orphans:
+                transitions.lose_running(txn, key, why, now)
+
+        if orphans:
+            await self.ledger.change(requeue)
         self._orphans = []
 
     async def recompute_cron(self) -> int:
@@ -559,9 +489,9 @@ class Schedd:
         the same times again). Holds of invalid schedules are real changes, and committed."""
         now = _now()
         started = time.perf_counter()
-        changed, invalid = deferral.recompute(self.queue.snapshot(), now)
+        changed, invalid = deferral.recompute(self.ledger.snapshot(), now)
         for key, t in changed.items():
-            ad = self.queue.get(key)
+            ad = self.ledger.get(key)
             if ad is not None:
                 ad["DeferralTime"] = t
 
@@ -571,7 +501,7 @@ class Schedd:
                 transitions.hold(txn, key, why, code, 0, now)
 
         if invalid:
-            await self.committer.run(hold)
+            await self.ledger.change(hold)
         log.info(
             "cron: %d next runs moved, %d invalid schedules held, in %.3f s (zone %s)",
             len(changed),
@@ -591,20 +521,20 @@ class Schedd:
         if not ids and not constraint:
             raise Refused("bad-request", "name jobs by id or give a constraint")
         keys: list[Key] = []
-        jobs = self.queue.snapshot()
+        jobs = self.ledger.snapshot()
         for text in ids:
             key = _parse_id(str(text))
             if key is None:
                 raise Refused("bad-request", f"bad job id {text!r}")
             if key[1] >= 0:
-                if self.queue.get(key) is None:
+                if self.ledger.get(key) is None:
                     if missing is not None:
                         missing[f"{key[0]}.{key[1]}"] = "not-found"
                         continue
                     raise Refused("not-found", f"job {key[0]}.{key[1]} not found")
                 keys.append(key)
             else:
-                found = sorted(k for k in self.queue.procs.get(key[0], ()) if k >= 0)
+                found = self.ledger.procs(key[0])
                 if not found:
                     raise Refused("not-found", f"cluster {key[0]} not found")
                 keys.extend((key[0], p) for p in found)
@@ -615,7 +545,7 @@ class Schedd:
     def _permitted(self, peer: Peer, keys: Sequence[Key]) -> tuple[list[Key], list[str]]:
         allowed, denied = [], []
         for key in keys:
-            ad = self.queue.get(key)
+            ad = self.ledger.get(key)
             owner = ad.get("Owner") if ad is not None else None
             if security.may_act_on(peer.user, str(owner), self.super_users):
                 allowed.append(key)
@@ -646,11 +576,10 @@ class Schedd:
         """One pass of the periodic expressions over the whole queue; a running job that
         they hold or remove is stopped on its slot."""
         system = self._system_policy()
-        async with self.lock:
-            txn = self.queue.begin()
-            changed = policy.evaluate(txn, self.queue.snapshot(), _now(), system)
-            if changed:
-                await self.commit(txn)
+        now = _now()
+        changed = await self.ledger.change(
+            lambda txn: policy.evaluate(txn, self.ledger.snapshot(), now, system)
+        )
         return len(changed)
 
     async def periodic_loop(self) -> None:
@@ -790,26 +719,40 @@ async def serve(
     cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
 ) -> None:
     """Run a schedd until cancelled; reports its TCP address once it accepts requests."""
-    schedd = Schedd(cfg)
+    deferral.zone = _cron_zone(cfg)
+    me = Identity.from_config(cfg)
+    deferral.schedd_interval = me.interval
+    files = Files(
+        locate.history_file(cfg),
+        history.Rotation(
+            cfg.get_int("MAX_HISTORY_LOG", 20 * 1024 * 1024),
+            cfg.get_int("MAX_HISTORY_ROTATIONS", 2),
+        ),
+        locate.spool(cfg),
+    )
+    ledger = Ledger(JobQueue(Store(locate.job_queue_db(cfg))), files)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    anonymous = frozenset({"query"})
-    # The negotiator's matches are left out: a cycle may make thousands (the job log has them).
-    changes = frozenset({"submit", "reserve", "route", "act", "edit", "exited"})
-    server = Server.configured("schedd", schedd.handlers(), key, cfg, anonymous, changes)
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
-        schedd.shadows.nursery = nursery
-        nursery.start_soon(schedd.committer.loop)
-        nursery.start_soon(schedd.follow_up)
+        await nursery.start(ledger.run)
+        shadows = Shadows(ledger, StartdClient(daemon_credentials(cfg)), me, nursery)
+        grid = GridManager(ledger, cfg, me.name)
+        schedd = Schedd(cfg, ledger, me, shadows, grid)
+        await nursery.start(schedd.follow_up)
         # The queue is settled before anyone may read it: orphans requeued, cron times new.
         await schedd.requeue_orphans()
         await schedd.recompute_cron()
+        anonymous = frozenset({"query"})
+        # The negotiator's matches are left out: a cycle may make thousands (the job log
+        # has them).
+        changes = frozenset({"submit", "reserve", "route", "act", "edit", "exited"})
+        server = Server.configured("schedd", schedd.handlers(), key, cfg, anonymous, changes)
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("SCHEDD_PORT", 0))
         await nursery.start(server.serve_unix, locate.schedd_socket(cfg))
-        schedd.address = f"<{locate.advertised_host(host)}:{port}>"
-        locate.write_address(locate.schedd_address_file(cfg), schedd.address)
+        me.address = ledger.address = f"<{locate.advertised_host(host)}:{port}>"
+        locate.write_address(locate.schedd_address_file(cfg), me.address)
         nursery.start_soon(schedd.periodic_loop)
-        nursery.start_soon(schedd.grid.loop)
-        nursery.start_soon(advertise.loop, schedd)
-        log.info("schedd %s serving %d jobs at %s", schedd.name, len(schedd.queue), schedd.address)
-        task_status.started(schedd.address)
+        nursery.start_soon(grid.loop)
+        nursery.start_soon(advertise.loop, cfg, ledger, me)
+        log.info("schedd %s serving %d jobs at %s", me.name, len(ledger), me.address)
+        task_status.started(me.address)

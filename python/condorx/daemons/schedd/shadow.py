@@ -4,29 +4,38 @@ the slot will take), and records how each job went.
 
 One task per claim. A job's `run` call to the startd stays open while the job runs: its
 heartbeats are the job's lease, and a broken connection (the startd died) puts the job
-back to Idle at once.
+back to Idle at once. What a run does to its job (started, could not start, suspended,
+finished, lost) is a change through the ledger, like any other queue change.
 """
 
 from __future__ import annotations
 
 import collections
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import trio
 
 from condorx import cron, wire
 from condorx.attrs import HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree
-from condorx.client.connection import Address, Credentials, connect
-from condorx.config import Config
+from condorx.client.connection import Address
+from condorx.client.startd import Claim, ClaimRequest, StartdClient
 from condorx.daemons.matchable import runs_here
-from condorx.daemons.schedd.queue import JobQueue
+from condorx.daemons.schedd import transitions
+from condorx.daemons.schedd.identity import Identity
+from condorx.daemons.schedd.ledger import Ledger
+from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.staging import inputs, write_outputs
 from condorx.daemons.schedd.store import Key
 
 log = logging.getLogger("condorx.shadow")
+
+# What losing a claim's startd looks like: the run (and the claim) is over.
+LOST = (OSError, wire.WireError, wire.RemoteError, trio.BrokenResourceError, trio.TooSlowError)
 
 
 @dataclass
@@ -39,42 +48,31 @@ class ClaimInfo:
     job: Key | None = None
 
 
-class ShadowHost(Protocol):
-    """What the shadows need of their schedd: its identity and settings, its queue to
-    read, and the reports that change a job (each a committed queue change)."""
-
-    cfg: Config
-    name: str
-    address: str
-    queue: JobQueue
-
-    async def started(self, key: Key, slot: str, startd: Address) -> None: ...
-    async def cannot_start(self, key: Key, why: str) -> None: ...
-    async def paused(self, key: Key, suspended: bool) -> None: ...
-    async def finished(self, key: Key, reply: dict[str, Any]) -> None: ...
-    async def lost(self, key: Key, why: str) -> None: ...
-
-
 class Shadows:
-    def __init__(self, schedd: ShadowHost, creds: Credentials) -> None:
-        self.schedd = schedd
-        self.creds = creds
+    def __init__(
+        self, ledger: Ledger, startd: StartdClient, me: Identity, nursery: trio.Nursery
+    ) -> None:
+        """`ledger`: the queue the runs read and change; `startd`: how claims are taken
+        up; `me`: the schedd they claim for; `nursery`: where each claim's task runs."""
+        self.ledger = ledger
+        self.startd = startd
+        self.me = me
+        self.nursery = nursery
         self.claims: dict[str, ClaimInfo] = {}
         self.running: dict[Key, ClaimInfo] = {}
         self.idle: dict[str, collections.deque[Key]] = {}
-        self.nursery: trio.Nursery | None = None
         # Jobs matched and being claimed for, not yet started: the negotiator is not
         # offered them again (a second match would preempt the first claim).
         self.pending: set[Key] = set()
         # A reused claim takes only what the negotiator would offer: a cron job only
         # once its next run is near, not one that would sit on the slot for an hour.
-        self.due = ExprTree(cron.due_clause(schedd.cfg.get_int("SCHEDD_INTERVAL", 300)))
+        self.due = ExprTree(cron.due_clause(me.interval))
 
     # -- the idle jobs of each user, for reusing claims -----------------------------------
 
     def note_idle(self, keys: list[Key]) -> None:
         for key in keys:
-            ad = self.schedd.queue.get(key)
+            ad = self.ledger.get(key)
             if ad is not None:
                 self.idle.setdefault(str(ad.get("Owner")), collections.deque()).append(key)
 
@@ -85,7 +83,7 @@ class Shadows:
         found = None
         while pending:
             key = pending.popleft()
-            ad = self.schedd.queue.get(key)
+            ad = self.ledger.get(key)
             if ad is None or not runs_here(ad) or key in self.running:
                 continue
             if self._due(ad) and ad.symmetricMatch(claim.slot_ad):
@@ -104,127 +102,97 @@ class Shadows:
 
     def matched(self, job: Key, claim: ClaimInfo) -> None:
         """The negotiator matched `job` to a slot: take up the claim and start running."""
-        assert self.nursery is not None
         self.claims[claim.id] = claim
         self.pending.add(job)
         self.nursery.start_soon(self._use_claim, claim, job)
 
-    async def _use_claim(self, claim: ClaimInfo, first: Key) -> None:
+    async def _use_claim(self, info: ClaimInfo, first: Key) -> None:
         # One connection for the claim's life: claiming, each job's run, the release.
+        req = ClaimRequest(info.id, info.slot, info.user, self.me.address, self.me.name)
         try:
-            ch = await connect(claim.startd, self.creds)
-        except (OSError, wire.WireError) as e:
-            log.warning("cannot reach %s for claim %s: %s", claim.slot, claim.id[:8], e)
-            self.claims.pop(claim.id, None)
-            self.pending.discard(first)
-            return
-        try:
-            reply = await ch.request(
-                {
-                    "cmd": "claim",
-                    "claim_id": claim.id,
-                    "slot": claim.slot,
-                    "user": claim.user,
-                    "schedd": self.schedd.address,
-                    "client_machine": self.schedd.name,
-                }
-            )
-            claim.slot_ad = wire.ad_from_wire(reply.get("ad") or {}, "slot ad")
-            key: Key | None = first
-            ad = self.schedd.queue.get(first)
-            if not runs_here(ad) or first in self.running:
-                key = self._next_job(claim)
-            while key is not None:
-                if not await self._run(ch, claim, key):
-                    return  # the claim is gone with its startd
-                key = self._next_job(claim)
-            await ch.request({"cmd": "release", "claim_id": claim.id})
-        except (OSError, wire.WireError, wire.RemoteError, trio.BrokenResourceError) as e:
-            log.warning("claim %s on %s lost: %s", claim.id[:8], claim.slot, e)
+            async with self.startd.claim(info.startd, req) as claim:
+                info.slot_ad = claim.slot_ad
+                key: Key | None = first
+                if not runs_here(self.ledger.get(first)) or first in self.running:
+                    key = self._next_job(info)
+                while key is not None:
+                    if not await self._run(claim, info, key):
+                        return  # the claim is gone with its startd
+                    key = self._next_job(info)
+                await claim.release()
+        except LOST as e:
+            log.warning("claim %s on %s lost: %s", info.id[:8], info.slot, e)
         except Exception:
             # A claim's task must never take the schedd down with it.
-            log.exception("claim %s on %s failed", claim.id[:8], claim.slot)
+            log.exception("claim %s on %s failed", info.id[:8], info.slot)
         finally:
-            self.claims.pop(claim.id, None)
+            self.claims.pop(info.id, None)
             self.pending.discard(first)
-            await ch.aclose()
-
-    async def _call(self, claim: ClaimInfo, req: dict[str, Any]) -> dict[str, Any]:
-        ch = await connect(claim.startd, self.creds)
-        try:
-            return await ch.request(req)
-        finally:
-            await ch.aclose()
 
     # -- running one job --------------------------------------------------------------------
 
-    async def _run(self, ch: wire.Channel, claim: ClaimInfo, key: Key) -> bool:
+    async def _run(self, claim: Claim, info: ClaimInfo, key: Key) -> bool:
         """Run `key` on the claim; False when the claim is over: its startd is lost (the job
         is requeued) or took the job off and ended the claim (the job was evicted)."""
-        ad = self.schedd.queue.get(key)
+        ad = self.ledger.get(key)
         if ad is None:
             return True
-        claim.job = key
-        self.running[key] = claim
+        info.job = key
+        self.running[key] = info
         self.pending.discard(key)
         try:
             try:
-                if _transfers(ad, claim.slot_ad):
-                    files = await trio.to_thread.run_sync(inputs, ad)
-                else:
-                    files = None
+                files = await self._inputs(ad, info)
             except wire.WireError as e:
-                await self.schedd.cannot_start(key, str(e))
+                # The job's input cannot be sent (a missing file): it goes on hold.
+                why, upload = str(e), HoldCode.UPLOAD_FILE_ERROR
+                await self._change(lambda txn: transitions.hold(txn, key, why, upload, 0, _now()))
                 return True
-            await self.schedd.started(key, claim.slot, claim.startd)
+            slot, host = info.slot, str(info.startd)
+            await self._change(lambda txn: transitions.start_running(txn, key, slot, host, _now()))
             try:
-                reply = await self._run_on_startd(ch, claim, ad, files)
-            except (
-                OSError,
-                wire.WireError,
-                wire.RemoteError,
-                trio.BrokenResourceError,
-                trio.TooSlowError,
-            ) as e:
-                # RemoteError is a WireError's sibling: both mean the run is lost.
-                log.warning("job %d.%d lost its startd %s: %s", *key, claim.slot, e)
-                await self.schedd.lost(key, f"lost contact with {claim.slot}: {e}")
+                run = await claim.run(ad, files, _lease(ad), lambda f: self._notice(info, f))
+            except LOST as e:
+                log.warning("job %d.%d lost its startd %s: %s", *key, slot, e)
+                why = f"lost contact with {slot}: {e}"
+                await self._change(lambda txn: transitions.lose_running(txn, key, why, _now()))
                 return False
-            failure = await trio.to_thread.run_sync(write_outputs, ad, reply.get("files") or {})
+            failure = await trio.to_thread.run_sync(write_outputs, ad, run.files)
             if failure is not None:
                 # The job ran, but its output is not where it belongs: held, to run again.
                 code = int(HoldCode.DOWNLOAD_FILE_ERROR)
-                reply = {**reply, "failed": failure.reason, "hold_code": code}
-                reply["hold_subcode"] = failure.errno
-            await self.schedd.finished(key, reply)
+                run = run.failing(failure.reason, code, failure.errno)
+            done = run
+            await self._change(lambda txn: transitions.finish_running(txn, key, done, _now()))
             # The startd ended the claim with the job (its policy took the job off, or
             # the claim is past its CLAIM_WORKLIFE): the claim takes no other job.
-            return not reply.get("claim_ended")
+            return not run.claim_ended
         finally:
             self.running.pop(key, None)
-            claim.job = None
+            info.job = None
 
-    async def _run_on_startd(
-        self, ch: wire.Channel, claim: ClaimInfo, ad: ClassAd, files: dict[str, bytes] | None
-    ) -> dict[str, Any]:
-        lease = ad.get("JobLeaseDuration")
-        lease = lease if isinstance(lease, int) and lease > 0 else 2400
-        job = wire.ad_to_wire(ad.flatten())
-        await ch.send({"cmd": "run", "claim_id": claim.id, "job": job, "files": files})
-        while True:
-            with trio.fail_after(lease):
-                reply = await ch.receive()
-            if isinstance(reply, dict) and "more" in reply:
-                await self._notice(claim, reply["more"])
-                continue
-            return wire.check(reply)
+    async def _inputs(self, ad: ClassAd, info: ClaimInfo) -> dict[str, bytes] | None:
+        """The job's input files, when they travel to this slot."""
+        if not _transfers(ad, info.slot_ad):
+            return None
+        return await trio.to_thread.run_sync(inputs, ad)
 
-    async def _notice(self, claim: ClaimInfo, frame: Any) -> None:
+    async def _notice(self, info: ClaimInfo, frame: dict[str, Any]) -> None:
         """A frame of a running job: the startd's policy suspending or continuing it."""
-        if claim.job is None or not isinstance(frame, dict):
+        key = info.job
+        if key is None or not ("suspended" in frame or "continued" in frame):
             return
-        if "suspended" in frame or "continued" in frame:
-            await self.schedd.paused(claim.job, "suspended" in frame)
+        change = transitions.suspend if "suspended" in frame else transitions.resume
+        await self._change(lambda txn: change(txn, key, _now()))
+
+    async def _change(self, fn: Callable[[Transaction], object]) -> None:
+        """A run's report, committed; a job that left the queue meanwhile is no error."""
+        try:
+            await self.ledger.change(fn)
+        except transitions.QueueError as e:
+            log.info("a run's report was not recorded: %s", e)
+
+    # -- condor_suspend, condor_continue, condor_rm, condor_hold ------------------------------
 
     async def signal(self, key: Key, cmd: str) -> bool:
         """Suspend or continue a running job ("suspend" or "continue" on its startd)."""
@@ -232,7 +200,10 @@ class Shadows:
         if claim is None:
             return False
         try:
-            await self._call(claim, {"cmd": cmd, "claim_id": claim.id})
+            if cmd == "suspend":
+                await self.startd.suspend(claim.startd, claim.id)
+            else:
+                await self.startd.resume(claim.startd, claim.id)
             return True
         except (OSError, wire.WireError) as e:
             log.warning("cannot %s job %d.%d on %s: %s", cmd, *key, claim.slot, e)
@@ -243,16 +214,24 @@ class Shadows:
         claim = self.running.get(key)
         if claim is None or claim.job != key:
             return
-        ad = self.schedd.queue.get(key)
+        ad = self.ledger.get(key)
         why = "hold" if ad is not None and ad.get("JobStatus") == JobStatus.HELD else "remove"
         # The job is named: by the time this arrives the claim may have moved on to the
         # next job (this one's run ended as it was held), which must go on running.
-        req = {"cmd": "deactivate", "claim_id": claim.id, "why": why, "job": f"{key[0]}.{key[1]}"}
         try:
-            await self._call(claim, req)
+            await self.startd.deactivate(claim.startd, claim.id, why, f"{key[0]}.{key[1]}")
         except (OSError, wire.WireError, wire.RemoteError) as e:
             # A claim already gone (the startd ended it) has nothing left to stop.
             log.info("job %d.%d on %s not stopped: %s", *key, claim.slot, e)
+
+
+def _lease(ad: ClassAd) -> int:
+    lease = ad.get("JobLeaseDuration")
+    return lease if isinstance(lease, int) and lease > 0 else 2400
+
+
+def _now() -> int:
+    return int(time.time())
 
 
 def _transfers(ad: ClassAd, slot: ClassAd) -> bool:

@@ -17,6 +17,7 @@ from condorx.daemons.schedd import deferral, grid, routing
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import Key
 from condorx.errors import CondorxError
+from condorx.run_result import RunResult
 
 
 class QueueError(CondorxError):
@@ -380,56 +381,43 @@ def start_running(txn: Transaction, key: Key, slot: str, host: str, now: int) ->
     return True
 
 
-def finish_running(txn: Transaction, key: Key, reply: dict[str, Any], now: int) -> str:
+def finish_running(txn: Transaction, key: Key, run: RunResult, now: int) -> str:
     """The startd's report of a job's run: record it, then apply the exit policy (or,
     for a job removed or held while it ran, finish that)."""
     ad = txn.job(key)
     if ad is None:  # removed with -forcex while it was being stopped
         return "gone"
-    wall = reply.get("wall")
-    if isinstance(wall, int | float):
+    if run.wall is not None:
         total = ad.get("RemoteWallClockTime")
         before = total if isinstance(total, int | float) else 0
-        txn.set_attr(key, "RemoteWallClockTime", before + wall)
-    for name, value in (reply.get("outcome") or {}).items():
-        if isinstance(name, str) and wire.is_attr_name(name):
-            txn.set_attr(key, name, value)
+        txn.set_attr(key, "RemoteWallClockTime", before + run.wall)
+    for name, value in run.attrs.items():
+        txn.set_attr(key, name, value)
     _forget_host(txn, key, ad)
     status = JobStatus.of(ad)
     if status == JobStatus.REMOVED:
         return _removed_done(txn, key, now)
     if status not in (JobStatus.RUNNING, JobStatus.SUSPENDED):
         return status.name.lower()
-    missed = reply.get("missed")
-    if isinstance(missed, dict):
+    if run.missed is not None:
         _set_status(txn, key, ad, JobStatus.IDLE, now)
-        reason = (
-            str(missed["invalid"])
-            if missed.get("invalid")
-            else (
-                f"Job missed its deferred execution time by {missed.get('late')} seconds"
-                f" (deferral window {missed.get('window', 0)} seconds)"
-            )
-        )
-        hold(txn, key, reason, HoldCode.MISSED_DEFERRED_EXECUTION_TIME, 0, now)
+        hold(txn, key, run.missed.reason(), HoldCode.MISSED_DEFERRED_EXECUTION_TIME, 0, now)
         return "held"
-    if reply.get("vacated"):
+    if run.vacated:
         # Evicted from the machine (its policy, condor_vacate): back to Idle to run again.
         _set_status(txn, key, ad, JobStatus.IDLE, now)
         txn.set_attr(key, "LastVacateTime", now)
-        txn.event("evict", key, reason=str(reply["vacated"]))
+        txn.event("evict", key, reason=run.vacated)
         _next_cron_run(txn, key, now)
         return "requeued"
-    failed = reply.get("failed")
-    if failed:
+    if run.failed:
         # The starter says which hold it is (a PREPARE_JOB hook's failure is 19, with
         # the hook's exit status as the subcode); else the job could not be started.
-        code = _int(reply.get("hold_code"), int(HoldCode.FAILED_TO_CREATE_PROCESS))
+        code = run.hold_code if run.hold_code is not None else HoldCode.FAILED_TO_CREATE_PROCESS
         _set_status(txn, key, ad, JobStatus.IDLE, now)
-        hold(txn, key, str(failed), code, _int(reply.get("hold_subcode"), 0), now)
+        hold(txn, key, run.failed, int(code), run.hold_subcode, now)
         return "held"
-    outcome = reply.get("outcome") or {}
-    how = Exit(code=outcome.get("ExitCode"), signal=outcome.get("ExitSignal"))
+    how = Exit(code=run.attrs.get("ExitCode"), signal=run.attrs.get("ExitSignal"))
     return exited(txn, key, how, now)
 
 

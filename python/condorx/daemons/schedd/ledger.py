@@ -1,0 +1,223 @@
+"""The job queue's one owner: every write goes through `change`, every read through the
+ledger's reads, and every committed change is news on one stream.
+
+`change(fn)` is the only way to write. `fn` stages its changes in a transaction; the
+changes that arrive while a commit is being made durable wait for the next one and go
+in together (one fsync for a burst of shadow reports, submits and removes), and each
+caller gets its result only once its batch is durable. A change is a function of the
+transaction alone: when one change of a batch raises, the batch is staged again without
+it, so a change may run more than once and must keep no state of its own across runs.
+
+A commit is: the history file and the database written in a worker thread, the table
+swapped, the news sent, then the user logs written (as HTCondor's schedd writes events
+after its queue transaction) and the spool directories of jobs that left removed.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import trio
+
+from condorx.attrs import JobStatus
+from condorx.classad import ClassAd
+from condorx.daemons.schedd import routing, spool, userlog
+from condorx.daemons.schedd.committed import Committed
+from condorx.daemons.schedd.history import Rotation, append
+from condorx.daemons.schedd.queue import JobQueue, Transaction
+from condorx.daemons.schedd.staging import write_outputs
+from condorx.daemons.schedd.store import Key
+from condorx.errors import CondorxError
+
+log = logging.getLogger("condorx.schedd")
+
+T = TypeVar("T")
+
+
+class LedgerClosed(CondorxError):
+    """The ledger stopped (the schedd is shutting down) before a change was committed."""
+
+
+@dataclass(frozen=True)
+class Files:
+    """Where a commit writes besides the database: the history file (and how it
+    rotates) and the spool that jobs leaving the queue take their directories from."""
+
+    history: Path
+    rotation: Rotation
+    spool: Path
+
+
+@dataclass
+class _Pending(Generic[T]):
+    fn: Callable[[Transaction], T]
+    done: trio.Event = field(default_factory=trio.Event)
+    result: Any = None
+    error: BaseException | None = None
+
+
+class Ledger:
+    def __init__(self, queue: JobQueue, files: Files) -> None:
+        self.queue = queue
+        self.files = files
+        self.address = ""  # the schedd's, for user-log events; set once it listens
+        # Set at every commit; whoever waits on it renews it (the advertiser).
+        self.changed = trio.Event()
+        self._pending: list[_Pending[Any]] = []
+        self._kick = trio.Event()
+        self._closed = False
+        self._news_out, self._news_in = trio.open_memory_channel[Committed](math.inf)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.queue)
+
+    def get(self, key: Key) -> ClassAd | None:
+        return self.queue.get(key)
+
+    def snapshot(self) -> list[tuple[Key, ClassAd]]:
+        """The jobs as they are now, safe to walk across later commits."""
+        return self.queue.snapshot()
+
+    def procs(self, cluster: int) -> list[int]:
+        """The cluster's proc ids in the queue, in order."""
+        return sorted(p for p in self.queue.procs.get(cluster, ()) if p >= 0)
+
+    @property
+    def news(self) -> trio.MemoryReceiveChannel[Committed]:
+        """Every commit's news (jobs become idle, stopped, grid jobs touched), in order."""
+        return self._news_in
+
+    # -- writing --------------------------------------------------------------------------
+
+    async def change(self, fn: Callable[[Transaction], T]) -> T:
+        """Stage `fn` in the next batch; its result once the batch is durable. Raises
+        what `fn` raised (its changes are then not committed), or the commit's error."""
+        if self._closed:
+            raise LedgerClosed("the job queue is closed")
+        item: _Pending[T] = _Pending(fn)
+        self._pending.append(item)
+        self._kick.set()
+        # Shielded: a caller must learn whether its change is in, even while cancelled
+        # (its files are kept or removed by that). `run` ends every wait as it stops.
+        with trio.CancelScope(shield=True):
+            await item.done.wait()
+        if item.error is not None:
+            raise item.error
+        return item.result  # type: ignore[no-any-return]
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Commit batches until cancelled."""
+        task_status.started()
+        batch: list[_Pending[Any]] = []
+        try:
+            while True:
+                await self._kick.wait()
+                self._kick = trio.Event()
+                batch, self._pending = self._pending, []
+                await self._commit_batch(batch)
+                batch = []
+        finally:
+            self._closed = True
+            for item in (*batch, *self._pending):
+                if not item.done.is_set():
+                    item.error = item.error or LedgerClosed("the schedd stopped")
+                    item.done.set()
+
+    async def _commit_batch(self, batch: list[_Pending[Any]]) -> None:
+        txn = self._stage(batch)
+        staged = [item for item in batch if item.error is None]
+        try:
+            await self._commit(txn)
+        except OSError as e:
+            log.error("cannot commit %d queue changes: %s", len(staged), e)
+            for item in staged:
+                item.error = e
+        for item in batch:
+            item.done.set()
+
+    def _stage(self, batch: list[_Pending[Any]]) -> Transaction:
+        """One transaction with every change of the batch that does not raise."""
+        while True:
+            txn = self.queue.begin()
+            for item in batch:
+                if item.error is not None:
+                    continue
+                try:
+                    item.result = item.fn(txn)
+                except CondorxError as e:  # refused, e.g. the job left meanwhile
+                    item.error = e
+                    break
+                except Exception as e:  # a bug in one change must not stop commits
+                    log.exception("a queue change failed")
+                    item.error = e
+                    break
+            else:
+                return txn
+
+    async def _commit(self, txn: Transaction) -> None:
+        txn.prepare()
+        news = Committed.of(txn, self.queue)
+        leaving = [ev.info["ad"] for ev in txn.events if ev.kind == "leave"]
+        spooled = self._spooled_leaving(txn)
+
+        def durable() -> None:
+            # A sandboxed copy's output is in its original's files before either is
+            # seen done.
+            for key, ad, _, home in spooled:
+                if home is not None:
+                    write_outputs(home, spool.outputs(self.files.spool, key, ad))
+            append(self.files.history, leaving, self.files.rotation)
+            txn.write()
+
+        await trio.to_thread.run_sync(durable)
+        txn.durable = True
+        txn.apply()
+        self.changed.set()
+        if news:
+            self._news_out.send_nowait(news)
+        await self._user_log(txn)
+        if spooled:  # jobs that left take their spool directories with them
+            await trio.to_thread.run_sync(_remove_dirs, [d for _, _, d, _ in spooled])
+
+    def _spooled_leaving(self, txn: Transaction) -> list[tuple[Key, ClassAd, Path, ClassAd | None]]:
+        """The leaving jobs that have spool directories, each with the ad of the original
+        its output goes to (a completed sandboxed routed copy's) or None."""
+        leaving = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind == "leave"}
+        found: list[tuple[Key, ClassAd, Path, ClassAd | None]] = []
+        for key, ad in leaving.items():
+            directory = spool.spooled_dir(self.files.spool, key, ad)
+            if directory is None:
+                continue
+            home = None
+            original = routing.parse_id(ad.get("RoutedFromJobId"))
+            if original is not None and ad.get("JobStatus") == JobStatus.COMPLETED:
+                home = leaving.get(original) or self.queue.get(original)
+            found.append((key, ad, directory, home))
+        return found
+
+    async def _user_log(self, txn: Transaction) -> None:
+        head = userlog.timestamp(time.time())
+        entries: list[tuple[Path, str, object]] = []
+        gone = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind == "leave"}
+        for ev in txn.events:
+            ad = self.queue.get(ev.key) or gone.get(ev.key)
+            path = userlog.log_path(ad) if ad is not None else None
+            text = userlog.format_event(ev, head, self.address) if path else None
+            if ad is not None and path and text:
+                entries.append((path, text, ad.get("Owner")))
+        if entries:
+            for err in await trio.to_thread.run_sync(userlog.write_events, entries):
+                log.warning("%s", err)
+
+
+def _remove_dirs(dirs: list[Path]) -> None:
+    for d in dirs:
+        spool.remove(d)
