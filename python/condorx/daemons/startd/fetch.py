@@ -31,9 +31,11 @@ import trio
 from condorx import hooks
 from condorx.classad import ClassAd, ClassAdParseError, parseAds
 from condorx.config import Config
-from condorx.daemons.startd.policy import Policy, parsed
+from condorx.daemons.startd.policy import parsed
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.states import Step, Why
+from condorx.daemons.startd.table import CarveError, SlotTable
+from condorx.run_result import RunResult
 
 log = logging.getLogger("condorx.startd")
 
@@ -55,21 +57,17 @@ def slot_keyword(cfg: Config, slot: Slot) -> str | None:
 
 
 class SlotHost(Protocol):
-    """What the fetch loops need of their startd: its slot table, policy and clock, and
-    the transitions and runs it makes. (The Startd is one; this module never imports it.)"""
+    """What the fetch loops need of their startd: its slot table (slots, views, carving,
+    the policy and its clock), and the transitions and runs it makes. (The Startd is
+    one; this module never imports it.)"""
 
     cfg: Config
-    slots: list[Slot]
-    policy: Policy
+    table: SlotTable
     polling_interval: int
     stopping: str
     nursery: trio.Nursery
 
-    def now(self) -> float: ...
     def wake_up(self) -> None: ...
-    def all_slots(self) -> list[Slot]: ...
-    def view(self, slot: Slot) -> ClassAd: ...
-    def carve(self, parent: Slot, request: dict[str, Any]) -> Slot: ...
     async def take(self, slot: Slot, step: Step) -> None: ...
     async def settle(self, slot: Slot) -> None: ...
     async def execute(
@@ -97,7 +95,7 @@ class Fetcher:
     def fetching_slots(self) -> list[tuple[Slot, str]]:
         """The slots that fetch work: FETCH_WORK must be defined for their keyword."""
         out = []
-        for slot in self.startd.slots:
+        for slot in self.startd.table.slots:
             keyword = slot_keyword(self.startd.cfg, slot)
             if keyword is not None and "FETCH_WORK" in self.hooks_of(keyword):
                 out.append((slot, keyword))
@@ -121,7 +119,7 @@ class Fetcher:
         """FetchWorkDelay with the slot as MY and its running job (if any) as TARGET."""
         job = slot.claim.job if slot.claim is not None else None
         try:
-            v = parsed(self.delay_text).eval(self.startd.view(slot), job)
+            v = parsed(self.delay_text).eval(self.startd.table.view(slot), job)
         except ValueError:
             v = None
         return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 300.0
@@ -144,13 +142,13 @@ class Fetcher:
         target = self._target(slot)
         if target.state not in FETCHING or self.startd.stopping:
             return every
-        wait = self.last.get(slot.name, 0.0) + self.delay(target) - self.startd.now()
+        wait = self.last.get(slot.name, 0.0) + self.delay(target) - self.startd.table.now()
         if wait > 0:
             return min(wait, every)
         # Then wait for the next reason to fetch: the fetched job's end, or the next look
         # (a FetchWorkDelay of 0 must not spin on a busy slot).
         await self.fetch_once(target, keyword)
-        self.last[slot.name] = self.startd.now()
+        self.last[slot.name] = self.startd.table.now()
         return every
 
     def _target(self, slot: Slot) -> Slot:
@@ -165,7 +163,7 @@ class Fetcher:
 
     async def fetch_once(self, slot: Slot, keyword: str) -> None:
         found = self.hooks_of(keyword)
-        slot_ad = self.startd.view(slot)
+        slot_ad = self.startd.table.view(slot)
         res = await hooks.run(found["FETCH_WORK"], (), hooks.ads_text(slot_ad))
         text = res.stdout.decode(errors="replace")
         job = None if res.error or not text.strip() else self._job(text, found, keyword, slot_ad)
@@ -175,7 +173,7 @@ class Fetcher:
         job["HookKeyword"] = keyword
         # The hook may have taken a while: the slot must still be there, and the startd
         # still taking work.
-        gone = slot not in self.startd.all_slots() or bool(self.startd.stopping)
+        gone = slot not in self.startd.table.all_slots() or bool(self.startd.stopping)
         verdict = "reject" if gone else await self.offer(slot, job, keyword)
         if verdict == "reject":
             log.info("%s: fetched job %s refused", slot.name, _job_id(job))
@@ -212,7 +210,7 @@ class Fetcher:
         slot: Slot | None,
         slot_ad: ClassAd | None = None,
     ) -> None:
-        ad = slot_ad if slot_ad is not None else self.startd.view(slot) if slot else ClassAd()
+        ad = slot_ad if slot_ad is not None else self.startd.table.view(slot) if slot else ClassAd()
         self.startd.nursery.start_soon(hooks.run, hook, (verdict,), hooks.ads_text(job, ad))
 
     def _no_more_work(self, slot: Slot) -> None:
@@ -227,12 +225,12 @@ class Fetcher:
     async def offer(self, slot: Slot, job: ClassAd, keyword: str) -> str:
         """Take the fetched job or refuse it; `accept` or `reject`."""
         s = self.startd
-        view = s.view(slot)
-        if slot.state == "Unclaimed" and s.policy.holds("START", view, job):
+        view = s.table.view(slot)
+        if slot.state == "Unclaimed" and s.table.policy.holds("START", view, job):
             if slot.kind == "Partitionable":
                 try:
-                    slot = s.carve(slot, _request(job))
-                except Exception as e:  # noqa: BLE001 - Refused: not enough left
+                    slot = s.table.carve(slot, _request(job))
+                except CarveError as e:  # not enough left
                     log.info("fetched job refused: %s", e)
                     return "reject"
             slot.claim = self._claim(job, keyword)
@@ -242,11 +240,11 @@ class Fetcher:
         claim = slot.claim
         if slot.state == "Claimed" and claim is not None:
             if claim.fetched and claim.job is None and slot.activity == "Idle":
-                if s.policy.holds("START", view, job):
+                if s.table.policy.holds("START", view, job):
                     s.nursery.start_soon(self.run, slot, claim, job)
                     return "accept"
                 return "reject"
-            rank = s.policy.number("RANK", view, job) or 0.0
+            rank = s.table.policy.number("RANK", view, job) or 0.0
             current = claim.rank if claim.job is not None else 0.0
             # Only a claim going on as it is can be preempted for the fetched job (not
             # one already retiring or being vacated for another reason).
@@ -257,7 +255,7 @@ class Fetcher:
                 rank > current
                 and steady
                 and slot.next_claim is None
-                and s.policy.holds("START", view, job)
+                and s.table.policy.holds("START", view, job)
             ):
                 log.info("%s: fetched work the slot ranks higher (%g) preempts", slot.name, rank)
                 nxt = self._claim(job, keyword)
@@ -269,7 +267,7 @@ class Fetcher:
         return "reject"
 
     def _claim(self, job: ClassAd, keyword: str) -> Claim:
-        now = self.startd.now()
+        now = self.startd.table.now()
         owner = job.get("Owner")
         return Claim(
             id=f"fetch-{secrets.token_hex(8)}",
@@ -291,7 +289,7 @@ class Fetcher:
         except Exception:  # noqa: BLE001 - a run cut off is logged; the claim goes on
             log.exception("%s: the fetched job's run failed", slot.name)
             return
-        log.info("%s: fetched job ended: %s", slot.name, _summary(reply))
+        log.info("%s: fetched job ended: %s", slot.name, RunResult.from_reply(reply).summary())
         if slot.claim is claim:
             self.wake(slot)  # more work for the claim, as soon as FetchWorkDelay allows
 
@@ -306,14 +304,3 @@ def _request(job: ClassAd) -> dict[str, Any]:
 
 def _job_id(job: ClassAd) -> str:
     return f"{job.get('ClusterId')}.{job.get('ProcId')}"
-
-
-def _summary(reply: dict[str, Any]) -> str:
-    if reply.get("vacated"):
-        return f"evicted ({reply['vacated']})"
-    if reply.get("failed"):
-        return f"failed ({reply['failed']})"
-    outcome = reply.get("outcome") or {}
-    if outcome.get("ExitBySignal"):
-        return f"killed by signal {outcome.get('ExitSignal')}"
-    return f"exit code {outcome.get('ExitCode')}"

@@ -28,31 +28,26 @@ from __future__ import annotations
 
 import logging
 import signal
-import time
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import trio
 
 from condorx import hooks, locate, security, wire
 from condorx._core import benchmark_kflops, benchmark_mips
-from condorx.classad import ClassAd, ExprTree
+from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config
 from condorx.daemons.server import Peer, Refused, Server
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd import runas, states
-from condorx.daemons.startd.ads import Extras, Measures, add_extras, slot_ad
 from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
 from condorx.daemons.startd.fetch import Fetcher
-from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
-from condorx.daemons.startd.policy import Policy, parsed
-from condorx.daemons.startd.slots import Claim, Slot, layout
+from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.daemons.startd.states import Facts, Step, Why
-from condorx.wire import Expr
+from condorx.daemons.startd.table import CarveError, SlotTable
 
 log = logging.getLogger("condorx.startd")
 
@@ -79,25 +74,13 @@ class Startd:
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
         self.execute_dir = locate.execute_dir(cfg)
-        self.machine = mach.detect(cfg, self.execute_dir)
-        self.policy = Policy.from_config(cfg)
-        self.extras = Extras.from_config(cfg)
-        self.slots = layout(cfg, self.machine)
+        self.table = SlotTable(cfg, mach.detect(cfg, self.execute_dir))
         self.match_timeout = cfg.get_int("MATCH_TIMEOUT", 120)
         self.killing_timeout = cfg.get_int("KILLING_TIMEOUT", 30)
         self.heartbeat = cfg.get_int("STARTER_HEARTBEAT", 5)
-        self.update_interval = max(1, cfg.get_int("UPDATE_INTERVAL", 300))
+        self.update_interval = self.table.update_interval
         self.polling_interval = max(1, cfg.get_int("POLLING_INTERVAL", 5))
-        override = cfg.get("STARTD_INPUTS_OVERRIDE")
-        self.sensors = Sensors(Path(override) if override else None)
-        self.cpu = CpuMeter()
-        self.inputs: Inputs = self.sensors.read()
-        self.offset = self.inputs.now - time.time()
-        self.benchmarks: dict[str, Any] = {"LastBenchmark": 0}
         self.stopping = ""  # the shutdown under way: graceful, fast or peaceful
-        self.loads: dict[str, tuple[float, float]] = {}
-        self.swap = mach.swap_free_kb()
-        self._exprs = {name: ExprTree(self.policy.texts[name]) for name in EXPRESSIONS}
         self.benchmarking = False
         self.collector = CollectorClient(cfg, daemon_credentials(cfg))
         self.changed = trio.Event()
@@ -105,7 +88,6 @@ class Startd:
         self.wake = trio.Event()
         self.starters: dict[str, StarterProcess] = {}
         self.backfill = BackfillClient(ClientSpec.from_config(cfg), self.wake_up)
-        self.sequence = 0  # UpdateSequenceNumber: one more for each advertisement
         self.fetcher = Fetcher(self)
         self.starter_log = cfg.get("STARTER_LOG")
         self.starter_hooks: dict[str, list[Any]] = {}
@@ -113,92 +95,18 @@ class Startd:
             cfg.get_int("STARTER_INITIAL_UPDATE_INTERVAL", 8),
             cfg.get_int("STARTER_UPDATE_INTERVAL", 300),
         ]
-        now = self.now()
-        for slot in self.slots:
-            slot.entered_state = slot.entered_activity = now
 
     def wake_up(self) -> None:
         """Poll now (something changed that the policy must see)."""
         self.wake.set()
 
     def now(self) -> float:
-        """The policy's clock: the real one, moved by STARTD_INPUTS_OVERRIDE's ClockOffset."""
-        return time.time() + self.offset
-
-    # -- ads ------------------------------------------------------------------------------
-
-    def all_slots(self) -> list[Slot]:
-        return [s for p in self.slots for s in (p, *p.children)]
-
-    def ads(self) -> list[dict[str, Any]]:
-        """Every slot's ad as advertised, from the readings of the last poll."""
-        slots = self.all_slots()
-        measures = self._measures()
-        out = [self._ad(s, measures) for s in slots]
-        add_extras(out, self.cfg, self.extras)
-        return out
-
-    def _measures(self) -> Measures:
-        return Measures(
-            inputs=replace(self.inputs, now=self.now()),
-            benchmarks=self.benchmarks,
-            virtual_memory=self.swap,
-            serial=self.sequence,
-            lifetime=self.update_interval * 3,
-        )
-
-    def _ad(self, slot: Slot, measures: Measures) -> dict[str, Any]:
-        load = self.loads.get(slot.name, (0.0, 0.0))
-        return slot_ad(slot, self.machine, self.policy, measures, load)
-
-    def _measure_loads(self) -> None:
-        """(LoadAvg, CondorLoadAvg) of each slot, read once a poll: Condor's part is what
-        its job's processes use; the rest of the machine's load (its owner's) goes to the
-        first slots, one CPU's worth each, as HTCondor shares it out."""
-        slots = self.all_slots()
-        pids = []
-        for s in slots:
-            starter = self.starters.get(s.claim.id) if s.claim is not None else None
-            pids.append(starter.job_pid if starter is not None else None)
-        loads = self.cpu.sample([p for p in pids if p], time.time())
-        condor = [loads.get(p, 0.0) if p else 0.0 for p in pids]
-        owner = self.inputs.owner_load
-        if owner is None:
-            owner = max(0.0, self.inputs.load_avg - sum(condor))
-        self.loads = {}
-        for s, c in zip(slots, condor, strict=True):
-            share = min(owner, float(max(1, s.cpus)))
-            owner -= share
-            self.loads[s.name] = (round(c + share, 3), c)
-        self.swap = mach.swap_free_kb()
-
-    def view(self, slot: Slot) -> ClassAd:
-        """The slot's ad for evaluating its policy: as advertised, plus CurrentTime and
-        the policy expressions themselves, which may name one another (the seed's
-        PREEMPT reads `SUSPEND && (WANT_SUSPEND == False)`). Only this slot's ad is built
-        unless the policy reads other slots' attributes (STARTD_SLOT_ATTRS and kin): this
-        runs at every transition, on the path of every job."""
-        if self.extras.slot_attrs or self.extras.vm_attrs:
-            wire_ad = self.ads()[self.all_slots().index(slot)]
-        else:
-            wire_ad = self._ad(slot, self._measures())
-            add_extras([wire_ad], self.cfg, self.extras)
-        # Our own attributes: no name checks, and each expression's text parsed once.
-        ad = ClassAd(
-            {k: v for k, v in wire_ad.items() if v is not None and not isinstance(v, Expr)}
-        )
-        for k, v in wire_ad.items():
-            if isinstance(v, Expr):
-                ad[k] = parsed(v.text)
-        ad["CurrentTime"] = int(self.now())
-        for name, expr in self._exprs.items():
-            ad[name] = expr
-        return ad
+        return self.table.now()
 
     # -- the state machine ----------------------------------------------------------------
 
     def facts(self, slot: Slot, ad: ClassAd) -> Facts:
-        p = self.policy
+        p = self.table.policy
         claim = slot.claim
         job = claim.job if claim is not None else None
         now = self.now()
@@ -232,7 +140,7 @@ class Startd:
         """The claim has accepted jobs for longer than CLAIM_WORKLIFE (-1: forever)."""
         if claim is None or not claim.claimed:
             return False
-        worklife = self.policy.number("CLAIM_WORKLIFE", ad)
+        worklife = self.table.policy.number("CLAIM_WORKLIFE", ad)
         return worklife is not None and worklife >= 0 and self.now() - claim.claimed_at > worklife
 
     async def settle(self, slot: Slot) -> None:
@@ -245,7 +153,7 @@ class Startd:
             ):
                 return  # a dynamic slot whose claim ended is gone
             slot.flags.backfill_running = self.backfill.uses(slot.name)
-            facts = self.facts(slot, self.view(slot))
+            facts = self.facts(slot, self.table.view(slot))
             step = states.next_step(slot.state, slot.activity, facts, slot.flags)
             if step is None:
                 return
@@ -323,7 +231,7 @@ class Startd:
         hook = self.fetcher.hooks_of(claim.fetched).get("EVICT_CLAIM")
         job = claim.job or claim.last_job
         if hook is not None and job is not None:
-            stdin = hooks.ads_text(job, self.view(slot))
+            stdin = hooks.ads_text(job, self.table.view(slot))
             self.nursery.start_soon(hooks.run, hook, (), stdin)
 
     async def _notify(self, slot: Slot, frame: dict[str, Any]) -> None:
@@ -368,7 +276,7 @@ class Startd:
         try:
             mips = await trio.to_thread.run_sync(benchmark_mips)
             kflops = await trio.to_thread.run_sync(benchmark_kflops)
-            self.benchmarks = {
+            self.table.benchmarks = {
                 "Mips": int(mips),
                 "KFlops": int(kflops),
                 "LastBenchmark": int(self.now()),
@@ -376,17 +284,15 @@ class Startd:
             log.info("benchmarks: Mips %d, KFlops %d", int(mips), int(kflops))
         finally:
             self.benchmarking = False
-        for s in self.all_slots():
+        for s in self.table.all_slots():
             if s.activity == "Benchmarking":
                 s.flags.benchmarks_done = True
                 await self.settle(s)
 
     async def poll(self) -> None:
         """Read the machine, then move every slot as its policy says."""
-        self.inputs = self.sensors.read()
-        self.offset = self.inputs.now - time.time()
-        self._measure_loads()
-        for slot in self.all_slots():
+        self.table.read([self._job_pid(s) for s in self.table.all_slots()])
+        for slot in self.table.all_slots():
             self._note_cpu_busy(slot)
             self._drop_unclaimed_preemption(slot)
             await self.settle(slot)
@@ -411,7 +317,7 @@ class Startd:
 
     def _note_cpu_busy(self, slot: Slot) -> None:
         """CpuBusyTime: how long the configured CPUBusy expression has been true."""
-        busy = self.policy.holds("CPUBusy", self.view(slot))
+        busy = self.table.policy.holds("CPUBusy", self.table.view(slot))
         if not busy:
             slot.cpu_busy_since = None
         elif slot.cpu_busy_since is None:
@@ -436,7 +342,7 @@ class Startd:
             except Exception:
                 # A policy that cannot be evaluated must not stop the startd.
                 log.exception("policy evaluation failed")
-            active = any(s.state in ACTIVE for s in self.all_slots())
+            active = any(s.state in ACTIVE for s in self.table.all_slots())
             with trio.move_on_after(self.polling_interval if active else self.update_interval):
                 await self.wake.wait()
             self.wake = trio.Event()
@@ -445,8 +351,8 @@ class Startd:
         while True:
             wait = self.update_interval
             try:
-                self.sequence += 1
-                await self.collector.advertise(self.ads())
+                self.table.sequence += 1
+                await self.collector.advertise(self.table.ads())
             except (OSError, wire.WireError) as e:
                 log.warning("cannot update the collector: %s", e)
                 wait = min(wait, 2)  # try again soon: the collector may be starting
@@ -461,16 +367,26 @@ class Startd:
     # -- handlers -------------------------------------------------------------------------
 
     def _slot(self, name: Any) -> Slot:
-        for s in self.all_slots():
-            if s.name == name:
-                return s
-        raise Refused("not-found", f"no slot {name!r} here")
+        slot = self.table.named(name)
+        if slot is None:
+            raise Refused("not-found", f"no slot {name!r} here")
+        return slot
 
     def _claimed(self, claim_id: Any) -> Slot:
-        for s in self.all_slots():
-            if s.claim is not None and s.claim.id == claim_id:
-                return s
-        raise Refused("not-found", "unknown claim")
+        slot = self.table.claimed_by(claim_id)
+        if slot is None:
+            raise Refused("not-found", "unknown claim")
+        return slot
+
+    def _carve(self, parent: Slot, request: dict[str, Any]) -> Slot:
+        try:
+            return self.table.carve(parent, request)
+        except CarveError as e:
+            raise Refused(e.kind, str(e)) from None
+
+    def _job_pid(self, slot: Slot) -> int | None:
+        starter = self.starters.get(slot.claim.id) if slot.claim is not None else None
+        return starter.job_pid if starter is not None else None
 
     @staticmethod
     def _pool_only(peer: Peer) -> None:
@@ -495,7 +411,7 @@ class Startd:
         if slot.state not in ("Unclaimed", "Owner", "Backfill") or slot.claim is not None:
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed")
         if slot.kind == "Partitionable":
-            slot = self.carve(slot, req.get("request") or {})
+            slot = self._carve(slot, req.get("request") or {})
         slot.claim = Claim(
             id=str(req["claim_id"]),
             schedd=str(req.get("schedd", "")),
@@ -534,37 +450,6 @@ class Startd:
         await self.settle(slot)
         return {"ok": True, "slot": slot.name}
 
-    def carve(self, parent: Slot, request: dict[str, Any]) -> Slot:
-        try:
-            cpus, memory, disk = (
-                int(request.get(k) or d) for k, d in (("cpus", 1), ("memory", 1), ("disk", 1))
-            )
-        except (TypeError, ValueError):
-            raise Refused("bad-request", f"not a request of resources: {request}") from None
-        if min(cpus, memory, disk) < 1:
-            raise Refused("bad-request", f"requests below 1 are refused: {request}")
-        free = parent.free()
-        if cpus > free[0] or memory > free[1] or disk > free[2]:
-            raise Refused("busy", f"{parent.name} has {free} left, not {(cpus, memory, disk)}")
-        n = len(parent.children) + 1
-        while any(c.name.startswith(f"slot{parent.id}_{n}@") for c in parent.children):
-            n += 1
-        now = self.now()
-        child = Slot(
-            id=parent.id,
-            name=f"slot{parent.id}_{n}@{self.machine.hostname}",
-            kind="Dynamic",
-            cpus=cpus,
-            memory=memory,
-            disk=disk,
-            state="Unclaimed",
-            entered_state=now,
-            entered_activity=now,
-            parent=parent,
-        )
-        parent.children.append(child)
-        return child
-
     async def claim(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
         self._pool_only(peer)
         waiting = self._preempting(req.get("claim_id"))
@@ -573,7 +458,7 @@ class Startd:
             waiting = next(
                 (
                     s
-                    for s in self.all_slots()
+                    for s in self.table.all_slots()
                     if s.state == "Claimed"
                     and s.claim is not None
                     and s.claim.id == req.get("claim_id")
@@ -601,10 +486,14 @@ class Startd:
         else:
             await self.take(slot, step)
         peer.on_close.append(lambda: self._schedd_gone(slot, claim))
-        return {"ok": True, "slot": slot.name, "ad": self.ads()[self.all_slots().index(slot)]}
+        return {
+            "ok": True,
+            "slot": slot.name,
+            "ad": self.table.advertised(slot),
+        }
 
     def _preempting(self, claim_id: Any) -> Slot | None:
-        for s in self.all_slots():
+        for s in self.table.all_slots():
             if s.next_claim is not None and s.next_claim.id == claim_id:
                 return s
         return None
@@ -627,7 +516,11 @@ class Startd:
         claim.client_machine = str(req.get("client_machine", ""))
         peer.on_close.append(lambda: self._schedd_gone(slot, claim))
         log.info("%s: claimed by the preempting match", slot.name)
-        return {"ok": True, "slot": slot.name, "ad": self.ads()[self.all_slots().index(slot)]}
+        return {
+            "ok": True,
+            "slot": slot.name,
+            "ad": self.table.advertised(slot),
+        }
 
     async def _claim_after_backfill(self, slot: Slot) -> None:
         """Claimed while its backfill client is being killed: Claimed once it is gone (31)."""
@@ -671,7 +564,7 @@ class Startd:
         if slot.state != "Claimed" or slot.activity != "Idle" or claim.job is not None:
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}: no new job")
         self._taking_work()
-        view = self.view(slot)
+        view = self.table.view(slot)
         if self._worklife_over(claim, view):
             raise Refused("busy", f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
         job = wire.ad_from_wire(req.get("job"), "job ad")
@@ -694,7 +587,7 @@ class Startd:
         claim.job, claim.last_job, claim.job_start, claim.notify = job, job, self.now(), ch
         claim.job_run_time = claim.job_suspend_time = 0.0
         claim.evicted = ""
-        rank = self.policy.number("RANK", view or self.view(slot), job)
+        rank = self.table.policy.number("RANK", view or self.table.view(slot), job)
         claim.rank = rank if rank is not None else 0.0
         slot.flags.job_running = True
         step = ACTIVATED_FETCHED if claim.fetched else states.ACTIVATED
@@ -746,7 +639,7 @@ class Startd:
         try:
             async for frame in starter.run(request):
                 if "started" in frame:
-                    await tell({"started": frame["started"], "host": self.machine.address})
+                    await tell({"started": frame["started"], "host": self.table.machine.address})
                 elif "alive" in frame or "waiting" in frame:
                     await tell(frame)
                 elif "failed" in frame:
@@ -784,7 +677,7 @@ class Startd:
         return {
             "hooks": wanted,
             "updates": self.updates,
-            "slot_ad": self._ad(slot, self._measures()),
+            "slot_ad": self.table.advertised(slot),
         }
 
     async def deactivate(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
@@ -846,7 +739,7 @@ class Startd:
         if not security.is_admin(peer.user):
             raise Refused("permission", f"{peer.user} may not vacate this machine")
         names = req.get("slots") or []
-        chosen = [s for s in self.all_slots() if not names or s.name in names]
+        chosen = [s for s in self.table.all_slots() if not names or s.name in names]
         for slot in chosen:
             if slot.claim is not None and slot.state in ("Claimed", "Matched"):
                 slot.flags.vacate_requested = Why.VACATE
@@ -859,7 +752,7 @@ class Startd:
         """Give up every claim the way `mode` says, then return (the startd exits)."""
         self.stopping = mode
         log.info("shutting down (%s)", mode)
-        for slot in self.all_slots():
+        for slot in self.table.all_slots():
             if slot.state == "Matched":
                 await self.take(
                     slot, Step(8, "Owner", "Idle", "the startd is shutting down", "end-claim")
@@ -867,7 +760,7 @@ class Startd:
             elif slot.claim is not None or slot.state == "Backfill":
                 slot.flags.vacate_requested = Why.SHUTDOWN
                 slot.flags.fast = mode == "fast"
-        while any(s.claim is not None for s in self.all_slots()) or self.backfill.running:
+        while any(s.claim is not None for s in self.table.all_slots()) or self.backfill.running:
             await self.poll()
             with trio.move_on_after(0.5):
                 await self.wake.wait()
@@ -906,13 +799,13 @@ async def serve(
             startd.nursery = nursery
             port = await nursery.start(server.serve_tcp, host, cfg.get_int("STARTD_PORT", 0))
             address = f"<{locate.advertised_host(host)}:{port}>"
-            startd.machine = replace(startd.machine, address=address)
+            startd.table.machine = replace(startd.table.machine, address=address)
             locate.write_address(locate.startd_address_file(cfg), address)
             await startd.poll()  # Owner to Unclaimed (1) before the first advertisement
             nursery.start_soon(startd.poll_loop)
             nursery.start_soon(startd.advertise_loop)
             startd.fetcher.start(nursery)
-            log.info("startd with %d slots at %s", len(startd.slots), address)
+            log.info("startd with %d slots at %s", len(startd.table.slots), address)
             task_status.started(address)
             with trio.open_signal_receiver(*SHUTDOWN_SIGNALS) as signals:
                 async for signum in signals:
@@ -924,7 +817,7 @@ async def serve(
             startd.backfill.kill(signal.SIGKILL)
             for starter in startd.starters.values():
                 await starter.close()
-            names = [s.name for s in startd.all_slots()]
+            names = [s.name for s in startd.table.all_slots()]
             try:
                 await startd.collector.invalidate("Machine", names)
             except (OSError, wire.WireError):

@@ -1,0 +1,185 @@
+"""The startd's slot table: its slots (static, partitionable and the dynamic slots carved
+from them), and what their ads are made of: the machine, the policy, the readings of the
+last poll (keyboard and load, benchmarks, swap) and the policy's clock.
+
+The request handlers and the fetch-work loops share it: they find slots here, view a
+slot as its policy sees it, and carve dynamic slots; neither reaches into the other.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from condorx.classad import ClassAd, ExprTree
+from condorx.config import Config
+from condorx.daemons.startd import machine as mach
+from condorx.daemons.startd.ads import Extras, Measures, add_extras, slot_ad
+from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
+from condorx.daemons.startd.policy import Policy, parsed
+from condorx.daemons.startd.slots import Slot, layout
+from condorx.errors import CondorxError
+from condorx.wire import Expr
+
+# The policy expressions other expressions may refer to by name.
+EXPRESSIONS = ("WANT_SUSPEND", "SUSPEND", "CONTINUE", "PREEMPT", "WANT_VACATE", "KILL")
+
+
+class CarveError(CondorxError):
+    """A dynamic slot that cannot be carved; `kind` is "bad-request" or "busy"."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class SlotTable:
+    def __init__(self, cfg: Config, machine: mach.Machine) -> None:
+        self.cfg = cfg
+        self.machine = machine
+        self.policy = Policy.from_config(cfg)
+        self.extras = Extras.from_config(cfg)
+        self.slots = layout(cfg, machine)
+        self.update_interval = max(1, cfg.get_int("UPDATE_INTERVAL", 300))
+        override = cfg.get("STARTD_INPUTS_OVERRIDE")
+        self.sensors = Sensors(Path(override) if override else None)
+        self.cpu = CpuMeter()
+        self.inputs: Inputs = self.sensors.read()
+        self.offset = self.inputs.now - time.time()
+        self.benchmarks: dict[str, Any] = {"LastBenchmark": 0}
+        self.loads: dict[str, tuple[float, float]] = {}
+        self.swap = mach.swap_free_kb()
+        self.sequence = 0  # UpdateSequenceNumber: one more for each advertisement
+        self._exprs = {name: ExprTree(self.policy.texts[name]) for name in EXPRESSIONS}
+        now = self.now()
+        for slot in self.slots:
+            slot.entered_state = slot.entered_activity = now
+
+    def now(self) -> float:
+        """The policy's clock: the real one, moved by STARTD_INPUTS_OVERRIDE's ClockOffset."""
+        return time.time() + self.offset
+
+    # -- finding slots --------------------------------------------------------------------
+
+    def all_slots(self) -> list[Slot]:
+        return [s for p in self.slots for s in (p, *p.children)]
+
+    def named(self, name: object) -> Slot | None:
+        return next((s for s in self.all_slots() if s.name == name), None)
+
+    def claimed_by(self, claim_id: object) -> Slot | None:
+        """The slot whose current claim has this id."""
+        return next(
+            (s for s in self.all_slots() if s.claim is not None and s.claim.id == claim_id), None
+        )
+
+    # -- readings ---------------------------------------------------------------------------
+
+    def read(self, job_pids: list[int | None]) -> None:
+        """A poll's readings: the machine's inputs and the clock, then each slot's load
+        (`job_pids`: the pid of the job each slot of `all_slots()` runs, or None)."""
+        self.inputs = self.sensors.read()
+        self.offset = self.inputs.now - time.time()
+        self._measure_loads(job_pids)
+
+    def _measure_loads(self, pids: list[int | None]) -> None:
+        """(LoadAvg, CondorLoadAvg) of each slot: Condor's part is what its job's
+        processes use; the rest of the machine's load (its owner's) goes to the first
+        slots, one CPU's worth each, as HTCondor shares it out."""
+        loads = self.cpu.sample([p for p in pids if p], time.time())
+        condor = [loads.get(p, 0.0) if p else 0.0 for p in pids]
+        owner = self.inputs.owner_load
+        if owner is None:
+            owner = max(0.0, self.inputs.load_avg - sum(condor))
+        self.loads = {}
+        for s, c in zip(self.all_slots(), condor, strict=True):
+            share = min(owner, float(max(1, s.cpus)))
+            owner -= share
+            self.loads[s.name] = (round(c + share, 3), c)
+        self.swap = mach.swap_free_kb()
+
+    # -- ads --------------------------------------------------------------------------------
+
+    def ads(self) -> list[dict[str, Any]]:
+        """Every slot's ad as advertised, from the readings of the last poll."""
+        measures = self._measures()
+        out = [self._ad(s, measures) for s in self.all_slots()]
+        add_extras(out, self.cfg, self.extras)
+        return out
+
+    def advertised(self, slot: Slot) -> dict[str, Any]:
+        """One slot's ad as advertised."""
+        return self.ads()[self.all_slots().index(slot)]
+
+    def _measures(self) -> Measures:
+        return Measures(
+            inputs=replace(self.inputs, now=self.now()),
+            benchmarks=self.benchmarks,
+            virtual_memory=self.swap,
+            serial=self.sequence,
+            lifetime=self.update_interval * 3,
+        )
+
+    def _ad(self, slot: Slot, measures: Measures) -> dict[str, Any]:
+        load = self.loads.get(slot.name, (0.0, 0.0))
+        return slot_ad(slot, self.machine, self.policy, measures, load)
+
+    def view(self, slot: Slot) -> ClassAd:
+        """The slot's ad for evaluating its policy: as advertised, plus CurrentTime and
+        the policy expressions themselves, which may name one another (the seed's
+        PREEMPT reads `SUSPEND && (WANT_SUSPEND == False)`). Only this slot's ad is built
+        unless the policy reads other slots' attributes (STARTD_SLOT_ATTRS and kin): this
+        runs at every transition, on the path of every job."""
+        if self.extras.slot_attrs or self.extras.vm_attrs:
+            wire_ad = self.advertised(slot)
+        else:
+            wire_ad = self._ad(slot, self._measures())
+            add_extras([wire_ad], self.cfg, self.extras)
+        # Our own attributes: no name checks, and each expression's text parsed once.
+        ad = ClassAd(
+            {k: v for k, v in wire_ad.items() if v is not None and not isinstance(v, Expr)}
+        )
+        for k, v in wire_ad.items():
+            if isinstance(v, Expr):
+                ad[k] = parsed(v.text)
+        ad["CurrentTime"] = int(self.now())
+        for name, expr in self._exprs.items():
+            ad[name] = expr
+        return ad
+
+    # -- dynamic slots ----------------------------------------------------------------------
+
+    def carve(self, parent: Slot, request: dict[str, Any]) -> Slot:
+        """A dynamic slot of `request`'s cpus, memory and disk, out of a partitionable
+        slot's free resources; CarveError when they are not there."""
+        try:
+            cpus, memory, disk = (
+                int(request.get(k) or d) for k, d in (("cpus", 1), ("memory", 1), ("disk", 1))
+            )
+        except (TypeError, ValueError):
+            raise CarveError("bad-request", f"not a request of resources: {request}") from None
+        if min(cpus, memory, disk) < 1:
+            raise CarveError("bad-request", f"requests below 1 are refused: {request}")
+        free = parent.free()
+        if cpus > free[0] or memory > free[1] or disk > free[2]:
+            raise CarveError("busy", f"{parent.name} has {free} left, not {(cpus, memory, disk)}")
+        n = len(parent.children) + 1
+        while any(c.name.startswith(f"slot{parent.id}_{n}@") for c in parent.children):
+            n += 1
+        now = self.now()
+        child = Slot(
+            id=parent.id,
+            name=f"slot{parent.id}_{n}@{self.machine.hostname}",
+            kind="Dynamic",
+            cpus=cpus,
+            memory=memory,
+            disk=disk,
+            state="Unclaimed",
+            entered_state=now,
+            entered_activity=now,
+            parent=parent,
+        )
+        parent.children.append(child)
+        return child
