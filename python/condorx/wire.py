@@ -23,7 +23,7 @@ import msgpack
 import trio
 
 from condorx.classad import ClassAd, ExprTree, Value
-from condorx.errors import CondorxError
+from condorx.errors import CondorxError, Refused
 from condorx.session import ProtectionError, Session
 
 VERSION = 1
@@ -41,12 +41,8 @@ class WireError(CondorxError):
     """A peer broke the protocol: a bad frame, an oversized message, a closed connection."""
 
 
-class RemoteError(CondorxError):
+class RemoteError(Refused):
     """A daemon refused a request; `kind` says why (permission, bad-request, not-found...)."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ import signal
 
 import trio
 
-from condorx.cli.pool import _master
+from condorx.client import master
+from condorx.protocol.master import Status
 from condorx.testing.pool import wait_for
 
 MASTER = """\
@@ -18,7 +19,7 @@ MASTER_BACKOFF_CONSTANT = 1
 
 
 def daemons(pool) -> dict:
-    return trio.run(_master, pool.cfg, {"cmd": "status"})["daemons"]
+    return trio.run(master.command, pool.cfg, Status())["daemons"]
 
 
 def alive(pid: int) -> bool:

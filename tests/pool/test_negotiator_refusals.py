@@ -20,12 +20,18 @@ from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.daemons.negotiator import Negotiator
-from condorx.daemons.server import Peer, Refused, Server
+from condorx.daemons.server import Peer, Server
+from condorx.errors import Refused
+from condorx.protocol.collector import QueryAds
+from condorx.protocol.message import Message
+from condorx.protocol.schedd import Matched, QueryJobs
+from condorx.protocol.startd import Match
+from condorx.protocol.table import Command, Permission
 from condorx.testing.pool import QUICK_POOL as POOL
 from condorx.testing.pool import LocalPool as Pool
 from condorx.testing.pool import wait_for
 
-Handler = Callable[[Peer, dict[str, Any], wire.Channel], Awaitable[dict[str, Any]]]
+Handler = Callable[[Peer, Any, wire.Channel], Awaitable[dict[str, Any]]]
 
 
 @pytest.fixture
@@ -37,10 +43,12 @@ def cfg_pool(pool: Pool) -> Pool:
     return pool
 
 
-async def serve(nursery: trio.Nursery, pool: Pool, handlers: dict[str, Handler]) -> str:
-    """A peer that speaks the protocol, with these commands."""
+async def serve(nursery: trio.Nursery, pool: Pool, handlers: dict[type[Message], Handler]) -> str:
+    """A peer that speaks the protocol, with these commands (and no others)."""
     key = security.ensure_pool_key(locate.pool_key_file(pool.cfg))
-    port = await nursery.start(Server("peer", handlers, key).serve_tcp, "127.0.0.1", 0)
+    commands = {kind.command: Command(kind, Permission.READ) for kind in handlers}
+    server = Server("peer", handlers, key, commands=commands)
+    port = await nursery.start(server.serve_tcp, "127.0.0.1", 0)
     return f"<127.0.0.1:{port}>"
 
 
@@ -52,30 +60,30 @@ async def serve_raw(nursery: trio.Nursery, handler: Callable[[trio.SocketStream]
 
 
 def answering(reply: dict[str, Any]) -> Handler:
-    async def handler(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def handler(peer: Peer, req: Any, ch: wire.Channel) -> dict[str, Any]:
         return {"ok": True, **reply}
 
     return handler
 
 
 def refusing(kind: str, message: str) -> Handler:
-    async def handler(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def handler(peer: Peer, req: Any, ch: wire.Channel) -> dict[str, Any]:
         raise Refused(kind, message)
 
     return handler
 
 
-def streaming(rows: Callable[[dict[str, Any]], list[str]]) -> Handler:
+def streaming(rows: Callable[[Any], list[str]]) -> Handler:
     """A query's streamed answer: `rows(request)` as one chunk."""
 
-    async def handler(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def handler(peer: Peer, req: Any, ch: wire.Channel) -> dict[str, Any]:
         await ch.send({"more": rows(req)})
         return {"ok": True}
 
     return handler
 
 
-async def hanging(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+async def hanging(peer: Peer, req: Any, ch: wire.Channel) -> dict[str, Any]:
     """Takes the request and never answers."""
     await trio.sleep_forever()
 
@@ -104,12 +112,12 @@ Peers = Callable[[trio.Nursery, Pool, Path], Awaitable[tuple[str, str]]]
 
 async def startd_refuses(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
     busy = refusing("busy", "slot1@peer is Claimed/Busy, not Unclaimed")
-    return await serve(n, pool, {"match": busy}), await serve(n, pool, {})
+    return await serve(n, pool, {Match: busy}), await serve(n, pool, {})
 
 
 async def schedd_refuses(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
-    startd = await serve(n, pool, {"match": answering({"slot": "slot1@peer"})})
-    return startd, await serve(n, pool, {"matched": refusing("bad-request", "no job 1.0")})
+    startd = await serve(n, pool, {Match: answering({"slot": "slot1@peer"})})
+    return startd, await serve(n, pool, {Matched: refusing("bad-request", "no job 1.0")})
 
 
 async def startd_gone(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
@@ -129,7 +137,7 @@ async def startd_garbage(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, s
 
 
 async def schedd_silent(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
-    startd = await serve(n, pool, {"match": answering({"slot": "slot1@peer"})})
+    startd = await serve(n, pool, {Match: answering({"slot": "slot1@peer"})})
     return startd, await serve_raw(n, silent)
 
 
@@ -168,22 +176,22 @@ def test_a_failed_hand_out_is_logged_and_skipped(cfg_pool, tmp_path, caplog, pee
 def test_a_hand_out_both_peers_take_is_made(cfg_pool, tmp_path):
     """The fakes above are fair: the same peers, agreeing, make the match."""
     negotiator = Negotiator(cfg_pool.cfg)
-    told: list[dict[str, Any]] = []
+    told: list[Matched] = []
 
-    async def matched(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def matched(peer: Peer, req: Any, ch: wire.Channel) -> dict[str, Any]:
         told.append(req)
         return {"ok": True}
 
     async def main() -> int:
         async with trio.open_nursery() as nursery:
-            startd = await serve(nursery, cfg_pool, {"match": answering({"slot": "slot1@peer"})})
-            schedd = await serve(nursery, cfg_pool, {"matched": matched})
+            startd = await serve(nursery, cfg_pool, {Match: answering({"slot": "slot1@peer"})})
+            schedd = await serve(nursery, cfg_pool, {Matched: matched})
             sent = await negotiator.hand_out(JOB, slot_ad(startd), schedd, "alice@s", None)
             nursery.cancel_scope.cancel()
         return sent
 
     assert trio.run(main) == 1
-    assert [(r["job"], r["slot"], r["user"]) for r in told] == [("1.0", "slot1@peer", "alice")]
+    assert [(r.job, r.slot, r.user) for r in told] == [("1.0", "slot1@peer", "alice")]
 
 
 def schedd_ad(address: str) -> str:
@@ -219,7 +227,7 @@ def test_a_failed_query_fails_one_cycle_not_the_loop(cfg_pool, who, how):
     again = trio.Event()
 
     def counted(name: str, handler: Handler) -> Handler:
-        async def h(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+        async def h(peer: Peer, req: Any, ch: wire.Channel) -> dict[str, Any]:
             asked[name] += 1
             if asked[who] >= 3:
                 again.set()
@@ -230,15 +238,15 @@ def test_a_failed_query_fails_one_cycle_not_the_loop(cfg_pool, who, how):
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             schedd_how = how if who == "schedd" else streaming(lambda req: [])
-            schedd = await serve(nursery, cfg_pool, {"query": counted("schedd", schedd_how)})
+            schedd = await serve(nursery, cfg_pool, {QueryJobs: counted("schedd", schedd_how)})
 
-            def pool_ads(req: dict[str, Any]) -> list[str]:
+            def pool_ads(req: QueryAds) -> list[str]:
                 machine = slot_ad("<127.0.0.1:1>").printOld()
-                return [machine] if req.get("type") == "machine" else [schedd_ad(schedd)]
+                return [machine] if req.type == "machine" else [schedd_ad(schedd)]
 
             collector_how = how if who == "collector" else streaming(pool_ads)
             collector = await serve(
-                nursery, cfg_pool, {"query": counted("collector", collector_how)}
+                nursery, cfg_pool, {QueryAds: counted("collector", collector_how)}
             )
             negotiator.collector = CollectorClient(cfg_pool.cfg, negotiator.creds, collector)
             nursery.start_soon(negotiator.loop)

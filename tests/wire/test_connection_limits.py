@@ -16,24 +16,15 @@ import trio
 from condorx import security, wire
 from condorx.client.connection import Address, Credentials, connect
 from condorx.daemons.limits import Limits
-from condorx.daemons.server import Peer, Server
+from condorx.daemons.server import Server
+from condorx.testing.echo import COMMANDS, HANDLERS
 
 KEY = b"0123456789abcdef0123456789abcdef"
 CREDS = Credentials(pool_key=KEY)
 
 
-async def echo(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-    return {"ok": True, "user": peer.user, "echo": req.get("data")}
-
-
-async def hold(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-    """Like the startd's claim: the connection now holds something until it closes."""
-    peer.on_close.append(lambda: None)
-    return {"ok": True}
-
-
 async def start(nursery: trio.Nursery, **limits: Any) -> Address:
-    server = Server("test", {"echo": echo, "hold": hold}, KEY, limits=Limits(**limits))
+    server = Server("test", HANDLERS, KEY, limits=Limits(**limits), commands=COMMANDS)
     port = await nursery.start(server.serve_tcp, "127.0.0.1", 0)
     return Address(host="127.0.0.1", port=port)
 

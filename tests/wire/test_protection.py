@@ -13,18 +13,15 @@ import trio
 
 from condorx import wire
 from condorx.client.connection import Address, Credentials, connect
-from condorx.daemons.server import Peer, Server
+from condorx.daemons.server import Server
 from condorx.session import Level, Mode, Policy, ProtectionError, negotiate
+from condorx.testing.echo import COMMANDS, HANDLERS
 
 KEY = b"0123456789abcdef0123456789abcdef"
 SECRET = "the quick brown fox jumps over the lazy dog"
 R, P, OPT, N = Level.REQUIRED, Level.PREFERRED, Level.OPTIONAL, Level.NEVER
 
 Rewrite = Callable[[bytes], bytes]
-
-
-async def echo(peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-    return {"ok": True, "echo": req["data"]}
 
 
 class Relay:
@@ -61,7 +58,7 @@ class Relay:
 
 
 async def daemon(nursery: trio.Nursery, policy: Policy) -> Address:
-    server = Server("test", {"echo": echo}, KEY, policy=policy)
+    server = Server("test", HANDLERS, KEY, policy=policy, commands=COMMANDS)
     port = await nursery.start(server.serve_tcp, "127.0.0.1", 0)
     return Address(host="127.0.0.1", port=port)
 

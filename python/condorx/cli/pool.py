@@ -13,7 +13,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import click
 import trio
@@ -21,9 +20,12 @@ import trio
 from condorx import locate
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
+from condorx.client import master
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import Address, Credentials, connect, user_credentials
+from condorx.client.connection import user_credentials
 from condorx.config import Config
+from condorx.protocol.master import Off, On, Reconfig, Restart, Status
+from condorx.protocol.message import Message
 from condorx.wire import WireError
 
 PERSONAL = """\
@@ -35,17 +37,6 @@ UPDATE_INTERVAL = 5
 SCHEDD_INTERVAL = 5
 MASTER_UPDATE_INTERVAL = 30
 """
-
-
-async def _master(cfg: Config, req: dict[str, Any]) -> dict[str, Any]:
-    sock = locate.master_socket(cfg)
-    if not sock.exists():
-        raise OSError(f"no master is running here ({sock} does not exist)")
-    ch = await connect(Address(unix=sock), Credentials())
-    try:
-        return await ch.request(req)
-    finally:
-        await ch.aclose()
 
 
 @click.group()
@@ -92,7 +83,7 @@ def up(directory: Path | None) -> None:
 
 def _answers(cfg: Config) -> bool:
     try:
-        trio.run(_master, cfg, {"cmd": "status"})
+        trio.run(master.command, cfg, Status())
         return True
     except (OSError, WireError):
         return False
@@ -126,7 +117,7 @@ def _slots(cfg: Config) -> int:
 def down() -> None:
     """Stop the personal pool (the master stops its daemons, then itself)."""
     cfg = load("condorx pool down", "MASTER")
-    run_client(_master, cfg, {"cmd": "off", "master": True}, tool="condorx pool down")
+    run_client(master.command, cfg, Off(master=True), tool="condorx pool down")
     deadline = time.monotonic() + 60
     while locate.master_socket(cfg).exists() and _answers(cfg):
         if time.monotonic() > deadline:
@@ -147,7 +138,7 @@ def demo_cmd() -> None:
 def status() -> None:
     """The master's daemons, their pids and restarts."""
     cfg = load("condorx pool status", "MASTER")
-    reply = run_client(_master, cfg, {"cmd": "status"}, tool="condorx pool status")
+    reply = run_client(master.command, cfg, Status(), tool="condorx pool status")
     for name, info in sorted(reply["daemons"].items()):
         click.echo(f"{name:<12} pid {info['pid'] or '-':<8} restarts {info['restarts']}")
 
@@ -197,14 +188,15 @@ def _master_command(cmd: str, tool: str) -> click.Command:
         opts = a.parsed(ctx)
         cfg = load(tool, "MASTER")
         daemons = [d.lower() for d in opts.values.get("daemon", [])]
-        req = {
-            "cmd": cmd,
-            "daemons": daemons,
-            "master": "master" in opts.flags,
-            "fast": "fast" in opts.flags,
-            "peaceful": "peaceful" in opts.flags,
-        }
-        reply = run_client(_master, cfg, req, tool=tool)
+        req: Message
+        if cmd == "off":
+            flags = opts.flags
+            req = Off(daemons, "master" in flags, "fast" in flags, "peaceful" in flags)
+        elif cmd == "reconfig":
+            req = Reconfig()
+        else:
+            req = On(daemons) if cmd == "on" else Restart(daemons)
+        reply = run_client(master.command, cfg, req, tool=tool)
         done = (
             reply.get("stopped")
             or reply.get("started")

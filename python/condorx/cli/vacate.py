@@ -10,15 +10,11 @@ are killed at once.
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from condorx import locate
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
-from condorx.client.connection import Address, connect, user_credentials
-from condorx.config import Config
+from condorx.client.startd import vacate
 
 TOOL = "condor_vacate"
 OPTIONS = [
@@ -34,24 +30,10 @@ def main(ctx: click.Context) -> None:
     """Vacate the jobs running on this machine's slots."""
     opts = a.parsed(ctx)
     cfg = load(TOOL)
-    req = {"cmd": "vacate", "slots": list(opts.positional), "fast": "fast" in opts.flags}
-    reply = run_client(_startd, cfg, req, tool=TOOL)
-    slots = reply.get("slots") or []
+    fast = "fast" in opts.flags
+    slots = run_client(vacate, cfg, list(opts.positional), fast, tool=TOOL)
     if not slots:
         fail(f"{TOOL}: no such slot here: {' '.join(opts.positional)}")
-    verb = "Fast-vacated" if req["fast"] else "Vacated"
+    verb = "Fast-vacated" if fast else "Vacated"
     for name in slots:
         click.echo(f"{verb} {name}")
-
-
-async def _startd(cfg: Config, req: dict[str, Any]) -> dict[str, Any]:
-    path = locate.startd_address_file(cfg)
-    try:
-        address = path.read_text().strip()
-    except OSError:
-        raise OSError(f"no startd is running here ({path} does not exist)") from None
-    ch = await connect(Address.parse(address), user_credentials(cfg))
-    try:
-        return await ch.request(req)
-    finally:
-        await ch.aclose()

@@ -10,6 +10,7 @@ from condorx import locate, wire
 from condorx.classad import ClassAd, parseAds
 from condorx.client.connection import Address, Credentials, connect
 from condorx.config import Config
+from condorx.protocol.collector import Advertise, Invalidate, QueryAds
 
 
 class CollectorClient:
@@ -38,29 +39,27 @@ class CollectorClient:
 
     async def advertise(self, ads: Sequence[dict[str, Any]]) -> None:
         async with self.channel() as ch:
-            await ch.request({"cmd": "advertise", "ads": list(ads)})
+            await ch.request(Advertise(list(ads)).to_wire())
 
     async def invalidate(self, kind: str, names: Sequence[str]) -> None:
         async with self.channel() as ch:
-            await ch.request({"cmd": "invalidate", "type": kind, "names": list(names)})
+            await ch.request(Invalidate(kind, list(names)).to_wire())
 
     async def query_ads(self, kind: str, constraint: str | None = None) -> list[ClassAd]:
         out: list[ClassAd] = []
-        async for chunk in self._stream({"cmd": "query", "type": kind, "constraint": constraint}):
+        async for chunk in self._stream(QueryAds(kind, constraint)):
             out.extend(parseAds("\n".join(chunk)))
         return out
 
     async def query_rows(
         self, kind: str, exprs: Sequence[str], constraint: str | None = None
     ) -> list[list[Any]]:
-        req = {"cmd": "query", "type": kind, "constraint": constraint, "exprs": list(exprs)}
         out: list[list[Any]] = []
-        async for chunk in self._stream(req):
+        async for chunk in self._stream(QueryAds(kind, constraint, list(exprs))):
             out.extend(chunk)
         return out
 
-    async def _stream(self, req: dict[str, Any]) -> AsyncIterator[list[Any]]:
+    async def _stream(self, req: QueryAds) -> AsyncIterator[list[Any]]:
         async with self.channel() as ch:
-            async for chunk in ch.streamed(req):
+            async for chunk in ch.streamed(req.to_wire()):
                 yield chunk
-

@@ -14,6 +14,7 @@ import trio
 
 from condorx import locate, security, wire
 from condorx.config import Config
+from condorx.protocol.message import Message
 from condorx.session import Keys, Mode, Policy, Session, accepts
 
 
@@ -148,3 +149,12 @@ def daemon_credentials(cfg: Config) -> Credentials:
     """A pool daemon's: it holds the pool key and acts as the pool identity."""
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
     return Credentials(pool_key=key, policy=Policy.from_config(cfg))
+
+
+async def call(addr: Address, creds: Credentials, message: Message) -> dict[str, Any]:
+    """One request on a connection of its own; the reply (a refusal raises RemoteError)."""
+    ch = await connect(addr, creds)
+    try:
+        return await ch.request(message.to_wire())
+    finally:
+        await ch.aclose()

@@ -17,6 +17,7 @@ from condorx import locate, wire
 from condorx.classad import ClassAd, parseAds
 from condorx.client.connection import Address, Credentials, connect, user_credentials
 from condorx.config import Config
+from condorx.protocol.schedd import Act, Edit, Exited, QueryJobs, Reserve, Retrieve, Route, Submit
 
 
 def addresses(cfg: Config, name: str | None = None) -> list[Address]:
@@ -74,22 +75,22 @@ class ScheddClient:
         procs: Sequence[Mapping[str, Any]],
         cluster_id: int | None = None,
     ) -> int:
-        req = {"cmd": "submit", "cluster": cluster, "procs": procs, "cluster_id": cluster_id}
+        req = Submit(procs=list(procs), cluster=dict(cluster), cluster_id=cluster_id)
         async with self.channel() as ch:
-            reply = await ch.request(req)
+            reply = await ch.request(req.to_wire())
         return int(reply["cluster"])
 
     async def reserve(self) -> int:
         """A cluster id for a submission still to be built (for `$(Cluster)`)."""
         async with self.channel() as ch:
-            return int((await ch.request({"cmd": "reserve"}))["cluster"])
+            return int((await ch.request(Reserve().to_wire()))["cluster"])
 
     async def query_rows(
         self, exprs: Sequence[str], constraint: str | None = None, limit: int | None = None
     ) -> AsyncIterator[list[list[Any]]]:
         """Evaluated `exprs` for each matching job (the first `limit`), in chunks."""
         async for chunk in self._stream(
-            {"cmd": "query", "constraint": constraint, "exprs": list(exprs), "limit": limit}
+            QueryJobs(constraint=constraint, exprs=list(exprs), limit=limit)
         ):
             yield chunk
 
@@ -104,20 +105,19 @@ class ScheddClient:
         """Matching jobs' ads, in chunks, in job id order; `negotiating` leaves out jobs
         already matched; `limit` and `after` (a job id) read the queue page by page;
         `routes` (route ads) keeps only jobs some route's requirements accept."""
-        req = {
-            "cmd": "query",
-            "constraint": constraint,
-            "negotiating": negotiating,
-            "limit": limit,
-            "after": after,
-            "routes": list(routes),
-        }
+        req = QueryJobs(
+            constraint=constraint,
+            negotiating=negotiating,
+            limit=limit,
+            after=after,
+            routes=list(routes),
+        )
         async for chunk in self._stream(req):
             yield list(parseAds("\n".join(chunk)))
 
-    async def _stream(self, req: dict[str, Any]) -> AsyncIterator[list[Any]]:
+    async def _stream(self, req: QueryJobs) -> AsyncIterator[list[Any]]:
         async with self.channel() as ch:
-            async for chunk in ch.streamed(req):
+            async for chunk in ch.streamed(req.to_wire()):
                 yield chunk
 
     async def act(
@@ -132,16 +132,9 @@ class ScheddClient:
         `per_job` asks for each job's outcome ("results": id -> ok, not-found, denied,
         bad-status, already-done) and the queue's size, instead of a refusal when an id
         is not in the queue."""
-        req = {
-            "cmd": "act",
-            "action": action,
-            "ids": list(ids),
-            "constraint": constraint,
-            "reason": reason,
-            "per_job": per_job,
-        }
+        req = Act(action, list(ids), constraint, reason, per_job)
         async with self.channel() as ch:
-            return await ch.request(req)
+            return await ch.request(req.to_wire())
 
     async def edit(
         self,
@@ -151,20 +144,26 @@ class ScheddClient:
         evaluate: bool = False,
     ) -> dict[str, Any]:
         """Set attributes to expressions (or, with `evaluate`, to their values in each job)."""
-        req = {
-            "cmd": "edit",
-            "attrs": dict(attrs),
-            "ids": list(ids),
-            "constraint": constraint,
-            "evaluate": evaluate,
-        }
+        req = Edit(dict(attrs), list(ids), constraint, evaluate)
         async with self.channel() as ch:
-            return await ch.request(req)
+            return await ch.request(req.to_wire())
 
     async def exited(self, job: str, code: int | None = None, signal: int | None = None) -> str:
         async with self.channel() as ch:
-            reply = await ch.request({"cmd": "exited", "job": job, "code": code, "signal": signal})
+            reply = await ch.request(Exited(job, code, signal).to_wire())
         return str(reply["outcome"])
+
+    async def route(self, items: list[dict[str, Any]]) -> list[dict[str, str]]:
+        """Routed copies of idle jobs (the job router's); each item's result."""
+        async with self.channel() as ch:
+            reply = await ch.request(Route(items).to_wire())
+        return list(reply.get("results") or [])
+
+    async def retrieve(self, job: str) -> dict[str, bytes]:
+        """A spooled job's output files, by name."""
+        async with self.channel() as ch:
+            reply = await ch.request(Retrieve(job).to_wire())
+        return dict(reply.get("files") or {})
 
 
 def history_ads(cfg: Config) -> Iterator[ClassAd]:

@@ -11,29 +11,28 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import trio
 
-from condorx import wire
+from condorx import locate, wire
 from condorx.classad import ClassAd
-from condorx.client.connection import Address, Credentials, connect
+from condorx.client.connection import Address, Credentials, call, connect, user_credentials
+from condorx.config import Config
+from condorx.protocol.startd import (
+    ClaimSlot,
+    Continue,
+    Deactivate,
+    Match,
+    Release,
+    RunJob,
+    Suspend,
+    Vacate,
+)
 from condorx.run_result import RunResult
 
 # A frame of a running job: {"started": pid, "host": ...}, {"alive": ...}, {"suspended": ...}.
 Notice = Callable[[dict[str, Any]], Awaitable[None]]
-
-
-@dataclass(frozen=True)
-class ClaimRequest:
-    """What a schedd says when it takes up a claim the negotiator made for it."""
-
-    claim_id: str
-    slot: str
-    user: str
-    schedd: str  # the schedd's address
-    client_machine: str  # its name
 
 
 class Claim:
@@ -49,14 +48,7 @@ class Claim:
     ) -> RunResult:
         """Run `job` on the slot; returns how it ended. Each frame while it runs goes to
         `notice`; no frame for `lease` seconds is trio.TooSlowError (the run is lost)."""
-        await self.ch.send(
-            {
-                "cmd": "run",
-                "claim_id": self.id,
-                "job": wire.ad_to_wire(job.flatten()),
-                "files": files,
-            }
-        )
+        await self.ch.send(RunJob(self.id, wire.ad_to_wire(job.flatten()), files).to_wire())
         while True:
             with trio.fail_after(lease):
                 reply = await self.ch.receive()
@@ -68,7 +60,7 @@ class Claim:
 
     async def release(self) -> None:
         """Give the slot back: the claim is over."""
-        await self.ch.request({"cmd": "release", "claim_id": self.id})
+        await self.ch.request(Release(self.id).to_wire())
 
 
 class StartdClient:
@@ -76,40 +68,38 @@ class StartdClient:
         self.creds = creds
 
     @asynccontextmanager
-    async def claim(self, startd: Address, req: ClaimRequest) -> AsyncIterator[Claim]:
+    async def claim(self, startd: Address, req: ClaimSlot) -> AsyncIterator[Claim]:
         """Take up a claim; the connection closes when the block ends."""
         ch = await connect(startd, self.creds)
         try:
-            reply = await ch.request(
-                {
-                    "cmd": "claim",
-                    "claim_id": req.claim_id,
-                    "slot": req.slot,
-                    "user": req.user,
-                    "schedd": req.schedd,
-                    "client_machine": req.client_machine,
-                }
-            )
+            reply = await ch.request(req.to_wire())
             slot_ad = wire.ad_from_wire(reply.get("ad") or {}, "slot ad")
             yield Claim(ch, req.claim_id, slot_ad)
         finally:
             await ch.aclose()
 
     async def suspend(self, startd: Address, claim_id: str) -> None:
-        await self._call(startd, {"cmd": "suspend", "claim_id": claim_id})
+        await call(startd, self.creds, Suspend(claim_id))
 
     async def resume(self, startd: Address, claim_id: str) -> None:
-        await self._call(startd, {"cmd": "continue", "claim_id": claim_id})
+        await call(startd, self.creds, Continue(claim_id))
 
     async def deactivate(self, startd: Address, claim_id: str, why: str, job: str) -> None:
         """Stop the claim's job `job` (held or removed: `why`); the claim goes on. A claim
         that has moved on to another job keeps it."""
-        req = {"cmd": "deactivate", "claim_id": claim_id, "why": why, "job": job}
-        await self._call(startd, req)
+        await call(startd, self.creds, Deactivate(claim_id, why, job))
 
-    async def _call(self, startd: Address, req: dict[str, Any]) -> dict[str, Any]:
-        ch = await connect(startd, self.creds)
-        try:
-            return await ch.request(req)
-        finally:
-            await ch.aclose()
+    async def match(self, startd: Address, req: Match) -> str:
+        """The negotiator's match of a slot; the slot's name (a dynamic one's, carved)."""
+        return str((await call(startd, self.creds, req)).get("slot"))
+
+
+async def vacate(cfg: Config, slots: list[str], fast: bool) -> list[str]:
+    """condor_vacate on this machine's startd; the slots it vacated."""
+    path = locate.startd_address_file(cfg)
+    try:
+        address = path.read_text().strip()
+    except OSError:
+        raise OSError(f"no startd is running here ({path} does not exist)") from None
+    reply = await call(Address.parse(address), user_credentials(cfg), Vacate(slots, fast))
+    return [str(s) for s in reply.get("slots") or []]

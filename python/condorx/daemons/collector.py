@@ -18,7 +18,10 @@ from condorx import locate, security, wire
 from condorx.classad import ClassAd
 from condorx.config import Config
 from condorx.daemons import query
-from condorx.daemons.server import Peer, Refused, Server
+from condorx.daemons.server import Handler, Peer, Server
+from condorx.errors import Refused
+from condorx.protocol.collector import Advertise, Invalidate, QueryAds
+from condorx.protocol.message import Message
 
 log = logging.getLogger("condorx.collector")
 
@@ -42,12 +45,8 @@ class Collector:
         for k in dead:
             del self.ads[k]
 
-    async def advertise(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        if peer.user != security.POOL_IDENTITY:
-            raise Refused("permission", "only the pool's daemons may advertise")
-        ads = req.get("ads")
-        if not isinstance(ads, list):
-            raise Refused("bad-request", "advertise: 'ads' must be a list")
+    async def advertise(self, peer: Peer, req: Advertise, ch: wire.Channel) -> dict[str, Any]:
+        ads = req.ads
         now = time.time()
         for i, data in enumerate(ads):
             ad = wire.ad_from_wire(data, f"ad {i}")
@@ -62,23 +61,20 @@ class Collector:
             self.ads[(kind.lower(), name)] = Entry(ad, now + lifetime)
         return {"ok": True, "count": len(ads)}
 
-    async def invalidate(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        if peer.user != security.POOL_IDENTITY:
-            raise Refused("permission", "only the pool's daemons may invalidate ads")
-        kind = str(req.get("type", "")).lower()
-        names = req.get("names") or []
+    async def invalidate(self, peer: Peer, req: Invalidate, ch: wire.Channel) -> dict[str, Any]:
+        kind = req.type.lower()
         gone = 0
-        for name in names:
+        for name in req.names:
             if self.ads.pop((kind, str(name)), None) is not None:
                 gone += 1
         return {"ok": True, "count": gone}
 
-    async def query(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def query(self, peer: Peer, req: QueryAds, ch: wire.Channel) -> dict[str, Any]:
         self._expire(time.time())
-        kind = str(req.get("type", "")).lower()
+        kind = req.type.lower()
         ads = [e.ad for (k, _), e in sorted(self.ads.items()) if not kind or k == kind]
-        ads = query.select(ads, ads, req.get("constraint"))
-        exprs = req.get("exprs")
+        ads = query.select(ads, ads, req.constraint)
+        exprs = req.exprs
         for start in range(0, len(ads), CHUNK):
             chunk = ads[start : start + CHUNK]
             if exprs:
@@ -93,8 +89,8 @@ class Collector:
             await trio.sleep(10)
             self._expire(time.time())
 
-    def handlers(self) -> dict[str, Any]:
-        return {"advertise": self.advertise, "invalidate": self.invalidate, "query": self.query}
+    def handlers(self) -> dict[type[Message], Handler]:
+        return {Advertise: self.advertise, Invalidate: self.invalidate, QueryAds: self.query}
 
 
 async def serve(
@@ -103,8 +99,7 @@ async def serve(
     """Run a collector until cancelled; reports its address once it accepts requests."""
     collector = Collector(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    anonymous = frozenset({"query"})
-    server = Server.configured("collector", collector.handlers(), key, cfg, anonymous)
+    server = Server.configured("collector", collector.handlers(), key, cfg)
     host, port = locate.collector_bind(cfg)
     async with trio.open_nursery() as nursery:
         bound = await nursery.start(server.serve_tcp, host, port)

@@ -20,7 +20,10 @@ from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config, ConfigError, load_config
 from condorx.daemons.run import DAEMONS
-from condorx.daemons.server import Peer, Refused, Server
+from condorx.daemons.server import Handler, Peer, Server
+from condorx.errors import Refused
+from condorx.protocol.master import Off, On, Reconfig, Restart, Status
+from condorx.protocol.message import Message
 
 log = logging.getLogger("condorx.master")
 
@@ -120,41 +123,37 @@ class Master:
 
     # -- commands -------------------------------------------------------------------------
 
-    def _names(self, req: dict[str, Any]) -> list[str]:
-        wanted = req.get("daemons") or self.daemon_list()
+    def _names(self, req: Off | On | Restart) -> list[str]:
+        wanted = req.daemons or self.daemon_list()
         bad = [n for n in wanted if n not in DAEMONS or n == "master"]
         if bad:
             raise Refused("bad-request", f"not a daemon the master runs: {', '.join(bad)}")
         return [str(n) for n in wanted]
 
-    async def off(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        self._admin(peer)
+    async def off(self, peer: Peer, req: Off, ch: wire.Channel) -> dict[str, Any]:
         names = self._names(req)
         for n in names:
             await self.stop(n, _mode(req))
-        if req.get("master"):
+        if req.master:
             self.done.set()
         return {"ok": True, "stopped": names}
 
-    async def on(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        self._admin(peer)
+    async def on(self, peer: Peer, req: On, ch: wire.Channel) -> dict[str, Any]:
         names = self._names(req)
         for n in names:
             self.start(n)
         return {"ok": True, "started": names}
 
-    async def restart(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        self._admin(peer)
+    async def restart(self, peer: Peer, req: Restart, ch: wire.Channel) -> dict[str, Any]:
         names = self._names(req)
         for n in names:
             await self.stop(n)
             self.start(n)
         return {"ok": True, "restarted": names}
 
-    async def reconfig(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def reconfig(self, peer: Peer, req: Reconfig, ch: wire.Channel) -> dict[str, Any]:
         """Read the configuration again; daemons added to DAEMON_LIST start, removed ones
         stop, and the rest restart so that they read it too."""
-        self._admin(peer)
         try:
             self.cfg = load_config(subsystem="MASTER")
         except ConfigError as e:
@@ -169,7 +168,7 @@ class Master:
             self.start(name)
         return {"ok": True, "daemons": wanted}
 
-    async def status(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def status(self, peer: Peer, req: Status, ch: wire.Channel) -> dict[str, Any]:
         return {
             "ok": True,
             "daemons": {
@@ -178,17 +177,13 @@ class Master:
             },
         }
 
-    def _admin(self, peer: Peer) -> None:
-        if not security.is_admin(peer.user):
-            raise Refused("permission", f"{peer.user} may not command this master")
-
-    def handlers(self) -> dict[str, Any]:
+    def handlers(self) -> dict[type[Message], Handler]:
         return {
-            "off": self.off,
-            "on": self.on,
-            "restart": self.restart,
-            "reconfig": self.reconfig,
-            "status": self.status,
+            Off: self.off,
+            On: self.on,
+            Restart: self.restart,
+            Reconfig: self.reconfig,
+            Status: self.status,
         }
 
     async def advertise_loop(self) -> None:
@@ -247,10 +242,10 @@ async def serve(
             nursery.cancel_scope.cancel()
 
 
-def _mode(req: dict[str, Any]) -> str:
-    if req.get("fast"):
+def _mode(req: Off) -> str:
+    if req.fast:
         return "fast"
-    return "peaceful" if req.get("peaceful") else "graceful"
+    return "peaceful" if req.peaceful else "graceful"
 
 
 def _stop_signal(name: str, mode: str) -> int:

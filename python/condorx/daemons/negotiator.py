@@ -21,14 +21,18 @@ import trio
 from condorx import cron, locate, security, wire
 from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import Address, connect, daemon_credentials
+from condorx.client.connection import Address, call, daemon_credentials
 from condorx.client.schedd import ScheddClient
 from condorx.config import Config
 from condorx.daemons import matchable
 from condorx.daemons.handed_out import HandedOut
-from condorx.daemons.server import Peer, Refused, Server
+from condorx.daemons.server import Peer, Server
 from condorx.errors import ClassAdParseError
 from condorx.negotiation import Accountant, Submitter, negotiate
+from condorx.protocol.message import Message
+from condorx.protocol.negotiator import Reschedule
+from condorx.protocol.schedd import Matched
+from condorx.protocol.startd import Match
 
 log = logging.getLogger("condorx.negotiator")
 
@@ -73,9 +77,7 @@ class Negotiator:
         self.eligible = eligible_constraint(cfg.get_int("SCHEDD_INTERVAL", 300))
         self.last_cycle: dict[str, Any] = {}
 
-    async def reschedule(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        if peer.user != security.POOL_IDENTITY:
-            raise Refused("permission", "only the pool's daemons may ask for a cycle")
+    async def reschedule(self, peer: Peer, req: Reschedule, ch: wire.Channel) -> dict[str, Any]:
         self.wake.set()
         return {"ok": True}
 
@@ -203,46 +205,29 @@ class Negotiator:
         claim_id = secrets.token_hex(16)
         startd = str(slot.get("MyAddress"))
         user = str(job.get("Owner"))
-        req: dict[str, Any] = {
-            "cmd": "match",
-            "slot": slot.get("Name"),
-            "claim_id": claim_id,
-            "schedd": schedd,
-            "user": user,
-        }
-        if preempts:
-            req["preempts"] = preempts  # "rank" or "priority": the slot's job must go
+        request = None
         if dynamic is not None:
-            req["request"] = {
+            request = {
                 "cpus": dynamic.get("Cpus"),
                 "memory": dynamic.get("Memory"),
                 "disk": dynamic.get("Disk"),
             }
+        # preempts: "rank" or "priority" when the slot's job must go.
+        match = Match(str(slot.get("Name")), claim_id, schedd, user, preempts or None, request)
+        job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         try:
-            reply = await self._call(startd, req)
+            reply = await self._call(startd, match)
             await self._call(
-                schedd,
-                {
-                    "cmd": "matched",
-                    "job": f"{job.get('ClusterId')}.{job.get('ProcId')}",
-                    "claim_id": claim_id,
-                    "startd": startd,
-                    "slot": reply.get("slot"),
-                    "user": user,
-                },
+                schedd, Matched(job_id, claim_id, startd, str(reply.get("slot")), user)
             )
         except PEER_FAILURES as e:
             log.info("match of %s with %s not made: %s", submitter, slot.get("Name"), _why(e))
             return 0
         return 1
 
-    async def _call(self, address: str, req: dict[str, Any]) -> dict[str, Any]:
+    async def _call(self, address: str, message: Message) -> dict[str, Any]:
         with trio.fail_after(self.timeout):
-            ch = await connect(_checked(address), self.creds)
-            try:
-                return await ch.request(req)
-            finally:
-                await ch.aclose()
+            return await call(_checked(address), self.creds, message)
 
     def ad(self) -> dict[str, Any]:
         return {
@@ -285,7 +270,7 @@ async def serve(
 ) -> None:
     negotiator = Negotiator(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server.configured("negotiator", {"reschedule": negotiator.reschedule}, key, cfg)
+    server = Server.configured("negotiator", {Reschedule: negotiator.reschedule}, key, cfg)
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("NEGOTIATOR_PORT", 0))

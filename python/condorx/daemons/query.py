@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from condorx import wire
 from condorx.classad import ClassAd, ExprTree, eval_each
-from condorx.daemons.server import Refused
+from condorx.errors import Refused
 
 T = TypeVar("T")
 

@@ -23,7 +23,10 @@ import trio
 from condorx import security, wire
 from condorx.config import Config
 from condorx.daemons.limits import Limits
-from condorx.errors import CondorxError
+from condorx.errors import CondorxError, Refused
+from condorx.protocol import table
+from condorx.protocol.message import Message
+from condorx.protocol.table import Command, Permission
 from condorx.session import Keys, Mode, Policy, ProtectionError, Session, negotiate
 
 log = logging.getLogger("condorx.server")
@@ -42,15 +45,8 @@ class Peer:
     on_close: list[Callable[[], None]] = field(default_factory=list)
 
 
-Handler = Callable[[Peer, dict[str, Any], wire.Channel], Awaitable[dict[str, Any]]]
-
-
-class Refused(CondorxError):
-    """A handler's refusal, sent back as an error reply of the given kind."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
+# A handler gets the request decoded into its type (a `protocol` dataclass).
+Handler = Callable[[Peer, Any, wire.Channel], Awaitable[dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -65,31 +61,37 @@ class _Accepted:
 @dataclass
 class Server:
     name: str
-    handlers: Mapping[str, Handler]
+    # Each command's handler, by its request type; the command must be in `commands`.
+    handlers: Mapping[type[Message], Handler]
     pool_key: bytes
-    # Commands anyone may send without proving who they are (reading the pool's state,
-    # as HTCondor's default ALLOW_READ = * permits).
-    anonymous: frozenset[str] = frozenset()
     limits: Limits = field(default_factory=Limits)
     policy: Policy = field(default_factory=Policy)
-    # Commands that change what the daemon keeps (the schedd's queue): each one, taken or
-    # refused, is a line of the audit log.
-    audited: frozenset[str] = frozenset()
+    # The commands this server answers, by name: the daemon's own from the table unless
+    # given (tests of the transport bring their own).
+    commands: Mapping[str, Command] | None = None
     _open: Counter[str] = field(default_factory=Counter)
+
+    def __post_init__(self) -> None:
+        commands = self.commands if self.commands is not None else table.of(self.name)
+        self._routes: dict[str, tuple[Command, Handler]] = {}
+        for kind, handler in self.handlers.items():
+            command = commands.get(kind.command)
+            if command is None or command.request is not kind:
+                raise ValueError(f"the {self.name}'s table has no command for {kind.__name__}")
+            self._routes[kind.command] = (command, handler)
+        unanswered = sorted(set(commands) - set(self._routes))
+        if unanswered:
+            raise ValueError(f"the {self.name} has no handler for {', '.join(unanswered)}")
+        # Whether an anonymous peer may connect at all: only to read, where anyone may.
+        self._readable = any(c.permission is Permission.READ for c, _ in self._routes.values())
 
     @classmethod
     def configured(
-        cls,
-        name: str,
-        handlers: Mapping[str, Handler],
-        pool_key: bytes,
-        cfg: Config,
-        anonymous: frozenset[str] = frozenset(),
-        audited: frozenset[str] = frozenset(),
+        cls, name: str, handlers: Mapping[type[Message], Handler], pool_key: bytes, cfg: Config
     ) -> Server:
         """A server with the daemon's limits and protection policy from `cfg`."""
         limits, policy = Limits.from_config(cfg), Policy.from_config(cfg)
-        return cls(name, handlers, pool_key, anonymous, limits, policy, audited)
+        return cls(name, handlers, pool_key, limits, policy)
 
     async def serve_tcp(
         self, host: str, port: int, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
@@ -131,7 +133,7 @@ class Server:
 
     async def _token_auth(self, ch: wire.Channel, hello: dict[str, Any], addr: str) -> _Accepted:
         reply = await ch.receive()
-        if isinstance(reply, dict) and reply.get("auth") == "anonymous" and self.anonymous:
+        if isinstance(reply, dict) and reply.get("auth") == "anonymous" and self._readable:
             return _Accepted(Peer(security.ANONYMOUS, "anonymous", addr))
         if not isinstance(reply, dict) or reply.get("auth") != "token":
             raise security.AuthError("this connection needs token authentication")
@@ -253,7 +255,7 @@ class Server:
                 log.info("closing %s's connection: idle for %g s", peer.user, idle)
                 return
             reply = await self._dispatch(peer, request, ch)
-            if isinstance(request, dict) and request.get("cmd") in self.audited:
+            if isinstance(request, dict) and self.audited(request):
                 audit.info("%s", _audit_line(self.name, peer, request, reply))
             # A handler that stops the daemon (condor_off of the master) still answers:
             # the reply goes out even as the daemon's tasks are being cancelled.
@@ -263,28 +265,43 @@ class Server:
     async def _dispatch(self, peer: Peer, request: Any, ch: wire.Channel) -> dict[str, Any]:
         if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):
             return wire.error_reply("bad-request", "a request is a map with a 'cmd' string")
-        handler = self.handlers.get(request["cmd"])
-        if handler is None:
-            return wire.error_reply("bad-request", f"unknown command {request['cmd']!r}")
-        if peer.user == security.ANONYMOUS and request["cmd"] not in self.anonymous:
-            return wire.error_reply(
-                "authentication", f"{request['cmd']} needs an identity: use a token"
-            )
+        name = request["cmd"]
+        route = self._routes.get(name)
+        if route is None:
+            return wire.error_reply("bad-request", f"unknown command {name!r}")
+        command, handler = route
+        if not command.permission.allows(peer.user):
+            return _not_allowed(peer, command)
         try:
-            return await handler(peer, request, ch)
+            return await handler(peer, command.request.from_wire(request), ch)
         except Refused as e:
             return wire.error_reply(e.kind, str(e))
         except CondorxError as e:
-            return wire.error_reply(getattr(e, "kind", "bad-request"), str(e))
+            return wire.error_reply("bad-request", str(e))
         except (ValueError, TypeError, KeyError) as e:
             # A request whose fields have the wrong shape; the daemon carries on.
-            log.warning("%s from %s: bad request: %r", request["cmd"], peer.user, e)
-            return wire.error_reply("bad-request", f"{request['cmd']}: malformed request: {e}")
+            log.warning("%s from %s: bad request: %r", name, peer.user, e)
+            return wire.error_reply("bad-request", f"{name}: malformed request: {e}")
         except Exception:
             # A bug in a handler must cost that one request, never the daemon and every
             # other client's connection; the traceback goes to the daemon's log.
-            log.exception("%s from %s failed", request["cmd"], peer.user)
-            return wire.error_reply("internal", f"{request['cmd']}: internal error (see the log)")
+            log.exception("%s from %s failed", name, peer.user)
+            return wire.error_reply("internal", f"{name}: internal error (see the log)")
+
+    def audited(self, request: dict[str, Any]) -> bool:
+        """Whether the request is one the audit log records (a change to the job queue)."""
+        route = self._routes.get(str(request.get("cmd")))
+        return route is not None and route[0].audited
+
+
+def _not_allowed(peer: Peer, command: Command) -> dict[str, Any]:
+    if peer.user == security.ANONYMOUS:
+        return wire.error_reply("authentication", f"{command.name} needs an identity: use a token")
+    who = {
+        Permission.DAEMON: "the pool's daemons",
+        Permission.ADMINISTRATOR: "an administrator",
+    }.get(command.permission, "an authenticated user")
+    return wire.error_reply("permission", f"{peer.user} may not {command.name}: only {who} may")
 
 
 _IDLE = object()

@@ -30,7 +30,10 @@ from condorx.daemons.job_router.failures import Failures
 from condorx.daemons.job_router.table import Route, Table
 from condorx.daemons.job_router.transform import TransformError, routed_copy, sandboxing
 from condorx.daemons.schedd.routing import copy_map
-from condorx.daemons.server import Peer, Server
+from condorx.daemons.server import Handler, Peer, Server
+from condorx.protocol import schedd as schedd_requests
+from condorx.protocol.job_router import DescribeRoutes, PollNow
+from condorx.protocol.message import Message
 
 log = logging.getLogger("condorx.job_router")
 
@@ -187,7 +190,7 @@ class Router:
         if not todo:
             return 0
         async with self.schedd.channel() as ch:
-            reply = await ch.request({"cmd": "route", "routes": todo})
+            reply = await ch.request(schedd_requests.Route(todo).to_wire())
         done = 0
         for item, result in zip(todo, reply.get("results") or [], strict=False):
             if isinstance(result, dict) and "copy" in result:
@@ -212,12 +215,12 @@ class Router:
                 await self.wake.wait()
             self.wake = trio.Event()
 
-    async def poll_now(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def poll_now(self, peer: Peer, req: PollNow, ch: wire.Channel) -> dict[str, Any]:
         """Poll at once (tests, and an admin who does not want to wait)."""
         self.wake.set()
         return {"ok": True}
 
-    async def describe(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def describe(self, peer: Peer, req: DescribeRoutes, ch: wire.Channel) -> dict[str, Any]:
         """The routing table as loaded, with each route's failure rate and whether it
         is throttled (condor_router_q shows routes that have no jobs too)."""
         now = time.time()
@@ -253,7 +256,10 @@ async def serve(
     router = Router(cfg)
     router.load_table()
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    handlers = {"routes": router.describe, "poll": router.poll_now}
+    handlers: dict[type[Message], Handler] = {
+        DescribeRoutes: router.describe,
+        PollNow: router.poll_now,
+    }
     server = Server.configured("job_router", handlers, key, cfg)
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:

@@ -11,8 +11,9 @@ import trio
 
 from condorx import wire
 from condorx.attrs import JobStatus
+from condorx.client import negotiator
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import Address, connect, daemon_credentials
+from condorx.client.connection import Address, daemon_credentials
 from condorx.config import Config
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
@@ -87,10 +88,6 @@ async def reschedule(cfg: Config, ledger: Ledger, me: Identity) -> None:
         negotiators = await collector.query_rows("negotiator", ["MyAddress"])
         for (address,) in negotiators:
             if isinstance(address, str):
-                ch = await connect(Address.parse(address), collector.creds)
-                try:
-                    await ch.request({"cmd": "reschedule"})
-                finally:
-                    await ch.aclose()
+                await negotiator.reschedule(Address.parse(address), collector.creds)
     except (OSError, wire.WireError) as e:
         log.info("cannot ask for a negotiation cycle: %s", e)

@@ -43,6 +43,7 @@ from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.remote import Remote, RemoteUnavailable, Resource
 from condorx.daemons.schedd.staging import OutputFailure, write_outputs
 from condorx.daemons.schedd.store import Key
+from condorx.protocol.schedd import Retrieve, Submit
 
 log = logging.getLogger("condorx.gridmanager")
 
@@ -263,7 +264,7 @@ class GridManager:
         async with client.channel() as ch:
             for key, row in plan.finish.items():
                 try:
-                    reply = await ch.request({"cmd": "retrieve", "job": _rid(row)})
+                    reply = await ch.request(Retrieve(_rid(row)).to_wire())
                 except wire.RemoteError as e:
                     log.warning("job %d.%d: cannot fetch the output of %s: %s", *key, _rid(row), e)
                     continue
@@ -346,15 +347,11 @@ class GridManager:
         batch: list[tuple[Key, dict[str, Any], dict[str, bytes]]],
         resource: Resource,
     ) -> int:
-        req = {
-            "cmd": "submit",
-            "cluster": {},
-            "procs": [attrs for _, attrs, _ in batch],
-            "spool": [files for _, _, files in batch],
-        }
+        procs = [attrs for _, attrs, _ in batch]
+        req = Submit(procs, cluster={}, spool=[files for _, _, files in batch])
         try:
             async with client.channel() as ch:
-                reply = await ch.request(req)
+                reply = await ch.request(req.to_wire())
         except wire.RemoteError as e:
             # One bad job must not stop the rest: halves are tried until it is found,
             # and held with the remote schedd's reason.

@@ -42,7 +42,20 @@ from condorx.daemons.schedd.ledger import Files, Ledger
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
 from condorx.daemons.schedd.store import Key, Store
-from condorx.daemons.server import Peer, Refused, Server
+from condorx.daemons.server import Handler, Peer, Server
+from condorx.errors import Refused
+from condorx.protocol.message import Message
+from condorx.protocol.schedd import (
+    Act,
+    Edit,
+    Exited,
+    Matched,
+    QueryJobs,
+    Reserve,
+    Retrieve,
+    Route,
+    Submit,
+)
 
 log = logging.getLogger("condorx.schedd")
 
@@ -79,27 +92,25 @@ class Schedd:
 
     # -- handlers -------------------------------------------------------------------------
 
-    async def submit(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        procs = req.get("procs")
-        if not isinstance(procs, list):
-            raise Refused("bad-request", "submit: 'procs' must be a list")
+    async def submit(self, peer: Peer, req: Submit, ch: wire.Channel) -> dict[str, Any]:
+        procs = req.procs
         if len(procs) > self.max_procs:
             raise Refused(
                 "bad-request",
                 f"submit: {len(procs)} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
             )
         who = transitions.Submitter(peer.user, self.me.uid_domain, self.me.name)
-        wanted: int | None = req.get("cluster_id")
+        wanted = req.cluster_id
         if wanted is not None and self.reserved.get(wanted) != peer.user:
             raise Refused("bad-request", f"cluster id {wanted!r} was not reserved by {peer.user}")
-        inputs = _spooled_inputs(req.get("spool"), len(procs))
+        inputs = _spooled_inputs(req.spool, len(procs))
         if inputs is not None:
             # The files are in the spool before their jobs are in the queue, so a job in
             # the queue always has its files: the cluster id comes first.
             if wanted is None:
                 wanted = await self.ledger.change(lambda txn: txn.new_cluster())
             procs = await self._spool(wanted, procs, inputs, peer.user)
-        cluster_map = req.get("cluster") or {}
+        cluster_map = req.cluster or {}
         now = _now()
         try:
             cluster = await self.ledger.change(
@@ -146,11 +157,11 @@ class Schedd:
         for proc in range(count):
             spool.remove(spool.job_dir(root, (cluster, proc)))
 
-    async def retrieve(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def retrieve(self, peer: Peer, req: Retrieve, ch: wire.Channel) -> dict[str, Any]:
         """A spooled job's output (condor_transfer_data): its owner's to fetch."""
-        key = _parse_id(str(req.get("job")))
+        key = _parse_id(req.job)
         if key is None or key[1] < 0:
-            raise Refused("bad-request", f"retrieve: bad job id {req.get('job')!r}")
+            raise Refused("bad-request", f"retrieve: bad job id {req.job!r}")
         ad = self.ledger.get(key)
         if ad is None:
             raise Refused("not-found", f"job {key[0]}.{key[1]} not found")
@@ -160,16 +171,12 @@ class Schedd:
         files = await trio.to_thread.run_sync(spool.outputs, root, key, ad)
         return {"ok": True, "files": files}
 
-    async def route(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def route(self, peer: Peer, req: Route, ch: wire.Channel) -> dict[str, Any]:
         """The job router's routed copies of idle jobs: `routes` lists (job, copy's
         attributes, route name); each copy (a new job of the original's owner) and its
         tie to the original are made in one transaction (see `routing`). Each result is
         `{"copy": id}` or `{"error": why}` (the job is gone, or no longer idle)."""
-        if not security.is_admin(peer.user):
-            raise Refused("permission", f"{peer.user} may not route jobs")
-        items = req.get("routes")
-        if not isinstance(items, list):
-            raise Refused("bad-request", "route: 'routes' must be a list")
+        items = req.routes
         owners = {
             str(item.get("job")): ad.get("Owner")
             for item in items
@@ -265,26 +272,25 @@ class Schedd:
         routing.tie(txn, original, (cluster, 0), route, now)
         return (cluster, 0)
 
-    async def reserve(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def reserve(self, peer: Peer, req: Reserve, ch: wire.Channel) -> dict[str, Any]:
         """Hand out the next cluster id (durably, so it is never given twice)."""
         cluster = await self.ledger.change(lambda txn: txn.new_cluster())
         self.reserved[cluster] = peer.user
         return {"ok": True, "cluster": cluster}
 
-    async def query(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def query(self, peer: Peer, req: QueryJobs, ch: wire.Channel) -> dict[str, Any]:
         jobs = self.ledger.snapshot()
-        if req.get("negotiating"):  # jobs already matched are not offered twice
+        if req.negotiating:  # jobs already matched are not offered twice
             jobs = [(k, ad) for k, ad in jobs if k not in self.shadows.pending]
-        after = routing.parse_id(req.get("after"))
+        after = routing.parse_id(req.after)
         if after is not None:  # the next page: the jobs after this one (queue order is
             jobs = [(k, ad) for k, ad in jobs if k > after]  # submission order, by id)
-        ads = _select(jobs, req.get("constraint"))
-        if req.get("routes"):
-            ads = _routable(ads, req["routes"])
-        limit = req.get("limit")
-        if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 0:
-            ads = ads[:limit]
-        exprs = req.get("exprs")
+        ads = _select(jobs, req.constraint)
+        if req.routes:
+            ads = _routable(ads, req.routes)
+        if req.limit is not None and req.limit >= 0:
+            ads = ads[: req.limit]
+        exprs = req.exprs
         sent = 0
         step = min(CHUNK, max(1, len(ads)))
         for start in range(0, len(ads), step):
@@ -298,23 +304,23 @@ class Schedd:
             await trio.lowlevel.checkpoint()
         return {"ok": True, "count": sent}
 
-    async def act(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        action = req.get("action")
+    async def act(self, peer: Peer, req: Act, ch: wire.Channel) -> dict[str, Any]:
+        action = req.action
         if action not in ACTIONS:
             raise Refused("bad-request", f"act: unknown action {action!r}")
         if action in ("suspend", "continue"):
             return await self._pause(peer, req, action)
-        reason = str(req.get("reason") or _default_reason(action, peer.user))
+        reason = req.reason or _default_reason(action, peer.user)
         # per_job: each named job's outcome in "results" (HTCondor's per-job answers),
         # a job id not in the queue among them rather than refusing the request.
-        per_job = bool(req.get("per_job"))
+        per_job = req.per_job
         now = _now()
 
         def change(txn: Transaction) -> tuple[list[Key], list[str], dict[str, str]]:
             results: dict[str, str] = {}
-            keys = self._chosen(req, results if per_job else None)
-            if action == "remove-x" and req.get("constraint"):
-                named = {k for k in map(_parse_id, map(str, req.get("ids") or [])) if k}
+            keys = self._chosen(req.ids, req.constraint, results if per_job else None)
+            if action == "remove-x" and req.constraint:
+                named = {k for k in map(_parse_id, map(str, req.ids or [])) if k}
                 keys = [k for k in keys if k in named or self._is_removed(k)]
             allowed, denied = self._permitted(peer, keys)
             for key in allowed:
@@ -334,12 +340,12 @@ class Schedd:
         ad = self.ledger.get(key)
         return ad is not None and ad.get("JobStatus") == JobStatus.REMOVED
 
-    async def _pause(self, peer: Peer, req: dict[str, Any], action: str) -> dict[str, Any]:
+    async def _pause(self, peer: Peer, req: Act, action: str) -> dict[str, Any]:
         """condor_suspend / condor_continue: the startd signals the job's process tree,
         then the queue records it."""
-        per_job = bool(req.get("per_job"))
+        per_job = req.per_job
         results: dict[str, str] = {}
-        keys = self._chosen(req, results if per_job else None)
+        keys = self._chosen(req.ids, req.constraint, results if per_job else None)
         allowed, denied = self._permitted(peer, keys)
         change = transitions.suspend if action == "suspend" else transitions.resume
         done = 0
@@ -385,15 +391,15 @@ class Schedd:
             return "already-done" if status == JobStatus.HELD else "bad-status"
         return "ok" if transitions.release(txn, key, reason, now, by) else "bad-status"
 
-    async def edit(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        attrs = req.get("attrs")
-        if not isinstance(attrs, dict) or not attrs:
+    async def edit(self, peer: Peer, req: Edit, ch: wire.Channel) -> dict[str, Any]:
+        attrs = req.attrs
+        if not attrs:
             raise Refused("bad-request", "edit: 'attrs' must be a non-empty map")
-        evaluate = bool(req.get("evaluate"))
+        evaluate = req.evaluate
         now = _now()
 
         def change(txn: Transaction) -> tuple[list[Key], list[Key], list[str]]:
-            keys = self._chosen(req)
+            keys = self._chosen(req.ids, req.constraint)
             allowed, denied = self._permitted(peer, keys)
             for key in allowed:
                 for name, text in attrs.items():
@@ -405,30 +411,23 @@ class Schedd:
         keys, allowed, denied = await self.ledger.change(change)
         return {"ok": True, "matched": len(keys), "done": len(allowed), "denied": denied}
 
-    async def exited(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def exited(self, peer: Peer, req: Exited, ch: wire.Channel) -> dict[str, Any]:
         """A job's process ended (the shadow's report); only the pool itself may say so."""
-        if peer.user != security.POOL_IDENTITY:
-            raise Refused("permission", "only pool daemons report job exits")
-        key = _parse_id(str(req.get("job")))
+        key = _parse_id(req.job)
         if key is None or key[1] < 0:
-            raise Refused("bad-request", f"exited: bad job id {req.get('job')!r}")
-        how = transitions.Exit(code=req.get("code"), signal=req.get("signal"))
+            raise Refused("bad-request", f"exited: bad job id {req.job!r}")
+        how = transitions.Exit(code=req.code, signal=req.signal)
         now = _now()
         outcome = await self.ledger.change(lambda txn: transitions.exited(txn, key, how, now))
         return {"ok": True, "outcome": outcome}
 
-    async def matched(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def matched(self, peer: Peer, req: Matched, ch: wire.Channel) -> dict[str, Any]:
         """The negotiator's match of one of our jobs with a slot (and its claim id)."""
-        if peer.user != security.POOL_IDENTITY:
-            raise Refused("permission", "only the negotiator reports matches")
-        key = _parse_id(str(req.get("job")))
+        key = _parse_id(req.job)
         if key is None or key[1] < 0:
-            raise Refused("bad-request", f"matched: bad job id {req.get('job')!r}")
+            raise Refused("bad-request", f"matched: bad job id {req.job!r}")
         claim = ClaimInfo(
-            id=str(req["claim_id"]),
-            startd=Address.parse(str(req["startd"])),
-            slot=str(req["slot"]),
-            user=str(req.get("user", "")),
+            id=req.claim_id, startd=Address.parse(req.startd), slot=req.slot, user=req.user
         )
         self.shadows.matched(key, claim)
         return {"ok": True}
@@ -513,11 +512,12 @@ class Schedd:
 
     # -- choosing jobs --------------------------------------------------------------------
 
-    def _chosen(self, req: dict[str, Any], missing: dict[str, str] | None = None) -> list[Key]:
-        """The jobs a request names; with `missing`, a job id not in the queue is noted
-        there (as "not-found") instead of refusing the request."""
-        ids = req.get("ids") or []
-        constraint = req.get("constraint")
+    def _chosen(
+        self, ids: list[Any] | None, constraint: Any, missing: dict[str, str] | None = None
+    ) -> list[Key]:
+        """The jobs a request names by id or chooses by constraint; with `missing`, a job
+        id not in the queue is noted there (as "not-found") instead of refusing."""
+        ids = ids or []
         if not ids and not constraint:
             raise Refused("bad-request", "name jobs by id or give a constraint")
         keys: list[Key] = []
@@ -588,17 +588,17 @@ class Schedd:
             await trio.sleep(interval)
             await self.periodic()
 
-    def handlers(self) -> dict[str, Any]:
+    def handlers(self) -> dict[type[Message], Handler]:
         return {
-            "submit": self.submit,
-            "reserve": self.reserve,
-            "route": self.route,
-            "query": self.query,
-            "act": self.act,
-            "edit": self.edit,
-            "exited": self.exited,
-            "retrieve": self.retrieve,
-            "matched": self.matched,
+            Submit: self.submit,
+            Reserve: self.reserve,
+            Route: self.route,
+            QueryJobs: self.query,
+            Act: self.act,
+            Edit: self.edit,
+            Exited: self.exited,
+            Retrieve: self.retrieve,
+            Matched: self.matched,
         }
 
 
@@ -742,11 +742,7 @@ async def serve(
         # The queue is settled before anyone may read it: orphans requeued, cron times new.
         await schedd.requeue_orphans()
         await schedd.recompute_cron()
-        anonymous = frozenset({"query"})
-        # The negotiator's matches are left out: a cycle may make thousands (the job log
-        # has them).
-        changes = frozenset({"submit", "reserve", "route", "act", "edit", "exited"})
-        server = Server.configured("schedd", schedd.handlers(), key, cfg, anonymous, changes)
+        server = Server.configured("schedd", schedd.handlers(), key, cfg)
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("SCHEDD_PORT", 0))
         await nursery.start(server.serve_unix, locate.schedd_socket(cfg))
         me.address = ledger.address = f"<{locate.advertised_host(host)}:{port}>"

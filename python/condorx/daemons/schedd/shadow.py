@@ -23,7 +23,7 @@ from condorx import cron, wire
 from condorx.attrs import HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree
 from condorx.client.connection import Address
-from condorx.client.startd import Claim, ClaimRequest, StartdClient
+from condorx.client.startd import Claim, StartdClient
 from condorx.daemons.matchable import runs_here
 from condorx.daemons.schedd import transitions
 from condorx.daemons.schedd.identity import Identity
@@ -31,6 +31,7 @@ from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.staging import inputs, write_outputs
 from condorx.daemons.schedd.store import Key
+from condorx.protocol.startd import ClaimSlot
 
 log = logging.getLogger("condorx.shadow")
 
@@ -108,7 +109,7 @@ class Shadows:
 
     async def _use_claim(self, info: ClaimInfo, first: Key) -> None:
         # One connection for the claim's life: claiming, each job's run, the release.
-        req = ClaimRequest(info.id, info.slot, info.user, self.me.address, self.me.name)
+        req = ClaimSlot(info.id, info.slot, info.user, self.me.address, self.me.name)
         try:
             async with self.startd.claim(info.startd, req) as claim:
                 info.slot_ad = claim.slot_ad

@@ -16,16 +16,12 @@ from condorx.classad import ClassAd, ExprTree, Value
 from condorx.daemons.schedd import deferral, grid, routing
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import Key
-from condorx.errors import CondorxError
+from condorx.errors import Refused
 from condorx.run_result import RunResult
 
 
-class QueueError(CondorxError):
+class QueueError(Refused):
     """A request the queue refuses; `kind` is the error reply's kind."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 @dataclass(frozen=True)

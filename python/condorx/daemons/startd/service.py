@@ -39,7 +39,7 @@ from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config
-from condorx.daemons.server import Peer, Refused, Server
+from condorx.daemons.server import Handler, Peer, Server
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd import runas, states
 from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
@@ -48,6 +48,19 @@ from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.daemons.startd.states import Facts, Step, Why
 from condorx.daemons.startd.table import CarveError, SlotTable
+from condorx.errors import Refused
+from condorx.protocol.message import Message
+from condorx.protocol.startd import (
+    ClaimSlot,
+    Continue,
+    Deactivate,
+    Match,
+    Release,
+    RunJob,
+    Suspend,
+    Vacate,
+)
+from condorx.protocol.starter import StartJob
 
 log = logging.getLogger("condorx.startd")
 
@@ -388,22 +401,16 @@ class Startd:
         starter = self.starters.get(slot.claim.id) if slot.claim is not None else None
         return starter.job_pid if starter is not None else None
 
-    @staticmethod
-    def _pool_only(peer: Peer) -> None:
-        if peer.user != security.POOL_IDENTITY:
-            raise Refused("permission", "only the pool's daemons may do this")
-
     def _taking_work(self) -> None:
         if self.stopping:
             raise Refused("busy", f"the startd is shutting down ({self.stopping})")
 
-    async def match(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        self._pool_only(peer)
+    async def match(self, peer: Peer, req: Match, ch: wire.Channel) -> dict[str, Any]:
         self._taking_work()
-        slot = self._slot(req.get("slot"))
-        if slot.claim is not None and slot.claim.id == req.get("claim_id"):
+        slot = self._slot(req.slot)
+        if slot.claim is not None and slot.claim.id == req.claim_id:
             return {"ok": True, "slot": slot.name}  # its schedd claimed it already (5)
-        if slot.state == "Claimed" and req.get("preempts"):
+        if slot.state == "Claimed" and req.preempts:
             return await self._preempting_match(slot, req)
         # An Owner slot takes a job its START accepts too: "if a job matches the
         # resource's START expression, the resource is available to run a job,
@@ -411,13 +418,8 @@ class Startd:
         if slot.state not in ("Unclaimed", "Owner", "Backfill") or slot.claim is not None:
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed")
         if slot.kind == "Partitionable":
-            slot = self._carve(slot, req.get("request") or {})
-        slot.claim = Claim(
-            id=str(req["claim_id"]),
-            schedd=str(req.get("schedd", "")),
-            user=str(req.get("user", "")),
-            matched_at=self.now(),
-        )
+            slot = self._carve(slot, req.request or {})
+        slot.claim = Claim(id=req.claim_id, schedd=req.schedd, user=req.user, matched_at=self.now())
         if slot.state == "Backfill":
             # The backfill client goes first (28); then Matched (32), or Claimed (31) if
             # the schedd's claim comes while it is being killed.
@@ -427,32 +429,26 @@ class Startd:
             await self.take(slot, states.MATCHED)
         return {"ok": True, "slot": slot.name}
 
-    async def _preempting_match(self, slot: Slot, req: dict[str, Any]) -> dict[str, Any]:
+    async def _preempting_match(self, slot: Slot, req: Match) -> dict[str, Any]:
         """A match for a claimed slot whose job it preempts (the slot's RANK prefers the
         new job, or its user has the better priority): the claim retires (13) and, once
         its job is gone, the slot is the new claim's (23, 24)."""
         if slot.next_claim is not None:
             raise Refused("busy", f"{slot.name} is already being preempted")
         current = slot.claim
-        if req.get("preempts") == "priority" and current is not None:
-            if current.user == req.get("user"):  # a stale ad: the user holds it already
+        if req.preempts == "priority" and current is not None:
+            if current.user == req.user:  # a stale ad: the user holds it already
                 raise Refused("busy", f"{slot.name} is already claimed by {current.user}")
         slot.next_claim = Claim(
-            id=str(req["claim_id"]),
-            schedd=str(req.get("schedd", "")),
-            user=str(req.get("user", "")),
-            matched_at=self.now(),
+            id=req.claim_id, schedd=req.schedd, user=req.user, matched_at=self.now()
         )
-        log.info(
-            "%s: preempting match (%s) for %s", slot.name, req.get("preempts"), req.get("user")
-        )
+        log.info("%s: preempting match (%s) for %s", slot.name, req.preempts, req.user)
         slot.flags.vacate_requested = Why.BETTER_MATCH
         await self.settle(slot)
         return {"ok": True, "slot": slot.name}
 
-    async def claim(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        self._pool_only(peer)
-        waiting = self._preempting(req.get("claim_id"))
+    async def claim(self, peer: Peer, req: ClaimSlot, ch: wire.Channel) -> dict[str, Any]:
+        waiting = self._preempting(req.claim_id)
         if waiting is None:
             # The preemption may be over already: the slot is this (unclaimed) claim's.
             waiting = next(
@@ -461,7 +457,7 @@ class Startd:
                     for s in self.table.all_slots()
                     if s.state == "Claimed"
                     and s.claim is not None
-                    and s.claim.id == req.get("claim_id")
+                    and s.claim.id == req.claim_id
                     and not s.claim.claimed
                 ),
                 None,
@@ -469,7 +465,7 @@ class Startd:
         if waiting is not None:
             return await self._claim_after_preemption(waiting, peer, req)
         try:
-            slot, step = self._claimed(req.get("claim_id")), states.CLAIMED
+            slot, step = self._claimed(req.claim_id), states.CLAIMED
         except Refused:
             # The schedd came before the negotiator's word of the match (transition 5).
             slot, step = self._claim_first(req), states.CLAIMED_DIRECTLY
@@ -479,8 +475,8 @@ class Startd:
             raise Refused("busy", f"{slot.name} is {slot.state}, not Matched")
         claim.claimed = True
         claim.claimed_at = self.now()
-        claim.schedd = str(req.get("schedd") or claim.schedd)
-        claim.client_machine = str(req.get("client_machine", ""))
+        claim.schedd = req.schedd or claim.schedd
+        claim.client_machine = req.client_machine
         if slot.state == "Backfill":
             await self._claim_after_backfill(slot)
         else:
@@ -499,7 +495,7 @@ class Startd:
         return None
 
     async def _claim_after_preemption(
-        self, slot: Slot, peer: Peer, req: dict[str, Any]
+        self, slot: Slot, peer: Peer, req: ClaimSlot
     ) -> dict[str, Any]:
         """The preempting schedd's claim: answered once the old claim's job is gone and
         the slot is this claim's (however long the old job's retirement lasts)."""
@@ -512,8 +508,8 @@ class Startd:
                 raise Refused("not-found", "the preempting match went away")
             await self._next_step()
         claim.claimed_at = self.now()
-        claim.schedd = str(req.get("schedd") or claim.schedd)
-        claim.client_machine = str(req.get("client_machine", ""))
+        claim.schedd = req.schedd or claim.schedd
+        claim.client_machine = req.client_machine
         peer.on_close.append(lambda: self._schedd_gone(slot, claim))
         log.info("%s: claimed by the preempting match", slot.name)
         return {
@@ -533,17 +529,12 @@ class Startd:
         if slot.state != "Claimed":
             raise Refused("busy", f"the backfill client on {slot.name} would not stop")
 
-    def _claim_first(self, req: dict[str, Any]) -> Slot:
+    def _claim_first(self, req: ClaimSlot) -> Slot:
         """A claim for a static slot the negotiator has matched but not yet told us of."""
-        slot = self._slot(req.get("slot"))
+        slot = self._slot(req.slot)
         if slot.kind != "Static" or slot.state != "Unclaimed" or slot.claim is not None:
             raise Refused("not-found", "unknown claim")
-        slot.claim = Claim(
-            id=str(req.get("claim_id")),
-            schedd=str(req.get("schedd", "")),
-            user=str(req.get("user", "")),
-            matched_at=self.now(),
-        )
+        slot.claim = Claim(id=req.claim_id, schedd=req.schedd, user=req.user, matched_at=self.now())
         return slot
 
     def _schedd_gone(self, slot: Slot, claim: Claim) -> None:
@@ -556,9 +547,8 @@ class Startd:
         slot.flags.fast = True
         self.wake.set()
 
-    async def run(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
-        self._pool_only(peer)
-        slot = self._claimed(req.get("claim_id"))
+    async def run(self, peer: Peer, req: RunJob, ch: wire.Channel) -> dict[str, Any]:
+        slot = self._claimed(req.claim_id)
         claim = slot.claim
         assert claim is not None
         if slot.state != "Claimed" or slot.activity != "Idle" or claim.job is not None:
@@ -567,8 +557,8 @@ class Startd:
         view = self.table.view(slot)
         if self._worklife_over(claim, view):
             raise Refused("busy", f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
-        job = wire.ad_from_wire(req.get("job"), "job ad")
-        return await self.execute(slot, job, req.get("files"), ch, view, req.get("job"))
+        job = wire.ad_from_wire(req.job, "job ad")
+        return await self.execute(slot, job, req.files, ch, view, req.job)
 
     async def execute(
         self,
@@ -620,17 +610,16 @@ class Startd:
         if starter is None or not starter.alive:
             starter = await StarterProcess.spawn(self.starter_log)
             self.starters[slot.claim.id] = starter
-        request = {
-            "job": job_wire,
-            "files": files,
-            "slot": slot.name,
-            "scratch": str(self.execute_dir),
-            "heartbeat": self.heartbeat,
+        request = StartJob(
+            job=job_wire,
+            scratch=str(self.execute_dir),
+            slot=slot.name,
+            files=files,
+            heartbeat=float(self.heartbeat),
+            # When this startd is root, the account the job runs as.
+            user=runas.account_for(self.cfg, slot.name, job),
             **self._starter_hooks(slot, job),
-        }
-        user = runas.account_for(self.cfg, slot.name, job)
-        if user is not None:  # this startd is root: the job runs as this account
-            request["user"] = user
+        )
 
         async def tell(frame: dict[str, Any]) -> None:
             if ch is not None:
@@ -680,19 +669,18 @@ class Startd:
             "slot_ad": self.table.advertised(slot),
         }
 
-    async def deactivate(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def deactivate(self, peer: Peer, req: Deactivate, ch: wire.Channel) -> dict[str, Any]:
         """The schedd stops its job (condor_rm, condor_hold): soft kill, hard after
         KILLING_TIMEOUT; the claim stays, and the slot goes Idle when the job is gone."""
-        self._pool_only(peer)
-        slot = self._claimed(req.get("claim_id"))
+        slot = self._claimed(req.claim_id)
         claim = slot.claim
         assert claim is not None
         starter = self.starters.get(claim.id)
-        if starter is None or claim.job is None or not _is_job(claim.job, req.get("job")):
+        if starter is None or claim.job is None or not _is_job(claim.job, req.job):
             return {"ok": True, "running": False}
         log.info("%s: the schedd deactivates the claim: stopping its job", slot.name)
-        why = req.get("why") if req.get("why") in ("hold", "remove") else "evict"
-        await starter.send_signal(signal.SIGTERM, str(why))
+        why = req.why if req.why in ("hold", "remove") else "evict"
+        await starter.send_signal(signal.SIGTERM, why)
         await starter.send_signal(signal.SIGCONT)
 
         async def hard_kill() -> None:
@@ -703,17 +691,16 @@ class Startd:
         self.nursery.start_soon(hard_kill)
         return {"ok": True, "running": True}
 
-    async def suspend(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def suspend(self, peer: Peer, req: Suspend, ch: wire.Channel) -> dict[str, Any]:
         """condor_suspend: stop the claim's job where it is (SIGSTOP to its process tree)."""
-        return await self._pause(peer, req, Step(14, "Claimed", "Suspended", "condor_suspend"))
+        return await self._pause(req.claim_id, Step(14, "Claimed", "Suspended", "condor_suspend"))
 
-    async def resume(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def resume(self, peer: Peer, req: Continue, ch: wire.Channel) -> dict[str, Any]:
         """condor_continue: let a suspended job go on (SIGCONT to its process tree)."""
-        return await self._pause(peer, req, Step(15, "Claimed", "Busy", "condor_continue"))
+        return await self._pause(req.claim_id, Step(15, "Claimed", "Busy", "condor_continue"))
 
-    async def _pause(self, peer: Peer, req: dict[str, Any], step: Step) -> dict[str, Any]:
-        self._pool_only(peer)
-        slot = self._claimed(req.get("claim_id"))
+    async def _pause(self, claim_id: str, step: Step) -> dict[str, Any]:
+        slot = self._claimed(claim_id)
         assert slot.claim is not None
         if slot.claim.job is None or slot.claim.id not in self.starters:
             raise Refused("not-found", f"no job is running on {slot.name}")
@@ -726,24 +713,21 @@ class Startd:
         slot.flags.user_suspended = step.activity == "Suspended" and slot.activity == "Suspended"
         return {"ok": True}
 
-    async def release(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def release(self, peer: Peer, req: Release, ch: wire.Channel) -> dict[str, Any]:
         """The schedd gives the claim up: Preempting (10), then Owner (22)."""
-        self._pool_only(peer)
-        slot = self._claimed(req.get("claim_id"))
+        slot = self._claimed(req.claim_id)
         slot.flags.vacate_requested = Why.RELEASED
         await self.settle(slot)
         return {"ok": True}
 
-    async def vacate(self, peer: Peer, req: dict[str, Any], ch: wire.Channel) -> dict[str, Any]:
+    async def vacate(self, peer: Peer, req: Vacate, ch: wire.Channel) -> dict[str, Any]:
         """condor_vacate: take every claimed slot's job off (gracefully, or `fast`)."""
-        if not security.is_admin(peer.user):
-            raise Refused("permission", f"{peer.user} may not vacate this machine")
-        names = req.get("slots") or []
+        names = req.slots
         chosen = [s for s in self.table.all_slots() if not names or s.name in names]
         for slot in chosen:
             if slot.claim is not None and slot.state in ("Claimed", "Matched"):
                 slot.flags.vacate_requested = Why.VACATE
-                slot.flags.fast = bool(req.get("fast"))
+                slot.flags.fast = req.fast
         for slot in chosen:
             await self.settle(slot)
         return {"ok": True, "slots": [s.name for s in chosen]}
@@ -767,16 +751,16 @@ class Startd:
             self.wake = trio.Event()
         log.info("shut down (%s): no claim is left", mode)
 
-    def handlers(self) -> dict[str, Any]:
+    def handlers(self) -> dict[type[Message], Handler]:
         return {
-            "match": self.match,
-            "claim": self.claim,
-            "run": self.run,
-            "deactivate": self.deactivate,
-            "suspend": self.suspend,
-            "continue": self.resume,
-            "release": self.release,
-            "vacate": self.vacate,
+            Match: self.match,
+            ClaimSlot: self.claim,
+            RunJob: self.run,
+            Deactivate: self.deactivate,
+            Suspend: self.suspend,
+            Continue: self.resume,
+            Release: self.release,
+            Vacate: self.vacate,
         }
 
     nursery: trio.Nursery

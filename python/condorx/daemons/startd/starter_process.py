@@ -14,6 +14,7 @@ from typing import Any
 import trio
 
 from condorx import wire
+from condorx.protocol.starter import SignalJob, StartJob
 
 log = logging.getLogger("condorx.startd")
 
@@ -40,9 +41,9 @@ class StarterProcess:
     def alive(self) -> bool:
         return self.process.returncode is None
 
-    async def run(self, request: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+    async def run(self, request: StartJob) -> AsyncIterator[dict[str, Any]]:
         """Start a job; yields the starter's frames until (and with) the last one."""
-        await self.ch.send({"cmd": "run", **request})
+        await self.ch.send(request.to_wire())
         while True:
             frame = await self.ch.receive()
             if not isinstance(frame, dict):
@@ -57,7 +58,7 @@ class StarterProcess:
     async def send_signal(self, sig: int, why: str = "") -> None:
         """Signal the job's tree; `why` (evict, hold, remove) is for its JOB_EXIT hook."""
         try:
-            await self.ch.send({"cmd": "signal", "signal": int(sig), "why": why})
+            await self.ch.send(SignalJob(int(sig), why).to_wire())
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.kill_job(sig)
 

@@ -20,19 +20,15 @@ from condorx.daemons.startd.ads import Extras, Measures, add_extras, slot_ad
 from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
 from condorx.daemons.startd.policy import Policy, parsed
 from condorx.daemons.startd.slots import Slot, layout
-from condorx.errors import CondorxError
+from condorx.errors import Refused
 from condorx.wire import Expr
 
 # The policy expressions other expressions may refer to by name.
 EXPRESSIONS = ("WANT_SUSPEND", "SUSPEND", "CONTINUE", "PREEMPT", "WANT_VACATE", "KILL")
 
 
-class CarveError(CondorxError):
+class CarveError(Refused):
     """A dynamic slot that cannot be carved; `kind` is "bad-request" or "busy"."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 class SlotTable:

@@ -3,11 +3,11 @@ claim's jobs one after another and dies with the claim.
 
 It speaks wire frames on its standard input and output with its startd:
 
-- `{"cmd": "run", "job", "files", "slot", "scratch", "heartbeat"}`: make the job's
+- `run` (`protocol.starter.StartJob`: job, files, slot, scratch, heartbeat): make the job's
   sandbox and run it; the starter answers `{"started": pid}`, then `{"alive": t}` every
   `heartbeat` seconds, and at last `{"done": {...}}` (how it ended, its usage, its output
   files) or `{"failed": why}` when it could not start.
-- `{"cmd": "signal", "signal": N, "why": ...}`: send signal N to the running job's whole
+- `signal` (`SignalJob`: signal N, why): send signal N to the running job's whole
   process tree (suspend, continue, soft and hard kill); `why` (`evict`, `hold`, `remove`)
   says why a job is being stopped, for its JOB_EXIT hook.
 
@@ -41,6 +41,8 @@ from condorx.attrs import HoldCode
 from condorx.classad import ClassAd
 from condorx.daemons.starter import deferral, launch, usage
 from condorx.daemons.starter.sandbox import Sandbox, StdioError
+from condorx.errors import Refused
+from condorx.protocol.starter import SignalJob, StartJob
 
 log = logging.getLogger("condorx.starter")
 
@@ -74,19 +76,32 @@ class Starter:
                     req = await self.ch.receive()
                     if not isinstance(req, dict):
                         continue
-                    if req.get("cmd") == "run" and not self.active:
+                    if req.get("cmd") == StartJob.command and not self.active:
+                        try:
+                            start = StartJob.from_wire(req)
+                        except Refused as e:
+                            await self.send({"failed": f"cannot run the job: {e}"})
+                            continue
                         self.active = True
-                        nursery.start_soon(self.run, req)
-                    elif req.get("cmd") == "signal":
-                        if req.get("why") in ("evict", "hold", "remove"):
-                            self.ending = str(req["why"])
-                        self._signal(int(req.get("signal", signal.SIGTERM)))
+                        nursery.start_soon(self.run, start)
+                    elif req.get("cmd") == SignalJob.command:
+                        self._signalled(req)
             except wire.WireError:
                 pass  # the startd closed our input: the claim is over
             finally:
                 if self.proc is not None:
                     self.proc.signal(signal.SIGKILL)
                 nursery.cancel_scope.cancel()
+
+    def _signalled(self, frame: dict[str, Any]) -> None:
+        try:
+            req = SignalJob.from_wire(frame)
+        except Refused as e:
+            log.warning("ignored: %s", e)
+            return
+        if req.why in ("evict", "hold", "remove"):
+            self.ending = req.why
+        self._signal(req.signal)
 
     def _signal(self, sig: int) -> None:
         pause = sig in (signal.SIGSTOP, signal.SIGCONT)
@@ -131,7 +146,7 @@ class Starter:
                 return "vacated"
         return None
 
-    async def run(self, req: dict[str, Any]) -> None:
+    async def run(self, req: StartJob) -> None:
         try:
             await self._run(req)
         finally:
@@ -139,20 +154,20 @@ class Starter:
             self.proc = self.waiting = self.killed = None
             self.ending = ""
 
-    async def _run(self, req: dict[str, Any]) -> None:
-        job = wire.ad_from_wire(req.get("job"), "job ad")
-        files = req.get("files")
-        job_hooks = {h.name: h for h in map(hooks.Hook.from_wire, req.get("hooks") or [])}
-        slot_ad = wire.ad_from_wire(req.get("slot_ad") or {}, "slot ad")
+    async def _run(self, req: StartJob) -> None:
+        job = wire.ad_from_wire(req.job, "job ad")
+        files = req.files
+        job_hooks = {h.name: h for h in map(hooks.Hook.from_wire, req.hooks or [])}
+        slot_ad = wire.ad_from_wire(req.slot_ad or {}, "slot ad")
         self.serial += 1
         try:
-            account = Account.lookup(req.get("user"))
+            account = Account.lookup(req.user)
         except AccountError as e:
             await self.send({"failed": f"cannot run the job: {e}"})
             return
         box = Sandbox.create(
             job,
-            Path(str(req["scratch"])),
+            Path(req.scratch),
             f"dir_{os.getpid()}_{self.serial}",
             files if isinstance(files, dict) else None,
             account,
@@ -161,14 +176,14 @@ class Starter:
             prepare = job_hooks.get("PREPARE_JOB")
             if prepare is not None and not await self._prepare(prepare, job, slot_ad, box):
                 return
-            heartbeat = float(req.get("heartbeat") or 5)
+            heartbeat = req.heartbeat or 5.0
             if await self._wait_for_deferral(job, heartbeat) is not None:
                 return
             if self.killed is not None:
                 await self.send({"vacated": "stopped before it started"})
                 return
             try:
-                slot_name = str(req.get("slot", ""))
+                slot_name = req.slot
                 stopped = self.suspended
                 proc = box.process(slot_name, launch.Process, stopped=stopped)
             except StdioError as e:
@@ -190,7 +205,7 @@ class Starter:
                 proc.signal(signal.SIGCONT)
             await self.send({"started": self.proc.pid})
             started, proc = time.time(), self.proc
-            updates = req.get("updates") or [8, 300]
+            updates = req.updates or [8, 300]
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._heartbeats, heartbeat)
                 update = job_hooks.get("UPDATE_JOB_INFO")

@@ -1,0 +1,36 @@
+"""The collector's requests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from condorx.protocol.message import Message
+
+
+@dataclass(frozen=True)
+class Advertise(Message):
+    """Store (or refresh) ads, each keyed by its MyType and Name."""
+
+    command = "advertise"
+    ads: list[Any]
+
+
+@dataclass(frozen=True)
+class Invalidate(Message):
+    """Drop the ads of one type with these names (a daemon going away)."""
+
+    command = "invalidate"
+    type: str
+    names: list[Any] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class QueryAds(Message):
+    """The ads of a type (all types when empty) that match `constraint`: whole, or the
+    values of `exprs` in each; streamed in chunks."""
+
+    command = "query"
+    type: str = ""
+    constraint: Any = None
+    exprs: list[Any] | None = None

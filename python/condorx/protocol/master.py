@@ -1,0 +1,42 @@
+"""The master's requests: condor_off, condor_on, condor_restart, condor_reconfig and
+`condorx pool status`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from condorx.protocol.message import Message
+
+
+@dataclass(frozen=True)
+class Off(Message):
+    """Stop daemons (all when none are named); with `master`, the master too."""
+
+    command = "off"
+    daemons: list[Any] | None = None
+    master: bool = False
+    fast: bool = False
+    peaceful: bool = False
+
+
+@dataclass(frozen=True)
+class On(Message):
+    command = "on"
+    daemons: list[Any] | None = None
+
+
+@dataclass(frozen=True)
+class Restart(Message):
+    command = "restart"
+    daemons: list[Any] | None = None
+
+
+@dataclass(frozen=True)
+class Reconfig(Message):
+    command = "reconfig"
+
+
+@dataclass(frozen=True)
+class Status(Message):
+    command = "status"

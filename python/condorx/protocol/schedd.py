@@ -1,0 +1,104 @@
+"""The schedd's requests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from condorx.protocol.message import Message
+
+
+@dataclass(frozen=True)
+class Submit(Message):
+    """New jobs: one cluster ad's attributes and each proc's own (wire maps); with
+    `spool`, each proc's input files (name to bytes); `cluster_id` one reserved before."""
+
+    command = "submit"
+    procs: list[Any]
+    cluster: dict[str, Any] | None = None
+    cluster_id: int | None = None
+    spool: list[Any] | None = None
+
+
+@dataclass(frozen=True)
+class Reserve(Message):
+    """The next cluster id, for a submission that needs $(Cluster) before its ads."""
+
+    command = "reserve"
+
+
+@dataclass(frozen=True)
+class Route(Message):
+    """The job router's routed copies: each item names a job, a copy and its route."""
+
+    command = "route"
+    routes: list[Any]
+
+
+@dataclass(frozen=True)
+class QueryJobs(Message):
+    """The jobs that match `constraint`, whole or as the values of `exprs`; `after` a
+    job id for the next page, `routes` route ads whose requirements a job must meet,
+    `negotiating` to leave out the jobs already matched."""
+
+    command = "query"
+    constraint: Any = None
+    exprs: list[Any] | None = None
+    limit: int | None = None
+    negotiating: bool = False
+    after: str | None = None
+    routes: list[Any] | None = None
+
+
+@dataclass(frozen=True)
+class Act(Message):
+    """remove, remove-x, hold, release, suspend or continue the jobs named by id or
+    chosen by a constraint; `per_job` for each job's outcome."""
+
+    command = "act"
+    action: str
+    ids: list[Any] | None = None
+    constraint: Any = None
+    reason: str | None = None
+    per_job: bool = False
+
+
+@dataclass(frozen=True)
+class Edit(Message):
+    """Set attributes (name to expression text) of the jobs named or chosen."""
+
+    command = "edit"
+    attrs: dict[str, Any]
+    ids: list[Any] | None = None
+    constraint: Any = None
+    evaluate: bool = False
+
+
+@dataclass(frozen=True)
+class Exited(Message):
+    """A job's process ended, with this exit code or signal."""
+
+    command = "exited"
+    job: str
+    code: int | None = None
+    signal: int | None = None
+
+
+@dataclass(frozen=True)
+class Retrieve(Message):
+    """A spooled job's output files (condor_transfer_data)."""
+
+    command = "retrieve"
+    job: str
+
+
+@dataclass(frozen=True)
+class Matched(Message):
+    """The negotiator matched this job to a slot, under this claim id."""
+
+    command = "matched"
+    job: str
+    claim_id: str
+    startd: str
+    slot: str
+    user: str = ""

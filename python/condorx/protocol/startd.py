@@ -1,0 +1,85 @@
+"""The startd's requests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from condorx.protocol.message import Message
+
+
+@dataclass(frozen=True)
+class Match(Message):
+    """The negotiator's match of a slot (a dynamic slot of `request`'s size out of a
+    partitionable one) for a schedd's user; `preempts` ("rank" or "priority") when the
+    slot's current claim must make way."""
+
+    command = "match"
+    slot: str
+    claim_id: str
+    schedd: str = ""
+    user: str = ""
+    preempts: str | None = None
+    request: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ClaimSlot(Message):
+    """A schedd takes up the claim the negotiator made for it."""
+
+    command = "claim"
+    claim_id: str
+    slot: str = ""
+    user: str = ""
+    schedd: str = ""
+    client_machine: str = ""
+
+
+@dataclass(frozen=True)
+class RunJob(Message):
+    """Run a job (its flattened ad) on the claim, with its input files."""
+
+    command = "run"
+    claim_id: str
+    job: dict[str, Any]
+    files: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Deactivate(Message):
+    """Stop the claim's job `job` (whichever runs when None); `why` it stops (hold,
+    remove or evict) is for its JOB_EXIT hook."""
+
+    command = "deactivate"
+    claim_id: str
+    why: str = "evict"
+    job: str | None = None
+
+
+@dataclass(frozen=True)
+class Suspend(Message):
+    command = "suspend"
+    claim_id: str
+
+
+@dataclass(frozen=True)
+class Continue(Message):
+    command = "continue"
+    claim_id: str
+
+
+@dataclass(frozen=True)
+class Release(Message):
+    """The claim is over."""
+
+    command = "release"
+    claim_id: str
+
+
+@dataclass(frozen=True)
+class Vacate(Message):
+    """condor_vacate: take the jobs off these slots (all when none are named)."""
+
+    command = "vacate"
+    slots: list[Any] = field(default_factory=list)
+    fast: bool = False

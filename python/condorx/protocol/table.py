@@ -1,0 +1,89 @@
+"""Every command a condorx daemon answers: its request type and the permission it needs,
+and whether it changes the job queue (those go to the audit log). The servers check
+permissions here and nowhere else; a handler decides only what is finer than this (which
+jobs are whose).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from condorx import security
+from condorx.protocol import collector, job_router, master, negotiator, schedd, startd
+from condorx.protocol.message import Message
+
+
+class Permission(enum.Enum):
+    READ = "read"  # anyone, even a peer that proved nothing
+    WRITE = "write"  # an authenticated user: on their own jobs, the handler says which
+    DAEMON = "daemon"  # the pool's own daemons
+    ADMINISTRATOR = "administrator"  # the pool, root, or the user the daemons run as
+
+    def allows(self, user: str) -> bool:
+        if self is Permission.READ:
+            return True
+        if self is Permission.WRITE:
+            return user != security.ANONYMOUS
+        if self is Permission.DAEMON:
+            return user == security.POOL_IDENTITY
+        return security.is_admin(user)
+
+
+@dataclass(frozen=True)
+class Command:
+    request: type[Message]
+    permission: Permission
+    audited: bool = False  # a change to the job queue: who, what, when in the audit log
+
+    @property
+    def name(self) -> str:
+        return self.request.command
+
+
+R, W, D, A = Permission.READ, Permission.WRITE, Permission.DAEMON, Permission.ADMINISTRATOR
+
+COMMANDS: dict[str, tuple[Command, ...]] = {
+    "collector": (
+        Command(collector.Advertise, D),
+        Command(collector.Invalidate, D),
+        Command(collector.QueryAds, R),
+    ),
+    "negotiator": (Command(negotiator.Reschedule, D),),
+    "master": (
+        Command(master.Off, A),
+        Command(master.On, A),
+        Command(master.Restart, A),
+        Command(master.Reconfig, A),
+        Command(master.Status, W),
+    ),
+    "job_router": (Command(job_router.DescribeRoutes, W), Command(job_router.PollNow, W)),
+    "schedd": (
+        Command(schedd.Submit, W, audited=True),
+        Command(schedd.Reserve, W, audited=True),
+        Command(schedd.Route, A, audited=True),
+        Command(schedd.QueryJobs, R),
+        Command(schedd.Act, W, audited=True),
+        Command(schedd.Edit, W, audited=True),
+        Command(schedd.Exited, D, audited=True),
+        Command(schedd.Retrieve, W),
+        # The negotiator's matches are left out: a cycle may make thousands (the job log
+        # has them).
+        Command(schedd.Matched, D),
+    ),
+    "startd": (
+        Command(startd.Match, D),
+        Command(startd.ClaimSlot, D),
+        Command(startd.RunJob, D),
+        Command(startd.Deactivate, D),
+        Command(startd.Suspend, D),
+        Command(startd.Continue, D),
+        Command(startd.Release, D),
+        Command(startd.Vacate, A),
+    ),
+}
+
+
+def of(daemon: str) -> dict[str, Command]:
+    """The daemon's commands by name."""
+    return {c.name: c for c in COMMANDS[daemon]}

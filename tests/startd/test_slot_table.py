@@ -1,0 +1,78 @@
+"""The startd's slot table in-process: a partitionable slot carved into dynamic slots
+until it has nothing left, slots found by name and by claim, each slot's ad as the
+policy sees it, and the clock moved by STARTD_INPUTS_OVERRIDE's ClockOffset."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from condorx.config import Config
+from condorx.daemons.startd.machine import Machine
+from condorx.daemons.startd.slots import Claim
+from condorx.daemons.startd.table import CarveError, SlotTable
+from condorx.errors import Refused
+
+MACHINE = Machine("exec.example.org", "X86_64", "LINUX", 4, 8192, 10_000_000)
+PARTITIONABLE = """
+NUM_SLOTS_TYPE_1 = 1
+SLOT_TYPE_1 = 100%
+SLOT_TYPE_1_PARTITIONABLE = true
+START = TARGET.RequestMemory <= MY.Memory
+"""
+
+
+def table(tmp_path: Path, text: str, inputs: str = "") -> SlotTable:
+    override = tmp_path / "inputs"
+    override.write_text(inputs)
+    cfg = Config.from_text(text + f"STARTD_INPUTS_OVERRIDE = {override}\n", subsystem="STARTD")
+    return SlotTable(cfg, MACHINE)
+
+
+def test_a_partitionable_slot_is_carved_until_nothing_is_left(tmp_path: Path):
+    t = table(tmp_path, PARTITIONABLE)
+    (parent,) = t.slots
+    assert (parent.kind, parent.cpus, parent.memory) == ("Partitionable", 4, 8192)
+    a = t.carve(parent, {"cpus": 1, "memory": 1024, "disk": 1000})
+    b = t.carve(parent, {"cpus": 3, "memory": 2048, "disk": 1000})
+    assert [a.name, b.name] == ["slot1_1@exec.example.org", "slot1_2@exec.example.org"]
+    assert parent.free() == (0, 5120, 10_000_000 - 2000)
+    with pytest.raises(CarveError, match="has .* left") as caught:
+        t.carve(parent, {"cpus": 1})
+    assert caught.value.kind == "busy" and isinstance(caught.value, Refused)
+    assert [s.name for s in t.all_slots()] == [parent.name, a.name, b.name]
+    # Never a name still in use: with slot1_1 gone and slot1_2 left, the next is slot1_3.
+    parent.children.remove(a)
+    assert t.carve(parent, {"cpus": 1}).name == "slot1_3@exec.example.org"
+
+
+@pytest.mark.parametrize(
+    ("request_", "kind"),
+    [({"cpus": "many"}, "bad-request"), ({"memory": -5}, "bad-request"), ({"cpus": 5}, "busy")],
+)
+def test_a_request_that_cannot_be_carved_says_why(tmp_path: Path, request_, kind: str):
+    t = table(tmp_path, PARTITIONABLE)
+    with pytest.raises(CarveError) as caught:
+        t.carve(t.slots[0], request_)
+    assert caught.value.kind == kind
+    assert t.slots[0].children == []
+
+
+def test_slots_are_found_by_name_and_by_claim(tmp_path: Path):
+    t = table(tmp_path, "NUM_SLOTS = 2\n")
+    one, two = t.slots
+    two.claim = Claim(id="c-2", schedd="<h:1>", user="alice", matched_at=0.0)
+    assert t.named("slot2@exec.example.org") is two and t.named("slot9@x") is None
+    assert t.claimed_by("c-2") is two and t.claimed_by("c-1") is None
+    assert (one.cpus, two.cpus, one.memory) == (2, 2, 4096)
+
+
+def test_the_view_is_the_ad_with_the_policy_and_the_moved_clock(tmp_path: Path):
+    t = table(tmp_path, PARTITIONABLE + "WANT_SUSPEND = false\n", "ClockOffset = 3600\n")
+    view = t.view(t.slots[0])
+    assert view["Name"] == "slot1@exec.example.org" and view["Memory"] == 8192
+    assert abs(view["CurrentTime"] - (time.time() + 3600)) < 5
+    assert view.eval("WANT_SUSPEND") is False  # the policy's expressions, by name
+    assert t.advertised(t.slots[0])["Cpus"] == 4

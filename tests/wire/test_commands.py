@@ -1,0 +1,103 @@
+"""The command table and the typed requests: every request round-trips through its frame,
+a field of the wrong type or a missing one is refused naming the command and the field,
+and each permission admits exactly whom it says."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any
+
+import pytest
+
+from condorx import security
+from condorx.daemons.server import Server
+from condorx.errors import Refused
+from condorx.protocol import schedd, startd
+from condorx.protocol.message import Message
+from condorx.protocol.table import COMMANDS, Permission
+
+SAMPLES: dict[Any, Any] = {str: "x", int: 7, float: 2.5, bool: True, list: [1], dict: {"a": 1}}
+
+
+def sample(cls: type[Message]) -> Message:
+    """An instance with every field set to a value of its type."""
+    hints = typing.get_type_hints(cls)
+    values = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        kind = hints[f.name]
+        args = [a for a in typing.get_args(kind) if a is not type(None)]
+        if isinstance(kind, type(int | None)):
+            kind = args[0]
+        values[f.name] = SAMPLES.get(typing.get_origin(kind) or kind, "any")
+    return cls(**values)
+
+
+ALL = [c.request for commands in COMMANDS.values() for c in commands]
+
+
+@pytest.mark.parametrize(
+    "cls", ALL, ids=[f"{c.__module__.rsplit('.', 1)[1]}.{c.command}" for c in ALL]
+)
+def test_every_request_round_trips_through_its_frame(cls: type[Message]):
+    req = sample(cls)
+    frame = req.to_wire()
+    assert frame["cmd"] == cls.command
+    assert cls.from_wire(frame) == req
+
+
+def test_names_are_unique_within_each_daemon():
+    for daemon, commands in COMMANDS.items():
+        names = [c.name for c in commands]
+        assert len(names) == len(set(names)), daemon
+
+
+@pytest.mark.parametrize(
+    ("cls", "frame", "message"),
+    [
+        (schedd.Submit, {"procs": "not a list"}, "submit: 'procs' must be a list"),
+        (schedd.Submit, {}, "submit: 'procs' is missing"),
+        (schedd.QueryJobs, {"limit": True}, "query: 'limit' must be an integer"),
+        (schedd.Edit, {"attrs": [1, 2]}, "edit: 'attrs' must be a map"),
+        (startd.Match, {"slot": "slot1@h", "claim_id": 12}, "match: 'claim_id' must be a string"),
+        (startd.Vacate, {"fast": "yes"}, "vacate: 'fast' must be true or false"),
+    ],
+)
+def test_a_wrong_field_is_refused_by_name(cls: type[Message], frame: dict[str, Any], message: str):
+    with pytest.raises(Refused, match=message) as caught:
+        cls.from_wire({"cmd": cls.command, **frame})
+    assert caught.value.kind == "bad-request"
+
+
+def test_none_is_not_sent_and_an_int_is_a_float_field():
+    assert schedd.Exited("1.0").to_wire() == {"cmd": "exited", "job": "1.0"}
+    from condorx.protocol.starter import StartJob
+
+    got = StartJob.from_wire({"cmd": "run", "job": {}, "scratch": "/s", "heartbeat": 3})
+    assert got.heartbeat == 3.0 and isinstance(got.heartbeat, float)
+
+
+@pytest.mark.parametrize(
+    ("permission", "admitted"),
+    [
+        (Permission.READ, {"unauthenticated", "alice", "condor", "root"}),
+        (Permission.WRITE, {"alice", "condor", "root"}),
+        (Permission.DAEMON, {"condor"}),
+        (Permission.ADMINISTRATOR, {"condor", "root"}),
+    ],
+)
+def test_each_permission_admits_whom_it_says(permission: Permission, admitted: set[str]):
+    users = {security.ANONYMOUS, "alice", security.POOL_IDENTITY, "root"}
+    if security.current_user() in users - {"root", security.POOL_IDENTITY}:
+        pytest.skip("the test's users include the daemons' own")
+    assert {u for u in users if permission.allows(u)} == admitted
+
+
+def test_a_server_must_answer_its_whole_table_and_nothing_else():
+    async def handler(peer: Any, req: Any, ch: Any) -> dict[str, Any]:
+        return {"ok": True}
+
+    with pytest.raises(ValueError, match="no handler for"):
+        Server("negotiator", {}, b"k" * 32)
+    with pytest.raises(ValueError, match="has no command for Submit"):
+        Server("negotiator", {schedd.Submit: handler}, b"k" * 32)
