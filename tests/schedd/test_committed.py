@@ -12,6 +12,7 @@ from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.committed import Committed
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.store import Store
+from condorx.daemons.schedd.submission import Submission
 
 WHO = t.Submitter("alice", "example.org", "schedd@example.org")
 
@@ -30,7 +31,12 @@ def commit(q: JobQueue, change) -> Committed:
 def test_submitted_released_and_requeued_jobs_become_idle(tmp_path: Path):
     q = JobQueue(Store(tmp_path / "q.db"))
     box: dict[str, int] = {}
-    news = commit(q, lambda txn: box.update(c=t.submit(txn, WHO, cluster(tmp_path), [{}, {}], 1)))
+    news = commit(
+        q,
+        lambda txn: box.update(
+            c=t.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}, {}]), 1)
+        ),
+    )
     c = box["c"]
     assert news == Committed(idle=((c, 0), (c, 1)))
     assert commit(q, lambda txn: t.hold(txn, (c, 0), "why", 1, 0, 2)) == Committed(
@@ -47,7 +53,7 @@ def test_only_a_grid_job_that_became_idle_or_stopped_is_news_to_the_gridmanager(
     q = JobQueue(Store(tmp_path / "q.db"))
     box: dict[str, int] = {}
     ad = cluster(tmp_path, JobUniverse=9, GridResource="condor s c")
-    news = commit(q, lambda txn: box.update(c=t.submit(txn, WHO, ad, [{}], 1)))
+    news = commit(q, lambda txn: box.update(c=t.submit(txn, WHO, Submission.decode(ad, [{}]), 1)))
     key = (box["c"], 0)
     assert news.grid and news.idle == (key,)
     # The gridmanager's own record of what the remote pool says is no news to itself.

@@ -14,6 +14,7 @@ from condorx.daemons.schedd import deferral
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.queue import JobQueue
 from condorx.daemons.schedd.store import Store
+from condorx.daemons.schedd.submission import Submission
 
 WHO = t.Submitter("alice", "example.org", "schedd@example.org")
 MINUTE = 1_700_000_040  # a whole minute
@@ -29,7 +30,7 @@ def test_a_run_that_ends_in_its_own_second_is_followed_by_the_next_minute(tmp_pa
     q = JobQueue(Store(tmp_path / "q.db"))
     txn = q.begin()
     ad = cluster(tmp_path, CronMinute="*", OnExitRemove=False)
-    c = t.submit(txn, WHO, ad, [{}], now=MINUTE - 30)
+    c = t.submit(txn, WHO, Submission.decode(ad, [{}]), now=MINUTE - 30)
     _commit(txn)
     assert q.get((c, 0))["DeferralTime"] == MINUTE
     txn = q.begin()

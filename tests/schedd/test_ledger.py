@@ -5,6 +5,7 @@ the one stream in order."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from condorx.daemons.schedd.history import Rotation
 from condorx.daemons.schedd.ledger import Files, Ledger, LedgerClosed
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.store import Store
+from condorx.daemons.schedd.submission import Submission
 
 WHO = t.Submitter("alice", "example.org", "schedd@example.org")
 
@@ -28,8 +30,11 @@ class CountingStore(Store):
     """A real store that counts its durable commits (each is one fsync)."""
 
     commits = 0
+    gate: threading.Event | None = None  # when set up, a commit waits for it
 
     def commit(self, *args: Any) -> None:
+        if self.gate is not None:
+            self.gate.wait(30)
         self.commits += 1
         super().commit(*args)
 
@@ -44,7 +49,9 @@ def run(test: Any) -> None:
 
 
 def submit(tmp_path: Path, n: int = 1):
-    return lambda txn: t.submit(txn, WHO, cluster(tmp_path), [{} for _ in range(n)], 100)
+    return lambda txn: t.submit(
+        txn, WHO, Submission.decode(cluster(tmp_path), [{} for _ in range(n)]), 100
+    )
 
 
 def test_changes_that_arrive_together_share_one_commit(tmp_path: Path):
@@ -161,3 +168,52 @@ def test_news_comes_in_commit_order_and_a_stopped_ledger_refuses(tmp_path: Path)
         Committed(stopped=((c, 1),)),
         Committed(idle=((c, 1),)),
     ]
+
+
+def test_a_submission_staged_again_is_staged_as_new(tmp_path: Path):
+    """A batch staged a second time (a later change in it raised) stages its submit
+    again from the same decoded submission, which the first staging left as it was."""
+    ledger = ledger_at(tmp_path)
+    store = ledger.queue.store
+    assert isinstance(store, CountingStore)
+    store.gate = threading.Event()  # the first commit waits: the next two batch up
+    ad = cluster(tmp_path, DeferralTime=10_000, DeferralPrepTime=60)
+    sub = Submission.decode(ad, [{}, {"Args": "2"}])
+    sent = sub.cluster.printOld()
+    staged: list[int] = []
+
+    def add(txn: Transaction) -> int:
+        staged.append(1)
+        return t.submit(txn, WHO, sub, 100)
+
+    def refuse(txn: Transaction) -> None:
+        raise t.QueueError("busy", "not now")
+
+    async def main() -> int:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(ledger.run)
+            got: list[int] = []
+
+            async def call(fn: Any) -> None:
+                try:
+                    got.append(await ledger.change(fn))
+                except t.QueueError:
+                    pass
+
+            async with trio.open_nursery() as calls:
+                # The first writes (a cluster id), so its commit waits at the gate.
+                for fn in (lambda txn: txn.new_cluster() and None, add, refuse):
+                    calls.start_soon(call, fn)
+                    await trio.testing.wait_all_tasks_blocked()
+                store.gate.set()
+            nursery.cancel_scope.cancel()
+        return [g for g in got if g is not None][0]
+
+    c = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert len(staged) == 2  # staged, then staged again without `refuse`
+    assert sub.cluster.printOld() == sent  # the decoded submission is not changed
+    assert ledger.procs(c) == [0, 1]
+    job = ledger.get((c, 1))
+    assert job is not None and job["ProcId"] == 1 and job["Args"] == "2"
+    requirements = str(job.lookup("Requirements"))
+    assert requirements.count("DeferralPrepTime") == 1, requirements

@@ -10,6 +10,7 @@ from jobs import cluster
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.queue import JobQueue
 from condorx.daemons.schedd.store import Store
+from condorx.daemons.schedd.submission import Submission
 
 WHO = t.Submitter("alice", "example.org", "schedd@example.org")
 
@@ -27,7 +28,7 @@ def _queue(path: Path) -> JobQueue:
 def test_procs_are_chained_to_their_cluster_ad(tmp_path):
     q = _queue(tmp_path)
     txn = q.begin()
-    c = t.submit(txn, WHO, cluster(tmp_path), [{}, {"Args": "7"}], now=1000)
+    c = t.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}, {"Args": "7"}]), now=1000)
     assert q.get((c, 0)) is None  # nothing shows before the commit
     _commit(txn)
     a0, a1 = q.get((c, 0)), q.get((c, 1))
@@ -39,7 +40,7 @@ def test_procs_are_chained_to_their_cluster_ad(tmp_path):
 def test_a_change_to_one_proc_leaves_the_others_alone_and_survives_reload(tmp_path):
     q = _queue(tmp_path)
     txn = q.begin()
-    c = t.submit(txn, WHO, cluster(tmp_path), [{}, {}], now=1000)
+    c = t.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}, {}]), now=1000)
     _commit(txn)
     txn = q.begin()
     assert t.hold(txn, (c, 1), "why not", 1, 0, now=2000)
@@ -57,7 +58,7 @@ def test_a_change_to_one_proc_leaves_the_others_alone_and_survives_reload(tmp_pa
 def test_the_last_proc_leaving_takes_the_cluster_ad(tmp_path):
     q = _queue(tmp_path)
     txn = q.begin()
-    c = t.submit(txn, WHO, cluster(tmp_path), [{}, {}], now=1000)
+    c = t.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}, {}]), now=1000)
     _commit(txn)
     txn = q.begin()
     t.remove(txn, (c, 0), "bye", now=1001)
@@ -72,7 +73,7 @@ def test_the_last_proc_leaving_takes_the_cluster_ad(tmp_path):
 def test_a_failed_write_changes_nothing_in_memory(tmp_path):
     q = _queue(tmp_path)
     txn = q.begin()
-    c = t.submit(txn, WHO, cluster(tmp_path), [{}], now=1000)
+    c = t.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}]), now=1000)
     _commit(txn)
     txn = q.begin()
     t.hold(txn, (c, 0), "x", 1, 0, now=1001)
@@ -86,7 +87,7 @@ def test_a_failed_write_changes_nothing_in_memory(tmp_path):
 def test_edit_refuses_schedd_owned_attributes(tmp_path):
     q = _queue(tmp_path)
     txn = q.begin()
-    c = t.submit(txn, WHO, cluster(tmp_path), [{}], now=1000)
+    c = t.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}]), now=1000)
     _commit(txn)
     with pytest.raises(t.QueueError, match="JobStatus"):
         t.edit(q.begin(), (c, 0), "JobStatus", "2")

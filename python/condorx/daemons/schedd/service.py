@@ -42,6 +42,7 @@ from condorx.daemons.schedd.ledger import Files, Ledger
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
 from condorx.daemons.schedd.store import Key, Store
+from condorx.daemons.schedd.submission import Submission
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.errors import Refused
 from condorx.protocol.message import Message
@@ -110,11 +111,11 @@ class Schedd:
             if wanted is None:
                 wanted = await self.ledger.change(lambda txn: txn.new_cluster())
             procs = await self._spool(wanted, procs, inputs, peer.user)
-        cluster_map = req.cluster or {}
         now = _now()
         try:
+            sub = Submission.decode(req.cluster or {}, procs)
             cluster = await self.ledger.change(
-                lambda txn: transitions.submit(txn, who, cluster_map, procs, now, cluster=wanted)
+                lambda txn: transitions.submit(txn, who, sub, now, cluster=wanted)
             )
         except BaseException:
             if inputs is not None and wanted is not None and not self.ledger.procs(wanted):
@@ -254,10 +255,6 @@ class Schedd:
             raise transitions.QueueError("busy", f"job {item.get('job')} is being matched")
         if not isinstance(copy, dict) or not route:
             raise transitions.QueueError("bad-request", "a route item needs a copy and a route")
-        try:
-            wire.ad_from_wire(copy, "routed copy")  # refused whole, before any change
-        except wire.WireError as e:
-            raise transitions.QueueError("bad-request", str(e)) from None
         if isinstance(box, str):
             raise transitions.QueueError("spool", f"job {item.get('job')}: {box}")
         who = transitions.Submitter(str(ad.get("Owner")), self.me.uid_domain, self.me.name)
@@ -266,9 +263,13 @@ class Schedd:
             (paths, files), cluster = box
             copy = {**copy, **paths}
             spool.mark(copy, spool.job_dir(locate.spool(self.cfg), (cluster, 0)), files)
-        else:
+        try:
+            sub = Submission.decode(copy, [{}])
+        except (Refused, wire.WireError) as e:  # refused whole, before any change
+            raise transitions.QueueError("bad-request", str(e)) from None
+        if box is None:
             cluster = txn.new_cluster()
-        transitions.submit(txn, who, copy, [{}], now, cluster=cluster)
+        transitions.submit(txn, who, sub, now, cluster=cluster)
         routing.tie(txn, original, (cluster, 0), route, now)
         return (cluster, 0)
 
@@ -419,7 +420,7 @@ class Schedd:
         how = transitions.Exit(code=req.code, signal=req.signal)
         now = _now()
         outcome = await self.ledger.change(lambda txn: transitions.exited(txn, key, how, now))
-        return {"ok": True, "outcome": outcome}
+        return {"ok": True, "outcome": outcome.value}
 
     async def matched(self, peer: Peer, req: Matched, ch: wire.Channel) -> dict[str, Any]:
         """The negotiator's match of one of our jobs with a slot (and its claim id)."""

@@ -6,7 +6,8 @@ and the history file will show once the transaction is durable.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,12 +17,30 @@ from condorx.classad import ClassAd, ExprTree, Value
 from condorx.daemons.schedd import deferral, grid, routing
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import Key
+from condorx.daemons.schedd.submission import Submission
 from condorx.errors import Refused
 from condorx.run_result import RunResult
 
 
 class QueueError(Refused):
     """A request the queue refuses; `kind` is the error reply's kind."""
+
+
+class Outcome(enum.StrEnum):
+    """What a job's run or exit came to (the `exited` reply's outcome)."""
+
+    COMPLETED = "completed"  # it left the queue, or waits in it Completed
+    REQUEUED = "requeued"  # back to Idle, to run again
+    HELD = "held"
+    REMOVED = "removed"  # removed while it ran; now it is gone
+    GONE = "gone"  # it had left the queue already (condor_rm -forcex)
+    UNCHANGED = "unchanged"  # it was not running: the report changed nothing
+
+    @classmethod
+    def of(cls, status: JobStatus) -> Outcome:
+        """A job that was not running, as it stands."""
+        known = {JobStatus.COMPLETED: cls.COMPLETED, JobStatus.HELD: cls.HELD}
+        return known.get(status, cls.UNCHANGED)
 
 
 @dataclass(frozen=True)
@@ -32,38 +51,25 @@ class Submitter:
 
 
 def submit(
-    txn: Transaction,
-    who: Submitter,
-    cluster_map: Mapping[str, Any],
-    procs: Sequence[Mapping[str, Any]],
-    now: int,
-    cluster: int | None = None,
+    txn: Transaction, who: Submitter, sub: Submission, now: int, cluster: int | None = None
 ) -> int:
-    """Add one cluster with `procs` procs (under a reserved id, or a new one); returns its id."""
-    if not procs:
-        raise QueueError("bad-request", "a submission needs at least one proc")
-    cluster_ad = wire.ad_from_wire(cluster_map, "cluster ad")
+    """Add one cluster of `sub`'s procs (under a reserved id, or a new one); its id.
+
+    `sub` is not changed: a change may be staged more than once (see `ledger`)."""
+    cluster_ad = sub.cluster.copy()
     if cluster is None:
         cluster = txn.new_cluster()
     _stamp_cluster(cluster_ad, cluster, who, now)
-    cluster_ad["TotalSubmitProcs"] = len(procs)
+    cluster_ad["TotalSubmitProcs"] = len(sub.procs)
     deferral.on_entry(cluster_ad, now)
     txn.put_cluster(cluster, cluster_ad)
     status = cluster_ad.get("JobStatus")
-    checked: set[tuple[Any, ...]] = set()
-    for proc, proc_map in enumerate(procs):
-        if not isinstance(proc_map, Mapping):
-            raise QueueError("bad-request", f"proc {proc}: expected a map of attributes")
-        keys = tuple(proc_map)
-        if keys not in checked:  # the procs of a cluster mostly set the same names
-            _check_proc_names(proc, keys)
-            checked.add(keys)
-        own = dict(proc_map)
-        own["ProcId"] = proc
-        own["GlobalJobId"] = f"{who.schedd_name}#{cluster}.{proc}#{now}"
-        if not deferral.ENTRY_NAMES.isdisjoint(k.lower() for k in keys):
-            _own_deferral(own, cluster_ad, proc, now)  # a proc with its own schedule or time
-        ad = wire.ad_from_wire(own, f"proc {proc}", names_checked=True)
+    for proc, p in enumerate(sub.procs):
+        own, ad = dict(p.own), p.ad
+        if not deferral.ENTRY_NAMES.isdisjoint(k.lower() for k in own):
+            ad = _own_deferral(own, ad, cluster_ad, now)  # its own schedule or time
+        own["ProcId"] = ad["ProcId"] = proc
+        own["GlobalJobId"] = ad["GlobalJobId"] = f"{who.schedd_name}#{cluster}.{proc}#{now}"
         # The row is exactly this map: no need to read it back out of the ad.
         txn.put_job((cluster, proc), ad, wire.dumps(own))
         txn.event("submit", (cluster, proc))
@@ -85,10 +91,16 @@ def submit(
     return cluster
 
 
-def _own_deferral(own: dict[str, Any], cluster_ad: ClassAd, proc: int, now: int) -> None:
-    view = wire.ad_from_wire(own, f"proc {proc}")
+def _own_deferral(own: dict[str, Any], ad: ClassAd, cluster_ad: ClassAd, now: int) -> ClassAd:
+    """A proc's own deferral settled: in `own` (its row) and in a copy of its ad."""
+    view = ad.copy()
     view.chain(cluster_ad)
-    own.update(deferral.on_entry(view, now))
+    changes = deferral.on_entry(view, now)
+    own.update(changes)
+    ad = ad.copy()
+    for name, value in changes.items():
+        ad[name] = ExprTree(value.text) if isinstance(value, wire.Expr) else value
+    return ad
 
 
 def _next_cron_run(txn: Transaction, key: Key, now: int, ran: bool = False) -> None:
@@ -105,14 +117,6 @@ def _next_cron_run(txn: Transaction, key: Key, now: int, ran: bool = False) -> N
         txn.set_attr(key, "DeferralTime", run)
     elif run is not None:
         hold(txn, key, run, HoldCode.INVALID_CRON_SETTINGS, 0, now)
-
-
-def _check_proc_names(proc: int, keys: tuple[Any, ...]) -> None:
-    for name in keys:
-        if not isinstance(name, str) or not wire.is_attr_name(name):
-            raise QueueError("bad-request", f"proc {proc}: bad attribute name {name!r}")
-        if name.lower() in PROTECTED and name.lower() != "jobstatus":
-            raise QueueError("bad-request", f"proc {proc}: {name} is set by the schedd")
 
 
 def _stamp_cluster(ad: ClassAd, cluster: int, who: Submitter, now: int) -> None:
@@ -238,11 +242,11 @@ def force_remove(txn: Transaction, key: Key, now: int) -> bool:
     return True
 
 
-def _removed_done(txn: Transaction, key: Key, now: int) -> str:
+def _removed_done(txn: Transaction, key: Key, now: int) -> Outcome:
     """A removed job's run is over: it leaves, unless LeaveJobInQueue keeps it in X."""
     if not _fires(_job(txn, key), "LeaveJobInQueue"):
         leave_queue(txn, key, now)
-    return "removed"
+    return Outcome.REMOVED
 
 
 def leave_queue(txn: Transaction, key: Key, now: int) -> None:
@@ -305,8 +309,8 @@ class Exit:
     signal: int | None = None
 
 
-def exited(txn: Transaction, key: Key, how: Exit, now: int) -> str:
-    """Apply OnExitHold and OnExitRemove; returns "held", "completed" or "requeued"."""
+def exited(txn: Transaction, key: Key, how: Exit, now: int) -> Outcome:
+    """Apply OnExitHold and OnExitRemove: held, completed or requeued."""
     ad = _job(txn, key)
     by_signal = how.signal is not None
     txn.set_attr(key, "ExitBySignal", by_signal)
@@ -318,17 +322,17 @@ def exited(txn: Transaction, key: Key, how: Exit, now: int) -> str:
     if _fires(ad, "OnExitHold"):
         reason = _reason(ad, "OnExitHold")
         hold(txn, key, reason, HoldCode.JOB_POLICY, _int(ad.get("OnExitHoldSubCode"), 0), now)
-        return "held"
+        return Outcome.HELD
     remove_it = ad.eval("OnExitRemove") if "OnExitRemove" in ad else True
     if remove_it is True or remove_it is Value.Undefined:
         _set_status(txn, key, ad, JobStatus.COMPLETED, now)
         txn.set_attr(key, "CompletionDate", now)
         txn.event("terminate", key, code=how.code, signal=how.signal)
         let_go(txn, key, now)
-        return "completed"
+        return Outcome.COMPLETED
     _set_status(txn, key, ad, JobStatus.IDLE, now)
     _next_cron_run(txn, key, now, ran=True)
-    return "requeued"
+    return Outcome.REQUEUED
 
 
 def _fires(ad: ClassAd, name: str) -> bool:
@@ -377,12 +381,12 @@ def start_running(txn: Transaction, key: Key, slot: str, host: str, now: int) ->
     return True
 
 
-def finish_running(txn: Transaction, key: Key, run: RunResult, now: int) -> str:
+def finish_running(txn: Transaction, key: Key, run: RunResult, now: int) -> Outcome:
     """The startd's report of a job's run: record it, then apply the exit policy (or,
     for a job removed or held while it ran, finish that)."""
     ad = txn.job(key)
     if ad is None:  # removed with -forcex while it was being stopped
-        return "gone"
+        return Outcome.GONE
     if run.wall is not None:
         total = ad.get("RemoteWallClockTime")
         before = total if isinstance(total, int | float) else 0
@@ -394,34 +398,34 @@ def finish_running(txn: Transaction, key: Key, run: RunResult, now: int) -> str:
     if status == JobStatus.REMOVED:
         return _removed_done(txn, key, now)
     if status not in (JobStatus.RUNNING, JobStatus.SUSPENDED):
-        return status.name.lower()
+        return Outcome.of(status)
     if run.missed is not None:
         _set_status(txn, key, ad, JobStatus.IDLE, now)
         hold(txn, key, run.missed.reason(), HoldCode.MISSED_DEFERRED_EXECUTION_TIME, 0, now)
-        return "held"
+        return Outcome.HELD
     if run.vacated:
         # Evicted from the machine (its policy, condor_vacate): back to Idle to run again.
         _set_status(txn, key, ad, JobStatus.IDLE, now)
         txn.set_attr(key, "LastVacateTime", now)
         txn.event("evict", key, reason=run.vacated)
         _next_cron_run(txn, key, now)
-        return "requeued"
+        return Outcome.REQUEUED
     if run.failed:
         # The starter says which hold it is (a PREPARE_JOB hook's failure is 19, with
         # the hook's exit status as the subcode); else the job could not be started.
         code = run.hold_code if run.hold_code is not None else HoldCode.FAILED_TO_CREATE_PROCESS
         _set_status(txn, key, ad, JobStatus.IDLE, now)
         hold(txn, key, run.failed, int(code), run.hold_subcode, now)
-        return "held"
+        return Outcome.HELD
     how = Exit(code=run.attrs.get("ExitCode"), signal=run.attrs.get("ExitSignal"))
     return exited(txn, key, how, now)
 
 
-def lose_running(txn: Transaction, key: Key, why: str, now: int) -> str:
+def lose_running(txn: Transaction, key: Key, why: str, now: int) -> Outcome:
     """The job's startd is gone: a running job goes back to Idle to run elsewhere."""
     ad = txn.job(key)
     if ad is None:
-        return "gone"
+        return Outcome.GONE
     status = JobStatus.of(ad)
     _forget_host(txn, key, ad)
     if status == JobStatus.REMOVED:
@@ -431,8 +435,8 @@ def lose_running(txn: Transaction, key: Key, why: str, now: int) -> str:
         txn.set_attr(key, "LastVacateTime", now)
         txn.event("evict", key, reason=why)
         _next_cron_run(txn, key, now)
-        return "requeued"
-    return status.name.lower()
+        return Outcome.REQUEUED
+    return Outcome.of(status)
 
 
 def _forget_host(txn: Transaction, key: Key, ad: ClassAd) -> None:
