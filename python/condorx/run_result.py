@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from condorx import wire
+from condorx.protocol.startd import RunEnded
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class Missed:
 @dataclass(frozen=True)
 class RunResult:
     attrs: dict[str, Any] = field(default_factory=dict)  # the job's exit, usage, ...
-    wall: float | int | None = None  # seconds it ran
+    wall: float | None = None  # seconds it ran
     files: dict[str, bytes] = field(default_factory=dict)  # its output, by name
     missed: Missed | None = None
     vacated: str = ""  # why the startd took it off
@@ -47,25 +48,22 @@ class RunResult:
     claim_ended: bool = False  # the claim ended with the run: it takes no other job
 
     @classmethod
-    def from_reply(cls, reply: dict[str, Any]) -> RunResult:
-        """The startd's reply to `run`; a field of the wrong type is a WireError."""
-        attrs = reply.get("outcome") or {}
-        files = reply.get("files") or {}
-        missed = reply.get("missed")
-        if not isinstance(attrs, dict) or not isinstance(files, dict):
-            raise wire.WireError("run reply: 'outcome' and 'files' must be maps")
-        if missed is not None and not isinstance(missed, dict):
-            raise wire.WireError("run reply: 'missed' must be a map")
+    def of(cls, ended: RunEnded) -> RunResult:
+        """The startd's reply to `run`, as the queue reads it."""
         return cls(
-            attrs={k: v for k, v in attrs.items() if isinstance(k, str) and wire.is_attr_name(k)},
-            wall=_number(reply.get("wall")),
-            files={str(k): v for k, v in files.items() if isinstance(v, bytes)},
-            missed=None if missed is None else _missed(missed),
-            vacated=str(reply.get("vacated") or ""),
-            failed=str(reply.get("failed") or ""),
-            hold_code=_int(reply.get("hold_code")),
-            hold_subcode=_int(reply.get("hold_subcode")) or 0,
-            claim_ended=bool(reply.get("claim_ended")),
+            attrs={
+                k: v
+                for k, v in (ended.outcome or {}).items()
+                if isinstance(k, str) and wire.is_attr_name(k)
+            },
+            wall=ended.wall,
+            files={str(k): v for k, v in (ended.files or {}).items() if isinstance(v, bytes)},
+            missed=None if ended.missed is None else _missed(ended.missed),
+            vacated=ended.vacated or "",
+            failed=ended.failed or "",
+            hold_code=ended.hold_code,
+            hold_subcode=ended.hold_subcode or 0,
+            claim_ended=ended.claim_ended,
         )
 
     def failing(self, why: str, code: int, subcode: int) -> RunResult:
@@ -95,7 +93,3 @@ def _missed(data: dict[str, Any]) -> Missed:
 
 def _int(v: object) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-
-def _number(v: object) -> float | int | None:
-    return v if isinstance(v, int | float) and not isinstance(v, bool) else None

@@ -9,7 +9,6 @@ import signal
 import trio
 
 from condorx.client import master
-from condorx.protocol.master import Status
 from condorx.testing.pool import wait_for
 
 MASTER = """\
@@ -19,7 +18,7 @@ MASTER_BACKOFF_CONSTANT = 1
 
 
 def daemons(pool) -> dict:
-    return trio.run(master.command, pool.cfg, Status())["daemons"]
+    return trio.run(master.status, pool.cfg)
 
 
 def alive(pid: int) -> bool:

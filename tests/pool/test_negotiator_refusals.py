@@ -23,15 +23,17 @@ from condorx.daemons.negotiator import Negotiator
 from condorx.daemons.server import Peer, Server
 from condorx.errors import Refused
 from condorx.protocol.collector import QueryAds
-from condorx.protocol.message import Message
+from condorx.protocol.message import Count, Done, Message, Reply
 from condorx.protocol.schedd import Matched, QueryJobs
-from condorx.protocol.startd import Match
-from condorx.protocol.table import Command, Permission
+from condorx.protocol.startd import Match, MatchTaken
+from condorx.protocol.table import COMMANDS, Command, Permission
 from condorx.testing.pool import QUICK_POOL as POOL
 from condorx.testing.pool import LocalPool as Pool
 from condorx.testing.pool import wait_for
 
-Handler = Callable[[Peer, Any, wire.Channel], Awaitable[dict[str, Any]]]
+Handler = Callable[[Peer, Any, wire.Channel], Awaitable[Reply]]
+# Each command's reply type, as the real daemons answer it.
+REPLIES = {c.request: c.reply for commands in COMMANDS.values() for c in commands}
 
 
 @pytest.fixture
@@ -46,7 +48,7 @@ def cfg_pool(pool: Pool) -> Pool:
 async def serve(nursery: trio.Nursery, pool: Pool, handlers: dict[type[Message], Handler]) -> str:
     """A peer that speaks the protocol, with these commands (and no others)."""
     key = security.ensure_pool_key(locate.pool_key_file(pool.cfg))
-    commands = {kind.command: Command(kind, Permission.READ) for kind in handlers}
+    commands = {kind.command: Command(kind, Permission.READ, REPLIES[kind]) for kind in handlers}
     server = Server("peer", handlers, key, commands=commands)
     port = await nursery.start(server.serve_tcp, "127.0.0.1", 0)
     return f"<127.0.0.1:{port}>"
@@ -59,15 +61,15 @@ async def serve_raw(nursery: trio.Nursery, handler: Callable[[trio.SocketStream]
     return f"<127.0.0.1:{listeners[0].socket.getsockname()[1]}>"
 
 
-def answering(reply: dict[str, Any]) -> Handler:
-    async def handler(peer: Peer, req: Any, ch: wire.Channel) -> dict[str, Any]:
-        return {"ok": True, **reply}
+def answering(reply: Reply) -> Handler:
+    async def handler(peer: Peer, req: Any, ch: wire.Channel) -> Reply:
+        return reply
 
     return handler
 
 
 def refusing(kind: str, message: str) -> Handler:
-    async def handler(peer: Peer, req: Any, ch: wire.Channel) -> dict[str, Any]:
+    async def handler(peer: Peer, req: Any, ch: wire.Channel) -> Reply:
         raise Refused(kind, message)
 
     return handler
@@ -76,14 +78,15 @@ def refusing(kind: str, message: str) -> Handler:
 def streaming(rows: Callable[[Any], list[str]]) -> Handler:
     """A query's streamed answer: `rows(request)` as one chunk."""
 
-    async def handler(peer: Peer, req: Any, ch: wire.Channel) -> dict[str, Any]:
-        await ch.send({"more": rows(req)})
-        return {"ok": True}
+    async def handler(peer: Peer, req: Any, ch: wire.Channel) -> Reply:
+        chunk = rows(req)
+        await ch.send({"more": chunk})
+        return Count(len(chunk))
 
     return handler
 
 
-async def hanging(peer: Peer, req: Any, ch: wire.Channel) -> dict[str, Any]:
+async def hanging(peer: Peer, req: Any, ch: wire.Channel) -> Reply:
     """Takes the request and never answers."""
     await trio.sleep_forever()
 
@@ -116,7 +119,7 @@ async def startd_refuses(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, s
 
 
 async def schedd_refuses(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
-    startd = await serve(n, pool, {Match: answering({"slot": "slot1@peer"})})
+    startd = await serve(n, pool, {Match: answering(MatchTaken("slot1@peer"))})
     return startd, await serve(n, pool, {Matched: refusing("bad-request", "no job 1.0")})
 
 
@@ -137,7 +140,7 @@ async def startd_garbage(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, s
 
 
 async def schedd_silent(n: trio.Nursery, pool: Pool, tmp: Path) -> tuple[str, str]:
-    startd = await serve(n, pool, {Match: answering({"slot": "slot1@peer"})})
+    startd = await serve(n, pool, {Match: answering(MatchTaken("slot1@peer"))})
     return startd, await serve_raw(n, silent)
 
 
@@ -178,13 +181,13 @@ def test_a_hand_out_both_peers_take_is_made(cfg_pool, tmp_path):
     negotiator = Negotiator(cfg_pool.cfg)
     told: list[Matched] = []
 
-    async def matched(peer: Peer, req: Any, ch: wire.Channel) -> dict[str, Any]:
+    async def matched(peer: Peer, req: Any, ch: wire.Channel) -> Reply:
         told.append(req)
-        return {"ok": True}
+        return Done()
 
     async def main() -> int:
         async with trio.open_nursery() as nursery:
-            startd = await serve(nursery, cfg_pool, {Match: answering({"slot": "slot1@peer"})})
+            startd = await serve(nursery, cfg_pool, {Match: answering(MatchTaken("slot1@peer"))})
             schedd = await serve(nursery, cfg_pool, {Matched: matched})
             sent = await negotiator.hand_out(JOB, slot_ad(startd), schedd, "alice@s", None)
             nursery.cancel_scope.cancel()

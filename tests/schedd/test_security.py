@@ -27,9 +27,9 @@ def test_another_user_cannot_remove_or_hold_your_job(schedd):
     c = schedd.call(schedd.client().submit, cluster(schedd.root), procs(1))
     mallory = _tcp_client(schedd, "mallory")
     reply = schedd.call(mallory.act, "remove", [f"{c}.0"], None, None)
-    assert reply["denied"] == [f"{c}.0"] and reply["done"] == 0
+    assert reply.denied == [f"{c}.0"] and reply.done == 0
     reply = schedd.call(mallory.act, "hold", [], "true", None)
-    assert f"{c}.0" in reply["denied"]
+    assert f"{c}.0" in reply.denied
     assert _rows(schedd, ["JobStatus", "Owner"], f"ClusterId == {c}") == [[1, getpass.getuser()]]
 
 
@@ -38,7 +38,7 @@ def test_a_token_users_jobs_are_theirs_and_a_super_user_may_act_on_them(schedd):
     c = schedd.call(mallory.submit, cluster(schedd.root), procs(1))
     assert _rows(schedd, ["Owner", "User"], f"ClusterId == {c}")[0][0] == "mallory"
     admin = _tcp_client(schedd, "queueadmin")
-    assert schedd.call(admin.act, "hold", [f"{c}.0"], None, None)["done"] == 1
+    assert schedd.call(admin.act, "hold", [f"{c}.0"], None, None).done == 1
 
 
 def test_cli_over_tcp_with_a_token_of_another_user_is_refused(schedd):

@@ -10,17 +10,17 @@ from typing import Any
 
 import pytest
 
-from condorx import security
+from condorx import security, wire
 from condorx.daemons.server import Server
 from condorx.errors import Refused
 from condorx.protocol import schedd, startd
-from condorx.protocol.message import Message
+from condorx.protocol.message import Message, Reply
 from condorx.protocol.table import COMMANDS, Permission
 
 SAMPLES: dict[Any, Any] = {str: "x", int: 7, float: 2.5, bool: True, list: [1], dict: {"a": 1}}
 
 
-def sample(cls: type[Message]) -> Message:
+def sample(cls: type[Any]) -> Any:
     """An instance with every field set to a value of its type."""
     hints = typing.get_type_hints(cls)
     values = {}
@@ -44,6 +44,24 @@ def test_every_request_round_trips_through_its_frame(cls: type[Message]):
     frame = req.to_wire()
     assert frame["cmd"] == cls.command
     assert cls.from_wire(frame) == req
+
+
+REPLIES = sorted({c.reply for commands in COMMANDS.values() for c in commands}, key=str)
+
+
+@pytest.mark.parametrize("cls", REPLIES, ids=[c.__name__ for c in REPLIES])
+def test_every_reply_round_trips_through_its_frame(cls: type[Reply]):
+    reply = sample(cls)
+    frame = reply.to_wire()
+    assert frame["ok"] is True
+    assert cls.from_wire(frame) == reply
+
+
+def test_a_reply_of_the_wrong_shape_is_the_daemons_fault():
+    with pytest.raises(wire.WireError, match="reply Submitted: 'cluster' must be an integer"):
+        schedd.Submitted.from_wire({"ok": True, "cluster": "12", "count": 1})
+    with pytest.raises(wire.WireError, match="'slot' is missing"):
+        startd.MatchTaken.from_wire({"ok": True})
 
 
 def test_names_are_unique_within_each_daemon():

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
-from typing import Any
 
 import click
 
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
+from condorx.protocol.schedd import Acted
 
 OPTIONS = [
     a.Opt("constraint", 5, 1, help="act on the jobs this expression is true of", metavar="EXPR"),
@@ -142,7 +142,7 @@ def _act(action: str, opts: a.Parsed) -> None:
         if opts.values.get("constraint"):
             print("Warning, -constraint is ignored for fully qualified job ids", file=sys.stderr)
         reply = run_client(client.act, action, ids, None, reason, True, tool=tool)
-        results: dict[str, str] = reply.get("results") or {}
+        results: dict[str, str] = reply.results or {}
         for job in ids:
             result = results.get(job, "not-found")
             out = sys.stdout if result == "ok" else sys.stderr
@@ -160,14 +160,12 @@ def _by_constraint(
     """One constraint's action and its line; True when it failed."""
     constraint, named = chosen
     verb = _VERBS[action]
-    reply: dict[str, Any] = run_client(
-        client.act, action, [], constraint, reason, True, tool=tool
-    )
-    if reply.get("done"):
+    reply: Acted = run_client(client.act, action, [], constraint, reason, True, tool=tool)
+    if reply.done:
         print(f"All jobs{named} have been {verb.past}", flush=True)
         return False
     # As HTCondor's: an empty queue is said so, and is no failure.
-    empty = reply.get("queue_size") == 0
+    empty = reply.queue_size == 0
     print(f"{tool}:0:There are no jobs in the queue" if empty else "", file=sys.stderr)
     if not empty:
         print(f"Couldn't find/{verb.present} all jobs{named}", file=sys.stderr)

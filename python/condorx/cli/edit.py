@@ -48,10 +48,10 @@ def qedit(ctx: click.Context) -> None:
     attrs = dict(zip(words[0::2], words[1::2], strict=True))
     client = ScheddClient(load("condor_qedit"), opts.value("name"))
     reply = run_client(client.edit, attrs, ids, constraint, tool="condor_qedit")
-    if reply.get("denied"):
-        fail(f"condor_qedit: permission denied for jobs {', '.join(reply['denied'])}")
+    if reply.denied:
+        fail(f"condor_qedit: permission denied for jobs {', '.join(reply.denied)}")
     for name in attrs:
-        print(f'Set attribute "{name}" for {reply["done"]} matching jobs.')
+        print(f'Set attribute "{name}" for {reply.done} matching jobs.')
 
 
 @a.command("condor_prio", PRIO_OPTIONS, PRIO_USAGE, PRIO_ARGUMENTS)
@@ -83,8 +83,8 @@ def prio(ctx: click.Context) -> None:
     reply = run_client(
         client.edit, {"JobPrio": expr}, opts.positional, None, True, tool="condor_prio"
     )
-    if reply.get("denied"):
-        fail(f"condor_prio: permission denied for jobs {', '.join(reply['denied'])}")
+    if reply.denied:
+        fail(f"condor_prio: permission denied for jobs {', '.join(reply.denied)}")
 
 
 def _is_int(text: str) -> bool:

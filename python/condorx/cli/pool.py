@@ -24,8 +24,7 @@ from condorx.client import master
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import user_credentials
 from condorx.config import Config
-from condorx.protocol.master import Off, On, Reconfig, Restart, Status
-from condorx.protocol.message import Message
+from condorx.protocol.master import Off
 from condorx.wire import WireError
 
 PERSONAL = """\
@@ -83,7 +82,7 @@ def up(directory: Path | None) -> None:
 
 def _answers(cfg: Config) -> bool:
     try:
-        trio.run(master.command, cfg, Status())
+        trio.run(master.status, cfg)
         return True
     except (OSError, WireError):
         return False
@@ -117,7 +116,7 @@ def _slots(cfg: Config) -> int:
 def down() -> None:
     """Stop the personal pool (the master stops its daemons, then itself)."""
     cfg = load("condorx pool down", "MASTER")
-    run_client(master.command, cfg, Off(master=True), tool="condorx pool down")
+    run_client(master.off, cfg, Off(master=True), tool="condorx pool down")
     deadline = time.monotonic() + 60
     while locate.master_socket(cfg).exists() and _answers(cfg):
         if time.monotonic() > deadline:
@@ -138,8 +137,8 @@ def demo_cmd() -> None:
 def status() -> None:
     """The master's daemons, their pids and restarts."""
     cfg = load("condorx pool status", "MASTER")
-    reply = run_client(master.command, cfg, Status(), tool="condorx pool status")
-    for name, info in sorted(reply["daemons"].items()):
+    daemons = run_client(master.status, cfg, tool="condorx pool status")
+    for name, info in sorted(daemons.items()):
         click.echo(f"{name:<12} pid {info['pid'] or '-':<8} restarts {info['restarts']}")
 
 
@@ -188,22 +187,14 @@ def _master_command(cmd: str, tool: str) -> click.Command:
         opts = a.parsed(ctx)
         cfg = load(tool, "MASTER")
         daemons = [d.lower() for d in opts.values.get("daemon", [])]
-        req: Message
+        flags = opts.flags
         if cmd == "off":
-            flags = opts.flags
             req = Off(daemons, "master" in flags, "fast" in flags, "peaceful" in flags)
+            done = run_client(master.off, cfg, req, tool=tool)
         elif cmd == "reconfig":
-            req = Reconfig()
+            done = run_client(master.reconfig, cfg, tool=tool)
         else:
-            req = On(daemons) if cmd == "on" else Restart(daemons)
-        reply = run_client(master.command, cfg, req, tool=tool)
-        done = (
-            reply.get("stopped")
-            or reply.get("started")
-            or reply.get("restarted")
-            or reply.get("daemons")
-            or []
-        )
+            done = run_client(master.on if cmd == "on" else master.restart, cfg, daemons, tool=tool)
         click.echo(f'Sent "{cmd}" to the master: {", ".join(done) or "nothing to do"}')
 
     return command

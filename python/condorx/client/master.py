@@ -8,11 +8,35 @@ from typing import Any
 from condorx import locate
 from condorx.client.connection import Address, Credentials, call
 from condorx.config import Config
+from condorx.protocol import master as m
 from condorx.protocol.message import Message
 
 
-async def command(cfg: Config, message: Message) -> dict[str, Any]:
-    """Send one of `protocol.master`'s requests; its reply."""
+async def status(cfg: Config) -> dict[str, Any]:
+    """The master's daemons: name -> {"pid", "restarts"}."""
+    return m.MasterStatus.from_wire(await _call(cfg, m.Status())).daemons
+
+
+async def off(cfg: Config, req: m.Off) -> list[str]:
+    """The daemons stopped."""
+    return [str(n) for n in m.Stopped.from_wire(await _call(cfg, req)).stopped]
+
+
+async def on(cfg: Config, daemons: list[str] | None) -> list[str]:
+    return [str(n) for n in m.Started.from_wire(await _call(cfg, m.On(daemons))).started]
+
+
+async def restart(cfg: Config, daemons: list[str] | None) -> list[str]:
+    reply = await _call(cfg, m.Restart(daemons))
+    return [str(n) for n in m.Restarted.from_wire(reply).restarted]
+
+
+async def reconfig(cfg: Config) -> list[str]:
+    """The daemons the new configuration runs."""
+    return [str(n) for n in m.Reconfigured.from_wire(await _call(cfg, m.Reconfig())).daemons]
+
+
+async def _call(cfg: Config, message: Message) -> dict[str, Any]:
     sock = locate.master_socket(cfg)
     if not sock.exists():
         raise OSError(f"no master is running here ({sock} does not exist)")

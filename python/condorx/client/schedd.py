@@ -17,7 +17,22 @@ from condorx import locate, wire
 from condorx.classad import ClassAd, parseAds
 from condorx.client.connection import Address, Credentials, connect, user_credentials
 from condorx.config import Config
-from condorx.protocol.schedd import Act, Edit, Exited, QueryJobs, Reserve, Retrieve, Route, Submit
+from condorx.protocol.schedd import (
+    Act,
+    Acted,
+    Edit,
+    Exited,
+    ExitRecorded,
+    Output,
+    QueryJobs,
+    Reserve,
+    Reserved,
+    Retrieve,
+    Route,
+    Routed,
+    Submit,
+    Submitted,
+)
 
 
 def addresses(cfg: Config, name: str | None = None) -> list[Address]:
@@ -78,12 +93,12 @@ class ScheddClient:
         req = Submit(procs=list(procs), cluster=dict(cluster), cluster_id=cluster_id)
         async with self.channel() as ch:
             reply = await ch.request(req.to_wire())
-        return int(reply["cluster"])
+        return int(Submitted.from_wire(reply).cluster)
 
     async def reserve(self) -> int:
         """A cluster id for a submission still to be built (for `$(Cluster)`)."""
         async with self.channel() as ch:
-            return int((await ch.request(Reserve().to_wire()))["cluster"])
+            return int(Reserved.from_wire(await ch.request(Reserve().to_wire())).cluster)
 
     async def query_rows(
         self, exprs: Sequence[str], constraint: str | None = None, limit: int | None = None
@@ -127,14 +142,14 @@ class ScheddClient:
         constraint: str | None = None,
         reason: str | None = None,
         per_job: bool = False,
-    ) -> dict[str, Any]:
+    ) -> Acted:
         """`action` (remove, remove-x, hold, release, suspend, continue) on the jobs named;
         `per_job` asks for each job's outcome ("results": id -> ok, not-found, denied,
         bad-status, already-done) and the queue's size, instead of a refusal when an id
         is not in the queue."""
         req = Act(action, list(ids), constraint, reason, per_job)
         async with self.channel() as ch:
-            return await ch.request(req.to_wire())
+            return Acted.from_wire(await ch.request(req.to_wire()))
 
     async def edit(
         self,
@@ -142,28 +157,28 @@ class ScheddClient:
         ids: Sequence[str] = (),
         constraint: str | None = None,
         evaluate: bool = False,
-    ) -> dict[str, Any]:
+    ) -> Acted:
         """Set attributes to expressions (or, with `evaluate`, to their values in each job)."""
         req = Edit(dict(attrs), list(ids), constraint, evaluate)
         async with self.channel() as ch:
-            return await ch.request(req.to_wire())
+            return Acted.from_wire(await ch.request(req.to_wire()))
 
     async def exited(self, job: str, code: int | None = None, signal: int | None = None) -> str:
         async with self.channel() as ch:
             reply = await ch.request(Exited(job, code, signal).to_wire())
-        return str(reply["outcome"])
+        return ExitRecorded.from_wire(reply).outcome
 
     async def route(self, items: list[dict[str, Any]]) -> list[dict[str, str]]:
         """Routed copies of idle jobs (the job router's); each item's result."""
         async with self.channel() as ch:
             reply = await ch.request(Route(items).to_wire())
-        return list(reply.get("results") or [])
+        return list(Routed.from_wire(reply).results)
 
     async def retrieve(self, job: str) -> dict[str, bytes]:
         """A spooled job's output files, by name."""
         async with self.channel() as ch:
             reply = await ch.request(Retrieve(job).to_wire())
-        return dict(reply.get("files") or {})
+        return dict(Output.from_wire(reply).files)
 
 
 def history_ads(cfg: Config) -> Iterator[ClassAd]:

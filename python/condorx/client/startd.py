@@ -20,14 +20,18 @@ from condorx.classad import ClassAd
 from condorx.client.connection import Address, Credentials, call, connect, user_credentials
 from condorx.config import Config
 from condorx.protocol.startd import (
+    Claimed,
     ClaimSlot,
     Continue,
     Deactivate,
     Match,
+    MatchTaken,
     Release,
+    RunEnded,
     RunJob,
     Suspend,
     Vacate,
+    Vacated,
 )
 from condorx.run_result import RunResult
 
@@ -56,7 +60,7 @@ class Claim:
                 if isinstance(reply["more"], dict):
                     await notice(reply["more"])
                 continue
-            return RunResult.from_reply(wire.check(reply))
+            return RunResult.of(RunEnded.from_wire(wire.check(reply)))
 
     async def release(self) -> None:
         """Give the slot back: the claim is over."""
@@ -72,8 +76,8 @@ class StartdClient:
         """Take up a claim; the connection closes when the block ends."""
         ch = await connect(startd, self.creds)
         try:
-            reply = await ch.request(req.to_wire())
-            slot_ad = wire.ad_from_wire(reply.get("ad") or {}, "slot ad")
+            claimed = Claimed.from_wire(await ch.request(req.to_wire()))
+            slot_ad = wire.ad_from_wire(claimed.ad, "slot ad")
             yield Claim(ch, req.claim_id, slot_ad)
         finally:
             await ch.aclose()
@@ -91,7 +95,7 @@ class StartdClient:
 
     async def match(self, startd: Address, req: Match) -> str:
         """The negotiator's match of a slot; the slot's name (a dynamic one's, carved)."""
-        return str((await call(startd, self.creds, req)).get("slot"))
+        return str(MatchTaken.from_wire(await call(startd, self.creds, req)).slot)
 
 
 async def vacate(cfg: Config, slots: list[str], fast: bool) -> list[str]:
@@ -102,4 +106,4 @@ async def vacate(cfg: Config, slots: list[str], fast: bool) -> list[str]:
     except OSError:
         raise OSError(f"no startd is running here ({path} does not exist)") from None
     reply = await call(Address.parse(address), user_credentials(cfg), Vacate(slots, fast))
-    return [str(s) for s in reply.get("slots") or []]
+    return [str(s) for s in Vacated.from_wire(reply).slots]

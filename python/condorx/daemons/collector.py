@@ -21,7 +21,7 @@ from condorx.daemons import query
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.errors import Refused
 from condorx.protocol.collector import Advertise, Invalidate, QueryAds
-from condorx.protocol.message import Message
+from condorx.protocol.message import Count, Message
 
 log = logging.getLogger("condorx.collector")
 
@@ -45,7 +45,7 @@ class Collector:
         for k in dead:
             del self.ads[k]
 
-    async def advertise(self, peer: Peer, req: Advertise, ch: wire.Channel) -> dict[str, Any]:
+    async def advertise(self, peer: Peer, req: Advertise, ch: wire.Channel) -> Count:
         ads = req.ads
         now = time.time()
         for i, data in enumerate(ads):
@@ -59,17 +59,17 @@ class Collector:
             ad["LastHeardFrom"] = int(now)
             ad["AuthenticatedIdentity"] = peer.user
             self.ads[(kind.lower(), name)] = Entry(ad, now + lifetime)
-        return {"ok": True, "count": len(ads)}
+        return Count(len(ads))
 
-    async def invalidate(self, peer: Peer, req: Invalidate, ch: wire.Channel) -> dict[str, Any]:
+    async def invalidate(self, peer: Peer, req: Invalidate, ch: wire.Channel) -> Count:
         kind = req.type.lower()
         gone = 0
         for name in req.names:
             if self.ads.pop((kind, str(name)), None) is not None:
                 gone += 1
-        return {"ok": True, "count": gone}
+        return Count(gone)
 
-    async def query(self, peer: Peer, req: QueryAds, ch: wire.Channel) -> dict[str, Any]:
+    async def query(self, peer: Peer, req: QueryAds, ch: wire.Channel) -> Count:
         self._expire(time.time())
         kind = req.type.lower()
         ads = [e.ad for (k, _), e in sorted(self.ads.items()) if not kind or k == kind]
@@ -82,7 +82,7 @@ class Collector:
             else:
                 rows = [ad.printOld() for ad in chunk]
             await ch.send({"more": rows})
-        return {"ok": True, "count": len(ads)}
+        return Count(len(ads))
 
     async def expire_loop(self) -> None:
         while True:

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 import trio
 
@@ -22,7 +21,18 @@ from condorx.config import Config, ConfigError, load_config
 from condorx.daemons.run import DAEMONS
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.errors import Refused
-from condorx.protocol.master import Off, On, Reconfig, Restart, Status
+from condorx.protocol.master import (
+    MasterStatus,
+    Off,
+    On,
+    Reconfig,
+    Reconfigured,
+    Restart,
+    Restarted,
+    Started,
+    Status,
+    Stopped,
+)
 from condorx.protocol.message import Message
 
 log = logging.getLogger("condorx.master")
@@ -130,28 +140,28 @@ class Master:
             raise Refused("bad-request", f"not a daemon the master runs: {', '.join(bad)}")
         return [str(n) for n in wanted]
 
-    async def off(self, peer: Peer, req: Off, ch: wire.Channel) -> dict[str, Any]:
+    async def off(self, peer: Peer, req: Off, ch: wire.Channel) -> Stopped:
         names = self._names(req)
         for n in names:
             await self.stop(n, _mode(req))
         if req.master:
             self.done.set()
-        return {"ok": True, "stopped": names}
+        return Stopped(names)
 
-    async def on(self, peer: Peer, req: On, ch: wire.Channel) -> dict[str, Any]:
+    async def on(self, peer: Peer, req: On, ch: wire.Channel) -> Started:
         names = self._names(req)
         for n in names:
             self.start(n)
-        return {"ok": True, "started": names}
+        return Started(names)
 
-    async def restart(self, peer: Peer, req: Restart, ch: wire.Channel) -> dict[str, Any]:
+    async def restart(self, peer: Peer, req: Restart, ch: wire.Channel) -> Restarted:
         names = self._names(req)
         for n in names:
             await self.stop(n)
             self.start(n)
-        return {"ok": True, "restarted": names}
+        return Restarted(names)
 
-    async def reconfig(self, peer: Peer, req: Reconfig, ch: wire.Channel) -> dict[str, Any]:
+    async def reconfig(self, peer: Peer, req: Reconfig, ch: wire.Channel) -> Reconfigured:
         """Read the configuration again; daemons added to DAEMON_LIST start, removed ones
         stop, and the rest restart so that they read it too."""
         try:
@@ -166,16 +176,15 @@ class Master:
             if name in self.children:
                 await self.stop(name)
             self.start(name)
-        return {"ok": True, "daemons": wanted}
+        return Reconfigured(wanted)
 
-    async def status(self, peer: Peer, req: Status, ch: wire.Channel) -> dict[str, Any]:
-        return {
-            "ok": True,
-            "daemons": {
+    async def status(self, peer: Peer, req: Status, ch: wire.Channel) -> MasterStatus:
+        return MasterStatus(
+            {
                 n: {"pid": c.process.pid if c.process else None, "restarts": c.restarts}
                 for n, c in self.children.items()
-            },
-        }
+            }
+        )
 
     def handlers(self) -> dict[type[Message], Handler]:
         return {

@@ -29,10 +29,10 @@ from condorx.daemons.handed_out import HandedOut
 from condorx.daemons.server import Peer, Server
 from condorx.errors import ClassAdParseError
 from condorx.negotiation import Accountant, Submitter, negotiate
-from condorx.protocol.message import Message
+from condorx.protocol.message import Done, Message
 from condorx.protocol.negotiator import Reschedule
 from condorx.protocol.schedd import Matched
-from condorx.protocol.startd import Match
+from condorx.protocol.startd import Match, MatchTaken
 
 log = logging.getLogger("condorx.negotiator")
 
@@ -77,9 +77,9 @@ class Negotiator:
         self.eligible = eligible_constraint(cfg.get_int("SCHEDD_INTERVAL", 300))
         self.last_cycle: dict[str, Any] = {}
 
-    async def reschedule(self, peer: Peer, req: Reschedule, ch: wire.Channel) -> dict[str, Any]:
+    async def reschedule(self, peer: Peer, req: Reschedule, ch: wire.Channel) -> Done:
         self.wake.set()
-        return {"ok": True}
+        return Done()
 
     async def loop(self) -> None:
         while True:
@@ -216,10 +216,8 @@ class Negotiator:
         match = Match(str(slot.get("Name")), claim_id, schedd, user, preempts or None, request)
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         try:
-            reply = await self._call(startd, match)
-            await self._call(
-                schedd, Matched(job_id, claim_id, startd, str(reply.get("slot")), user)
-            )
+            taken = MatchTaken.from_wire(await self._call(startd, match))
+            await self._call(schedd, Matched(job_id, claim_id, startd, taken.slot, user))
         except PEER_FAILURES as e:
             log.info("match of %s with %s not made: %s", submitter, slot.get("Name"), _why(e))
             return 0

@@ -25,7 +25,7 @@ from condorx.config import Config
 from condorx.daemons.limits import Limits
 from condorx.errors import CondorxError, Refused
 from condorx.protocol import table
-from condorx.protocol.message import Message
+from condorx.protocol.message import Message, Reply
 from condorx.protocol.table import Command, Permission
 from condorx.session import Keys, Mode, Policy, ProtectionError, Session, negotiate
 
@@ -45,8 +45,9 @@ class Peer:
     on_close: list[Callable[[], None]] = field(default_factory=list)
 
 
-# A handler gets the request decoded into its type (a `protocol` dataclass).
-Handler = Callable[[Peer, Any, wire.Channel], Awaitable[dict[str, Any]]]
+# A handler gets the request decoded into its type, and answers with its command's reply
+# type (`protocol` dataclasses both).
+Handler = Callable[[Peer, Any, wire.Channel], Awaitable[Reply]]
 
 
 @dataclass(frozen=True)
@@ -273,7 +274,10 @@ class Server:
         if not command.permission.allows(peer.user):
             return _not_allowed(peer, command)
         try:
-            return await handler(peer, command.request.from_wire(request), ch)
+            reply = await handler(peer, command.request.from_wire(request), ch)
+            if not isinstance(reply, command.reply):
+                raise RuntimeError(f"{name}'s handler answered {type(reply).__name__}")
+            return reply.to_wire()
         except Refused as e:
             return wire.error_reply(e.kind, str(e))
         except CondorxError as e:

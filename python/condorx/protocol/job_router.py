@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from condorx.protocol.message import Message
+from condorx.protocol.message import Message, Reply
 
 
 @dataclass(frozen=True)
@@ -19,3 +20,12 @@ class PollNow(Message):
     """Route now, not at the next JOB_ROUTER_POLLING_PERIOD."""
 
     command = "poll"
+
+
+@dataclass(frozen=True)
+class Routes(Reply):
+    """Each route: name, grid_resource, max_jobs, max_idle, failure_rate, throttled; and
+    the errors of the table as loaded."""
+
+    routes: list[Any]
+    errors: list[Any]

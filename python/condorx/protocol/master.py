@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from condorx.protocol.message import Message
+from condorx.protocol.message import Message, Reply
 
 
 @dataclass(frozen=True)
@@ -40,3 +40,28 @@ class Reconfig(Message):
 @dataclass(frozen=True)
 class Status(Message):
     command = "status"
+
+
+@dataclass(frozen=True)
+class Stopped(Reply):
+    stopped: list[Any]
+
+
+@dataclass(frozen=True)
+class Started(Reply):
+    started: list[Any]
+
+
+@dataclass(frozen=True)
+class Restarted(Reply):
+    restarted: list[Any]
+
+
+@dataclass(frozen=True)
+class Reconfigured(Reply):
+    daemons: list[Any]  # the DAEMON_LIST now in force
+
+
+@dataclass(frozen=True)
+class MasterStatus(Reply):
+    daemons: dict[str, Any]  # name -> {"pid", "restarts"}

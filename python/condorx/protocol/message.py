@@ -1,11 +1,12 @@
-"""A request on the wire as a frozen dataclass: `to_wire` makes its frame and
-`from_wire` reads one back, checking each field's type against the class's annotations,
-so that a handler gets fields of the types it declares or the request is refused with
-the command and field named.
+"""Requests and replies on the wire as frozen dataclasses: `to_wire` makes the frame and
+`from_wire` reads one back, checking each field's type against the class's annotations.
+A handler gets a request whose fields have the types it declares, or the request is
+refused naming the command and field; a client gets a reply of its command's type, or a
+WireError (the daemon broke the protocol).
 
 Fields left at None are not sent. Types understood: str, int (never a bool), float (an
 int too), bool, bytes, Any, `X | None`, and list / dict of anything (their items are the
-handler's to read).
+reader's to check).
 """
 
 from __future__ import annotations
@@ -15,37 +16,75 @@ import types
 import typing
 from typing import Any, ClassVar
 
+from condorx import wire
 from condorx.errors import Refused
 
 
-class Message:
-    """The base of every request type; `command` is its name on the wire."""
-
-    command: ClassVar[str] = ""
-
-    def to_wire(self) -> dict[str, Any]:
-        frame: dict[str, Any] = {"cmd": self.command}
+class _Typed:
+    def _fields_to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
             value = getattr(self, f.name)
             if value is not None:
-                frame[f.name] = value
-        return frame
+                out[f.name] = value
+        return out
 
     @classmethod
-    def from_wire(cls, frame: dict[str, Any]) -> Any:
-        """The request a frame carries; a refusal (bad-request) names what is wrong."""
+    def _values(cls, frame: dict[str, Any], label: str) -> dict[str, Any]:
+        """The frame's fields, checked; a refusal (bad-request) names what is wrong."""
         values = {}
         for name, (kind, required) in _fields(cls).items():
             value = frame.get(name)
             if value is None:
                 if required:
-                    raise Refused("bad-request", f"{cls.command}: '{name}' is missing")
+                    raise Refused("bad-request", f"{label}: '{name}' is missing")
                 continue
             if not _is(value, kind):
                 wrong = f"'{name}' must be {_name(kind)}, not {value!r:.60}"
-                raise Refused("bad-request", f"{cls.command}: {wrong}")
+                raise Refused("bad-request", f"{label}: {wrong}")
             values[name] = float(value) if kind is float else value
-        return cls(**values)
+        return values
+
+
+class Message(_Typed):
+    """The base of every request type; `command` is its name on the wire."""
+
+    command: ClassVar[str] = ""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"cmd": self.command, **self._fields_to_wire()}
+
+    @classmethod
+    def from_wire(cls, frame: dict[str, Any]) -> Any:
+        """The request a frame carries; a refusal (bad-request) names what is wrong."""
+        return cls(**cls._values(frame, cls.command))
+
+
+class Reply(_Typed):
+    """The base of every reply type: a successful reply's fields (`{"ok": true, ...}`)."""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"ok": True, **self._fields_to_wire()}
+
+    @classmethod
+    def from_wire(cls, frame: dict[str, Any]) -> Any:
+        """The reply a frame carries; WireError when it is not one of this type."""
+        try:
+            return cls(**cls._values(frame, f"reply {cls.__name__}"))
+        except Refused as e:
+            raise wire.WireError(str(e)) from None
+
+
+@dataclasses.dataclass(frozen=True)
+class Done(Reply):
+    """A reply that says only that it was done."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Count(Reply):
+    """How many: ads stored or dropped, or rows a query streamed before this reply."""
+
+    count: int
 
 
 _FIELDS: dict[type, dict[str, tuple[Any, bool]]] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from condorx.protocol.message import Message
+from condorx.protocol.message import Message, Reply
 
 
 @dataclass(frozen=True)
@@ -102,3 +102,43 @@ class Matched(Message):
     startd: str
     slot: str
     user: str = ""
+
+
+@dataclass(frozen=True)
+class Submitted(Reply):
+    cluster: int
+    count: int
+
+
+@dataclass(frozen=True)
+class Reserved(Reply):
+    cluster: int
+
+
+@dataclass(frozen=True)
+class Routed(Reply):
+    results: list[Any]  # per item: {"copy": id} or {"error": why}
+
+
+@dataclass(frozen=True)
+class Acted(Reply):
+    """How many jobs were named and how many changed; the ids refused to this user;
+    with `per_job`, each job's outcome and the queue's size."""
+
+    matched: int
+    done: int
+    denied: list[Any]
+    results: dict[str, Any] | None = None
+    queue_size: int | None = None
+
+
+@dataclass(frozen=True)
+class ExitRecorded(Reply):
+    outcome: str  # completed, requeued, held, ...
+
+
+@dataclass(frozen=True)
+class Output(Reply):
+    """A spooled job's output files."""
+
+    files: dict[str, Any]  # name -> bytes

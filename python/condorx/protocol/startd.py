@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from condorx.protocol.message import Message
+from condorx.protocol.message import Message, Reply
 
 
 @dataclass(frozen=True)
@@ -83,3 +83,42 @@ class Vacate(Message):
     command = "vacate"
     slots: list[Any] = field(default_factory=list)
     fast: bool = False
+
+
+@dataclass(frozen=True)
+class MatchTaken(Reply):
+    slot: str  # the slot the claim is for (a dynamic slot's name, once carved)
+
+
+@dataclass(frozen=True)
+class Claimed(Reply):
+    slot: str
+    ad: dict[str, Any]  # the slot's ad as advertised
+
+
+@dataclass(frozen=True)
+class RunEnded(Reply):
+    """How a job's run ended: its exit attributes (`outcome`), wall time and output
+    files; or it missed its deferral (`missed`), was taken off (`vacated`, why) or could
+    not start (`failed`, why, with the hold it asks for). `claim_ended`: the claim ended
+    with it, and takes no other job."""
+
+    outcome: dict[str, Any] | None = None
+    wall: float | None = None
+    files: dict[str, Any] | None = None
+    missed: dict[str, Any] | None = None
+    vacated: str | None = None
+    failed: str | None = None
+    hold_code: int | None = None
+    hold_subcode: int | None = None
+    claim_ended: bool = False
+
+
+@dataclass(frozen=True)
+class Deactivated(Reply):
+    running: bool  # whether the named job was running (and is now being stopped)
+
+
+@dataclass(frozen=True)
+class Vacated(Reply):
+    slots: list[Any]

@@ -1,5 +1,5 @@
-"""Every command a condorx daemon answers: its request type and the permission it needs,
-and whether it changes the job queue (those go to the audit log). The servers check
+"""Every command a condorx daemon answers: its request type, the permission it needs, its
+reply type, and whether it changes the job queue (those go to the audit log). The servers check
 permissions here and nowhere else; a handler decides only what is finer than this (which
 jobs are whose).
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from condorx import security
 from condorx.protocol import collector, job_router, master, negotiator, schedd, startd
-from condorx.protocol.message import Message
+from condorx.protocol.message import Count, Done, Message, Reply
 
 
 class Permission(enum.Enum):
@@ -34,6 +34,7 @@ class Permission(enum.Enum):
 class Command:
     request: type[Message]
     permission: Permission
+    reply: type[Reply] = Done
     audited: bool = False  # a change to the job queue: who, what, when in the audit log
 
     @property
@@ -45,41 +46,44 @@ R, W, D, A = Permission.READ, Permission.WRITE, Permission.DAEMON, Permission.AD
 
 COMMANDS: dict[str, tuple[Command, ...]] = {
     "collector": (
-        Command(collector.Advertise, D),
-        Command(collector.Invalidate, D),
-        Command(collector.QueryAds, R),
+        Command(collector.Advertise, D, Count),
+        Command(collector.Invalidate, D, Count),
+        Command(collector.QueryAds, R, Count),  # after the rows, streamed
     ),
     "negotiator": (Command(negotiator.Reschedule, D),),
     "master": (
-        Command(master.Off, A),
-        Command(master.On, A),
-        Command(master.Restart, A),
-        Command(master.Reconfig, A),
-        Command(master.Status, W),
+        Command(master.Off, A, master.Stopped),
+        Command(master.On, A, master.Started),
+        Command(master.Restart, A, master.Restarted),
+        Command(master.Reconfig, A, master.Reconfigured),
+        Command(master.Status, W, master.MasterStatus),
     ),
-    "job_router": (Command(job_router.DescribeRoutes, W), Command(job_router.PollNow, W)),
+    "job_router": (
+        Command(job_router.DescribeRoutes, W, job_router.Routes),
+        Command(job_router.PollNow, W),
+    ),
     "schedd": (
-        Command(schedd.Submit, W, audited=True),
-        Command(schedd.Reserve, W, audited=True),
-        Command(schedd.Route, A, audited=True),
-        Command(schedd.QueryJobs, R),
-        Command(schedd.Act, W, audited=True),
-        Command(schedd.Edit, W, audited=True),
-        Command(schedd.Exited, D, audited=True),
-        Command(schedd.Retrieve, W),
+        Command(schedd.Submit, W, schedd.Submitted, audited=True),
+        Command(schedd.Reserve, W, schedd.Reserved, audited=True),
+        Command(schedd.Route, A, schedd.Routed, audited=True),
+        Command(schedd.QueryJobs, R, Count),  # after the rows, streamed
+        Command(schedd.Act, W, schedd.Acted, audited=True),
+        Command(schedd.Edit, W, schedd.Acted, audited=True),
+        Command(schedd.Exited, D, schedd.ExitRecorded, audited=True),
+        Command(schedd.Retrieve, W, schedd.Output),
         # The negotiator's matches are left out: a cycle may make thousands (the job log
         # has them).
         Command(schedd.Matched, D),
     ),
     "startd": (
-        Command(startd.Match, D),
-        Command(startd.ClaimSlot, D),
-        Command(startd.RunJob, D),
-        Command(startd.Deactivate, D),
+        Command(startd.Match, D, startd.MatchTaken),
+        Command(startd.ClaimSlot, D, startd.Claimed),
+        Command(startd.RunJob, D, startd.RunEnded),  # after the run's frames, streamed
+        Command(startd.Deactivate, D, startd.Deactivated),
         Command(startd.Suspend, D),
         Command(startd.Continue, D),
         Command(startd.Release, D),
-        Command(startd.Vacate, A),
+        Command(startd.Vacate, A, startd.Vacated),
     ),
 }
 

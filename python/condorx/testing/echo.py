@@ -8,7 +8,7 @@ from typing import Any
 
 from condorx import wire
 from condorx.daemons.server import Handler, Peer
-from condorx.protocol.message import Message
+from condorx.protocol.message import Done, Message, Reply
 from condorx.protocol.table import Command, Permission
 
 
@@ -23,15 +23,24 @@ class Hold(Message):
     command = "hold"
 
 
-async def echo(peer: Peer, req: Echo, ch: wire.Channel) -> dict[str, Any]:
-    return {"ok": True, "user": peer.user, "echo": req.data}
+@dataclass(frozen=True)
+class Echoed(Reply):
+    user: str  # who the server says the peer is
+    echo: Any = None
 
 
-async def hold(peer: Peer, req: Hold, ch: wire.Channel) -> dict[str, Any]:
+async def echo(peer: Peer, req: Echo, ch: wire.Channel) -> Echoed:
+    return Echoed(peer.user, req.data)
+
+
+async def hold(peer: Peer, req: Hold, ch: wire.Channel) -> Done:
     """Like the startd's claim: the connection now holds something until it closes."""
     peer.on_close.append(lambda: None)
-    return {"ok": True}
+    return Done()
 
 
 HANDLERS: dict[type[Message], Handler] = {Echo: echo, Hold: hold}
-COMMANDS = {"echo": Command(Echo, Permission.WRITE), "hold": Command(Hold, Permission.WRITE)}
+COMMANDS = {
+    "echo": Command(Echo, Permission.WRITE, Echoed),
+    "hold": Command(Hold, Permission.WRITE),
+}

@@ -32,8 +32,8 @@ from condorx.daemons.job_router.transform import TransformError, routed_copy, sa
 from condorx.daemons.schedd.routing import copy_map
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.protocol import schedd as schedd_requests
-from condorx.protocol.job_router import DescribeRoutes, PollNow
-from condorx.protocol.message import Message
+from condorx.protocol.job_router import DescribeRoutes, PollNow, Routes
+from condorx.protocol.message import Done, Message
 
 log = logging.getLogger("condorx.job_router")
 
@@ -191,8 +191,9 @@ class Router:
             return 0
         async with self.schedd.channel() as ch:
             reply = await ch.request(schedd_requests.Route(todo).to_wire())
+        results = schedd_requests.Routed.from_wire(reply).results
         done = 0
-        for item, result in zip(todo, reply.get("results") or [], strict=False):
+        for item, result in zip(todo, results, strict=False):
             if isinstance(result, dict) and "copy" in result:
                 done += 1
                 log.info("routed job %s to %r as %s", item["job"], item["route"], result["copy"])
@@ -215,12 +216,12 @@ class Router:
                 await self.wake.wait()
             self.wake = trio.Event()
 
-    async def poll_now(self, peer: Peer, req: PollNow, ch: wire.Channel) -> dict[str, Any]:
+    async def poll_now(self, peer: Peer, req: PollNow, ch: wire.Channel) -> Done:
         """Poll at once (tests, and an admin who does not want to wait)."""
         self.wake.set()
-        return {"ok": True}
+        return Done()
 
-    async def describe(self, peer: Peer, req: DescribeRoutes, ch: wire.Channel) -> dict[str, Any]:
+    async def describe(self, peer: Peer, req: DescribeRoutes, ch: wire.Channel) -> Routes:
         """The routing table as loaded, with each route's failure rate and whether it
         is throttled (condor_router_q shows routes that have no jobs too)."""
         now = time.time()
@@ -235,7 +236,7 @@ class Router:
             }
             for r in self.table.routes
         ]
-        return {"ok": True, "routes": routes, "errors": self.table.errors}
+        return Routes(routes, list(self.table.errors))
 
 
 def _order(job: ClassAd) -> tuple[int, int, int]:

@@ -43,7 +43,7 @@ from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.remote import Remote, RemoteUnavailable, Resource
 from condorx.daemons.schedd.staging import OutputFailure, write_outputs
 from condorx.daemons.schedd.store import Key
-from condorx.protocol.schedd import Retrieve, Submit
+from condorx.protocol.schedd import Output, Retrieve, Submit, Submitted
 
 log = logging.getLogger("condorx.gridmanager")
 
@@ -264,11 +264,11 @@ class GridManager:
         async with client.channel() as ch:
             for key, row in plan.finish.items():
                 try:
-                    reply = await ch.request(Retrieve(_rid(row)).to_wire())
+                    reply = Output.from_wire(await ch.request(Retrieve(_rid(row)).to_wire()))
                 except wire.RemoteError as e:
                     log.warning("job %d.%d: cannot fetch the output of %s: %s", *key, _rid(row), e)
                     continue
-                files = reply.get("files") or {}
+                files = reply.files
                 failure = await trio.to_thread.run_sync(write_outputs, ads[key], files)
                 if failure is not None:
                     # Not completed without its output: held, and (held) its remote job
@@ -351,7 +351,7 @@ class GridManager:
         req = Submit(procs, cluster={}, spool=[files for _, _, files in batch])
         try:
             async with client.channel() as ch:
-                reply = await ch.request(req.to_wire())
+                reply = Submitted.from_wire(await ch.request(req.to_wire()))
         except wire.RemoteError as e:
             # One bad job must not stop the rest: halves are tried until it is found,
             # and held with the remote schedd's reason.
@@ -363,7 +363,7 @@ class GridManager:
             why = f"{resource.schedd} refused the job: {e}"
             await self.ledger.change(_holder({batch[0][0]: why}))
             return 0
-        cluster = int(reply["cluster"])
+        cluster = reply.cluster
         ids = {key: f"{cluster}.{proc}" for proc, (key, _, _) in enumerate(batch)}
 
         def record(txn: Transaction) -> None:

@@ -45,17 +45,23 @@ from condorx.daemons.schedd.store import Key, Store
 from condorx.daemons.schedd.submission import Submission
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.errors import Refused
-from condorx.protocol.message import Message
+from condorx.protocol.message import Count, Done, Message
 from condorx.protocol.schedd import (
     Act,
+    Acted,
     Edit,
     Exited,
+    ExitRecorded,
     Matched,
+    Output,
     QueryJobs,
     Reserve,
+    Reserved,
     Retrieve,
     Route,
+    Routed,
     Submit,
+    Submitted,
 )
 
 log = logging.getLogger("condorx.schedd")
@@ -93,7 +99,7 @@ class Schedd:
 
     # -- handlers -------------------------------------------------------------------------
 
-    async def submit(self, peer: Peer, req: Submit, ch: wire.Channel) -> dict[str, Any]:
+    async def submit(self, peer: Peer, req: Submit, ch: wire.Channel) -> Submitted:
         procs = req.procs
         if len(procs) > self.max_procs:
             raise Refused(
@@ -122,7 +128,7 @@ class Schedd:
                 self._unspool(wanted, len(procs))
             raise
         self.reserved.pop(cluster, None)
-        return {"ok": True, "cluster": cluster, "count": len(procs)}
+        return Submitted(cluster, len(procs))
 
     async def _spool(
         self, cluster: int, procs: list[Any], inputs: list[dict[str, bytes]], owner: str
@@ -158,7 +164,7 @@ class Schedd:
         for proc in range(count):
             spool.remove(spool.job_dir(root, (cluster, proc)))
 
-    async def retrieve(self, peer: Peer, req: Retrieve, ch: wire.Channel) -> dict[str, Any]:
+    async def retrieve(self, peer: Peer, req: Retrieve, ch: wire.Channel) -> Output:
         """A spooled job's output (condor_transfer_data): its owner's to fetch."""
         key = _parse_id(req.job)
         if key is None or key[1] < 0:
@@ -170,9 +176,9 @@ class Schedd:
             raise Refused("permission", f"{peer.user} may not fetch job {key[0]}.{key[1]}")
         root = locate.spool(self.cfg)
         files = await trio.to_thread.run_sync(spool.outputs, root, key, ad)
-        return {"ok": True, "files": files}
+        return Output(files)
 
-    async def route(self, peer: Peer, req: Route, ch: wire.Channel) -> dict[str, Any]:
+    async def route(self, peer: Peer, req: Route, ch: wire.Channel) -> Routed:
         """The job router's routed copies of idle jobs: `routes` lists (job, copy's
         attributes, route name); each copy (a new job of the original's owner) and its
         tie to the original are made in one transaction (see `routing`). Each result is
@@ -220,7 +226,7 @@ class Schedd:
             ]
             if unused:
                 _remove_dirs(unused)
-        return {"ok": True, "results": results}
+        return Routed(results)
 
     def _route_all(
         self,
@@ -273,13 +279,13 @@ class Schedd:
         routing.tie(txn, original, (cluster, 0), route, now)
         return (cluster, 0)
 
-    async def reserve(self, peer: Peer, req: Reserve, ch: wire.Channel) -> dict[str, Any]:
+    async def reserve(self, peer: Peer, req: Reserve, ch: wire.Channel) -> Reserved:
         """Hand out the next cluster id (durably, so it is never given twice)."""
         cluster = await self.ledger.change(lambda txn: txn.new_cluster())
         self.reserved[cluster] = peer.user
-        return {"ok": True, "cluster": cluster}
+        return Reserved(cluster)
 
-    async def query(self, peer: Peer, req: QueryJobs, ch: wire.Channel) -> dict[str, Any]:
+    async def query(self, peer: Peer, req: QueryJobs, ch: wire.Channel) -> Count:
         jobs = self.ledger.snapshot()
         if req.negotiating:  # jobs already matched are not offered twice
             jobs = [(k, ad) for k, ad in jobs if k not in self.shadows.pending]
@@ -303,9 +309,9 @@ class Schedd:
             await ch.send({"more": rows})
             sent += len(chunk)
             await trio.lowlevel.checkpoint()
-        return {"ok": True, "count": sent}
+        return Count(sent)
 
-    async def act(self, peer: Peer, req: Act, ch: wire.Channel) -> dict[str, Any]:
+    async def act(self, peer: Peer, req: Act, ch: wire.Channel) -> Acted:
         action = req.action
         if action not in ACTIONS:
             raise Refused("bad-request", f"act: unknown action {action!r}")
@@ -332,16 +338,13 @@ class Schedd:
         done = sum(r == "ok" for r in results.values())
         for job in denied:
             results[job] = "denied"
-        reply = {"ok": True, "matched": len(keys), "done": done, "denied": denied}
-        if per_job:
-            reply.update(results=results, queue_size=len(self.ledger))
-        return reply
+        return _acted(keys, done, denied, results if per_job else None, len(self.ledger))
 
     def _is_removed(self, key: Key) -> bool:
         ad = self.ledger.get(key)
         return ad is not None and ad.get("JobStatus") == JobStatus.REMOVED
 
-    async def _pause(self, peer: Peer, req: Act, action: str) -> dict[str, Any]:
+    async def _pause(self, peer: Peer, req: Act, action: str) -> Acted:
         """condor_suspend / condor_continue: the startd signals the job's process tree,
         then the queue records it."""
         per_job = req.per_job
@@ -367,10 +370,7 @@ class Schedd:
             results[job] = "ok" if ok else "bad-status"
         for job in denied:
             results[job] = "denied"
-        reply = {"ok": True, "matched": len(keys), "done": done, "denied": denied}
-        if per_job:
-            reply.update(results=results, queue_size=len(self.ledger))
-        return reply
+        return _acted(keys, done, denied, results if per_job else None, len(self.ledger))
 
     def _act_one(
         self, txn: Transaction, action: str, key: Key, reason: str, now: int, peer: Peer
@@ -392,7 +392,7 @@ class Schedd:
             return "already-done" if status == JobStatus.HELD else "bad-status"
         return "ok" if transitions.release(txn, key, reason, now, by) else "bad-status"
 
-    async def edit(self, peer: Peer, req: Edit, ch: wire.Channel) -> dict[str, Any]:
+    async def edit(self, peer: Peer, req: Edit, ch: wire.Channel) -> Acted:
         attrs = req.attrs
         if not attrs:
             raise Refused("bad-request", "edit: 'attrs' must be a non-empty map")
@@ -410,9 +410,9 @@ class Schedd:
             return keys, allowed, denied
 
         keys, allowed, denied = await self.ledger.change(change)
-        return {"ok": True, "matched": len(keys), "done": len(allowed), "denied": denied}
+        return Acted(len(keys), len(allowed), denied)
 
-    async def exited(self, peer: Peer, req: Exited, ch: wire.Channel) -> dict[str, Any]:
+    async def exited(self, peer: Peer, req: Exited, ch: wire.Channel) -> ExitRecorded:
         """A job's process ended (the shadow's report); only the pool itself may say so."""
         key = _parse_id(req.job)
         if key is None or key[1] < 0:
@@ -420,9 +420,9 @@ class Schedd:
         how = transitions.Exit(code=req.code, signal=req.signal)
         now = _now()
         outcome = await self.ledger.change(lambda txn: transitions.exited(txn, key, how, now))
-        return {"ok": True, "outcome": outcome.value}
+        return ExitRecorded(outcome.value)
 
-    async def matched(self, peer: Peer, req: Matched, ch: wire.Channel) -> dict[str, Any]:
+    async def matched(self, peer: Peer, req: Matched, ch: wire.Channel) -> Done:
         """The negotiator's match of one of our jobs with a slot (and its claim id)."""
         key = _parse_id(req.job)
         if key is None or key[1] < 0:
@@ -431,7 +431,7 @@ class Schedd:
             id=req.claim_id, startd=Address.parse(req.startd), slot=req.slot, user=req.user
         )
         self.shadows.matched(key, claim)
-        return {"ok": True}
+        return Done()
 
     # -- following up what was committed --------------------------------------------------
 
@@ -601,6 +601,15 @@ class Schedd:
             Retrieve: self.retrieve,
             Matched: self.matched,
         }
+
+
+def _acted(
+    keys: list[Key], done: int, denied: list[str], results: dict[str, str] | None, size: int
+) -> Acted:
+    """An act's reply; with each job's result (per_job), the queue's size too."""
+    if results is None:
+        return Acted(len(keys), done, list(denied))
+    return Acted(len(keys), done, list(denied), results, size)
 
 
 def _spooled_inputs(data: Any, count: int) -> list[dict[str, bytes]] | None:

@@ -35,6 +35,7 @@ from condorx.daemons.startd.policy import parsed
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.states import Step, Why
 from condorx.daemons.startd.table import CarveError, SlotTable
+from condorx.protocol.startd import RunEnded
 from condorx.run_result import RunResult
 
 log = logging.getLogger("condorx.startd")
@@ -72,7 +73,7 @@ class SlotHost(Protocol):
     async def settle(self, slot: Slot) -> None: ...
     async def execute(
         self, slot: Slot, job: ClassAd, files: dict[str, bytes] | None, ch: Any
-    ) -> dict[str, Any]: ...
+    ) -> RunEnded: ...
 
 
 class Fetcher:
@@ -289,7 +290,7 @@ class Fetcher:
         except Exception:  # noqa: BLE001 - a run cut off is logged; the claim goes on
             log.exception("%s: the fetched job's run failed", slot.name)
             return
-        log.info("%s: fetched job ended: %s", slot.name, RunResult.from_reply(reply).summary())
+        log.info("%s: fetched job ended: %s", slot.name, RunResult.of(reply).summary())
         if slot.claim is claim:
             self.wake(slot)  # more work for the claim, as soon as FetchWorkDelay allows
 

@@ -26,6 +26,7 @@ startd takes no new work meanwhile, and exits once no claim is left.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import signal
 from dataclasses import replace
@@ -49,16 +50,21 @@ from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.daemons.startd.states import Facts, Step, Why
 from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.errors import Refused
-from condorx.protocol.message import Message
+from condorx.protocol.message import Done, Message
 from condorx.protocol.startd import (
+    Claimed,
     ClaimSlot,
     Continue,
     Deactivate,
+    Deactivated,
     Match,
+    MatchTaken,
     Release,
+    RunEnded,
     RunJob,
     Suspend,
     Vacate,
+    Vacated,
 )
 from condorx.protocol.starter import StartJob
 
@@ -405,11 +411,11 @@ class Startd:
         if self.stopping:
             raise Refused("busy", f"the startd is shutting down ({self.stopping})")
 
-    async def match(self, peer: Peer, req: Match, ch: wire.Channel) -> dict[str, Any]:
+    async def match(self, peer: Peer, req: Match, ch: wire.Channel) -> MatchTaken:
         self._taking_work()
         slot = self._slot(req.slot)
         if slot.claim is not None and slot.claim.id == req.claim_id:
-            return {"ok": True, "slot": slot.name}  # its schedd claimed it already (5)
+            return MatchTaken(slot.name)  # its schedd claimed it already (5)
         if slot.state == "Claimed" and req.preempts:
             return await self._preempting_match(slot, req)
         # An Owner slot takes a job its START accepts too: "if a job matches the
@@ -427,9 +433,9 @@ class Startd:
             await self.settle(slot)
         else:
             await self.take(slot, states.MATCHED)
-        return {"ok": True, "slot": slot.name}
+        return MatchTaken(slot.name)
 
-    async def _preempting_match(self, slot: Slot, req: Match) -> dict[str, Any]:
+    async def _preempting_match(self, slot: Slot, req: Match) -> MatchTaken:
         """A match for a claimed slot whose job it preempts (the slot's RANK prefers the
         new job, or its user has the better priority): the claim retires (13) and, once
         its job is gone, the slot is the new claim's (23, 24)."""
@@ -445,9 +451,9 @@ class Startd:
         log.info("%s: preempting match (%s) for %s", slot.name, req.preempts, req.user)
         slot.flags.vacate_requested = Why.BETTER_MATCH
         await self.settle(slot)
-        return {"ok": True, "slot": slot.name}
+        return MatchTaken(slot.name)
 
-    async def claim(self, peer: Peer, req: ClaimSlot, ch: wire.Channel) -> dict[str, Any]:
+    async def claim(self, peer: Peer, req: ClaimSlot, ch: wire.Channel) -> Claimed:
         waiting = self._preempting(req.claim_id)
         if waiting is None:
             # The preemption may be over already: the slot is this (unclaimed) claim's.
@@ -482,11 +488,7 @@ class Startd:
         else:
             await self.take(slot, step)
         peer.on_close.append(lambda: self._schedd_gone(slot, claim))
-        return {
-            "ok": True,
-            "slot": slot.name,
-            "ad": self.table.advertised(slot),
-        }
+        return Claimed(slot.name, self.table.advertised(slot))
 
     def _preempting(self, claim_id: Any) -> Slot | None:
         for s in self.table.all_slots():
@@ -494,9 +496,7 @@ class Startd:
                 return s
         return None
 
-    async def _claim_after_preemption(
-        self, slot: Slot, peer: Peer, req: ClaimSlot
-    ) -> dict[str, Any]:
+    async def _claim_after_preemption(self, slot: Slot, peer: Peer, req: ClaimSlot) -> Claimed:
         """The preempting schedd's claim: answered once the old claim's job is gone and
         the slot is this claim's (however long the old job's retirement lasts)."""
         claim = slot.next_claim if slot.next_claim is not None else slot.claim
@@ -512,11 +512,7 @@ class Startd:
         claim.client_machine = req.client_machine
         peer.on_close.append(lambda: self._schedd_gone(slot, claim))
         log.info("%s: claimed by the preempting match", slot.name)
-        return {
-            "ok": True,
-            "slot": slot.name,
-            "ad": self.table.advertised(slot),
-        }
+        return Claimed(slot.name, self.table.advertised(slot))
 
     async def _claim_after_backfill(self, slot: Slot) -> None:
         """Claimed while its backfill client is being killed: Claimed once it is gone (31)."""
@@ -547,7 +543,7 @@ class Startd:
         slot.flags.fast = True
         self.wake.set()
 
-    async def run(self, peer: Peer, req: RunJob, ch: wire.Channel) -> dict[str, Any]:
+    async def run(self, peer: Peer, req: RunJob, ch: wire.Channel) -> RunEnded:
         slot = self._claimed(req.claim_id)
         claim = slot.claim
         assert claim is not None
@@ -568,7 +564,7 @@ class Startd:
         ch: wire.Channel | None,
         view: ClassAd | None = None,
         job_wire: Any = None,
-    ) -> dict[str, Any]:
+    ) -> RunEnded:
         """Run `job` on the slot's claim (11) until it ends; how it ended. `ch` is the
         schedd's run call, told of the job's progress (None for fetched work); `view`
         and `job_wire` spare work the caller did already."""
@@ -592,8 +588,8 @@ class Startd:
         # schedd must not send it another.
         ended = slot.claim is not claim
         if claim.evicted:
-            return {"ok": True, "vacated": claim.evicted, "claim_ended": ended}
-        return {**reply, "claim_ended": ended} if ended else reply
+            return RunEnded(vacated=claim.evicted, claim_ended=ended)
+        return dataclasses.replace(reply, claim_ended=ended)
 
     async def _supervise(
         self,
@@ -602,7 +598,7 @@ class Startd:
         job_wire: Any,
         files: dict[str, bytes] | None,
         ch: wire.Channel | None,
-    ) -> dict[str, Any]:
+    ) -> RunEnded:
         """Hand the job to the claim's starter (spawned on its first job) and relay its
         frames to the schedd: started, heartbeats, then how the job ended."""
         assert slot.claim is not None
@@ -631,12 +627,10 @@ class Startd:
                     await tell({"started": frame["started"], "host": self.table.machine.address})
                 elif "alive" in frame or "waiting" in frame:
                     await tell(frame)
-                elif "failed" in frame:
-                    return {"ok": True, **frame}
-                elif "missed" in frame or "vacated" in frame:
-                    return {"ok": True, **frame}
-                else:
-                    return {"ok": True, **frame["done"]}
+                elif "done" in frame:
+                    return RunEnded.from_wire(frame["done"])
+                else:  # failed, missed or vacated
+                    return RunEnded.from_wire(frame)
         except (wire.WireError, trio.BrokenResourceError, trio.ClosedResourceError):
             # The starter died, or the schedd did (its end of this call is gone): either
             # way the run is over; its job must not outlive it.
@@ -644,7 +638,7 @@ class Startd:
             if self.starters.pop(slot.claim.id, None) is starter:
                 self.nursery.start_soon(starter.close)
             if slot.claim is not None and slot.claim.evicted:
-                return {"ok": True}  # killed by the policy: the caller reports it
+                return RunEnded()  # killed by the policy: the caller reports it
             raise Refused("starter", f"the run on {slot.name} was cut off") from None
         raise Refused("starter", f"the starter of {slot.name} stopped answering")
 
@@ -669,7 +663,7 @@ class Startd:
             "slot_ad": self.table.advertised(slot),
         }
 
-    async def deactivate(self, peer: Peer, req: Deactivate, ch: wire.Channel) -> dict[str, Any]:
+    async def deactivate(self, peer: Peer, req: Deactivate, ch: wire.Channel) -> Deactivated:
         """The schedd stops its job (condor_rm, condor_hold): soft kill, hard after
         KILLING_TIMEOUT; the claim stays, and the slot goes Idle when the job is gone."""
         slot = self._claimed(req.claim_id)
@@ -677,7 +671,7 @@ class Startd:
         assert claim is not None
         starter = self.starters.get(claim.id)
         if starter is None or claim.job is None or not _is_job(claim.job, req.job):
-            return {"ok": True, "running": False}
+            return Deactivated(running=False)
         log.info("%s: the schedd deactivates the claim: stopping its job", slot.name)
         why = req.why if req.why in ("hold", "remove") else "evict"
         await starter.send_signal(signal.SIGTERM, why)
@@ -689,17 +683,17 @@ class Startd:
                 await starter.send_signal(signal.SIGKILL)
 
         self.nursery.start_soon(hard_kill)
-        return {"ok": True, "running": True}
+        return Deactivated(running=True)
 
-    async def suspend(self, peer: Peer, req: Suspend, ch: wire.Channel) -> dict[str, Any]:
+    async def suspend(self, peer: Peer, req: Suspend, ch: wire.Channel) -> Done:
         """condor_suspend: stop the claim's job where it is (SIGSTOP to its process tree)."""
         return await self._pause(req.claim_id, Step(14, "Claimed", "Suspended", "condor_suspend"))
 
-    async def resume(self, peer: Peer, req: Continue, ch: wire.Channel) -> dict[str, Any]:
+    async def resume(self, peer: Peer, req: Continue, ch: wire.Channel) -> Done:
         """condor_continue: let a suspended job go on (SIGCONT to its process tree)."""
         return await self._pause(req.claim_id, Step(15, "Claimed", "Busy", "condor_continue"))
 
-    async def _pause(self, claim_id: str, step: Step) -> dict[str, Any]:
+    async def _pause(self, claim_id: str, step: Step) -> Done:
         slot = self._claimed(claim_id)
         assert slot.claim is not None
         if slot.claim.job is None or slot.claim.id not in self.starters:
@@ -711,16 +705,16 @@ class Startd:
         # A job the user suspended stays suspended until condor_continue: CONTINUE only
         # undoes what SUSPEND did.
         slot.flags.user_suspended = step.activity == "Suspended" and slot.activity == "Suspended"
-        return {"ok": True}
+        return Done()
 
-    async def release(self, peer: Peer, req: Release, ch: wire.Channel) -> dict[str, Any]:
+    async def release(self, peer: Peer, req: Release, ch: wire.Channel) -> Done:
         """The schedd gives the claim up: Preempting (10), then Owner (22)."""
         slot = self._claimed(req.claim_id)
         slot.flags.vacate_requested = Why.RELEASED
         await self.settle(slot)
-        return {"ok": True}
+        return Done()
 
-    async def vacate(self, peer: Peer, req: Vacate, ch: wire.Channel) -> dict[str, Any]:
+    async def vacate(self, peer: Peer, req: Vacate, ch: wire.Channel) -> Vacated:
         """condor_vacate: take every claimed slot's job off (gracefully, or `fast`)."""
         names = req.slots
         chosen = [s for s in self.table.all_slots() if not names or s.name in names]
@@ -730,7 +724,7 @@ class Startd:
                 slot.flags.fast = req.fast
         for slot in chosen:
             await self.settle(slot)
-        return {"ok": True, "slots": [s.name for s in chosen]}
+        return Vacated([s.name for s in chosen])
 
     async def shutdown(self, mode: str) -> None:
         """Give up every claim the way `mode` says, then return (the startd exits)."""

@@ -46,4 +46,3 @@ def of_session(sid: int) -> Usage:
         system += int(fields[12]) + int(fields[14])  # stime + cstime
         vsize += int(fields[20])
     return Usage(pids, user / _TICKS, system / _TICKS, vsize // 1024)
-
