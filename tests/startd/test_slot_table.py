@@ -4,6 +4,7 @@ policy sees it, and the clock moved by STARTD_INPUTS_OVERRIDE's ClockOffset."""
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from condorx.config import Config
 from condorx.daemons.startd.machine import Machine
 from condorx.daemons.startd.slots import Claim
+from condorx.daemons.startd.states import Step
 from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.errors import Refused
 
@@ -76,3 +78,15 @@ def test_the_view_is_the_ad_with_the_policy_and_the_moved_clock(tmp_path: Path):
     assert abs(view["CurrentTime"] - (time.time() + 3600)) < 5
     assert view.eval("WANT_SUSPEND") is False  # the policy's expressions, by name
     assert t.advertised(t.slots[0])["Cpus"] == 4
+
+
+def test_a_transition_is_entered_on_the_policys_clock_and_logged(tmp_path: Path, caplog):
+    t = table(tmp_path, "NUM_SLOTS = 1\n", "ClockOffset = 7200\n")
+    slot = t.slots[0]
+    slot.flags.user_suspended = True
+    with caplog.at_level(logging.INFO, "condorx.startd"):
+        when = t.apply(slot, Step(1, "Unclaimed", "Idle", "IsOwner is false"))
+    assert (slot.state, slot.activity) == ("Unclaimed", "Idle")
+    assert slot.entered_state == when and abs(when - (time.time() + 7200)) < 5
+    assert not slot.flags.user_suspended
+    assert "Owner/Idle -> Unclaimed/Idle (transition 1: IsOwner is false)" in caplog.text

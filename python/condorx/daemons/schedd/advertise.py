@@ -62,8 +62,15 @@ def ads(ledger: Ledger, me: Identity) -> list[dict[str, Any]]:
     return out
 
 
-async def loop(cfg: Config, ledger: Ledger, me: Identity) -> None:
+async def loop(
+    cfg: Config,
+    ledger: Ledger,
+    me: Identity,
+    *,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+) -> None:
     """Advertise every SCHEDD_INTERVAL, and soon after the queue changes."""
+    task_status.started()
     collector = CollectorClient(cfg, daemon_credentials(cfg))
     interval = max(1, me.interval)
     while True:

@@ -138,7 +138,9 @@ class GridManager:
         """Something changed that a pass should see now (a submit, a route, a release)."""
         self.wake.set()
 
-    async def loop(self) -> None:
+    async def loop(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """A pass every GRIDMANAGER_JOB_PROBE_INTERVAL, and soon after a poke."""
+        task_status.started()
         while True:
             try:
                 await self.run_pass()

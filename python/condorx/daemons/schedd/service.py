@@ -583,7 +583,10 @@ class Schedd:
         )
         return len(changed)
 
-    async def periodic_loop(self) -> None:
+    async def periodic_loop(
+        self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        task_status.started()
         interval = max(1, self.cfg.get_int("PERIODIC_EXPR_INTERVAL", 60))
         while True:
             await trio.sleep(interval)
@@ -757,8 +760,8 @@ async def serve(
         await nursery.start(server.serve_unix, locate.schedd_socket(cfg))
         me.address = ledger.address = f"<{locate.advertised_host(host)}:{port}>"
         locate.write_address(locate.schedd_address_file(cfg), me.address)
-        nursery.start_soon(schedd.periodic_loop)
-        nursery.start_soon(grid.loop)
-        nursery.start_soon(advertise.loop, cfg, ledger, me)
+        await nursery.start(schedd.periodic_loop)
+        await nursery.start(grid.loop)
+        await nursery.start(advertise.loop, cfg, ledger, me)
         log.info("schedd %s serving %d jobs at %s", me.name, len(ledger), me.address)
         task_status.started(me.address)

@@ -77,7 +77,7 @@ class Shadows:
             if ad is not None:
                 self.idle.setdefault(str(ad.get("Owner")), collections.deque()).append(key)
 
-    def _next_job(self, claim: ClaimInfo) -> Key | None:
+    def next_job(self, claim: ClaimInfo) -> Key | None:
         """The next idle job of the claim's user that its slot will take."""
         pending = self.idle.get(claim.user)
         skipped = []
@@ -115,11 +115,11 @@ class Shadows:
                 info.slot_ad = claim.slot_ad
                 key: Key | None = first
                 if not runs_here(self.ledger.get(first)) or first in self.running:
-                    key = self._next_job(info)
+                    key = self.next_job(info)
                 while key is not None:
                     if not await self._run(claim, info, key):
                         return  # the claim is gone with its startd
-                    key = self._next_job(info)
+                    key = self.next_job(info)
                 await claim.release()
         except LOST as e:
             log.warning("claim %s on %s lost: %s", info.id[:8], info.slot, e)

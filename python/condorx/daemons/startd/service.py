@@ -179,23 +179,10 @@ class Startd:
             await self.take(slot, step)
 
     async def take(self, slot: Slot, step: Step) -> None:
-        """Log and make one transition, and do what it asks of the job."""
-        log.info(
-            "%s: %s/%s -> %s/%s (transition %d: %s)",
-            slot.name,
-            slot.state,
-            slot.activity,
-            step.state,
-            step.activity,
-            step.number,
-            step.cause,
-        )
-        now = self.now()
+        """Make one transition, and do what it asks of the job."""
         if step.state == "Preempting" and slot.state == "Claimed":
             self._evicting(slot)
-        slot.enter(step.state, step.activity, now)
-        if step.activity != "Suspended":
-            slot.flags.user_suspended = False
+        now = self.table.apply(slot, step)
         self._touch()
         if step.action is not None:
             await self._act(slot, step, now)

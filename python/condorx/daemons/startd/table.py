@@ -3,11 +3,13 @@ from them), and what their ads are made of: the machine, the policy, the reading
 last poll (keyboard and load, benchmarks, swap) and the policy's clock.
 
 The request handlers and the fetch-work loops share it: they find slots here, view a
-slot as its policy sees it, and carve dynamic slots; neither reaches into the other.
+slot as its policy sees it, carve dynamic slots, and apply transitions; neither reaches
+into the other.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -20,8 +22,11 @@ from condorx.daemons.startd.ads import Extras, Measures, add_extras, slot_ad
 from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
 from condorx.daemons.startd.policy import Policy, parsed
 from condorx.daemons.startd.slots import Slot, layout
+from condorx.daemons.startd.states import Step
 from condorx.errors import Refused
 from condorx.wire import Expr
+
+log = logging.getLogger("condorx.startd")
 
 # The policy expressions other expressions may refer to by name.
 EXPRESSIONS = ("WANT_SUSPEND", "SUSPEND", "CONTINUE", "PREEMPT", "WANT_VACATE", "KILL")
@@ -144,6 +149,27 @@ class SlotTable:
         for name, expr in self._exprs.items():
             ad[name] = expr
         return ad
+
+    # -- transitions ------------------------------------------------------------------------
+
+    def apply(self, slot: Slot, step: Step) -> float:
+        """Log and make one transition of the slot's state and activity (what it asks of
+        the job is the startd's to do); when it was made, on the policy's clock."""
+        log.info(
+            "%s: %s/%s -> %s/%s (transition %d: %s)",
+            slot.name,
+            slot.state,
+            slot.activity,
+            step.state,
+            step.activity,
+            step.number,
+            step.cause,
+        )
+        now = self.now()
+        slot.enter(step.state, step.activity, now)
+        if step.activity != "Suspended":
+            slot.flags.user_suspended = False  # a suspension by condor_suspend is over
+        return now
 
     # -- dynamic slots ----------------------------------------------------------------------
 

@@ -1,0 +1,66 @@
+"""The shadows' reuse of a claim, in-process over a real ledger: a claim takes its user's
+idle jobs in order, only those its slot will take and that are due, and leaves the rest
+queued for another claim; another user's jobs are not its to take."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import trio
+import trio.testing
+from jobs import cluster
+
+from condorx.classad import ClassAd
+from condorx.client.connection import Address, Credentials
+from condorx.client.startd import StartdClient
+from condorx.daemons.schedd import transitions as t
+from condorx.daemons.schedd.history import Rotation
+from condorx.daemons.schedd.identity import Identity
+from condorx.daemons.schedd.ledger import Files, Ledger
+from condorx.daemons.schedd.queue import JobQueue
+from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
+from condorx.daemons.schedd.store import Store
+from condorx.daemons.schedd.submission import Submission
+
+SLOT = ClassAd({"Memory": 2048, "Cpus": 1, "Arch": "X86_64", "Requirements": True})
+
+
+def test_a_claim_takes_its_users_jobs_that_its_slot_will_take(tmp_path: Path):
+    files = Files(tmp_path / "history", Rotation(1 << 20, 1), tmp_path / "spool")
+    ledger = Ledger(JobQueue(Store(tmp_path / "q.db")), files)
+    me = Identity("schedd@example.org", "example.org", interval=300)
+    now = int(time.time())
+
+    def submit(owner: str, procs: list[dict]) -> int:
+        who = t.Submitter(owner, "example.org", me.name)
+        sub = Submission.decode(cluster(tmp_path), procs)
+        return trio.from_thread.run(ledger.change, lambda txn: t.submit(txn, who, sub, now))
+
+    async def main() -> list:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(ledger.run)
+            shadows = Shadows(ledger, StartdClient(Credentials()), me, nursery)
+            big = {"RequestMemory": 100_000}
+            # A cron job whose next run is 11 to 12 hours off: not due on a reused claim.
+            hour = (time.localtime(now).tm_hour + 12) % 24
+            later = {"CronMinute": "0", "CronHour": str(hour)}
+            a = await trio.to_thread.run_sync(submit, "alice", [{}, big, later, {}])
+            b = await trio.to_thread.run_sync(submit, "bob", [{}])
+            shadows.note_idle([k for k, _ in ledger.snapshot()])
+            alice = ClaimInfo("c1", Address.parse("<127.0.0.1:9>"), "slot1@x", "alice", SLOT)
+            taken = []
+            while (key := shadows.next_job(alice)) is not None:
+                taken.append(key)
+                shadows.running[key] = alice  # as its run would be
+            # A bigger slot's claim later takes what this one left, in order.
+            roomy = ClassAd({**{k: SLOT[k] for k in ("Cpus", "Arch")}, "Memory": 200_000})
+            roomy["Requirements"] = True
+            other = ClaimInfo("c2", Address.parse("<127.0.0.1:9>"), "slot2@x", "alice", roomy)
+            after = shadows.next_job(other)
+            nursery.cancel_scope.cancel()
+        return [taken, after, (a, b)]
+
+    taken, after, (a, b) = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert taken == [(a, 0), (a, 3)]  # not the big one, not the cron job, not bob's
+    assert after == (a, 1)
