@@ -12,7 +12,7 @@ from test_jobs_run import history, queue, submit
 from test_startd_policy import slot_states, transitions
 
 from condorx.security import current_user
-from condorx.testing.pool import QUICK_POOL, wait_for
+from condorx.testing.pool import QUICK_POOL, wait_for, wait_for_pid
 from condorx.testing.pool import LocalPool as Pool
 from condorx.testing.procs import job_running, job_stopped
 
@@ -64,8 +64,7 @@ log = job.log
 queue
 """,
     )
-    wait_for(lambda: pidfile.exists(), "the job to start")
-    return c, int(pidfile.read_text())
+    return c, wait_for_pid(pidfile)
 
 
 def later(pool: Pool) -> None:

@@ -16,7 +16,7 @@ import trio
 from test_jobs_run import history, queue, submit
 
 from condorx.client.connection import Address, connect, daemon_credentials
-from condorx.testing.pool import QUICK_POOL, wait_for
+from condorx.testing.pool import QUICK_POOL, wait_for, wait_for_pid
 from condorx.testing.pool import LocalPool as Pool
 from condorx.testing.procs import job_running, job_stopped
 
@@ -101,8 +101,7 @@ def sleeper(pool: Pool, trap: str = "") -> tuple[int, int]:
     runs, its shell's pid."""
     (pool.root / "pid").unlink(missing_ok=True)
     c = submit(pool, SLEEPER.format(root=pool.root, trap=trap))
-    wait_for(lambda: (pool.root / "pid").exists(), "the job to start")
-    return c, int((pool.root / "pid").read_text())
+    return c, wait_for_pid(pool.root / "pid")
 
 
 @pytest.fixture
@@ -376,8 +375,7 @@ MATCH_TIMEOUT = 30
     out = p.root / "out"
     (p.root / "job.sub").write_text(SLEEPER.format(root=out, trap=""))
     p.cli("condorx.cli.submit", "job.sub", env=as_user(p, "alice"))
-    wait_for(lambda: (out / "pid").exists(), "alice's job to start")
-    alice_pid = int((out / "pid").read_text())
+    alice_pid = wait_for_pid(out / "pid", "alice's job to start")
     marker = out / "bob-ran"
     (p.root / "bob.sub").write_text(
         f"executable = /bin/sh\narguments = \"-c 'touch {marker}'\"\nlog = job.log\nqueue\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 from test_jobs_run import history, queue, submit
 from test_startd_policy import transitions
 
-from condorx.testing.pool import QUICK_POOL, wait_for
+from condorx.testing.pool import QUICK_POOL, wait_for, wait_for_pid
 from condorx.testing.pool import LocalPool as Pool
 
 
@@ -34,8 +34,7 @@ log = job.log
 queue
 """,
     )
-    wait_for(lambda: pidfile.exists(), "the job to start")
-    return c, int(pidfile.read_text())
+    return c, wait_for_pid(pidfile)
 
 
 def stop_startd(pool: Pool, sig: int) -> float:

@@ -31,6 +31,8 @@ PERSONAL = """\
 # A personal condorx pool: every daemon on this machine, talking over loopback.
 use ROLE : Personal
 LOCAL_DIR = {dir}
+# The pool's own passwords.d (its signing key) and tokens.d, not /passwords.d.
+ETC = $(LOCAL_DIR)/etc
 NEGOTIATOR_INTERVAL = 5
 UPDATE_INTERVAL = 5
 SCHEDD_INTERVAL = 5

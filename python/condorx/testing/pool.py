@@ -20,6 +20,9 @@ from condorx.testing.tools import run_tool
 
 CONFIG = """\
 LOCAL_DIR = {dir}
+# The pool's own passwords.d (its signing key): HTCondor's default is $(ETC)/passwords.d,
+# and with ETC unset that is /passwords.d, one key for every pool on the machine.
+ETC = $(LOCAL_DIR)/etc
 SPOOL = $(LOCAL_DIR)/spool
 LOG = $(LOCAL_DIR)/log
 LOCK = $(LOCAL_DIR)/lock
@@ -85,6 +88,13 @@ def wait_for(predicate: Any, what: str, timeout: float = 30.0) -> Any:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}\n{_log_tails()}")
         time.sleep(0.1)
+
+
+def wait_for_pid(path: Path, what: str = "the job to start") -> int:
+    """The pid a job writes to `path` (`echo $$ > path`), once the whole line is there: the
+    shell creates the file before it writes to it."""
+    wait_for(lambda: path.exists() and path.read_text().endswith("\n"), what)
+    return int(path.read_text())
 
 
 # The pools a test has running: when a wait times out, their logs say why (a CI run
