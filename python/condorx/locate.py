@@ -145,6 +145,11 @@ def job_router_address_file(cfg: Config) -> Path:
     return Path(name) if name else log_dir(cfg) / ".job_router_address"
 
 
+def sim_address_file(cfg: Config) -> Path:
+    """Where the pool simulator (all its machines) answers."""
+    return log_dir(cfg) / ".sim_address"
+
+
 def execute_dir(cfg: Config) -> Path:
     return _dir(cfg, "EXECUTE")
 

@@ -23,6 +23,7 @@ DAEMONS = {
     "startd": ("STARTD", "condorx.daemons.startd.service"),
     "master": ("MASTER", "condorx.daemons.master"),
     "job_router": ("JOB_ROUTER", "condorx.daemons.job_router.service"),
+    "sim": ("SIM", "condorx.sim.service"),  # simulated execute machines (condorx sim)
 }
 
 

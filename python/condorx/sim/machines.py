@@ -1,0 +1,64 @@
+"""The simulated execute machines: each its own name and slot table, its slots laid out
+from the configuration as a real startd's are (NUM_CPUS, MEMORY, NUM_SLOTS, SLOT_TYPE_*),
+its ads built by the real startd's ad code, so the collector and negotiator see what a
+real startd would advertise. All of them answer at one address.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+from condorx.config import Config
+from condorx.daemons.startd import machine as mach
+from condorx.daemons.startd.slots import Slot
+from condorx.daemons.startd.table import SlotTable
+from condorx.locate import execute_dir
+
+
+class SimMachines:
+    def __init__(self, cfg: Config, count: int, address: str = "") -> None:
+        template = mach.detect(cfg, execute_dir(cfg))
+        domain = template.hostname.partition(".")[2] or template.hostname
+        self.tables: list[SlotTable] = []
+        for i in range(1, count + 1):
+            name = f"sim{i}.{domain}"
+            machine = dataclasses.replace(template, hostname=name, address=address)
+            self.tables.append(SlotTable(cfg, machine))
+        self._by_name = {s.name: (t, s) for t in self.tables for s in t.all_slots()}
+
+    def set_address(self, address: str) -> None:
+        """Where every simulated machine answers (the simulator's one listener)."""
+        for t in self.tables:
+            t.machine = dataclasses.replace(t.machine, address=address)
+
+    def slots(self) -> Iterator[tuple[SlotTable, Slot]]:
+        for t in self.tables:
+            for s in t.all_slots():
+                yield t, s
+
+    def named(self, name: str) -> tuple[SlotTable, Slot] | None:
+        return self._by_name.get(name)
+
+    def remember(self, table: SlotTable, slot: Slot) -> None:
+        """A dynamic slot carved from one of `table`'s."""
+        self._by_name[slot.name] = (table, slot)
+
+    def forget(self, slot: Slot) -> None:
+        """A dynamic slot whose claim ended, gone."""
+        self._by_name.pop(slot.name, None)
+
+    def claimed_by(self, claim_id: str) -> tuple[SlotTable, Slot] | None:
+        for t, s in self.slots():
+            if s.claim is not None and s.claim.id == claim_id:
+                return t, s
+        return None
+
+    def ads(self) -> list[dict[str, Any]]:
+        """Every simulated slot's ad, as its startd would advertise it."""
+        out: list[dict[str, Any]] = []
+        for t in self.tables:
+            t.sequence += 1
+            out.extend(t.ads())
+        return out

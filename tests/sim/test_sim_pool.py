@@ -1,0 +1,73 @@
+"""The pool simulator beside a real collector, negotiator and schedd: its machines are
+advertised as startds are, matched, claimed and run through the real protocol, and a
+simulated job is removed from its slot as a real one is."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from condorx.testing.pool import QUICK_POOL, LocalPool, wait_for
+
+SIM = "SIM_MACHINES = 5\nNUM_CPUS = 4\nSIM_JOB_DURATION = 1\n"
+
+
+@pytest.fixture
+def pool() -> Iterator[LocalPool]:
+    with tempfile.TemporaryDirectory(prefix="sim") as d:
+        p = LocalPool(Path(d), QUICK_POOL.replace("NUM_CPUS = 2\n", "") + SIM)
+        try:
+            p.start("collector", "negotiator", "schedd", "sim")
+            yield p
+        finally:
+            p.stop()
+
+
+def status(pool: LocalPool, *attrs: str) -> list[list[str]]:
+    out = pool.cli("condorx.cli.status", "-af", "Name", *attrs).stdout
+    return [line.split() for line in out.splitlines()]
+
+
+def submit(pool: LocalPool, text: str) -> int:
+    (pool.root / "job.sub").write_text(text)
+    out = pool.cli("condorx.cli.submit", "job.sub").stdout
+    return int(out.strip().split()[-1].rstrip("."))
+
+
+def history(pool: LocalPool, *attrs: str) -> list[list[str]]:
+    out = pool.cli("condorx.cli.history", "-af", "ClusterId", "ProcId", *attrs).stdout
+    return [line.split() for line in out.splitlines()]
+
+
+def test_simulated_machines_run_a_queue_through_the_real_daemons(pool):
+    wait_for(lambda: len(status(pool)) == 20, "20 simulated slots in the collector")
+    names = sorted(row[0] for row in status(pool))
+    assert names[0].startswith("slot1@sim1.") and len({n.split("@")[1] for n in names}) == 5
+    c = submit(pool, "executable = /bin/true\nqueue 40\n")
+    wait_for(lambda: len(history(pool)) == 40, "the 40 jobs to run", timeout=120)
+    rows = history(pool, "ExitCode", "LastRemoteHost", "NumJobStarts")
+    assert {r[0] for r in rows} == {str(c)} and {r[2] for r in rows} == {"0"}
+    hosts = {r[3].split("@")[1] for r in rows}
+    assert hosts <= {n.split("@")[1] for n in names} and len(hosts) >= 2
+    assert {r[4] for r in rows} == {"1"}  # each ran once
+
+
+def test_a_simulated_job_is_removed_from_its_slot(pool):
+    wait_for(lambda: len(status(pool)) == 20, "20 simulated slots in the collector")
+    c = submit(pool, "executable = /bin/true\n+SimDuration = 3600\nqueue\n")
+    running = f"{c}.0"
+    wait_for(
+        lambda: any(
+            r[1] == "Claimed" and r[2] == "Busy" for r in status(pool, "State", "Activity")
+        ),
+        "the job to run on a simulated slot",
+    )
+    pool.cli("condorx.cli.act:rm", running)
+    wait_for(lambda: [r[:2] for r in history(pool)] == [[str(c), "0"]], "the job to leave")
+    wait_for(
+        lambda: all(r[2] != "Busy" for r in status(pool, "State", "Activity")),
+        "the slot to be idle again",
+    )
