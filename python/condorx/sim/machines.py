@@ -27,6 +27,8 @@ class SimMachines:
             machine = dataclasses.replace(template, hostname=name, address=address)
             self.tables.append(SlotTable(cfg, machine))
         self._by_name = {s.name: (t, s) for t in self.tables for s in t.all_slots()}
+        # Claim id -> its slot: a run, a release or a stop finds its slot at once.
+        self._by_claim: dict[str, tuple[SlotTable, Slot]] = {}
 
     def set_address(self, address: str) -> None:
         """Where every simulated machine answers (the simulator's one listener)."""
@@ -49,11 +51,19 @@ class SimMachines:
         """A dynamic slot whose claim ended, gone."""
         self._by_name.pop(slot.name, None)
 
+    def claimed(self, table: SlotTable, slot: Slot) -> None:
+        """The slot now has a claim (`slot.claim`)."""
+        assert slot.claim is not None
+        self._by_claim[slot.claim.id] = (table, slot)
+
+    def unclaimed(self, claim_id: str) -> None:
+        self._by_claim.pop(claim_id, None)
+
     def claimed_by(self, claim_id: str) -> tuple[SlotTable, Slot] | None:
-        for t, s in self.slots():
-            if s.claim is not None and s.claim.id == claim_id:
-                return t, s
-        return None
+        found = self._by_claim.get(claim_id)
+        if found is None or found[1].claim is None or found[1].claim.id != claim_id:
+            return None
+        return found
 
     def ads(self) -> list[dict[str, Any]]:
         """Every simulated slot's ad, as its startd would advertise it."""

@@ -90,6 +90,8 @@ class Simulator:
         self.changed.set()
 
     def _end_claim(self, table: SlotTable, slot: Slot) -> None:
+        if slot.claim is not None:
+            self.machines.unclaimed(slot.claim.id)
         slot.claim = None
         if slot.kind == "Dynamic" and slot.parent is not None:
             if slot in slot.parent.children:
@@ -113,6 +115,7 @@ class Simulator:
             self.machines.remember(table, slot)
         slot.claim = Claim(id=req.claim_id, schedd=req.schedd, user=req.user)
         slot.claim.matched_at = table.now()
+        self.machines.claimed(table, slot)
         self._enter(table, slot, "Matched", "Idle")
         return MatchTaken(slot.name)
 
@@ -123,6 +126,7 @@ class Simulator:
             if slot.kind != "Static" or slot.state != "Unclaimed" or slot.claim is not None:
                 raise Refused("not-found", "unknown claim")
             slot.claim = Claim(id=req.claim_id, schedd=req.schedd, user=req.user)
+            self.machines.claimed(table, slot)
         else:
             table, slot = found
         claim = slot.claim
