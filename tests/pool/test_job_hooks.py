@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from condorx.testing.pool import QUICK_POOL, wait_for
+from condorx.testing.pool import QUICK_POOL, wait_for, wait_for_pid
 from condorx.testing.pool import LocalPool as Pool
 from condorx.testing.procs import job_stopped
 
@@ -194,7 +194,7 @@ def test_fetched_work_the_slot_ranks_higher_preempts_fetched_work(pool):
     pids = pool.root / "pid"
     long = q.add("/bin/sh", "-c", f"'echo $$ > {pids}; exec sleep 60'", iwd=str(pool.root))
     wait_for(lambda: q.status()[long][0] == "running", "the long unit to run")
-    wait_for(lambda: pids.exists() and pids.read_text().strip(), "the long unit's job to start")
+    wait_for_pid(pids, "the long unit's job to start")
     urgent = q.add("/bin/true", iwd=str(pool.root), attr="Important = true")
     wait_for(lambda: q.status()[urgent][0] == "done", "the unit the slot ranks higher")
     # The long unit was evicted: its JOB_EXIT said so, EVICT_CLAIM put it back in the queue.
@@ -386,8 +386,7 @@ STARTER_UPDATE_INTERVAL = 1
     pool.start("collector", "startd")
     pids = pool.root / "pid"
     unit = q.add("/bin/sh", "-c", f"'echo $$ > {pids}; exec sleep 60'", iwd=str(pool.root))
-    wait_for(lambda: pids.exists() and pids.read_text().strip(), "the fetched job to run")
-    pid = int(pids.read_text())
+    pid = wait_for_pid(pids, "the fetched job to run")
     inputs.write_text("KeyboardIdle = 5\n")
     wait_for(lambda: job_stopped(pid), "the fetched job to be suspended")
     wait_for(

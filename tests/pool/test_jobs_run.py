@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from condorx.testing.pool import wait_for
+from condorx.testing.pool import wait_for, wait_for_pid
 from condorx.testing.procs import job_running, job_stopped
 
 
@@ -193,8 +193,7 @@ periodic_hold = JobStatus == 2 && time() - EnteredCurrentStatus > 1
 queue
 """,
     )
-    wait_for(lambda: pids.exists() and pids.read_text().strip(), "the job to start")
-    pid = int(pids.read_text())
+    pid = wait_for_pid(pids)
     wait_for(
         lambda: queue(running, "JobStatus", "HoldReasonCode") == [["5", "3"]],
         "the policy to hold the job",

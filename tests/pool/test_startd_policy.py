@@ -437,8 +437,7 @@ log = job.log
 queue
 """,
     )
-    wait_for(lambda: pids.exists() and pids.read_text().strip(), "the job to start")
-    pid = int(pids.read_text())
+    pid = wait_for_pid(pids)
     # Its process group's real CPU use, not an injected input, is what SUSPEND reads.
     wait_for(lambda: job_stopped(pid), "the busy job to be suspended", timeout=60)
     assert transitions(p)[-1] == 14

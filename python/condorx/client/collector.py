@@ -45,6 +45,13 @@ class CollectorClient:
         async with self.channel() as ch:
             await ch.request(Invalidate(kind, list(names)).to_wire())
 
+    async def withdraw(self, kind: str, names: Sequence[str]) -> None:
+        """Drop a daemon's ads as it stops: a collector gone already is no error."""
+        try:
+            await self.invalidate(kind, names)
+        except (OSError, wire.WireError):
+            pass
+
     async def query_ads(self, kind: str, constraint: str | None = None) -> list[ClassAd]:
         out: list[ClassAd] = []
         async for chunk in self._stream(QueryAds(kind, constraint)):

@@ -276,8 +276,4 @@ async def serve(
             task_status.started(address)
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(2):
-            names = [s.name for _, s in sim.machines.slots()]
-            try:
-                await sim.collector.invalidate("Machine", names)
-            except (OSError, wire.WireError):
-                pass
+            await sim.collector.withdraw("Machine", [s.name for _, s in sim.machines.slots()])

@@ -178,14 +178,13 @@ class Ledger:
             txn.write()
 
         await trio.to_thread.run_sync(durable)
-        txn.durable = True
         txn.apply()
         self.changed.set()
         if news:
             self._news_out.send_nowait(news)
         await self._user_log(txn)
         if spooled:  # jobs that left take their spool directories with them
-            await trio.to_thread.run_sync(_remove_dirs, [d for _, _, d, _ in spooled])
+            await trio.to_thread.run_sync(spool.remove_all, [d for _, _, d, _ in spooled])
 
     def _spooled_leaving(self, txn: Transaction) -> list[tuple[Key, ClassAd, Path, ClassAd | None]]:
         """The leaving jobs that have spool directories, each with the ad of the original
@@ -217,7 +216,3 @@ class Ledger:
             for err in await trio.to_thread.run_sync(userlog.write_events, entries):
                 log.warning("%s", err)
 
-
-def _remove_dirs(dirs: list[Path]) -> None:
-    for d in dirs:
-        spool.remove(d)

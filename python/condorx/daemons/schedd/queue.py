@@ -73,9 +73,6 @@ class Transaction:
         self.events: list[Event] = []
         self.next_cluster = queue.next_cluster
         self._rows: tuple[list[tuple[Key, bytes]], list[Key], dict[str, int]] | None = None
-        # Set once the transaction is on disk: a caller cancelled after that (while the
-        # user log is written) must not undo what goes with it, such as spooled files.
-        self.durable = False
 
     # -- reading through the transaction ------------------------------------------------
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -195,7 +195,9 @@ class Schedd:
         # A sandboxed copy's files are in its spool directory before the copy is in the
         # queue: its cluster id comes first, and the directory is written before the copy.
         wanted = sum(isinstance(box, tuple) for box in sandboxes)
-        ids = await self.ledger.change(lambda txn: [txn.new_cluster() for _ in range(wanted)])
+        ids: Iterator[int] = iter(())
+        if wanted:
+            ids = iter(await self.ledger.change(lambda t: [t.new_cluster() for _ in range(wanted)]))
         root = locate.spool(self.cfg)
         boxes: list[tuple[Sandbox, int] | str | None] = []
         writes: dict[Path, tuple[dict[str, bytes], str]] = {}
@@ -203,16 +205,15 @@ class Schedd:
             if not isinstance(box, tuple):
                 boxes.append(box)
                 continue
-            cluster = ids.pop(0)
-            paths, files = box
+            cluster = next(ids)
             owner = str(owners.get(str(item.get("job"))))
-            writes[spool.job_dir(root, (cluster, 0))] = (files, owner)
+            writes[spool.job_dir(root, (cluster, 0))] = (box[1], owner)
             boxes.append((box, cluster))
         if writes:
             try:
                 await trio.to_thread.run_sync(_write_dirs, writes)
             except OSError as e:
-                await trio.to_thread.run_sync(_remove_dirs, list(writes))
+                await trio.to_thread.run_sync(spool.remove_all, list(writes))
                 raise Refused("spool", f"cannot write the sandboxes: {e}") from None
         now = _now()
         try:
@@ -225,7 +226,7 @@ class Schedd:
                 if isinstance(box, tuple) and not self.ledger.procs(box[1])
             ]
             if unused:
-                _remove_dirs(unused)
+                spool.remove_all(unused)
         return Routed(results)
 
     def _route_all(
@@ -667,10 +668,6 @@ def _write_dirs(writes: dict[Path, tuple[dict[str, bytes], str]]) -> None:
     for directory, (files, owner) in writes.items():
         spool.write(directory, files, owner)
 
-
-def _remove_dirs(dirs: list[Path]) -> None:
-    for d in dirs:
-        spool.remove(d)
 
 
 def _select(jobs: list[tuple[Key, ClassAd]], constraint: Any) -> list[tuple[Key, ClassAd]]:

@@ -172,6 +172,11 @@ def remove(directory: Path) -> None:
     shutil.rmtree(directory, ignore_errors=True)
 
 
+def remove_all(directories: list[Path]) -> None:
+    for d in directories:
+        remove(d)
+
+
 def _leaf(path: object) -> str | None:
     if not isinstance(path, str) or path in ("", "/dev/null"):
         return None

@@ -97,7 +97,6 @@ class Startd:
         self.match_timeout = cfg.get_int("MATCH_TIMEOUT", 120)
         self.killing_timeout = cfg.get_int("KILLING_TIMEOUT", 30)
         self.heartbeat = cfg.get_int("STARTER_HEARTBEAT", 5)
-        self.update_interval = self.table.update_interval
         self.polling_interval = max(1, cfg.get_int("POLLING_INTERVAL", 5))
         self.stopping = ""  # the shutdown under way: graceful, fast or peaceful
         self.benchmarking = False
@@ -349,13 +348,14 @@ class Startd:
                 # A policy that cannot be evaluated must not stop the startd.
                 log.exception("policy evaluation failed")
             active = any(s.state in ACTIVE for s in self.table.all_slots())
-            with trio.move_on_after(self.polling_interval if active else self.update_interval):
+            wait = self.polling_interval if active else self.table.update_interval
+            with trio.move_on_after(wait):
                 await self.wake.wait()
             self.wake = trio.Event()
 
     async def advertise_loop(self) -> None:
         while True:
-            wait = self.update_interval
+            wait = self.table.update_interval
             try:
                 self.table.sequence += 1
                 await self.collector.advertise(self.table.ads())
@@ -782,8 +782,4 @@ async def serve(
             startd.backfill.kill(signal.SIGKILL)
             for starter in startd.starters.values():
                 await starter.close()
-            names = [s.name for s in startd.table.all_slots()]
-            try:
-                await startd.collector.invalidate("Machine", names)
-            except (OSError, wire.WireError):
-                pass
+            await startd.collector.withdraw("Machine", [s.name for s in startd.table.all_slots()])
