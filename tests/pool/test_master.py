@@ -52,7 +52,10 @@ def test_master_keeps_its_daemons_running_and_obeys_commands(pool):
         f.write("DAEMON_LIST = MASTER, COLLECTOR\n")
     out = pool.cli("condorx.cli.pool:reconfig").stdout
     assert "collector" in out
-    wait_for(lambda: list(daemons(pool)) == ["collector"], "the schedd to leave DAEMON_LIST")
+    wait_for(
+        lambda: list(daemons(pool)) == ["collector"] and daemons(pool)["collector"]["pid"],
+        "the schedd to leave DAEMON_LIST and the collector to restart",
+    )
 
     pids = [d["pid"] for d in daemons(pool).values()]
     pool.daemon("master").stop()

@@ -89,7 +89,15 @@ class Master:
                 start_new_session=True,
             )
             log.info("started %s (pid %d)", child.name, child.process.pid)
-            code = await child.process.wait()
+            if not child.wanted:  # stopped while it was being spawned
+                child.process.send_signal(signal.SIGTERM)
+            try:
+                code = await child.process.wait()
+            finally:
+                # Stopped while it was being spawned, or the master itself is going: a
+                # daemon must never outlive the master that started it.
+                if child.process.returncode is None and not child.wanted:
+                    child.process.kill()
             child.process = None
             if not child.wanted:
                 break
