@@ -19,13 +19,14 @@ from condorx import locate, security, wire
 from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
+from condorx.daemons import batch
 from condorx.daemons.negotiator import Negotiator
 from condorx.daemons.server import Peer, Server
 from condorx.errors import Refused
 from condorx.protocol.collector import QueryAds
-from condorx.protocol.message import Count, Done, Message, Reply
-from condorx.protocol.schedd import Matched, QueryJobs
-from condorx.protocol.startd import Match, MatchTaken
+from condorx.protocol.message import Count, Done, Each, Message, Reply
+from condorx.protocol.schedd import Matched, MatchedMany, QueryJobs
+from condorx.protocol.startd import Match, Matches, MatchTaken
 from condorx.protocol.table import COMMANDS, Command, Permission
 from condorx.testing.pool import QUICK_POOL as POOL
 from condorx.testing.pool import LocalPool as Pool
@@ -48,10 +49,32 @@ def cfg_pool(pool: Pool) -> Pool:
 async def serve(nursery: trio.Nursery, pool: Pool, handlers: dict[type[Message], Handler]) -> str:
     """A peer that speaks the protocol, with these commands (and no others)."""
     key = security.ensure_pool_key(locate.pool_key_file(pool.cfg))
+    handlers = {**handlers, **batches(handlers)}
     commands = {kind.command: Command(kind, Permission.READ, REPLIES[kind]) for kind in handlers}
     server = Server("peer", handlers, key, commands=commands)
     port = await nursery.start(server.serve_tcp, "127.0.0.1", 0)
     return f"<127.0.0.1:{port}>"
+
+
+def batches(handlers: dict[type[Message], Handler]) -> dict[type[Message], Handler]:
+    """The batch commands the negotiator sends, served item by item as the daemons serve
+    them (`condorx.daemons.batch`), by the fake's single-match handlers."""
+    out: dict[type[Message], Handler] = {}
+    if Match in handlers:
+        match = handlers[Match]
+
+        async def matches(peer: Peer, req: Any, ch: wire.Channel) -> Reply:
+            return Each(await batch.each(peer, req.items, Match, match, ch))
+
+        out[Matches] = matches
+    if Matched in handlers:
+        matched = handlers[Matched]
+
+        async def many(peer: Peer, req: Any, ch: wire.Channel) -> Reply:
+            return Each(await batch.each(peer, req.items, Matched, matched, ch))
+
+        out[MatchedMany] = many
+    return out
 
 
 async def serve_raw(nursery: trio.Nursery, handler: Callable[[trio.SocketStream], Any]) -> str:
@@ -195,6 +218,65 @@ def test_a_hand_out_both_peers_take_is_made(cfg_pool, tmp_path):
 
     assert trio.run(main) == 1
     assert [(r.job, r.slot, r.user) for r in told] == [("1.0", "slot1@peer", "alice")]
+
+
+def test_a_cycles_matches_go_in_one_request_to_each_daemon_and_refusals_cost_one_each(
+    cfg_pool, caplog
+):
+    """Six matches on two startds for two schedds: one `Matches` to each startd and one
+    `MatchedMany` to each schedd, over one connection each, though the hand-out runs in
+    chunks of two; the startd's refusal of one slot and a schedd's of one job cost those
+    two matches only."""
+    caplog.set_level(logging.INFO, logger="condorx.negotiator")
+    with open(cfg_pool.config_file, "a") as f:
+        f.write("NEGOTIATOR_HANDOUT_CHUNK = 2\n")
+    cfg_pool.reload()
+    negotiator = Negotiator(cfg_pool.cfg)
+    seen: dict[str, list[Any]] = {}
+
+    def recording(name: str, reply: Callable[[Any], Reply]) -> Handler:
+        async def handler(peer: Peer, req: Any, ch: wire.Channel) -> Reply:
+            seen.setdefault(name, []).append((id(peer), req))
+            return reply(req)
+
+        return handler
+
+    def take(req: Match) -> Reply:
+        if req.slot == "slot2@a":
+            raise Refused("busy", "slot2@a is Claimed/Busy, not Unclaimed")
+        return MatchTaken(req.slot)
+
+    def note(req: Matched) -> Reply:
+        if req.job == "1.4":
+            raise Refused("not-found", "no job 1.4")
+        return Done()
+
+    async def main() -> int:
+        async with trio.open_nursery() as nursery:
+            startds = [await serve(nursery, cfg_pool, {Match: recording(n, take)}) for n in "ab"]
+            schedds = [await serve(nursery, cfg_pool, {Matched: recording(n, note)}) for n in "xy"]
+            offers = [
+                negotiator.offer(
+                    ClassAd({"ClusterId": 1, "ProcId": i, "Owner": "alice"}),
+                    slot_ad(startds[i % 2], f"slot{i // 2 + 1}@{'ab'[i % 2]}"),
+                    schedds[i // 3],
+                    "alice@s",
+                    None,
+                )
+                for i in range(6)
+            ]
+            made = await negotiator.handout.deliver(offers)
+            nursery.cancel_scope.cancel()
+        return made
+
+    assert trio.run(main) == 4
+    for name in "abxy":  # chunks of 2: three requests, all on one connection
+        assert len({conn for conn, _ in seen[name]}) == 1, name
+    # The startds were each asked for their 3 slots, one request per chunk of matches.
+    assert sorted(r.slot for _, r in seen["a"]) == ["slot1@a", "slot2@a", "slot3@a"]
+    assert sorted(r.job for _, r in seen["x"] + seen["y"]) == ["1.0", "1.1", "1.3", "1.4", "1.5"]
+    assert "match of alice@s with slot2@a not made: slot2@a is Claimed/Busy" in caplog.text
+    assert "not made: no job 1.4" in caplog.text
 
 
 def schedd_ad(address: str) -> str:

@@ -1,6 +1,7 @@
 """The negotiator: every NEGOTIATOR_INTERVAL (or at once when a schedd asks, after a
 submission), it gathers the pool's free slots and the schedds' idle jobs, runs the Rust
-negotiation cycle, and tells each slot's startd and each job's schedd of their match.
+negotiation cycle, and tells each slot's startd and each job's schedd of their match,
+in batches over connections it keeps (`handout`).
 
 Its peers may refuse, fail or say nothing (a slot taken meanwhile, a daemon restarting):
 each such failure costs a log line and that one peer's part of the cycle, never the
@@ -21,32 +22,20 @@ import trio
 from condorx import cron, locate, security, wire
 from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import Address, call, daemon_credentials
+from condorx.client.connection import daemon_credentials
+from condorx.client.peers import Peers, checked
 from condorx.client.schedd import ScheddClient
 from condorx.config import Config
 from condorx.daemons import matchable
 from condorx.daemons.handed_out import HandedOut
+from condorx.daemons.handout import PEER_FAILURES, HandOut, Offer, why
 from condorx.daemons.server import Peer, Server
-from condorx.errors import ClassAdParseError
 from condorx.negotiation import Accountant, Submitter, negotiate
-from condorx.protocol.message import Done, Message
+from condorx.protocol.message import Done
 from condorx.protocol.negotiator import Reschedule
-from condorx.protocol.schedd import Matched
-from condorx.protocol.startd import Match, MatchTaken
+from condorx.protocol.startd import Match
 
 log = logging.getLogger("condorx.negotiator")
-
-# What a peer can do to a call: refuse it (RemoteError), break the connection or the
-# protocol, send ads that do not parse, or not answer within NEGOTIATOR_TIMEOUT. These
-# are logged and the cycle goes on without that peer; anything else is our own bug.
-PEER_FAILURES: tuple[type[Exception], ...] = (
-    OSError,
-    trio.BrokenResourceError,
-    trio.TooSlowError,
-    wire.WireError,
-    wire.RemoteError,
-    ClassAdParseError,
-)
 
 # Jobs the negotiator leaves alone: see condorx.daemons.matchable.
 _OURS = matchable.CONSTRAINT
@@ -76,6 +65,13 @@ class Negotiator:
         self.address = ""
         self.eligible = eligible_constraint(cfg.get_int("SCHEDD_INTERVAL", 300))
         self.last_cycle: dict[str, Any] = {}
+        # Kept open from one cycle to the next to the daemons each cycle talks to.
+        self.peers = Peers(self.creds, self.timeout)
+        self.handout = HandOut(
+            self.peers,
+            limit=cfg.get_int("NEGOTIATOR_HANDOUT_CONCURRENCY", 64),
+            chunk=cfg.get_int("NEGOTIATOR_HANDOUT_CHUNK", 2000),
+        )
 
     async def reschedule(self, peer: Peer, req: Reschedule, ch: wire.Channel) -> Done:
         self.wake.set()
@@ -86,7 +82,7 @@ class Negotiator:
             try:
                 await self.cycle()
             except PEER_FAILURES as e:
-                log.warning("negotiation cycle failed: %s", _why(e))
+                log.warning("negotiation cycle failed: %s", why(e))
             with trio.move_on_after(self.interval):
                 await self.wake.wait()
             self.wake = trio.Event()
@@ -120,16 +116,14 @@ class Negotiator:
                 priorities={u: self.accountant.effective_priority(u) for u in running},
             )
         )
-        sent = 0
-        for m in result.matches:
-            sent += await self.hand_out(
-                m.job,
-                m.slot,
-                homes[m.submitter.name],
-                m.submitter.name,
-                m.dynamic_slot,
-                m.preempts,
+        offers = [
+            self.offer(
+                m.job, m.slot, homes[m.submitter.name], m.submitter.name, m.dynamic_slot, m.preempts
             )
+            for m in result.matches
+        ]
+        sent = await self.handout.deliver(offers)
+        await self.peers.sweep()
         self.last_cycle = {
             "seconds": time.perf_counter() - started,
             "matches": sent,
@@ -163,7 +157,7 @@ class Negotiator:
             try:
                 jobs = await self._idle_jobs(address)
             except PEER_FAILURES as e:
-                log.warning("cannot read the idle jobs of %s: %s", sad.get("Name"), _why(e))
+                log.warning("cannot read the idle jobs of %s: %s", sad.get("Name"), why(e))
                 continue
             for owner, owned in jobs.items():
                 name = f"{owner}@{sad.get('Name')}"
@@ -175,7 +169,7 @@ class Negotiator:
     async def _idle_jobs(self, address: str) -> dict[str, list[ClassAd]]:
         """The schedd's jobs to match, by owner. Each chunk of its answer earns it
         NEGOTIATOR_TIMEOUT more: a long queue takes its time, a silent schedd does not."""
-        _checked(address)
+        checked(address)
         client = ScheddClient(self.cfg, address, self.creds)
         jobs: dict[str, list[ClassAd]] = {}
         with trio.move_on_after(self.timeout) as scope:
@@ -188,6 +182,29 @@ class Negotiator:
             raise trio.TooSlowError(f"no answer within {self.timeout} s")
         return jobs
 
+    def offer(
+        self,
+        job: ClassAd,
+        slot: ClassAd,
+        schedd: str,
+        submitter: str,
+        dynamic: ClassAd | None,
+        preempts: str | None = None,
+    ) -> Offer:
+        """One match as it is handed out, under a new claim id. The slot is held from
+        now on: taken or not, it is not offered again until its startd advertises."""
+        self.handed_out.hold(slot)
+        request = None
+        if dynamic is not None:
+            request = {k.lower(): dynamic.get(k) for k in ("Cpus", "Memory", "Disk")}
+        user = str(job.get("Owner"))
+        # preempts: "rank" or "priority" when the slot's job must go.
+        match = Match(
+            str(slot.get("Name")), secrets.token_hex(16), schedd, user, preempts or None, request
+        )
+        job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
+        return Offer(match, str(slot.get("MyAddress")), schedd, submitter, job_id)
+
     async def hand_out(
         self,
         job: ClassAd,
@@ -197,35 +214,9 @@ class Negotiator:
         dynamic: ClassAd | None,
         preempts: str | None = None,
     ) -> int:
-        """Tell the slot's startd, then the job's schedd, of one match; 1 if both took it.
-        A refusal or failure of either is logged and the match dropped: the job stays
-        idle for a later cycle (a slot the startd took but the schedd did not lapses
-        after MATCH_TIMEOUT)."""
-        self.handed_out.hold(slot)
-        claim_id = secrets.token_hex(16)
-        startd = str(slot.get("MyAddress"))
-        user = str(job.get("Owner"))
-        request = None
-        if dynamic is not None:
-            request = {
-                "cpus": dynamic.get("Cpus"),
-                "memory": dynamic.get("Memory"),
-                "disk": dynamic.get("Disk"),
-            }
-        # preempts: "rank" or "priority" when the slot's job must go.
-        match = Match(str(slot.get("Name")), claim_id, schedd, user, preempts or None, request)
-        job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
-        try:
-            taken = MatchTaken.from_wire(await self._call(startd, match))
-            await self._call(schedd, Matched(job_id, claim_id, startd, taken.slot, user))
-        except PEER_FAILURES as e:
-            log.info("match of %s with %s not made: %s", submitter, slot.get("Name"), _why(e))
-            return 0
-        return 1
-
-    async def _call(self, address: str, message: Message) -> dict[str, Any]:
-        with trio.fail_after(self.timeout):
-            return await call(_checked(address), self.creds, message)
+        """One match handed out on its own; 1 if both peers took it."""
+        offer = self.offer(job, slot, schedd, submitter, dynamic, preempts)
+        return await self.handout.deliver([offer])
 
     def ad(self) -> dict[str, Any]:
         return {
@@ -245,22 +236,9 @@ class Negotiator:
                 with trio.fail_after(self.timeout):
                     await self.collector.advertise([self.ad()])
             except PEER_FAILURES as e:
-                log.warning("cannot update the collector: %s", _why(e))
+                log.warning("cannot update the collector: %s", why(e))
                 wait = min(wait, 2)  # try again soon: the collector may be starting
             await trio.sleep(wait)
-
-
-def _checked(address: str) -> Address:
-    """A peer's advertised address, parsed; a malformed one is that peer's failure."""
-    try:
-        return Address.parse(address)
-    except ValueError as e:
-        raise wire.WireError(str(e)) from None
-
-
-def _why(e: Exception) -> str:
-    # TooSlowError from fail_after says nothing; its name does.
-    return str(e) or type(e).__name__
 
 
 async def serve(

@@ -87,6 +87,21 @@ class Count(Reply):
     count: int
 
 
+@dataclasses.dataclass(frozen=True)
+class Each(Reply):
+    """A batch request's answer: per item, in order, the fields of the item's own reply,
+    or {"refused": why, "kind": kind}."""
+
+    results: list[Any]
+
+    def refusal(self, i: int) -> str | None:
+        """Why item `i` was refused; None when it was done."""
+        r = self.results[i]
+        if not isinstance(r, dict):
+            return f"the answer {r!r:.60} is not a map"
+        return str(r["refused"]) if "refused" in r else None
+
+
 _FIELDS: dict[type, dict[str, tuple[Any, bool]]] = {}
 
 

@@ -105,6 +105,15 @@ class Matched(Message):
 
 
 @dataclass(frozen=True)
+class MatchedMany(Message):
+    """Many of this schedd's jobs matched at once: each item has a `Matched`'s fields
+    (the reply is `Each`)."""
+
+    command = "matched_many"
+    items: list[Any]
+
+
+@dataclass(frozen=True)
 class Submitted(Reply):
     cluster: int
     count: int

@@ -24,6 +24,16 @@ class Match(Message):
 
 
 @dataclass(frozen=True)
+class Matches(Message):
+    """Many matches of this startd's slots at once (one cycle's, or a chunk of it): each
+    item has a `Match`'s fields. Each is taken or refused on its own (the reply is
+    `Each`, of `MatchTaken`s)."""
+
+    command = "matches"
+    items: list[Any]
+
+
+@dataclass(frozen=True)
 class ClaimSlot(Message):
     """A schedd takes up the claim the negotiator made for it."""
 

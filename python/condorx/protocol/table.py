@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from condorx import security
 from condorx.protocol import collector, job_router, master, negotiator, schedd, startd
-from condorx.protocol.message import Count, Done, Message, Reply
+from condorx.protocol.message import Count, Done, Each, Message, Reply
 
 
 class Permission(enum.Enum):
@@ -74,9 +74,11 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         # The negotiator's matches are left out: a cycle may make thousands (the job log
         # has them).
         Command(schedd.Matched, D),
+        Command(schedd.MatchedMany, D, Each),
     ),
     "startd": (
         Command(startd.Match, D, startd.MatchTaken),
+        Command(startd.Matches, D, Each),
         Command(startd.ClaimSlot, D, startd.Claimed),
         Command(startd.RunJob, D, startd.RunEnded),  # after the run's frames, streamed
         Command(startd.Deactivate, D, startd.Deactivated),

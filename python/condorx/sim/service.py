@@ -23,11 +23,12 @@ from condorx import locate, security, wire
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config
+from condorx.daemons import batch
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.errors import Refused
-from condorx.protocol.message import Done, Message
+from condorx.protocol.message import Done, Each, Message
 from condorx.protocol.startd import (
     Claimed,
     ClaimSlot,
@@ -35,6 +36,7 @@ from condorx.protocol.startd import (
     Deactivate,
     Deactivated,
     Match,
+    Matches,
     MatchTaken,
     Release,
     RunEnded,
@@ -118,6 +120,9 @@ class Simulator:
         self.machines.claimed(table, slot)
         self._enter(table, slot, "Matched", "Idle")
         return MatchTaken(slot.name)
+
+    async def matches(self, peer: Peer, req: Matches, ch: wire.Channel) -> Each:
+        return Each(await batch.each(peer, req.items, Match, self.match, ch))
 
     async def claim(self, peer: Peer, req: ClaimSlot, ch: wire.Channel) -> Claimed:
         found = self.machines.claimed_by(req.claim_id)
@@ -222,6 +227,7 @@ class Simulator:
     def handlers(self) -> dict[type[Message], Handler]:
         return {
             Match: self.match,
+            Matches: self.matches,
             ClaimSlot: self.claim,
             RunJob: self.run,
             Deactivate: self.deactivate,

@@ -25,7 +25,7 @@ from condorx.classad import ClassAd, ExprTree
 from condorx.client.connection import Address, daemon_credentials
 from condorx.client.startd import StartdClient
 from condorx.config import Config
-from condorx.daemons import query
+from condorx.daemons import batch, query
 from condorx.daemons.schedd import (
     advertise,
     deferral,
@@ -45,7 +45,7 @@ from condorx.daemons.schedd.store import Key, Store
 from condorx.daemons.schedd.submission import Submission
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.errors import Refused
-from condorx.protocol.message import Count, Done, Message
+from condorx.protocol.message import Count, Done, Each, Message
 from condorx.protocol.schedd import (
     Act,
     Acted,
@@ -53,6 +53,7 @@ from condorx.protocol.schedd import (
     Exited,
     ExitRecorded,
     Matched,
+    MatchedMany,
     Output,
     QueryJobs,
     Reserve,
@@ -434,6 +435,10 @@ class Schedd:
         self.shadows.matched(key, claim)
         return Done()
 
+    async def matched_many(self, peer: Peer, req: MatchedMany, ch: wire.Channel) -> Each:
+        """A cycle's matches of our jobs at once."""
+        return Each(await batch.each(peer, req.items, Matched, self.matched, ch))
+
     # -- following up what was committed --------------------------------------------------
 
     async def follow_up(
@@ -604,6 +609,7 @@ class Schedd:
             Exited: self.exited,
             Retrieve: self.retrieve,
             Matched: self.matched,
+            MatchedMany: self.matched_many,
         }
 
 
@@ -667,7 +673,6 @@ def _gather_sandboxes(items: list[Any], owners: dict[str, object]) -> list[Sandb
 def _write_dirs(writes: dict[Path, tuple[dict[str, bytes], str]]) -> None:
     for directory, (files, owner) in writes.items():
         spool.write(directory, files, owner)
-
 
 
 def _select(jobs: list[tuple[Key, ClassAd]], constraint: Any) -> list[tuple[Key, ClassAd]]:

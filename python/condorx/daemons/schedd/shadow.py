@@ -102,7 +102,10 @@ class Shadows:
     # -- claims -----------------------------------------------------------------------------
 
     def matched(self, job: Key, claim: ClaimInfo) -> None:
-        """The negotiator matched `job` to a slot: take up the claim and start running."""
+        """The negotiator matched `job` to a slot: take up the claim and start running.
+        (Told twice of one claim, as a resent batch may, it takes it up once.)"""
+        if claim.id in self.claims:
+            return
         self.claims[claim.id] = claim
         self.pending.add(job)
         self.nursery.start_soon(self._use_claim, claim, job)

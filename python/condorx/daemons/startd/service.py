@@ -40,6 +40,7 @@ from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config
+from condorx.daemons import batch
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd import runas, states
@@ -50,7 +51,7 @@ from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.daemons.startd.states import Facts, Step, Why
 from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.errors import Refused
-from condorx.protocol.message import Done, Message
+from condorx.protocol.message import Done, Each, Message
 from condorx.protocol.startd import (
     Claimed,
     ClaimSlot,
@@ -58,6 +59,7 @@ from condorx.protocol.startd import (
     Deactivate,
     Deactivated,
     Match,
+    Matches,
     MatchTaken,
     Release,
     RunEnded,
@@ -422,6 +424,9 @@ class Startd:
             await self.take(slot, states.MATCHED)
         return MatchTaken(slot.name)
 
+    async def matches(self, peer: Peer, req: Matches, ch: wire.Channel) -> Each:
+        return Each(await batch.each(peer, req.items, Match, self.match, ch))
+
     async def _preempting_match(self, slot: Slot, req: Match) -> MatchTaken:
         """A match for a claimed slot whose job it preempts (the slot's RANK prefers the
         new job, or its user has the better priority): the claim retires (13) and, once
@@ -735,6 +740,7 @@ class Startd:
     def handlers(self) -> dict[type[Message], Handler]:
         return {
             Match: self.match,
+            Matches: self.matches,
             ClaimSlot: self.claim,
             RunJob: self.run,
             Deactivate: self.deactivate,

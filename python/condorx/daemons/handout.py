@@ -1,0 +1,148 @@
+"""The negotiator's hand-out of a cycle's matches, in batches.
+
+Each chunk of matches (in the cycle's order, so the first matched are the first told)
+goes first to the slots' startds, one `Matches` request per startd, then, for the
+matches the startds took, to the jobs' schedds, one `MatchedMany` per schedd; each
+over the connection the negotiator keeps to that daemon (`Peers`), at most `limit`
+daemons at a time. A peer that refuses an item costs that match; a peer that fails
+costs its part of the chunk; either way a log line, and the jobs stay idle for a later
+cycle (a slot its startd took but the schedd did not lapses after MATCH_TIMEOUT).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+
+from condorx import wire
+from condorx.client.peers import Peers
+from condorx.errors import ClassAdParseError
+from condorx.protocol.message import Each, Message
+from condorx.protocol.schedd import Matched, MatchedMany
+from condorx.protocol.startd import Match, Matches
+
+log = logging.getLogger("condorx.negotiator")
+
+# What a peer can do to a request: refuse it (RemoteError), break the connection or the
+# protocol, send what does not parse, or not answer within NEGOTIATOR_TIMEOUT.
+PEER_FAILURES: tuple[type[Exception], ...] = (
+    OSError,
+    trio.BrokenResourceError,
+    trio.TooSlowError,
+    wire.WireError,
+    wire.RemoteError,
+    ClassAdParseError,
+)
+
+# Failures of a batch logged one line per match; the rest of the batch in one line.
+_LOGGED = 3
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One match to hand out: what the slot's startd is told, and whose job it is."""
+
+    match: Match
+    startd: str  # the startd's address
+    schedd: str  # the job's schedd's address
+    submitter: str
+    job_id: str
+
+
+class HandOut:
+    def __init__(self, peers: Peers, *, limit: int = 64, chunk: int = 2000) -> None:
+        self.peers = peers
+        self.limit = trio.CapacityLimiter(max(1, limit))
+        self.chunk = max(1, chunk)
+
+    async def deliver(self, offers: Sequence[Offer]) -> int:
+        """Hand every offer out; how many matches both peers took."""
+        made = 0
+        for i in range(0, len(offers), self.chunk):
+            taken = await self._to_startds(offers[i : i + self.chunk])
+            made += await self._to_schedds(taken)
+        return made
+
+    async def _to_startds(self, offers: Sequence[Offer]) -> list[tuple[Offer, str]]:
+        """The offers whose startd took them, with the name of the slot each is for."""
+        taken: list[tuple[Offer, str]] = []
+
+        async def tell(startd: str, group: list[Offer]) -> None:
+            items = [o.match.to_wire() for o in group]
+            reply = await self._batch(startd, Matches(items), len(group))
+            for i, offer in enumerate(group):
+                refused = reply.refusal(i)
+                slot = reply.results[i].get("slot") if refused is None else None
+                if isinstance(slot, str):
+                    taken.append((offer, slot))
+                else:
+                    _not_made([offer], refused or "the startd named no slot")
+
+        await self._each(_grouped(offers, lambda o: o.startd), tell)
+        return taken
+
+    async def _to_schedds(self, taken: list[tuple[Offer, str]]) -> int:
+        made = 0
+
+        async def tell(schedd: str, group: list[tuple[Offer, str]]) -> None:
+            nonlocal made
+            items = [_matched(offer, slot).to_wire() for offer, slot in group]
+            reply = await self._batch(schedd, MatchedMany(items), len(group))
+            for i, (offer, _slot) in enumerate(group):
+                refused = reply.refusal(i)
+                if refused is None:
+                    made += 1
+                else:
+                    _not_made([offer], refused)
+
+        await self._each(_grouped(taken, lambda t: t[0].schedd), tell)
+        return made
+
+    async def _batch(self, address: str, request: Message, count: int) -> Each:
+        reply = Each.from_wire(await self.peers.request(address, request))
+        if len(reply.results) != count:
+            raise wire.WireError(f"{len(reply.results)} answers to {count} matches")
+        return reply
+
+    async def _each(
+        self, groups: dict[str, list[Any]], tell: Callable[[str, list[Any]], Awaitable[None]]
+    ) -> None:
+        async def one(address: str, group: list[Any]) -> None:
+            async with self.limit:
+                try:
+                    await tell(address, group)
+                except PEER_FAILURES as e:
+                    _not_made([g if isinstance(g, Offer) else g[0] for g in group], why(e))
+
+        async with trio.open_nursery() as nursery:
+            for address, group in groups.items():
+                nursery.start_soon(one, address, group)
+
+
+def _grouped(items: Sequence[Any], key: Callable[[Any], str]) -> dict[str, list[Any]]:
+    groups: dict[str, list[Any]] = defaultdict(list)
+    for item in items:
+        groups[key(item)].append(item)
+    return groups
+
+
+def _matched(offer: Offer, slot: str) -> Matched:
+    m = offer.match
+    return Matched(offer.job_id, m.claim_id, offer.startd, slot, m.user)
+
+
+def _not_made(offers: list[Offer], reason: str) -> None:
+    for o in offers[:_LOGGED]:
+        log.info("match of %s with %s not made: %s", o.submitter, o.match.slot, reason)
+    if len(offers) > _LOGGED:
+        log.info("%d more matches not made: %s", len(offers) - _LOGGED, reason)
+
+
+def why(e: Exception) -> str:
+    # TooSlowError from fail_after says nothing; its name does.
+    return str(e) or type(e).__name__
