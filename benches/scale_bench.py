@@ -6,30 +6,37 @@ Starts a real collector, negotiator and schedd and the simulator with --slots st
 slots (--per-machine to a simulated machine), submits twice as many jobs as slots (one
 cluster, each job lasting an hour, so that a slot once busy stays busy), and measures:
 
-- how long the simulator's ads take to reach the collector;
+- how long the simulator's ads take to reach the collector; how many slot ads a second
+  the collector takes (the pool's own ads sent again, 1,000 to an update); how long
+  `condor_status -total` takes;
 - from the submission's acknowledgement until 95% of the slots are busy;
 - the negotiator daemon's cycles (gather, match, hand-out), from its log, and the time
   each match costs it;
 - each daemon's resident memory at the end;
 
-side by side with the in-process cycle (`condorx bench`'s, condorx.bench.run) for a pool
-of the same size, which is what the daemon's cycle is to be held against (issue 20: the
-daemon's cycle <= 2x the in-process one; 95% busy in < 60 s at 100,000 slots).
+side by side with `negotiate()` run in this process over the very ads the daemons held
+(the slots before the submission, the jobs after it), which is what the daemon's cycle
+is to be held against (issue 20: the daemon's cycle <= 2x the in-process one; 95% busy
+in < 60 s at 100,000 slots).
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import statistics
 import tempfile
 import time
+from contextlib import aclosing
 from pathlib import Path
 
 import trio
 
-from condorx.bench import run as bench_run
+from condorx import wire
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
+from condorx.client.schedd import ScheddClient
+from condorx.negotiation import Submitter, negotiate
 from condorx.testing.pool import LocalPool
 
 
@@ -57,16 +64,74 @@ def rss_mib(pid: int) -> float:
     return int(m.group(1)) / 1024 if m else 0.0
 
 
-def cycles(pool: LocalPool) -> list[tuple[int, float]]:
-    """(matches, seconds) of each negotiation cycle that made matches."""
+def cycles(pool: LocalPool) -> list[tuple[int, float, str]]:
+    """(matches, seconds, phases) of each negotiation cycle that made matches."""
     text = (pool.root / "log" / "NegotiatorLog").read_text()
-    found = re.findall(r"cycle: (\d+) matches, .* ([\d.]+) s$", text, re.MULTILINE)
-    return [(int(m), float(s)) for m, s in found if int(m) > 0]
+    found = re.findall(r"cycle: (\d+) matches, .*? ([\d.]+) s \((.*)\)$", text, re.MULTILINE)
+    return [(int(m), float(s), p) for m, s, p in found if int(m) > 0]
 
 
-def measure(slots: int, per_machine: int, timeout: float) -> None:
+def pool_ads(pool: LocalPool) -> list:
+    client = CollectorClient(pool.cfg, daemon_credentials(pool.cfg))
+    return trio.run(client.query_ads, "machine")
+
+
+def job_ads(pool: LocalPool) -> list:
+    async def read() -> list:
+        client = ScheddClient(pool.cfg, creds=daemon_credentials(pool.cfg))
+        jobs: list = []
+        async with aclosing(client.query_ads("true")) as chunks:
+            async for chunk in chunks:
+                jobs.extend(chunk)
+        return jobs
+
+    return trio.run(read)
+
+
+def collector_intake(pool: LocalPool, slots: list, batch: int = 1000) -> float:
+    """Slot ads a second the collector takes: the pool's own ads sent again, `batch` to
+    an update, as a startd (or the simulator) sends them."""
+    maps = [wire.ad_to_wire(ad) for ad in slots]
+
+    async def send() -> float:
+        client = CollectorClient(pool.cfg, daemon_credentials(pool.cfg))
+        t = time.perf_counter()
+        for i in range(0, len(maps), batch):
+            await client.advertise(maps[i : i + batch])
+        return time.perf_counter() - t
+
+    return len(maps) / trio.run(send)
+
+
+def status_total(pool: LocalPool) -> float:
+    """Wall seconds of `condor_status -total` (the whole tool, start to exit)."""
+    t = time.perf_counter()
+    pool.cli("condorx.cli.status", "-total")
+    return time.perf_counter() - t
+
+
+def in_process(slots: list, jobs: list, runs: int = 3) -> tuple[float, int]:
+    """negotiate() over the ads the daemons held: the median wall time and the matches."""
+    by_owner: dict[str, list] = {}
+    for job in jobs:
+        by_owner.setdefault(str(job.get("Owner")), []).append(job)
+    submitters = [Submitter(f"{o}@bench", 0.5, js) for o, js in by_owner.items()]
+    times, matches = [], 0
+    for _ in range(runs):
+        t = time.perf_counter()
+        matches = len(negotiate(slots, submitters).matches)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), matches
+
+
+def measure(slots: int, per_machine: int, timeout: float, profile: Path | None) -> None:
     with tempfile.TemporaryDirectory(prefix="scale") as d:
-        pool = LocalPool(Path(d), config(slots, per_machine))
+        extra = ""
+        if profile is not None:
+            profile.mkdir(parents=True, exist_ok=True)
+            for name in ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "SIM"):
+                extra += f"{name}_PROFILE = {profile.resolve()}/{name.lower()}.prof\n"
+        pool = LocalPool(Path(d), config(slots, per_machine) + extra)
         try:
             pool.start("collector", "negotiator", "schedd")
             started = time.monotonic()
@@ -76,6 +141,9 @@ def measure(slots: int, per_machine: int, timeout: float) -> None:
                     raise SystemExit("the simulated slots never all reached the collector")
                 time.sleep(0.5)
             advertised = time.monotonic() - started
+            free = pool_ads(pool)
+            intake = statistics.median(collector_intake(pool, free) for _ in range(3))
+            total = status_total(pool)
             (pool.root / "job.sub").write_text(f"executable = /bin/true\nqueue {2 * slots}\n")
             t0 = time.monotonic()
             pool.cli("condorx.cli.submit", "job.sub")
@@ -92,23 +160,26 @@ def measure(slots: int, per_machine: int, timeout: float) -> None:
             while not (done := cycles(pool)) and time.monotonic() < deadline:
                 time.sleep(1.0)
             rss = {n: rss_mib(p.proc.pid) for n, p in pool.daemons.items() if p.proc}
+            jobs = job_ads(pool)
         finally:
             pool.stop()
-    inproc = bench_run.run(bench_run.Workload(slots=slots, jobs=2 * slots, clusters=1), cycles=1)
+    inproc, inproc_matches = in_process(free, jobs)
     print(f"\n{slots:,} simulated slots ({slots // per_machine} machines), {2 * slots:,} jobs")
     print(f"  ads in the collector after          {advertised:8.1f} s")
+    print(f"  collector intake                     {intake:8,.0f} slot ads/s")
+    print(f"  condor_status -total                 {total:8.2f} s")
     print(f"  condor_submit (acknowledged)         {submitted:8.1f} s")
     if filled is not None:
         print(f"  submission to 95% of slots busy      {filled:8.1f} s")
     else:
         print(f"  95% busy not reached in {timeout:.0f} s: {busy:,} of {slots:,} busy")
-    for matches, seconds in done[:5]:
+    for matches, seconds, phases in done[:5]:
         per = 1000 * seconds / matches
         print(f"  daemon cycle: {matches:6,} matches  {seconds:8.2f} s  ({per:.2f} ms a match)")
-    print(
-        f"  in-process cycle (condorx bench)     {inproc.cycle_seconds:8.2f} s"
-        f"  ({inproc.matches:,} matches)"
-    )
+        print(f"      {phases}")
+    print(f"  in-process negotiate(), same ads     {inproc:8.2f} s  ({inproc_matches:,} matches)")
+    if done:
+        print(f"  daemon cycle / in-process            {done[0][1] / inproc:8.1f} x")
     print("  resident memory, MiB: " + ", ".join(f"{n} {v:.0f}" for n, v in sorted(rss.items())))
 
 
@@ -117,9 +188,10 @@ def main() -> None:
     ap.add_argument("--slots", type=int, nargs="+", default=[10_000])
     ap.add_argument("--per-machine", type=int, default=100)
     ap.add_argument("--timeout", type=float, default=900.0)
+    ap.add_argument("--profile", type=Path, help="leave each daemon's cProfile stats here")
     args = ap.parse_args()
     for n in args.slots:
-        measure(n, args.per_machine, args.timeout)
+        measure(n, args.per_machine, args.timeout, args.profile)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ __all__ = [
     "cron_recompute",
     "benchmark_mips",
     "benchmark_kflops",
+    "ads_from_wire",
     "__version__",
 ]
 
@@ -122,6 +123,8 @@ class ClassAd:
         """Remove and return the last attribute."""
 
 def _register_sentinels(undefined: Any, error: Any) -> None: ...
+def ads_from_wire(maps: list[Any], expr_type: type) -> list[ClassAd | None]:
+    """Each wire map as a ClassAd (expressions as `expr_type`), None where not plain."""
 def parse_ads(text: str, old: bool) -> list[ClassAd]:
     """Every ad of `text`, old or new syntax."""
 def parse_next(text: str, offset: int) -> tuple[ClassAd, int] | None:

@@ -22,6 +22,7 @@ from typing import Any
 import msgpack
 import trio
 
+from condorx import _core
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.errors import CondorxError, Refused
 from condorx.session import ProtectionError, Session
@@ -246,6 +247,16 @@ def ad_from_wire(data: Any, what: str = "ad", names_checked: bool = False) -> Cl
     for name, v in data.items():
         set_from_wire(ad, name, v, what)
     return ad
+
+
+def ads_from_wire(data: list[Any], what: str = "ad") -> list[ClassAd]:
+    """Build many ClassAds from wire maps in one call into the core (each expression
+    text parsed once for them all); a malformed ad's error names it by its index."""
+    fast = _core.ads_from_wire(data, Expr)
+    return [
+        ad if ad is not None else ad_from_wire(d, f"{what} {i}")
+        for i, (ad, d) in enumerate(zip(fast, data, strict=True))
+    ]
 
 
 def set_from_wire(ad: ClassAd, name: Any, v: Any, what: str = "ad") -> None:

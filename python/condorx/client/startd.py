@@ -68,16 +68,25 @@ class Claim:
 
 
 class StartdClient:
-    def __init__(self, creds: Credentials) -> None:
+    def __init__(self, creds: Credentials, claiming: int = 256) -> None:
+        """`claiming`: how many claims may be being taken up at once (connecting and
+        claiming; a claim taken up holds nothing), so that a cycle's thousands of
+        matches do not open thousands of connections in one instant."""
         self.creds = creds
+        self.claiming = trio.CapacityLimiter(max(1, claiming))
 
     @asynccontextmanager
     async def claim(self, startd: Address, req: ClaimSlot) -> AsyncIterator[Claim]:
         """Take up a claim; the connection closes when the block ends."""
-        ch = await connect(startd, self.creds)
+        async with self.claiming:
+            ch = await connect(startd, self.creds)
+            try:
+                claimed = Claimed.from_wire(await ch.request(req.to_wire()))
+                slot_ad = wire.ad_from_wire(claimed.ad, "slot ad")
+            except BaseException:
+                await ch.aclose()
+                raise
         try:
-            claimed = Claimed.from_wire(await ch.request(req.to_wire()))
-            slot_ad = wire.ad_from_wire(claimed.ad, "slot ad")
             yield Claim(ch, req.claim_id, slot_ad)
         finally:
             await ch.aclose()

@@ -46,10 +46,9 @@ class Collector:
             del self.ads[k]
 
     async def advertise(self, peer: Peer, req: Advertise, ch: wire.Channel) -> Count:
-        ads = req.ads
         now = time.time()
-        for i, data in enumerate(ads):
-            ad = wire.ad_from_wire(data, f"ad {i}")
+        ads = wire.ads_from_wire(req.ads)
+        for i, ad in enumerate(ads):
             kind, name = ad.get("MyType"), ad.get("Name")
             if not isinstance(kind, str) or not isinstance(name, str):
                 raise Refused("bad-request", f"ad {i}: MyType and Name must be strings")

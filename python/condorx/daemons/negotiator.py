@@ -103,6 +103,7 @@ class Negotiator:
         free = [s for s in self.handed_out.unheld(slots) if s.get("State") in wanted]
         if not free or not submitters:
             return
+        gathered = time.perf_counter()
         result = await trio.to_thread.run_sync(
             lambda: negotiate(
                 free,
@@ -116,6 +117,7 @@ class Negotiator:
                 priorities={u: self.accountant.effective_priority(u) for u in running},
             )
         )
+        matched = time.perf_counter()
         offers = [
             self.offer(
                 m.job, m.slot, homes[m.submitter.name], m.submitter.name, m.dynamic_slot, m.preempts
@@ -124,15 +126,22 @@ class Negotiator:
         ]
         sent = await self.handout.deliver(offers)
         await self.peers.sweep()
+        ended = time.perf_counter()
         self.last_cycle = {
-            "seconds": time.perf_counter() - started,
+            "seconds": ended - started,
             "matches": sent,
             "slots": len(free),
             "idle_jobs": sum(len(s.jobs) for s in submitters),
+            # As HTCondor's LastNegotiationCyclePhase<N>Duration: what the cycle spent
+            # gathering ads, matching, and handing the matches out.
+            "gather": gathered - started,
+            "match": matched - gathered,
+            "hand_out": ended - matched,
         }
         log.info(
             "cycle: %(matches)d matches, %(slots)d free slots, %(idle_jobs)d idle jobs, "
-            "%(seconds).3f s",
+            "%(seconds).3f s (gather %(gather).3f s, match %(match).3f s, "
+            "hand-out %(hand_out).3f s)",
             self.last_cycle,
         )
 
@@ -227,6 +236,9 @@ class Negotiator:
             "ClassAdLifetime": self.interval * 3 + 60,
             "LastNegotiationCycleDuration0": self.last_cycle.get("seconds", 0.0),
             "LastNegotiationCycleMatches0": self.last_cycle.get("matches", 0),
+            "LastNegotiationCyclePhase1Duration0": self.last_cycle.get("gather", 0.0),
+            "LastNegotiationCyclePhase3Duration0": self.last_cycle.get("match", 0.0),
+            "LastNegotiationCyclePhase4Duration0": self.last_cycle.get("hand_out", 0.0),
         }
 
     async def advertise_loop(self) -> None:

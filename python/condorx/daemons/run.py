@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import cProfile
 import importlib
 import logging
 import signal
@@ -45,7 +46,13 @@ def run(name: str) -> None:
     _audit_to(name, cfg.get(f"{subsystem}_AUDIT_LOG") or str(locate.audit_log(cfg)))
     daemon = importlib.import_module(module)
     serve: Any = daemon.serve
+    # <SUBSYS>_PROFILE = file: the daemon runs under cProfile and leaves its statistics
+    # there when it stops (for the benchmarks under benches/: where a daemon's time goes).
+    profile = cfg.get(f"{subsystem}_PROFILE")
+    profiler = cProfile.Profile() if profile else None
     try:
+        if profiler is not None:
+            profiler.enable()
         # A daemon that stops in its own way on a signal (the startd's graceful, fast and
         # peaceful shutdowns) handles its signals itself.
         if getattr(daemon, "HANDLES_SIGNALS", False):
@@ -54,6 +61,10 @@ def run(name: str) -> None:
             trio.run(_until_signalled, serve, cfg)
     except KeyboardInterrupt:
         pass
+    finally:
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(str(profile))
 
 
 async def _until_signalled(serve: Any, cfg: Any) -> None:

@@ -29,6 +29,9 @@ class SimMachines:
         self._by_name = {s.name: (t, s) for t in self.tables for s in t.all_slots()}
         # Claim id -> its slot: a run, a release or a stop finds its slot at once.
         self._by_claim: dict[str, tuple[SlotTable, Slot]] = {}
+        # What the next update carries: the slots changed, and the dynamic slots gone.
+        self._dirty: dict[str, tuple[SlotTable, Slot]] = {}
+        self._gone: set[str] = set()
 
     def set_address(self, address: str) -> None:
         """Where every simulated machine answers (the simulator's one listener)."""
@@ -46,10 +49,22 @@ class SimMachines:
     def remember(self, table: SlotTable, slot: Slot) -> None:
         """A dynamic slot carved from one of `table`'s."""
         self._by_name[slot.name] = (table, slot)
+        self._gone.discard(slot.name)
 
     def forget(self, slot: Slot) -> None:
-        """A dynamic slot whose claim ended, gone."""
-        self._by_name.pop(slot.name, None)
+        """A dynamic slot whose claim ended, gone (its ad is withdrawn)."""
+        found = self._by_name.pop(slot.name, None)
+        self._dirty.pop(slot.name, None)
+        self._gone.add(slot.name)
+        if found is not None and slot.parent is not None:
+            self.touch(found[0], slot.parent)
+
+    def touch(self, table: SlotTable, slot: Slot) -> None:
+        """The slot has changed: its ad (and its parent's, whose resources a dynamic slot
+        takes) goes in the next update."""
+        self._dirty[slot.name] = (table, slot)
+        if slot.parent is not None:
+            self._dirty[slot.parent.name] = (table, slot.parent)
 
     def claimed(self, table: SlotTable, slot: Slot) -> None:
         """The slot now has a claim (`slot.claim`)."""
@@ -66,9 +81,20 @@ class SimMachines:
         return found
 
     def ads(self) -> list[dict[str, Any]]:
-        """Every simulated slot's ad, as its startd would advertise it."""
+        """Every simulated slot's ad, as its startd would advertise it (and nothing is
+        left to update)."""
+        self._dirty.clear()
         out: list[dict[str, Any]] = []
         for t in self.tables:
             t.sequence += 1
             out.extend(t.ads())
         return out
+
+    def updates(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """The ads of the slots changed since the last update, and the names of the
+        dynamic slots gone since; each startd's count of updates goes up by one."""
+        changed, self._dirty = self._dirty, {}
+        gone, self._gone = sorted(self._gone), set()
+        for t in {id(t): t for t, _ in changed.values()}.values():
+            t.sequence += 1
+        return [t.advertised(s) for t, s in changed.values()], gone

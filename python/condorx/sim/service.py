@@ -89,6 +89,7 @@ class Simulator:
 
     def _enter(self, table: SlotTable, slot: Slot, state: str, activity: str) -> None:
         slot.enter(state, activity, table.now())
+        self.machines.touch(table, slot)
         self.changed.set()
 
     def _end_claim(self, table: SlotTable, slot: Slot) -> None:
@@ -240,15 +241,27 @@ class Simulator:
     # -- advertising --------------------------------------------------------------------------
 
     async def advertise_loop(self) -> None:
-        """Every slot's ad in one update, every UPDATE_INTERVAL and soon after a change."""
+        """Every slot's ad every UPDATE_INTERVAL; in between, soon after a change, the
+        ads of the slots that changed (and the dynamic slots gone withdrawn), gathered
+        into one update, as a real startd updates its slots' ads."""
+        full_due = trio.current_time()
         while True:
-            wait = self.update_interval
+            full = trio.current_time() >= full_due
+            ads, gone = self.machines.updates()
+            if full:
+                ads = self.machines.ads()
             try:
-                await self.collector.advertise(self.machines.ads())
-            except (OSError, wire.WireError) as e:
+                if gone:
+                    await self.collector.withdraw("Machine", gone)
+                if ads:
+                    await self.collector.advertise(ads)
+                if full:
+                    full_due = trio.current_time() + self.update_interval
+            except (OSError, wire.WireError, wire.RemoteError) as e:
                 log.warning("cannot update the collector: %s", e)
-                wait = min(wait, 2)
-            with trio.move_on_after(wait):
+                # What was lost goes in the next update, whole, in a moment.
+                full_due = trio.current_time() + 2
+            with trio.move_on_after(max(0.0, full_due - trio.current_time())):
                 await self.changed.wait()
             self.changed = trio.Event()
             await trio.sleep(0.2)  # one update for a burst of changes

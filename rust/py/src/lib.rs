@@ -9,6 +9,7 @@ mod cron;
 mod errors;
 mod expr;
 mod negotiation;
+mod wire;
 
 use pyo3::prelude::*;
 
@@ -23,6 +24,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     analyze::register(m)?;
     cron::register(m)?;
     bench::register(m)?;
+    wire::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

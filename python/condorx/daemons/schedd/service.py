@@ -750,7 +750,12 @@ async def serve(
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         await nursery.start(ledger.run)
-        shadows = Shadows(ledger, StartdClient(daemon_credentials(cfg)), me, nursery)
+        shadows = Shadows(
+            ledger,
+            StartdClient(daemon_credentials(cfg), cfg.get_int("SCHEDD_CLAIM_CONCURRENCY", 256)),
+            me,
+            nursery,
+        )
         grid = GridManager(ledger, cfg, me.name)
         schedd = Schedd(cfg, ledger, me, shadows, grid)
         await nursery.start(schedd.follow_up)

@@ -111,8 +111,13 @@ class SlotTable:
         return out
 
     def advertised(self, slot: Slot) -> dict[str, Any]:
-        """One slot's ad as advertised."""
-        return self.ads()[self.all_slots().index(slot)]
+        """One slot's ad as advertised. Only this slot's ad is built unless it carries
+        other slots' attributes (STARTD_SLOT_ATTRS and kin)."""
+        if self.extras.slot_attrs or self.extras.vm_attrs:
+            return self.ads()[self.all_slots().index(slot)]
+        ad = self._ad(slot, self._measures())
+        add_extras([ad], self.cfg, self.extras)
+        return ad
 
     def _measures(self) -> Measures:
         return Measures(
@@ -133,11 +138,7 @@ class SlotTable:
         PREEMPT reads `SUSPEND && (WANT_SUSPEND == False)`). Only this slot's ad is built
         unless the policy reads other slots' attributes (STARTD_SLOT_ATTRS and kin): this
         runs at every transition, on the path of every job."""
-        if self.extras.slot_attrs or self.extras.vm_attrs:
-            wire_ad = self.advertised(slot)
-        else:
-            wire_ad = self._ad(slot, self._measures())
-            add_extras([wire_ad], self.cfg, self.extras)
+        wire_ad = self.advertised(slot)
         # Our own attributes: no name checks, and each expression's text parsed once.
         ad = ClassAd(
             {k: v for k, v in wire_ad.items() if v is not None and not isinstance(v, Expr)}
