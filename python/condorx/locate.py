@@ -132,7 +132,11 @@ def write_address(path: Path, address: str) -> None:
 
 def negotiator_address_file(cfg: Config) -> Path:
     name = cfg.get("NEGOTIATOR_ADDRESS_FILE")
-    return Path(name) if name else log_dir(cfg) / ".negotiator_address"
+    if name:
+        return Path(name)
+    # A negotiator run with -local-name beside the pool's own has an address of its own.
+    local = f".{cfg.local_name.lower()}" if cfg.local_name else ""
+    return log_dir(cfg) / f".negotiator_address{local}"
 
 
 def startd_address_file(cfg: Config) -> Path:

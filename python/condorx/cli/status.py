@@ -36,6 +36,8 @@ OPTIONS = [
     a.Opt(
         "pool", 2, 1, help="query this central manager, not COLLECTOR_HOST", metavar="HOST[:PORT]"
     ),
+    a.Opt("negotiator", 3, help="query condor_negotiator ClassAds"),
+    a.Opt("master", 3, help="query condor_master ClassAds"),
     a.Opt("submitters", 3, help="query ClassAds sent by submitters"),
     a.Opt("any", 3, help="query all ClassAds"),
 ]
@@ -81,6 +83,11 @@ def main(ctx: click.Context) -> None:
             print(" ".join(_af(v) for v in row))
     elif kind == "scheduler":
         _schedd_view(run_client(client.query_rows, kind, SCHEDD, constraint, tool=TOOL))
+    elif kind in ("negotiator", "daemonmaster"):
+        rows = run_client(client.query_rows, kind, ["Name", "MyAddress"], constraint, tool=TOOL)
+        print(f"{'Name':<40} Address\n")
+        for name, address in rows:
+            print(f"{str(name):<40} {address}")
     else:
         rows = run_client(client.query_rows, kind, SLOT, constraint, tool=TOOL)
         if "totals" not in opts.flags:
@@ -93,6 +100,10 @@ def _kind(opts: a.Parsed) -> str:
         return "scheduler"
     if "submitters" in opts.flags:
         return "submitter"
+    if "negotiator" in opts.flags:
+        return "negotiator"
+    if "master" in opts.flags:
+        return "daemonmaster"
     return "" if "any" in opts.flags else "machine"
 
 

@@ -64,6 +64,17 @@ class Negotiator:
         self.wake = trio.Event()
         self.address = ""
         self.eligible = eligible_constraint(cfg.get_int("SCHEDD_INTERVAL", 300))
+        # A pool of more than one negotiator shares its slots and jobs out among them
+        # (HTCondor's recipe for the largest pools): each sees only the slots of its
+        # NEGOTIATOR_SLOT_CONSTRAINT and the jobs of its NEGOTIATOR_JOB_CONSTRAINT.
+        self.slot_constraint = cfg.get("NEGOTIATOR_SLOT_CONSTRAINT") or None
+        job_constraint = cfg.get("NEGOTIATOR_JOB_CONSTRAINT")
+        if job_constraint:
+            self.eligible = f"({self.eligible}) && ({job_constraint})"
+        local = (cfg.local_name or "").lower()
+        self.name = cfg.get("NEGOTIATOR_NAME") or f"{local or 'negotiator'}@"
+        if self.name.endswith("@"):
+            self.name += locate.advertised_host("")
         self.last_cycle: dict[str, Any] = {}
         # Kept open from one cycle to the next to the daemons each cycle talks to.
         self.peers = Peers(self.creds, self.timeout)
@@ -90,7 +101,7 @@ class Negotiator:
     async def cycle(self) -> None:
         started = time.perf_counter()
         with trio.fail_after(self.timeout):
-            slots = await self.collector.query_ads("machine")
+            slots = await self.collector.query_ads("machine", self.slot_constraint)
             schedds = await self.collector.query_ads("scheduler")
         running = self._charge(slots)
         submitters, homes = await self._submitters(schedds)
@@ -230,7 +241,7 @@ class Negotiator:
     def ad(self) -> dict[str, Any]:
         return {
             "MyType": "Negotiator",
-            "Name": f"negotiator@{locate.advertised_host('')}",
+            "Name": self.name,
             "MyAddress": self.address,
             "NegotiatorIpAddr": self.address,
             "ClassAdLifetime": self.interval * 3 + 60,

@@ -28,7 +28,7 @@ DAEMONS = {
 }
 
 
-def run(name: str) -> None:
+def run(name: str, local_name: str | None = None) -> None:
     subsystem, module = DAEMONS[name]
     if any(w in ("--help", "-help", "-h") for w in sys.argv[1:]):
         # --help must never start a daemon: it says what the command is and stops.
@@ -38,7 +38,7 @@ def run(name: str) -> None:
         print("it takes no other options. SIGTERM or SIGINT stops it.")
         return
     try:
-        cfg = load_config(subsystem=subsystem)
+        cfg = load_config(subsystem=subsystem, local_name=local_name)
     except ConfigError as e:
         print(f"condor_{name}: configuration error: {e}", file=sys.stderr)
         sys.exit(1)

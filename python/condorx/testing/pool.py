@@ -33,21 +33,25 @@ SCHEDD_NAME = test-schedd@loopback
 
 
 class DaemonProcess:
-    def __init__(self, pool: LocalPool, name: str, address_file: Path) -> None:
+    def __init__(
+        self, pool: LocalPool, name: str, address_file: Path, local_name: str | None = None
+    ) -> None:
         self.pool = pool
         self.name = name
+        self.local_name = local_name  # `-local-name`: a second negotiator, say
         self.address_file = address_file
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def log(self) -> Path:
-        return self.pool.root / f"{self.name}.out"
+        return self.pool.root / f"{self.local_name or self.name}.out"
 
     def start(self, timeout: float = 30.0) -> None:
         self.address_file.unlink(missing_ok=True)
         out = open(self.log, "ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "condorx.daemons", self.name],
+            [sys.executable, "-m", "condorx.daemons", self.name]
+            + (["-local-name", self.local_name] if self.local_name else []),
             env=self.pool.env,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -158,7 +162,13 @@ class LocalPool:
         self.cfg = load_config(path=self.config_file, environ=self.env)
 
     def daemon(self, name: str) -> DaemonProcess:
+        """The daemon `name`; `name:LOCAL` is one run with `-local-name LOCAL` (its address
+        file as LOCAL.<SUBSYS>_ADDRESS_FILE names it)."""
         if name not in self.daemons:
+            kind, _, local = name.partition(":")
+            cfg = self.cfg
+            if local:
+                cfg = load_config(local_name=local, path=self.config_file, environ=self.env)
             files = {
                 "schedd": locate.schedd_address_file,
                 "collector": locate.collector_address_file,
@@ -168,7 +178,7 @@ class LocalPool:
                 "job_router": locate.job_router_address_file,
                 "sim": locate.sim_address_file,
             }
-            self.daemons[name] = DaemonProcess(self, name, files[name](self.cfg))
+            self.daemons[name] = DaemonProcess(self, kind, files[kind](cfg), local or None)
         return self.daemons[name]
 
     def start(self, *names: str) -> None:
