@@ -12,7 +12,9 @@ cluster, each job lasting an hour, so that a slot once busy stays busy), and mea
 - from the submission's acknowledgement until 95% of the slots are busy;
 - the negotiator daemon's cycles (gather, match, hand-out), from its log, and the time
   each match costs it;
-- each daemon's resident memory at the end;
+- each daemon's resident memory at the end, and the schedd's per running job;
+- with --turnover S: in another pool, jobs of S seconds (five times as many as slots):
+  how many finish a second once the slots are busy, and how busy the slots stay;
 
 side by side with `negotiate()` run in this process over the very ads the daemons held
 (the slots before the submission, the jobs after it), which is what the daemon's cycle
@@ -124,6 +126,51 @@ def in_process(slots: list, jobs: list, runs: int = 3) -> tuple[float, int]:
     return statistics.median(times), matches
 
 
+def job_states(pool: LocalPool) -> list[int]:
+    async def read() -> list[int]:
+        client = ScheddClient(pool.cfg, creds=daemon_credentials(pool.cfg))
+        states: list[int] = []
+        async with aclosing(client.query_rows(["JobStatus"])) as chunks:
+            async for chunk in chunks:
+                states.extend(int(row[0]) for row in chunk)
+        return states
+
+    return trio.run(read)
+
+
+def turnover(slots: int, per_machine: int, duration: float, window: float) -> None:
+    """Jobs of `duration` seconds, five times as many as slots: once the slots are busy,
+    how many jobs a second finish over `window` seconds, and how busy the slots stay."""
+    with tempfile.TemporaryDirectory(prefix="turnover") as d:
+        text = config(slots, per_machine).replace("SIM_JOB_DURATION = 3600", "")
+        pool = LocalPool(Path(d), text + f"SIM_JOB_DURATION = {duration}\n")
+        try:
+            pool.start("collector", "negotiator", "schedd", "sim")
+            while len(activities(pool)) < slots:
+                time.sleep(0.5)
+            (pool.root / "job.sub").write_text(f"executable = /bin/true\nqueue {5 * slots}\n")
+            pool.cli("condorx.cli.submit", "job.sub")
+            while activities(pool).count("Busy") < 0.9 * slots:
+                time.sleep(1.0)
+            first = len(job_states(pool))  # a job that finishes leaves the queue
+            t0 = time.monotonic()
+            busy: list[float] = []
+            while time.monotonic() - t0 < window:
+                busy.append(activities(pool).count("Busy") / slots)
+                time.sleep(2.0)
+            done = first - len(job_states(pool))
+            seconds = time.monotonic() - t0
+        finally:
+            pool.stop()
+    ideal = slots / duration
+    print(f"\n{slots:,} simulated slots, {5 * slots:,} jobs of {duration:.0f} s")
+    print(
+        f"  sustained turnover                   {done / seconds:8.0f} jobs/s"
+        f"  (all slots busy would be {ideal:.0f} jobs/s)"
+    )
+    print(f"  slots busy meanwhile                 {100 * statistics.mean(busy):8.1f} %")
+
+
 def measure(slots: int, per_machine: int, timeout: float, profile: Path | None) -> None:
     with tempfile.TemporaryDirectory(prefix="scale") as d:
         extra = ""
@@ -144,6 +191,7 @@ def measure(slots: int, per_machine: int, timeout: float, profile: Path | None) 
             free = pool_ads(pool)
             intake = statistics.median(collector_intake(pool, free) for _ in range(3))
             total = status_total(pool)
+            schedd_idle = rss_mib(pool.daemon("schedd").proc.pid)  # type: ignore[union-attr]
             (pool.root / "job.sub").write_text(f"executable = /bin/true\nqueue {2 * slots}\n")
             t0 = time.monotonic()
             pool.cli("condorx.cli.submit", "job.sub")
@@ -181,6 +229,8 @@ def measure(slots: int, per_machine: int, timeout: float, profile: Path | None) 
     if done:
         print(f"  daemon cycle / in-process            {done[0][1] / inproc:8.1f} x")
     print("  resident memory, MiB: " + ", ".join(f"{n} {v:.0f}" for n, v in sorted(rss.items())))
+    per_job = (rss["schedd"] - schedd_idle) * 1024 / max(1, busy)
+    print(f"  schedd memory per running job        {per_job:8.1f} KiB")
 
 
 def main() -> None:
@@ -189,9 +239,15 @@ def main() -> None:
     ap.add_argument("--per-machine", type=int, default=100)
     ap.add_argument("--timeout", type=float, default=900.0)
     ap.add_argument("--profile", type=Path, help="leave each daemon's cProfile stats here")
+    ap.add_argument(
+        "--turnover", type=float, metavar="SECONDS", help="also: jobs this long, the turnover"
+    )
+    ap.add_argument("--window", type=float, default=120.0, help="turnover measured this long")
     args = ap.parse_args()
     for n in args.slots:
         measure(n, args.per_machine, args.timeout, args.profile)
+        if args.turnover:
+            turnover(n, args.per_machine, args.turnover, args.window)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ __all__ = [
     "benchmark_mips",
     "benchmark_kflops",
     "ads_from_wire",
+    "autoclusters",
+    "pool_policies",
     "__version__",
 ]
 
@@ -123,6 +125,10 @@ class ClassAd:
         """Remove and return the last attribute."""
 
 def _register_sentinels(undefined: Any, error: Any) -> None: ...
+def autoclusters(jobs: list[ClassAd], pool: list[ClassAd]) -> list[list[int]]:
+    """The groups of `jobs` (indexes) that slots like `pool` cannot tell apart."""
+def pool_policies(slots: list[ClassAd]) -> list[ClassAd]:
+    """A few ads holding every distinct expression the slots write."""
 def ads_from_wire(maps: list[Any], expr_type: type) -> list[ClassAd | None]:
     """Each wire map as a ClassAd (expressions as `expr_type`), None where not plain."""
 def parse_ads(text: str, old: bool) -> list[ClassAd]:

@@ -25,7 +25,7 @@ from condorx.daemons.server import Peer, Server
 from condorx.errors import Refused
 from condorx.protocol.collector import QueryAds
 from condorx.protocol.message import Count, Done, Each, Message, Reply
-from condorx.protocol.schedd import Matched, MatchedMany, QueryJobs
+from condorx.protocol.schedd import Autoclusters, Matched, MatchedMany
 from condorx.protocol.startd import Match, Matches, MatchTaken
 from condorx.protocol.table import COMMANDS, Command, Permission
 from condorx.testing.pool import QUICK_POOL as POOL
@@ -292,7 +292,7 @@ def schedd_ad(address: str) -> str:
         ("collector", streaming(lambda req: ["Name = = ="])),
         ("collector", hanging),
         ("schedd", refusing("busy", "the queue is being rewritten")),
-        ("schedd", streaming(lambda req: ["Owner = = ="])),
+        ("schedd", streaming(lambda req: [[1, "Owner = = ="]])),
         ("schedd", hanging),
     ],
     ids=[
@@ -323,7 +323,7 @@ def test_a_failed_query_fails_one_cycle_not_the_loop(cfg_pool, who, how):
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             schedd_how = how if who == "schedd" else streaming(lambda req: [])
-            schedd = await serve(nursery, cfg_pool, {QueryJobs: counted("schedd", schedd_how)})
+            schedd = await serve(nursery, cfg_pool, {Autoclusters: counted("schedd", schedd_how)})
 
             def pool_ads(req: QueryAds) -> list[str]:
                 machine = slot_ad("<127.0.0.1:1>").printOld()

@@ -63,7 +63,7 @@ def up(directory: Path | None) -> None:
     env = {**os.environ, "CONDORX_CONFIG": str(config)}
     os.environ["CONDORX_CONFIG"] = str(config)
     cfg = load("condorx pool up", "MASTER")
-    if locate.master_socket(cfg).exists() and _answers(cfg):
+    if locate.master_socket(cfg).exists() and answers(cfg):
         click.echo(f"A pool is already running from {root}.")
         return
     log = locate.log_dir(cfg)
@@ -82,7 +82,7 @@ def up(directory: Path | None) -> None:
     click.echo(f"Use it from other shells with: export CONDORX_CONFIG={config}")
 
 
-def _answers(cfg: Config) -> bool:
+def answers(cfg: Config) -> bool:
     try:
         trio.run(master.status, cfg)
         return True
@@ -99,13 +99,13 @@ def _wait_ready(cfg: Config, timeout: float = 60.0) -> None:
         locate.startd_address_file(cfg),
         locate.negotiator_address_file(cfg),
     ]
-    while not (all(p.exists() for p in wanted) and _slots(cfg)):
+    while not (all(p.exists() for p in wanted) and count_slots(cfg)):
         if time.monotonic() > deadline:
             fail("condorx pool up: the pool did not come up; see " + str(locate.log_dir(cfg)))
         time.sleep(0.2)
 
 
-def _slots(cfg: Config) -> int:
+def count_slots(cfg: Config) -> int:
     """How many slots the collector knows (0 while the pool is still starting)."""
     client = CollectorClient(cfg, user_credentials(cfg))
     try:
@@ -120,7 +120,7 @@ def down() -> None:
     cfg = load("condorx pool down", "MASTER")
     run_client(master.off, cfg, Off(master=True), tool="condorx pool down")
     deadline = time.monotonic() + 60
-    while locate.master_socket(cfg).exists() and _answers(cfg):
+    while locate.master_socket(cfg).exists() and answers(cfg):
         if time.monotonic() > deadline:
             fail("condorx pool down: the master did not stop")
         time.sleep(0.2)

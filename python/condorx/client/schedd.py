@@ -20,6 +20,7 @@ from condorx.config import Config
 from condorx.protocol.schedd import (
     Act,
     Acted,
+    Autoclusters,
     Edit,
     Exited,
     ExitRecorded,
@@ -130,7 +131,21 @@ class ScheddClient:
         async for chunk in self._stream(req):
             yield list(parseAds("\n".join(chunk)))
 
-    async def _stream(self, req: QueryJobs) -> AsyncIterator[list[Any]]:
+    async def autoclusters(
+        self, constraint: str, pool: Sequence[ClassAd]
+    ) -> AsyncGenerator[list[tuple[int, ClassAd]], None]:
+        """The waiting jobs that match `constraint`, grouped as slots with the `pool`'s
+        policies cannot tell them apart: (how many, the first job's ad) per group, in
+        chunks."""
+        req = Autoclusters(constraint=constraint, pool=[ad.printOld() for ad in pool])
+        async for chunk in self._stream(req):
+            counts = [row[0] for row in chunk]
+            ads = list(parseAds("\n".join(str(row[1]) for row in chunk)))
+            if any(not isinstance(c, int) for c in counts) or len(ads) != len(chunk):
+                raise wire.WireError("autoclusters: a row is not [count, ad]")
+            yield list(zip(counts, ads, strict=True))
+
+    async def _stream(self, req: QueryJobs | Autoclusters) -> AsyncIterator[list[Any]]:
         async with self.channel() as ch:
             async for chunk in ch.streamed(req.to_wire()):
                 yield chunk

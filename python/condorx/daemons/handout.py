@@ -133,7 +133,8 @@ def _grouped(items: Sequence[Any], key: Callable[[Any], str]) -> dict[str, list[
 
 def _matched(offer: Offer, slot: str) -> Matched:
     m = offer.match
-    return Matched(offer.job_id, m.claim_id, offer.startd, slot, m.user)
+    # The job stands for its autocluster: the schedd runs whichever of it still waits.
+    return Matched(offer.job_id, m.claim_id, offer.startd, slot, m.user, autocluster=True)
 
 
 def _not_made(offers: list[Offer], reason: str) -> None:

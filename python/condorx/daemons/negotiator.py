@@ -19,7 +19,7 @@ from typing import Any
 
 import trio
 
-from condorx import cron, locate, security, wire
+from condorx import _core, cron, locate, security, wire
 from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
@@ -104,7 +104,6 @@ class Negotiator:
             slots = await self.collector.query_ads("machine", self.slot_constraint)
             schedds = await self.collector.query_ads("scheduler")
         running = self._charge(slots)
-        submitters, homes = await self._submitters(schedds)
         # Owner slots too, one whose START takes the job is available (seed 004,
         # 3.5.8.1); Backfill slots, whose backfill work gives way to a job (3.5.8.6);
         # and Claimed ones, when a job may preempt theirs (the slot's RANK prefers it,
@@ -112,7 +111,10 @@ class Negotiator:
         consider = self.cfg.get_bool("NEGOTIATOR_CONSIDER_PREEMPTION", True)
         wanted = ("Unclaimed", "Owner", "Backfill") + (("Claimed",) if consider else ())
         free = [s for s in self.handed_out.unheld(slots) if s.get("State") in wanted]
-        if not free or not submitters:
+        if not free:
+            return
+        submitters, homes = await self._submitters(schedds, free)
+        if not submitters:
             return
         gathered = time.perf_counter()
         result = await trio.to_thread.run_sync(
@@ -166,16 +168,21 @@ class Negotiator:
         self.accountant.update(time.time(), in_use)
         return set(in_use)
 
-    async def _submitters(self, schedds: list[ClassAd]) -> tuple[list[Submitter], dict[str, str]]:
-        """Each (user, schedd)'s idle jobs, with the user's effective priority."""
+    async def _submitters(
+        self, schedds: list[ClassAd], free: list[ClassAd]
+    ) -> tuple[list[Submitter], dict[str, str]]:
+        """Each (user, schedd)'s waiting jobs, with the user's effective priority. A
+        schedd sends one job per autocluster with its count (grouped for these slots'
+        policies); the job stands in the submitter's list as many times as it counts."""
         submitters: list[Submitter] = []
         homes: dict[str, str] = {}
+        pool = await trio.to_thread.run_sync(_core.pool_policies, free)
         for sad in schedds:
             address = sad.get("MyAddress")
             if not isinstance(address, str) or not sad.get("TotalIdleJobs"):
                 continue
             try:
-                jobs = await self._idle_jobs(address)
+                jobs = await self._idle_jobs(address, pool)
             except PEER_FAILURES as e:
                 log.warning("cannot read the idle jobs of %s: %s", sad.get("Name"), why(e))
                 continue
@@ -186,18 +193,18 @@ class Negotiator:
                 homes[name] = address
         return submitters, homes
 
-    async def _idle_jobs(self, address: str) -> dict[str, list[ClassAd]]:
+    async def _idle_jobs(self, address: str, pool: list[ClassAd]) -> dict[str, list[ClassAd]]:
         """The schedd's jobs to match, by owner. Each chunk of its answer earns it
         NEGOTIATOR_TIMEOUT more: a long queue takes its time, a silent schedd does not."""
         checked(address)
         client = ScheddClient(self.cfg, address, self.creds)
         jobs: dict[str, list[ClassAd]] = {}
         with trio.move_on_after(self.timeout) as scope:
-            async with aclosing(client.query_ads(self.eligible, negotiating=True)) as chunks:
+            async with aclosing(client.autoclusters(self.eligible, pool)) as chunks:
                 async for chunk in chunks:
                     scope.deadline = trio.current_time() + self.timeout
-                    for job in chunk:
-                        jobs.setdefault(str(job.get("Owner")), []).append(job)
+                    for count, job in chunk:
+                        jobs.setdefault(str(job.get("Owner")), []).extend([job] * count)
         if scope.cancelled_caught:
             raise trio.TooSlowError(f"no answer within {self.timeout} s")
         return jobs

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from condorx.protocol.message import Message, Reply
@@ -48,6 +48,19 @@ class QueryJobs(Message):
     negotiating: bool = False
     after: str | None = None
     routes: list[Any] | None = None
+
+
+@dataclass(frozen=True)
+class Autoclusters(Message):
+    """For a negotiator: the idle jobs that match `constraint` and are not matched yet,
+    grouped as slots with these policies (`pool`: old-syntax ads) cannot tell them
+    apart. Streamed, one row per group, in queue order: [how many jobs, the first job's
+    ad (old syntax)]; a match for that job (`Matched.autocluster`) may go to any of
+    them."""
+
+    command = "autoclusters"
+    constraint: Any = None
+    pool: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -102,6 +115,7 @@ class Matched(Message):
     startd: str
     slot: str
     user: str = ""
+    autocluster: bool = False  # `job` stands for its group (`Autoclusters`): any of it
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,7 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(schedd.Reserve, W, schedd.Reserved, audited=True),
         Command(schedd.Route, A, schedd.Routed, audited=True),
         Command(schedd.QueryJobs, R, Count),  # after the rows, streamed
+        Command(schedd.Autoclusters, D, Count),  # after the rows, streamed
         Command(schedd.Act, W, schedd.Acted, audited=True),
         Command(schedd.Edit, W, schedd.Acted, audited=True),
         Command(schedd.Exited, D, schedd.ExitRecorded, audited=True),

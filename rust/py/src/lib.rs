@@ -2,6 +2,7 @@
 
 mod analyze;
 mod api;
+mod autoclusters;
 mod bench;
 mod classad;
 mod convert;
@@ -25,6 +26,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     cron::register(m)?;
     bench::register(m)?;
     wire::register(m)?;
+    autoclusters::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

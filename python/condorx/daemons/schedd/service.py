@@ -21,11 +21,12 @@ import trio
 from condorx import cron, locate, security, wire
 from condorx._core import eval_against
 from condorx.attrs import JobStatus, Universe
-from condorx.classad import ClassAd, ExprTree
+from condorx.classad import ClassAd, ExprTree, parseAds
 from condorx.client.connection import Address, daemon_credentials
 from condorx.client.startd import StartdClient
 from condorx.config import Config
 from condorx.daemons import batch, query
+from condorx.daemons.matchable import runs_here
 from condorx.daemons.schedd import (
     advertise,
     deferral,
@@ -35,6 +36,7 @@ from condorx.daemons.schedd import (
     spool,
     transitions,
 )
+from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
 from condorx.daemons.schedd.committed import Committed
 from condorx.daemons.schedd.gridmanager import GridManager
 from condorx.daemons.schedd.identity import Identity
@@ -44,11 +46,12 @@ from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
 from condorx.daemons.schedd.store import Key, Store
 from condorx.daemons.schedd.submission import Submission
 from condorx.daemons.server import Handler, Peer, Server
-from condorx.errors import Refused
+from condorx.errors import ClassAdParseError, Refused
 from condorx.protocol.message import Count, Done, Each, Message
 from condorx.protocol.schedd import (
     Act,
     Acted,
+    Autoclusters,
     Edit,
     Exited,
     ExitRecorded,
@@ -85,6 +88,8 @@ class Schedd:
         # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
         # builds the ads), by the user they were given to.
         self.reserved: dict[int, str] = {}
+        # The idle jobs grouped for the negotiators' last requests.
+        self.clusters = Groups()
         self.shadows.note_idle(
             [k for k, ad in ledger.snapshot() if ad.get("JobStatus") == JobStatus.IDLE]
         )
@@ -313,6 +318,21 @@ class Schedd:
             await trio.lowlevel.checkpoint()
         return Count(sent)
 
+    async def autoclusters(self, peer: Peer, req: Autoclusters, ch: wire.Channel) -> Count:
+        """A negotiator's request for our waiting jobs, one row per group of them."""
+        busy = self.shadows.pending | self.shadows.running.keys()
+        jobs = [(k, ad) for k, ad in self.ledger.snapshot() if k not in busy]
+        chosen = _select(jobs, req.constraint)
+        try:
+            pool = [ad for text in req.pool for ad in parseAds(str(text))]
+        except ClassAdParseError as e:
+            raise Refused("bad-request", f"autoclusters: a pool ad does not parse: {e}") from None
+        groups = await self.clusters.group(chosen, pool)
+        for start in range(0, len(groups), CHUNK):
+            rows = [[count, ad.printOld()] for _, count, ad in groups[start : start + CHUNK]]
+            await ch.send({"more": rows})
+        return Count(len(groups))
+
     async def act(self, peer: Peer, req: Act, ch: wire.Channel) -> Acted:
         action = req.action
         if action not in ACTIONS:
@@ -429,6 +449,11 @@ class Schedd:
         key = _parse_id(req.job)
         if key is None or key[1] < 0:
             raise Refused("bad-request", f"matched: bad job id {req.job!r}")
+        if req.autocluster:
+            picked = self.clusters.pick(key, self._waiting)
+            if picked is None:
+                raise Refused("not-found", f"no job of {req.job}'s autocluster is waiting")
+            key = picked
         claim = ClaimInfo(
             id=req.claim_id, startd=Address.parse(req.startd), slot=req.slot, user=req.user
         )
@@ -438,6 +463,11 @@ class Schedd:
     async def matched_many(self, peer: Peer, req: MatchedMany, ch: wire.Channel) -> Each:
         """A cycle's matches of our jobs at once."""
         return Each(await batch.each(peer, req.items, Matched, self.matched, ch))
+
+    def _waiting(self, key: Key) -> bool:
+        """Whether the job waits for a match: idle here, and neither matched nor running."""
+        pending = key in self.shadows.pending or key in self.shadows.running
+        return not pending and runs_here(self.ledger.get(key))
 
     # -- following up what was committed --------------------------------------------------
 
@@ -610,6 +640,7 @@ class Schedd:
             Retrieve: self.retrieve,
             Matched: self.matched,
             MatchedMany: self.matched_many,
+            Autoclusters: self.autoclusters,
         }
 
 

@@ -1,0 +1,57 @@
+"""The schedd's autoclusters: its idle jobs grouped as a negotiator's slots cannot tell
+them apart, so that a negotiator reads one request per group (with a count) rather than
+every idle job, and a match made for a group's first job may go to any job of it still
+waiting, as HTCondor's schedds answer for their autoclusters.
+
+The groups are those of the last query (per group's first job), and a match takes its
+job from its group in queue order, skipping jobs that have meanwhile run, left, or been
+matched otherwise. (Two negotiators whose job constraints overlap share the groups of
+whichever asked last; the jobs picked are checked all the same.)"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+
+import trio
+
+from condorx import _core
+from condorx.classad import ClassAd
+from condorx.daemons.schedd.store import Key
+
+Group = tuple[Key, int, ClassAd]  # the first job, how many jobs, the first job's ad
+
+
+class Autoclusters:
+    def __init__(self) -> None:
+        self.groups: dict[Key, collections.deque[Key]] = {}
+
+    async def group(self, jobs: list[tuple[Key, ClassAd]], pool: list[ClassAd]) -> list[Group]:
+        """Group `jobs` (in queue order) for slots with the `pool`'s policies, each
+        owner's apart (a negotiator matches each owner's jobs as one submitter's)."""
+        owners: dict[object, list[tuple[Key, ClassAd]]] = {}
+        for key, ad in jobs:
+            owners.setdefault(ad.get("Owner"), []).append((key, ad))
+        groups: list[Group] = []
+        for owned in owners.values():
+            ads = [ad for _, ad in owned]
+            found = await trio.to_thread.run_sync(_core.autoclusters, ads, pool)
+            for members in found:
+                keys = [owned[i][0] for i in members]
+                self.groups[keys[0]] = collections.deque(keys)
+                groups.append((keys[0], len(keys), owned[members[0]][1]))
+        groups.sort(key=lambda g: g[0])
+        return groups
+
+    def pick(self, first: Key, usable: Callable[[Key], bool]) -> Key | None:
+        """A job of `first`'s group still waiting for a match (`first` itself if it is);
+        None when none is left."""
+        members = self.groups.get(first)
+        if members is None:
+            return first if usable(first) else None
+        while members:
+            key = members.popleft()
+            if usable(key):
+                return key
+        del self.groups[first]
+        return None

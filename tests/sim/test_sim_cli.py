@@ -1,0 +1,61 @@
+"""`condorx sim up` starts a simulated pool under a master (the real collector,
+negotiator and schedd, and simulated machines), jobs run on it, and `condorx sim down`
+stops every daemon."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import trio
+
+from condorx.client import master
+from condorx.config import load_config
+from condorx.testing.pool import wait_for
+from condorx.testing.tools import run_tool
+
+
+def test_sim_up_runs_a_queue_and_sim_down_stops_it():
+    with tempfile.TemporaryDirectory(prefix="simcli") as d:
+        root = Path(d)
+        env = {k: v for k, v in os.environ.items() if k != "CONDORX_TOKEN"}
+        env["CONDORX_CONFIG"] = str(root / "condor_config")
+
+        def tool(target: str, *args: str) -> str:
+            r = run_tool(target, args, env, root)
+            assert r.returncode == 0, r.stderr
+            return r.stdout
+
+        up = ["sim", "up", "--machines", "3", "--slots", "2", "--duration", "1", "--dir", d]
+        try:
+            assert "3 machines of 2 slots" in tool("condorx.cli.main", *up)
+            names = tool("condorx.cli.status", "-af", "Name").split()
+            assert len(names) == 6 and {n.split("@")[1].split(".")[0] for n in names} == {
+                "sim1",
+                "sim2",
+                "sim3",
+            }
+            (root / "job.sub").write_text("executable = /bin/true\nqueue 10\n")
+            tool("condorx.cli.submit", "job.sub")
+            wait_for(
+                lambda: len(tool("condorx.cli.history", "-af", "ExitCode").split()) == 10,
+                "the 10 simulated jobs to finish",
+                timeout=120,
+            )
+            cfg = load_config(path=root / "condor_config", environ=env)
+            daemons = trio.run(master.status, cfg)
+            assert sorted(daemons) == ["collector", "negotiator", "schedd", "sim"]
+        finally:
+            down = run_tool("condorx.cli.main", ["sim", "down", "--dir", d], env, root)
+        assert down.returncode == 0 and "stopped" in down.stdout, down.stderr
+        for daemon in daemons.values():
+            wait_for(lambda pid=daemon["pid"]: not alive(pid), "every daemon to stop")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
