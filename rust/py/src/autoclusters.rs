@@ -61,10 +61,14 @@ fn pool_policies(py: Python<'_>, slots: Vec<PyRef<PyClassAd>>) -> Vec<PyClassAd>
                     .or_default();
                 let n = *count;
                 *count += 1;
-                if ads.len() <= n {
-                    ads.push(ClassAd::new());
+                match ads.get_mut(n) {
+                    Some(ad) => ad.insert(name.clone(), e.clone()),
+                    None => {
+                        let mut ad = ClassAd::new();
+                        ad.insert(name.clone(), e.clone());
+                        ads.push(ad);
+                    }
                 }
-                ads[n].insert(name.clone(), e.clone());
             }
         }
         ads
