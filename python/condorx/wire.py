@@ -42,6 +42,10 @@ class WireError(CondorxError):
     """A peer broke the protocol: a bad frame, an oversized message, a closed connection."""
 
 
+class Closed(WireError):
+    """The connection ended between messages: nothing of the next one had come."""
+
+
 class RemoteError(Refused):
     """A daemon refused a request; `kind` says why (permission, bad-request, not-found...)."""
 
@@ -106,9 +110,13 @@ class Channel:
                 chunk = await self.stream.receive_some(max(65536, n - len(self._buf)))
             except trio.BrokenResourceError as e:
                 # A reset connection (the daemon stopping) is a closed one to our callers.
+                if not self._buf:
+                    raise Closed(f"connection broken: {e}") from None
                 raise WireError(f"connection broken: {e}") from None
             if not chunk:
-                raise WireError("connection closed by peer")
+                if not self._buf:
+                    raise Closed("connection closed by peer")
+                raise WireError("connection closed by peer in the middle of a message")
             self._buf += chunk
 
     async def receive(self) -> Any:

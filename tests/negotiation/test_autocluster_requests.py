@@ -87,3 +87,13 @@ def test_jobs_differing_only_where_no_slot_reads_are_one_group():
     jobs = job_ads("alice", [(512, 0, "a", False), (512, 1, "b", True), (3000, 0, "a", False)])
     # JobPrio, Args and Big are read by no slot; RequestMemory is.
     assert groups(jobs, pool) == [[0, 1], [2]]
+
+
+def test_jobs_asking_for_other_sizes_are_never_one_group():
+    """A dynamic slot is carved to the size its job asks for: however the slots' policies
+    read it, jobs of other requests are matched apart."""
+    pool = slot_ads([(4096, "true", "0")])
+    jobs = [
+        ClassAd(f'[ Owner = "alice"; RequestCpus = {c}; Requirements = true ]') for c in (4, 8, 4)
+    ]
+    assert groups(jobs, pool) == [[0, 2], [1]]

@@ -293,6 +293,8 @@ def schedd_ad(address: str) -> str:
         ("collector", hanging),
         ("schedd", refusing("busy", "the queue is being rewritten")),
         ("schedd", streaming(lambda req: [[1, "Owner = = ="]])),
+        ("schedd", streaming(lambda req: ["not a row", {"a": 1}])),
+        ("schedd", streaming(lambda req: [[10**12, 'Owner = "alice"']])),
         ("schedd", hanging),
     ],
     ids=[
@@ -301,6 +303,8 @@ def schedd_ad(address: str) -> str:
         "collector-hangs",
         "schedd-refuses",
         "schedd-garbage",
+        "schedd-bad-rows",
+        "schedd-counts-too-many",
         "schedd-hangs",
     ],
 )

@@ -66,16 +66,18 @@ def up(machines: int, slots: int, duration: float, directory: Path | None) -> No
         fail("condorx sim up: --machines and --slots must be at least 1")
     root = _root(directory)
     config = root / "condor_config"
+    env = {**os.environ, "CONDORX_CONFIG": str(config)}
+    os.environ["CONDORX_CONFIG"] = str(config)
+    if config.exists():
+        cfg = load("condorx sim up", "MASTER")
+        if locate.master_socket(cfg).exists() and answers(cfg):
+            fail(f"condorx sim up: a pool is already running from {root} (condorx sim down)")
     text = PERSONAL.format(dir=root) + SIMULATED.format(
         machines=machines, slots=slots, memory=slots * 1024, duration=duration
     )
     root.mkdir(parents=True, exist_ok=True)
     config.write_text(text)
-    env = {**os.environ, "CONDORX_CONFIG": str(config)}
-    os.environ["CONDORX_CONFIG"] = str(config)
     cfg = load("condorx sim up", "MASTER")
-    if locate.master_socket(cfg).exists() and answers(cfg):
-        fail(f"condorx sim up: a pool is already running from {root} (condorx sim down first)")
     log = locate.log_dir(cfg)
     log.mkdir(parents=True, exist_ok=True)
     with open(log / "master.out", "ab") as out:

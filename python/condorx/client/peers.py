@@ -3,8 +3,10 @@ the schedds and startds of each cycle), instead of authenticating a new one per 
 
 One connection per address; its requests go one at a time. A connection that fails is
 dropped (the next request opens another); one found closed when reused (its daemon
-closed it as idle, or restarted) is opened again once, at once: a daemon that closed a
-connection read nothing more from it, so the request was never handled. `sweep()`
+closed it as idle, or restarted: it ended before a byte of the reply came) is opened
+again once, at once: a daemon that closed a connection read nothing more from it, so
+the request was never handled. Any other failure is the caller's: the request may have
+been handled. `sweep()`
 closes the connections not used since the sweep before, so a peer that no longer
 matters holds nothing open."""
 
@@ -44,7 +46,7 @@ class Peers:
                 reused = peer.channel is not None
                 try:
                     return await self._request(peer, addr, message)
-                except (wire.WireError, trio.BrokenResourceError, OSError):
+                except wire.Closed:
                     if not reused:
                         raise
                 return await self._request(peer, addr, message)

@@ -139,11 +139,12 @@ class ScheddClient:
         chunks."""
         req = Autoclusters(constraint=constraint, pool=[ad.printOld() for ad in pool])
         async for chunk in self._stream(req):
-            counts = [row[0] for row in chunk]
-            ads = list(parseAds("\n".join(str(row[1]) for row in chunk)))
-            if any(not isinstance(c, int) for c in counts) or len(ads) != len(chunk):
+            if not isinstance(chunk, list) or not all(_is_group(row) for row in chunk):
                 raise wire.WireError("autoclusters: a row is not [count, ad]")
-            yield list(zip(counts, ads, strict=True))
+            ads = list(parseAds("\n".join(row[1] for row in chunk)))
+            if len(ads) != len(chunk):
+                raise wire.WireError("autoclusters: a row's ad is not one ad")
+            yield [(row[0], ad) for row, ad in zip(chunk, ads, strict=True)]
 
     async def _stream(self, req: QueryJobs | Autoclusters) -> AsyncIterator[list[Any]]:
         async with self.channel() as ch:
@@ -201,3 +202,14 @@ def history_ads(cfg: Config) -> Iterator[ClassAd]:
     from condorx.daemons.schedd.history import read_newest_first
 
     return read_newest_first(Path(locate.history_file(cfg)))
+
+
+def _is_group(row: Any) -> bool:
+    return (
+        isinstance(row, list)
+        and len(row) == 2
+        and isinstance(row[0], int)
+        and not isinstance(row[0], bool)
+        and row[0] > 0
+        and isinstance(row[1], str)
+    )

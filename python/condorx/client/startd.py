@@ -68,24 +68,29 @@ class Claim:
 
 
 class StartdClient:
-    def __init__(self, creds: Credentials, claiming: int = 256) -> None:
-        """`claiming`: how many claims may be being taken up at once (connecting and
-        claiming; a claim taken up holds nothing), so that a cycle's thousands of
-        matches do not open thousands of connections in one instant."""
+    def __init__(self, creds: Credentials, claiming: int = 256, timeout: float = 60.0) -> None:
+        """`claiming`: how many claims may be connecting to their startds at once, so
+        that a cycle's thousands of matches do not open thousands of connections in one
+        instant; `timeout`: how long a startd may take to accept the connection (one
+        that does not holds its place no longer). The claim request itself is not
+        bounded: after a preempting match it waits for the old job's retirement."""
         self.creds = creds
         self.claiming = trio.CapacityLimiter(max(1, claiming))
+        self.timeout = timeout
 
     @asynccontextmanager
     async def claim(self, startd: Address, req: ClaimSlot) -> AsyncIterator[Claim]:
-        """Take up a claim; the connection closes when the block ends."""
+        """Take up a claim; the connection closes when the block ends. TooSlowError when
+        the startd does not take the connection within the timeout."""
         async with self.claiming:
-            ch = await connect(startd, self.creds)
-            try:
-                claimed = Claimed.from_wire(await ch.request(req.to_wire()))
-                slot_ad = wire.ad_from_wire(claimed.ad, "slot ad")
-            except BaseException:
-                await ch.aclose()
-                raise
+            with trio.fail_after(self.timeout):
+                ch = await connect(startd, self.creds)
+        try:
+            claimed = Claimed.from_wire(await ch.request(req.to_wire()))
+            slot_ad = wire.ad_from_wire(claimed.ad, "slot ad")
+        except BaseException:
+            await ch.aclose()
+            raise
         try:
             yield Claim(ch, req.claim_id, slot_ad)
         finally:

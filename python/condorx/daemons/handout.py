@@ -19,7 +19,7 @@ from typing import Any
 
 import trio
 
-from condorx import wire
+from condorx import security, wire
 from condorx.client.peers import Peers
 from condorx.errors import ClassAdParseError
 from condorx.protocol.message import Each, Message
@@ -32,6 +32,7 @@ log = logging.getLogger("condorx.negotiator")
 # protocol, send what does not parse, or not answer within NEGOTIATOR_TIMEOUT.
 PEER_FAILURES: tuple[type[Exception], ...] = (
     OSError,
+    security.AuthError,
     trio.BrokenResourceError,
     trio.TooSlowError,
     wire.WireError,
@@ -59,9 +60,12 @@ class HandOut:
         self.peers = peers
         self.limit = trio.CapacityLimiter(max(1, limit))
         self.chunk = max(1, chunk)
+        self.failed: dict[str, str] = {}  # daemons that failed in this hand-out, and why
 
     async def deliver(self, offers: Sequence[Offer]) -> int:
-        """Hand every offer out; how many matches both peers took."""
+        """Hand every offer out; how many matches both peers took. A daemon that failed
+        (not one that refused) is not asked again in the same hand-out."""
+        self.failed = {}
         made = 0
         for i in range(0, len(offers), self.chunk):
             taken = await self._to_startds(offers[i : i + self.chunk])
@@ -113,11 +117,17 @@ class HandOut:
         self, groups: dict[str, list[Any]], tell: Callable[[str, list[Any]], Awaitable[None]]
     ) -> None:
         async def one(address: str, group: list[Any]) -> None:
+            offers = [g if isinstance(g, Offer) else g[0] for g in group]
+            if address in self.failed:
+                _not_made(offers, f"{self.failed[address]} (earlier in this hand-out)")
+                return
             async with self.limit:
                 try:
                     await tell(address, group)
                 except PEER_FAILURES as e:
-                    _not_made([g if isinstance(g, Offer) else g[0] for g in group], why(e))
+                    if not isinstance(e, wire.RemoteError):
+                        self.failed[address] = why(e)
+                    _not_made(offers, why(e))
 
         async with trio.open_nursery() as nursery:
             for address, group in groups.items():

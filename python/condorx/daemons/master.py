@@ -94,9 +94,9 @@ class Master:
             try:
                 code = await child.process.wait()
             finally:
-                # Stopped while it was being spawned, or the master itself is going: a
-                # daemon must never outlive the master that started it.
-                if child.process.returncode is None and not child.wanted:
+                # Only a cancelled wait gets here with the daemon still running (the
+                # master itself is going): it must never outlive the master.
+                if child.process.returncode is None:
                     child.process.kill()
             child.process = None
             if not child.wanted:

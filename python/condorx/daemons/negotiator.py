@@ -68,6 +68,7 @@ class Negotiator:
         # (HTCondor's recipe for the largest pools): each sees only the slots of its
         # NEGOTIATOR_SLOT_CONSTRAINT and the jobs of its NEGOTIATOR_JOB_CONSTRAINT.
         self.slot_constraint = cfg.get("NEGOTIATOR_SLOT_CONSTRAINT") or None
+        self.max_jobs = cfg.get_int("NEGOTIATOR_MAX_JOBS_PER_SCHEDD", 10_000_000)
         job_constraint = cfg.get("NEGOTIATOR_JOB_CONSTRAINT")
         if job_constraint:
             self.eligible = f"({self.eligible}) && ({job_constraint})"
@@ -94,6 +95,7 @@ class Negotiator:
                 await self.cycle()
             except PEER_FAILURES as e:
                 log.warning("negotiation cycle failed: %s", why(e))
+            await self.peers.sweep()
             with trio.move_on_after(self.interval):
                 await self.wake.wait()
             self.wake = trio.Event()
@@ -138,7 +140,6 @@ class Negotiator:
             for m in result.matches
         ]
         sent = await self.handout.deliver(offers)
-        await self.peers.sweep()
         ended = time.perf_counter()
         self.last_cycle = {
             "seconds": ended - started,
@@ -199,11 +200,17 @@ class Negotiator:
         checked(address)
         client = ScheddClient(self.cfg, address, self.creds)
         jobs: dict[str, list[ClassAd]] = {}
+        total = 0
         with trio.move_on_after(self.timeout) as scope:
             async with aclosing(client.autoclusters(self.eligible, pool)) as chunks:
                 async for chunk in chunks:
                     scope.deadline = trio.current_time() + self.timeout
                     for count, job in chunk:
+                        total += count
+                        if total > self.max_jobs:  # a schedd's word is not a blank cheque
+                            raise wire.WireError(
+                                f"more than NEGOTIATOR_MAX_JOBS_PER_SCHEDD ({self.max_jobs}) jobs"
+                            )
                         jobs.setdefault(str(job.get("Owner")), []).extend([job] * count)
         if scope.cancelled_caught:
             raise trio.TooSlowError(f"no answer within {self.timeout} s")

@@ -62,7 +62,8 @@ class SimMachines:
     def touch(self, table: SlotTable, slot: Slot) -> None:
         """The slot has changed: its ad (and its parent's, whose resources a dynamic slot
         takes) goes in the next update."""
-        self._dirty[slot.name] = (table, slot)
+        if slot.name not in self._gone:  # a dynamic slot ending is withdrawn, not updated
+            self._dirty[slot.name] = (table, slot)
         if slot.parent is not None:
             self._dirty[slot.parent.name] = (table, slot.parent)
 
@@ -89,6 +90,10 @@ class SimMachines:
             t.sequence += 1
             out.extend(t.ads())
         return out
+
+    def not_withdrawn(self, names: list[str]) -> None:
+        """An update that withdrew these failed: the next one withdraws them."""
+        self._gone.update(n for n in names if n not in self._by_name)
 
     def updates(self) -> tuple[list[dict[str, Any]], list[str]]:
         """The ads of the slots changed since the last update, and the names of the

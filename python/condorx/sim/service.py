@@ -259,6 +259,7 @@ class Simulator:
                     full_due = trio.current_time() + self.update_interval
             except (OSError, wire.WireError, wire.RemoteError) as e:
                 log.warning("cannot update the collector: %s", e)
+                self.machines.not_withdrawn(gone)
                 # What was lost goes in the next update, whole, in a moment.
                 full_due = trio.current_time() + 2
             with trio.move_on_after(max(0.0, full_due - trio.current_time())):

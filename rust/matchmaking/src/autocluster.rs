@@ -216,7 +216,19 @@ impl Reader<'_> {
     /// Where every job's reads start: its Requirements and Rank, and what the slots'
     /// Requirements and Rank read of it; `None` when the slots' reads are hidden.
     fn start(&mut self) -> Option<Vec<u32>> {
-        let mut start: Vec<u32> = vec![self.names.id("requirements"), self.names.id("rank")];
+        // A match reads Requirements and Rank, and carving a dynamic slot out of a
+        // partitionable one reads the job's requests: jobs asking for other sizes are
+        // never alike (HTCondor's autoclusters count them significant too).
+        let mut start: Vec<u32> = [
+            "requirements",
+            "rank",
+            "requestcpus",
+            "requestmemory",
+            "requestdisk",
+        ]
+        .iter()
+        .map(|n| self.names.id(n))
+        .collect();
         for slot_attr in ["requirements", "rank"] {
             let id = self.names.id(slot_attr);
             start.extend(self.slot_reads(id)?);

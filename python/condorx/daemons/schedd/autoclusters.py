@@ -22,36 +22,51 @@ from condorx.daemons.schedd.store import Key
 Group = tuple[Key, int, ClassAd]  # the first job, how many jobs, the first job's ad
 
 
+# The groups of this many distinct requests (a negotiator's job constraint each) are kept.
+KEPT = 8
+
+
 class Autoclusters:
     def __init__(self) -> None:
-        self.groups: dict[Key, collections.deque[Key]] = {}
+        # Per request (its constraint): each group's waiting jobs, by its first job.
+        self.kept: dict[str, dict[Key, collections.deque[Key]]] = {}
 
-    async def group(self, jobs: list[tuple[Key, ClassAd]], pool: list[ClassAd]) -> list[Group]:
+    async def group(
+        self, jobs: list[tuple[Key, ClassAd]], pool: list[ClassAd], request: str = ""
+    ) -> list[Group]:
         """Group `jobs` (in queue order) for slots with the `pool`'s policies, each
-        owner's apart (a negotiator matches each owner's jobs as one submitter's)."""
+        owner's apart (a negotiator matches each owner's jobs as one submitter's). The
+        groups replace those of the last request like it (`request`: its constraint)."""
         owners: dict[object, list[tuple[Key, ClassAd]]] = {}
         for key, ad in jobs:
             owners.setdefault(ad.get("Owner"), []).append((key, ad))
         groups: list[Group] = []
+        members_of: dict[Key, collections.deque[Key]] = {}
         for owned in owners.values():
             ads = [ad for _, ad in owned]
             found = await trio.to_thread.run_sync(_core.autoclusters, ads, pool)
             for members in found:
                 keys = [owned[i][0] for i in members]
-                self.groups[keys[0]] = collections.deque(keys)
+                members_of[keys[0]] = collections.deque(keys)
                 groups.append((keys[0], len(keys), owned[members[0]][1]))
+        self.kept.pop(request, None)
+        self.kept[request] = members_of
+        while len(self.kept) > KEPT:
+            del self.kept[next(iter(self.kept))]  # the oldest
         groups.sort(key=lambda g: g[0])
         return groups
 
     def pick(self, first: Key, usable: Callable[[Key], bool]) -> Key | None:
         """A job of `first`'s group still waiting for a match (`first` itself if it is);
         None when none is left."""
-        members = self.groups.get(first)
-        if members is None:
-            return first if usable(first) else None
-        while members:
-            key = members.popleft()
-            if usable(key):
-                return key
-        del self.groups[first]
-        return None
+        for members_of in reversed(self.kept.values()):  # the newest first
+            members = members_of.get(first)
+            if members is None:
+                continue
+            while members:
+                key = members.popleft()
+                if usable(key):
+                    return key
+            del members_of[first]
+            return None
+        return first if usable(first) else None

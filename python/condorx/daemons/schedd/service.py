@@ -327,7 +327,7 @@ class Schedd:
             pool = [ad for text in req.pool for ad in parseAds(str(text))]
         except ClassAdParseError as e:
             raise Refused("bad-request", f"autoclusters: a pool ad does not parse: {e}") from None
-        groups = await self.clusters.group(chosen, pool)
+        groups = await self.clusters.group(chosen, pool, str(req.constraint))
         for start in range(0, len(groups), CHUNK):
             rows = [[count, ad.printOld()] for _, count, ad in groups[start : start + CHUNK]]
             await ch.send({"more": rows})
