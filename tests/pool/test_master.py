@@ -9,7 +9,7 @@ import signal
 import trio
 
 from condorx.client import master
-from condorx.testing.pool import wait_for
+from condorx.testing.pool import alive, wait_for
 
 MASTER = """\
 DAEMON_LIST = MASTER, COLLECTOR, SCHEDD
@@ -19,14 +19,6 @@ MASTER_BACKOFF_CONSTANT = 1
 
 def daemons(pool) -> dict:
     return trio.run(master.status, pool.cfg)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_master_keeps_its_daemons_running_and_obeys_commands(pool):

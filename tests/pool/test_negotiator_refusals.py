@@ -126,6 +126,11 @@ async def garbage(stream: trio.SocketStream) -> None:
 JOB = ClassAd({"ClusterId": 1, "ProcId": 0, "Owner": "alice"})
 
 
+async def hand_out(negotiator: Negotiator, job: ClassAd, slot: ClassAd, schedd: str) -> int:
+    """One match of alice's, handed out on its own; 1 when both peers took it."""
+    return await negotiator.handout.deliver([negotiator.offer(job, slot, schedd, "alice@s", None)])
+
+
 def slot_ad(address: str, name: str = "slot1@peer") -> ClassAd:
     return ClassAd(
         {"Name": name, "MyAddress": address, "State": "Unclaimed", "UpdateSequenceNumber": 1}
@@ -189,7 +194,7 @@ def test_a_failed_hand_out_is_logged_and_skipped(cfg_pool, tmp_path, caplog, pee
             startd, schedd = await peers(nursery, cfg_pool, tmp_path)
             slot = slot_ad(startd)
             with trio.fail_after(60):  # far beyond NEGOTIATOR_TIMEOUT: a hang is a failure
-                sent = await negotiator.hand_out(JOB, slot, schedd, "alice@s", None)
+                sent = await hand_out(negotiator, JOB, slot, schedd)
             assert negotiator.handed_out.unheld([slot]) == []  # not offered again yet
             nursery.cancel_scope.cancel()
         return sent
@@ -212,7 +217,7 @@ def test_a_hand_out_both_peers_take_is_made(cfg_pool, tmp_path):
         async with trio.open_nursery() as nursery:
             startd = await serve(nursery, cfg_pool, {Match: answering(MatchTaken("slot1@peer"))})
             schedd = await serve(nursery, cfg_pool, {Matched: matched})
-            sent = await negotiator.hand_out(JOB, slot_ad(startd), schedd, "alice@s", None)
+            sent = await hand_out(negotiator, JOB, slot_ad(startd), schedd)
             nursery.cancel_scope.cancel()
         return sent
 

@@ -12,7 +12,7 @@ import trio
 
 from condorx.client import master
 from condorx.config import load_config
-from condorx.testing.pool import wait_for
+from condorx.testing.pool import alive, wait_for
 from condorx.testing.tools import run_tool
 
 
@@ -51,11 +51,3 @@ def test_sim_up_runs_a_queue_and_sim_down_stops_it():
         assert down.returncode == 0 and "stopped" in down.stdout, down.stderr
         for daemon in daemons.values():
             wait_for(lambda pid=daemon["pid"]: not alive(pid), "every daemon to stop")
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True

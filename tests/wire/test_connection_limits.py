@@ -18,6 +18,7 @@ from condorx.client.connection import Address, Credentials, connect
 from condorx.daemons.limits import Limits
 from condorx.daemons.server import Server
 from condorx.testing.echo import COMMANDS, HANDLERS
+from condorx.testing.pool import run_in_nursery as run
 
 KEY = b"0123456789abcdef0123456789abcdef"
 CREDS = Credentials(pool_key=KEY)
@@ -40,16 +41,6 @@ async def read_until_closed(stream: trio.SocketStream) -> bytes:
     while chunk := await stream.receive_some(65536):
         got += chunk
     return got
-
-
-def run(test: Any) -> None:
-    async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            with trio.fail_after(30):  # a hang is a failure, not a stuck CI run
-                await test(nursery)
-            nursery.cancel_scope.cancel()
-
-    trio.run(main)
 
 
 def test_a_stranger_announcing_a_large_frame_is_refused_before_it_is_read():

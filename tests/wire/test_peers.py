@@ -19,6 +19,7 @@ from condorx.daemons.limits import Limits
 from condorx.daemons.server import Peer, Server
 from condorx.errors import Refused
 from condorx.testing.echo import COMMANDS, Echo, Echoed
+from condorx.testing.pool import run_in_nursery as run
 
 KEY = b"0123456789abcdef0123456789abcdef"
 CREDS = Credentials(pool_key=KEY)
@@ -49,16 +50,6 @@ class Daemon:
         )
         port = await nursery.start(server.serve_tcp, "127.0.0.1", 0)
         return f"<127.0.0.1:{port}>"
-
-
-def run(test: Any) -> None:
-    async def main() -> None:
-        async with trio.open_nursery() as nursery:
-            with trio.fail_after(30):  # a hang is a failure, not a stuck CI run
-                await test(nursery)
-            nursery.cancel_scope.cancel()
-
-    trio.run(main)
 
 
 def test_requests_to_one_daemon_share_a_connection_and_a_refusal_keeps_it():

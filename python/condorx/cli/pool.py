@@ -66,6 +66,15 @@ def up(directory: Path | None) -> None:
     if locate.master_socket(cfg).exists() and answers(cfg):
         click.echo(f"A pool is already running from {root}.")
         return
+    start_master(cfg, env)
+    _wait_ready(cfg)
+    click.echo(f"Personal pool up in {root}.")
+    click.echo(f"Use it from other shells with: export CONDORX_CONFIG={config}")
+
+
+def start_master(cfg: Config, env: dict[str, str]) -> None:
+    """Start the pool's master in a session of its own (it outlives this command), its
+    output in the log directory's master.out."""
     log = locate.log_dir(cfg)
     log.mkdir(parents=True, exist_ok=True)
     with open(log / "master.out", "ab") as out:
@@ -77,9 +86,16 @@ def up(directory: Path | None) -> None:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    _wait_ready(cfg)
-    click.echo(f"Personal pool up in {root}.")
-    click.echo(f"Use it from other shells with: export CONDORX_CONFIG={config}")
+
+
+def stop_master(cfg: Config, tool: str) -> None:
+    """Tell the master to stop its daemons and itself, and wait until it has."""
+    run_client(master.off, cfg, Off(master=True), tool=tool)
+    deadline = time.monotonic() + 60
+    while locate.master_socket(cfg).exists() and answers(cfg):
+        if time.monotonic() > deadline:
+            fail(f"{tool}: the master did not stop")
+        time.sleep(0.2)
 
 
 def answers(cfg: Config) -> bool:
@@ -117,13 +133,7 @@ def count_slots(cfg: Config) -> int:
 @pool.command()
 def down() -> None:
     """Stop the personal pool (the master stops its daemons, then itself)."""
-    cfg = load("condorx pool down", "MASTER")
-    run_client(master.off, cfg, Off(master=True), tool="condorx pool down")
-    deadline = time.monotonic() + 60
-    while locate.master_socket(cfg).exists() and answers(cfg):
-        if time.monotonic() > deadline:
-            fail("condorx pool down: the master did not stop")
-        time.sleep(0.2)
+    stop_master(load("condorx pool down", "MASTER"), "condorx pool down")
     click.echo("Pool stopped.")
 
 

@@ -11,18 +11,14 @@ with exit code 0; condor_q, condor_status and the rest work on it as on any pool
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import click
 
 from condorx import locate
-from condorx.cli.common import fail, load, run_client
-from condorx.cli.pool import PERSONAL, answers, count_slots
-from condorx.client import master
-from condorx.protocol.master import Off
+from condorx.cli.common import fail, load
+from condorx.cli.pool import PERSONAL, answers, count_slots, start_master, stop_master
 
 SIMULATED = """\
 DAEMON_LIST = MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, SIM
@@ -78,22 +74,12 @@ def up(machines: int, slots: int, duration: float, directory: Path | None) -> No
     root.mkdir(parents=True, exist_ok=True)
     config.write_text(text)
     cfg = load("condorx sim up", "MASTER")
-    log = locate.log_dir(cfg)
-    log.mkdir(parents=True, exist_ok=True)
-    with open(log / "master.out", "ab") as out:
-        subprocess.Popen(
-            [sys.executable, "-m", "condorx.daemons", "master"],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    start_master(cfg, env)
     wanted = machines * slots
     deadline = time.monotonic() + 60 + wanted / 1000
     while count_slots(cfg) < wanted:
         if time.monotonic() > deadline:
-            fail(f"condorx sim up: the pool did not come up; see {log}")
+            fail(f"condorx sim up: the pool did not come up; see {locate.log_dir(cfg)}")
         time.sleep(0.5)
     click.echo(f"Simulated pool up in {root}: {machines} machines of {slots} slots.")
     click.echo(f"Use it from other shells with: export CONDORX_CONFIG={config}")
@@ -107,11 +93,5 @@ def down(directory: Path | None) -> None:
     if not config.exists():
         fail(f"condorx sim down: no simulated pool in {config.parent}")
     os.environ["CONDORX_CONFIG"] = str(config)
-    cfg = load("condorx sim down", "MASTER")
-    run_client(master.off, cfg, Off(master=True), tool="condorx sim down")
-    deadline = time.monotonic() + 60
-    while locate.master_socket(cfg).exists() and answers(cfg):
-        if time.monotonic() > deadline:
-            fail("condorx sim down: the master did not stop")
-        time.sleep(0.2)
+    stop_master(load("condorx sim down", "MASTER"), "condorx sim down")
     click.echo("Simulated pool stopped.")

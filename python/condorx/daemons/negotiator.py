@@ -239,19 +239,6 @@ class Negotiator:
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         return Offer(match, str(slot.get("MyAddress")), schedd, submitter, job_id)
 
-    async def hand_out(
-        self,
-        job: ClassAd,
-        slot: ClassAd,
-        schedd: str,
-        submitter: str,
-        dynamic: ClassAd | None,
-        preempts: str | None = None,
-    ) -> int:
-        """One match handed out on its own; 1 if both peers took it."""
-        offer = self.offer(job, slot, schedd, submitter, dynamic, preempts)
-        return await self.handout.deliver([offer])
-
     def ad(self) -> dict[str, Any]:
         return {
             "MyType": "Negotiator",

@@ -101,6 +101,28 @@ def wait_for_pid(path: Path, what: str = "the job to start") -> int:
     return int(path.read_text())
 
 
+def alive(pid: int) -> bool:
+    """Whether a process of this pid exists (a zombie, not yet reaped, counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def run_in_nursery(test: Any, timeout: float = 30.0) -> None:
+    """Run `await test(nursery)` under trio, then cancel whatever it left running there;
+    past `timeout` seconds it fails (a hang is a failure, not a stuck CI run)."""
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            with trio.fail_after(timeout):
+                await test(nursery)
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)
+
+
 # The pools a test has running: when a wait times out, their logs say why (a CI run
 # keeps nothing else).
 _RUNNING: list[LocalPool] = []

@@ -67,6 +67,29 @@ fn reads_at_run_time(name: &str) -> bool {
     .any(|f| f.eq_ignore_ascii_case(name))
 }
 
+/// Each distinct expression (not a literal) the slots write, once, with its name: a
+/// pool repeats a few policies over thousands of slots.
+pub fn distinct_exprs<'a>(
+    slots: impl IntoIterator<Item = &'a ClassAd>,
+) -> Vec<(&'a Name, &'a Expr)> {
+    let mut seen: HashMap<(u64, u64), Vec<&'a Expr>> = HashMap::new();
+    let mut out = Vec::new();
+    for slot in slots {
+        for (name, e) in slot.iter() {
+            if matches!(e, Expr::Lit(_)) {
+                continue;
+            }
+            let alike = seen.entry((name.hash, expr_hash(e))).or_default();
+            if alike.iter().any(|x| x.same_as(e)) {
+                continue;
+            }
+            alike.push(e);
+            out.push((name, e));
+        }
+    }
+    out
+}
+
 /// Over the whole pool: for each slot attribute some slot writes as an expression (not a
 /// literal), what those expressions reference. Attributes written as literals in every
 /// slot read nothing and are absent.
@@ -80,20 +103,8 @@ pub struct PoolReads {
 impl PoolReads {
     pub fn of<'a>(slots: impl IntoIterator<Item = &'a ClassAd>) -> PoolReads {
         let mut pool = PoolReads::default();
-        // A pool repeats a few policies over thousands of slots: analyse each once.
-        let mut seen: HashMap<(u64, u64), Vec<Expr>> = HashMap::new();
-        for slot in slots {
-            for (name, e) in slot.iter() {
-                if matches!(e, Expr::Lit(_)) {
-                    continue;
-                }
-                let alike = seen.entry((name.hash, expr_hash(e))).or_default();
-                if alike.iter().any(|x| x.same_as(e)) {
-                    continue;
-                }
-                alike.push(e.clone());
-                pool.add(name, e);
-            }
+        for (name, e) in distinct_exprs(slots) {
+            pool.add(name, e);
         }
         pool
     }

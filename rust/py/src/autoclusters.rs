@@ -7,10 +7,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use condorx_classad::fingerprint::expr_hash;
-use condorx_classad::{ClassAd, Expr};
+use condorx_classad::ClassAd;
 use condorx_matchmaking::cluster_jobs;
-use condorx_matchmaking::deps::PoolReads;
+use condorx_matchmaking::deps::{distinct_exprs, PoolReads};
 use pyo3::prelude::*;
 
 use crate::classad::PyClassAd;
@@ -41,33 +40,22 @@ fn autoclusters(
 fn pool_policies(py: Python<'_>, slots: Vec<PyRef<PyClassAd>>) -> Vec<PyClassAd> {
     let slots: Vec<Arc<ClassAd>> = slots.iter().map(|s| s.inner().clone()).collect();
     let ads = py.detach(move || {
-        let mut seen: HashMap<(u64, u64), Vec<Expr>> = HashMap::new();
         // How many distinct expressions each name has had so far.
         let mut written: HashMap<String, usize> = HashMap::new();
         let mut ads: Vec<ClassAd> = Vec::new();
-        for slot in &slots {
-            for (name, e) in slot.iter() {
-                if matches!(e, Expr::Lit(_)) {
-                    continue;
-                }
-                let alike = seen.entry((name.hash, expr_hash(e))).or_default();
-                if alike.iter().any(|x| x.same_as(e)) {
-                    continue;
-                }
-                alike.push(e.clone());
-                // The n-th distinct expression of a name goes in the n-th ad.
-                let count = written
-                    .entry(name.as_str().to_ascii_lowercase())
-                    .or_default();
-                let n = *count;
-                *count += 1;
-                match ads.get_mut(n) {
-                    Some(ad) => ad.insert(name.clone(), e.clone()),
-                    None => {
-                        let mut ad = ClassAd::new();
-                        ad.insert(name.clone(), e.clone());
-                        ads.push(ad);
-                    }
+        for (name, e) in distinct_exprs(slots.iter().map(|s| &**s)) {
+            // The n-th distinct expression of a name goes in the n-th ad.
+            let count = written
+                .entry(name.as_str().to_ascii_lowercase())
+                .or_default();
+            let n = *count;
+            *count += 1;
+            match ads.get_mut(n) {
+                Some(ad) => ad.insert(name.clone(), e.clone()),
+                None => {
+                    let mut ad = ClassAd::new();
+                    ad.insert(name.clone(), e.clone());
+                    ads.push(ad);
                 }
             }
         }
