@@ -240,17 +240,21 @@ def value_to_wire_text(v: Any) -> str:
     return repr(w)
 
 
-def ad_from_wire(data: Any, what: str = "ad", names_checked: bool = False) -> ClassAd:
-    """Build a ClassAd from a wire map; a malformed value names its attribute.
-    `names_checked`: the caller has already checked the attribute names."""
+def ad_from_wire(data: Any, what: str = "ad") -> ClassAd:
+    """Build a ClassAd from a wire map in one call into the core; a malformed one gets
+    the attribute-by-attribute reading's error, which names the attribute."""
+    if isinstance(data, dict):
+        fast = _core.ads_from_wire([data], Expr)[0]
+        if fast is not None:
+            return fast
+    return read_ad(data, what)
+
+
+def read_ad(data: Any, what: str = "ad") -> ClassAd:
+    """The reference reading of a wire map, attribute by attribute (what the core's one
+    call must agree with), naming what is wrong and where."""
     if not isinstance(data, dict):
         raise WireError(f"{what}: expected a map of attributes, got {type(data).__name__}")
-    plain = all(type(v) in _PLAIN for v in data.values())
-    if plain and (names_checked or all(isinstance(n, str) and _NAME.fullmatch(n) for n in data)):
-        try:
-            return ClassAd(data)  # literals only: one call into the core
-        except (TypeError, ValueError):
-            pass  # an expression, or an integer past 64 bits: the slow path below
     ad = ClassAd()
     for name, v in data.items():
         set_from_wire(ad, name, v, what)
@@ -262,7 +266,7 @@ def ads_from_wire(data: list[Any], what: str = "ad") -> list[ClassAd]:
     text parsed once for them all); a malformed ad's error names it by its index."""
     fast = _core.ads_from_wire(data, Expr)
     return [
-        ad if ad is not None else ad_from_wire(d, f"{what} {i}")
+        ad if ad is not None else read_ad(d, f"{what} {i}")
         for i, (ad, d) in enumerate(zip(fast, data, strict=True))
     ]
 

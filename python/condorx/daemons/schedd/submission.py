@@ -46,7 +46,7 @@ class Submission:
                 _check_names(proc, keys)
                 checked.add(keys)
             own = dict(proc_map)
-            procs.append(Proc(own, wire.ad_from_wire(own, f"proc {proc}", names_checked=True)))
+            procs.append(Proc(own, wire.ad_from_wire(own, f"proc {proc}")))
         return cls(cluster, tuple(procs))
 
 
