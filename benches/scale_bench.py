@@ -48,7 +48,7 @@ def config(slots: int, per_machine: int) -> str:
         f"SIM_MACHINES = {machines}\nNUM_CPUS = {per_machine}\nMEMORY = {per_machine * 1024}\n"
         "SIM_JOB_DURATION = 3600\nSTART = TRUE\n"
         "NEGOTIATOR_INTERVAL = 5\nUPDATE_INTERVAL = 30\nSCHEDD_INTERVAL = 5\n"
-        f"MAX_JOBS_PER_SUBMISSION = {max(4 * slots, 20000)}\n"
+        f"MAX_JOBS_PER_SUBMISSION = {max(5 * slots, 20000)}\n"
         # Every daemon is on loopback here: one host holds every claim's connection.
         "MAX_CONNECTIONS_PER_HOST = 19000\n"
     )
