@@ -9,6 +9,8 @@ import signal
 import trio
 
 from condorx.client import master
+from condorx.client.collector import CollectorClient
+from condorx.client.connection import daemon_credentials
 from condorx.testing.pool import alive, wait_for
 
 MASTER = """\
@@ -49,6 +51,41 @@ def test_master_keeps_its_daemons_running_and_obeys_commands(pool):
         "the schedd to leave DAEMON_LIST and the collector to restart",
     )
 
+    pids = [d["pid"] for d in daemons(pool).values()]
+    pool.daemon("master").stop()
+    for pid in pids:
+        wait_for(lambda pid=pid: not alive(pid), f"daemon {pid} to stop with the master")
+
+
+SECOND_NEGOTIATOR = """\
+DAEMON_LIST = MASTER, COLLECTOR, NEGOTIATOR, NEG2
+MASTER_BACKOFF_CONSTANT = 1
+NEG2 = $(NEGOTIATOR)
+NEG2_ARGS = -local-name NEG2
+NEG2.NEGOTIATOR_LOG = $(LOG)/Negotiator2Log
+"""
+
+
+def test_the_master_runs_a_second_negotiator_as_htcondor_configures_one(pool):
+    with open(pool.config_file, "a") as f:
+        f.write(SECOND_NEGOTIATOR)
+    pool.reload()
+    pool.start("master")
+    wait_for(
+        lambda: (
+            sorted(daemons(pool)) == ["collector", "neg2", "negotiator"]
+            and all(d["pid"] for d in daemons(pool).values())
+        ),
+        "the collector and both negotiators to start",
+    )
+    collector = CollectorClient(pool.cfg, daemon_credentials(pool.cfg))
+
+    def negotiators() -> list[str]:
+        rows = trio.run(collector.query_rows, "negotiator", ["Name"])
+        return sorted(str(r[0]).split("@")[0] for r in rows)
+
+    wait_for(lambda: negotiators() == ["neg2", "negotiator"], "both negotiators' ads")
+    assert (pool.root / "log" / "Negotiator2Log").exists()
     pids = [d["pid"] for d in daemons(pool).values()]
     pool.daemon("master").stop()
     for pid in pids:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import trio
 
@@ -58,7 +59,20 @@ class Master:
 
     def daemon_list(self) -> list[str]:
         names = [n.lower() for n in self.cfg.get_list("DAEMON_LIST")]
-        return [n for n in names if n != "master" and n in DAEMONS]
+        return [n for n in names if n != "master" and self.command(n) is not None]
+
+    def command(self, name: str) -> list[str] | None:
+        """How the daemon `name` of DAEMON_LIST is run: one of ours by its name, or, as
+        HTCondor's masters run a second negotiator, a name the configuration gives a
+        daemon's program and arguments (`NEG2 = $(NEGOTIATOR)`, `NEG2_ARGS = -local-name
+        NEG2`). None when it names no daemon condorx has."""
+        if name in DAEMONS:
+            return [name]
+        program = Path(self.cfg.get(name.upper()) or "").name
+        kind = program.removeprefix("condor_")
+        if not program.startswith("condor_") or kind not in DAEMONS or kind == "master":
+            return None
+        return [kind, *(self.cfg.get(f"{name.upper()}_ARGS") or "").split()]
 
     def backoff(self, child: Child) -> float:
         """HTCondor's rule: constant * factor ** restarts, up to the ceiling."""
@@ -82,8 +96,9 @@ class Master:
         recover = self.cfg.get_float("MASTER_RECOVER_FACTOR", 300.0)
         while child.wanted:
             child.started = time.monotonic()
+            command = self.command(child.name) or [child.name]
             child.process = await trio.lowlevel.open_process(
-                [sys.executable, "-m", "condorx.daemons", child.name],
+                [sys.executable, "-m", "condorx.daemons", *command],
                 env=dict(os.environ),
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
@@ -142,8 +157,8 @@ class Master:
     # -- commands -------------------------------------------------------------------------
 
     def _names(self, req: Off | On | Restart) -> list[str]:
-        wanted = req.daemons or self.daemon_list()
-        bad = [n for n in wanted if n not in DAEMONS or n == "master"]
+        wanted = [str(n).lower() for n in req.daemons] or self.daemon_list()
+        bad = [n for n in wanted if n == "master" or self.command(n) is None]
         if bad:
             raise Refused("bad-request", f"not a daemon the master runs: {', '.join(bad)}")
         return [str(n) for n in wanted]
