@@ -157,7 +157,7 @@ class Master:
     # -- commands -------------------------------------------------------------------------
 
     def _names(self, req: Off | On | Restart) -> list[str]:
-        wanted = [str(n).lower() for n in req.daemons] or self.daemon_list()
+        wanted = [str(n).lower() for n in req.daemons or []] or self.daemon_list()
         bad = [n for n in wanted if n == "master" or self.command(n) is None]
         if bad:
             raise Refused("bad-request", f"not a daemon the master runs: {', '.join(bad)}")
