@@ -113,17 +113,15 @@ class ScheddClient:
     async def query_ads(
         self,
         constraint: str | None = None,
-        negotiating: bool = False,
         limit: int | None = None,
         after: str | None = None,
         routes: Sequence[Mapping[str, Any]] = (),
     ) -> AsyncGenerator[list[ClassAd], None]:
-        """Matching jobs' ads, in chunks, in job id order; `negotiating` leaves out jobs
-        already matched; `limit` and `after` (a job id) read the queue page by page;
+        """Matching jobs' ads, in chunks, in job id order; `limit` and `after` (a job id)
+        read the queue page by page;
         `routes` (route ads) keeps only jobs some route's requirements accept."""
         req = QueryJobs(
             constraint=constraint,
-            negotiating=negotiating,
             limit=limit,
             after=after,
             routes=list(routes),

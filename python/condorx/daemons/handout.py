@@ -14,8 +14,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 import trio
 
@@ -53,6 +52,7 @@ class Offer:
     schedd: str  # the job's schedd's address
     submitter: str
     job_id: str
+    slot: str = ""  # the slot the claim is for, once the startd has named it (a dynamic one)
 
 
 class HandOut:
@@ -72,9 +72,9 @@ class HandOut:
             made += await self._to_schedds(taken)
         return made
 
-    async def _to_startds(self, offers: Sequence[Offer]) -> list[tuple[Offer, str]]:
-        """The offers whose startd took them, with the name of the slot each is for."""
-        taken: list[tuple[Offer, str]] = []
+    async def _to_startds(self, offers: Sequence[Offer]) -> list[Offer]:
+        """The offers whose startd took them, each with the name of its slot."""
+        taken: list[Offer] = []
 
         async def tell(startd: str, group: list[Offer]) -> None:
             items = [o.match.to_wire() for o in group]
@@ -83,28 +83,28 @@ class HandOut:
                 refused = reply.refusal(i)
                 slot = reply.results[i].get("slot") if refused is None else None
                 if isinstance(slot, str):
-                    taken.append((offer, slot))
+                    taken.append(replace(offer, slot=slot))
                 else:
                     _not_made([offer], refused or "the startd named no slot")
 
         await self._each(_grouped(offers, lambda o: o.startd), tell)
         return taken
 
-    async def _to_schedds(self, taken: list[tuple[Offer, str]]) -> int:
+    async def _to_schedds(self, taken: list[Offer]) -> int:
         made = 0
 
-        async def tell(schedd: str, group: list[tuple[Offer, str]]) -> None:
+        async def tell(schedd: str, group: list[Offer]) -> None:
             nonlocal made
-            items = [_matched(offer, slot).to_wire() for offer, slot in group]
+            items = [_matched(offer).to_wire() for offer in group]
             reply = await self._batch(schedd, MatchedMany(items), len(group))
-            for i, (offer, _slot) in enumerate(group):
+            for i, offer in enumerate(group):
                 refused = reply.refusal(i)
                 if refused is None:
                     made += 1
                 else:
                     _not_made([offer], refused)
 
-        await self._each(_grouped(taken, lambda t: t[0].schedd), tell)
+        await self._each(_grouped(taken, lambda o: o.schedd), tell)
         return made
 
     async def _batch(self, address: str, request: Message, count: int) -> Each:
@@ -114,12 +114,13 @@ class HandOut:
         return reply
 
     async def _each(
-        self, groups: dict[str, list[Any]], tell: Callable[[str, list[Any]], Awaitable[None]]
+        self,
+        groups: dict[str, list[Offer]],
+        tell: Callable[[str, list[Offer]], Awaitable[None]],
     ) -> None:
-        async def one(address: str, group: list[Any]) -> None:
-            offers = [g if isinstance(g, Offer) else g[0] for g in group]
+        async def one(address: str, group: list[Offer]) -> None:
             if address in self.failed:
-                _not_made(offers, f"{self.failed[address]} (earlier in this hand-out)")
+                _not_made(group, f"{self.failed[address]} (earlier in this hand-out)")
                 return
             async with self.limit:
                 try:
@@ -127,24 +128,24 @@ class HandOut:
                 except PEER_FAILURES as e:
                     if not isinstance(e, wire.RemoteError):
                         self.failed[address] = why(e)
-                    _not_made(offers, why(e))
+                    _not_made(group, why(e))
 
         async with trio.open_nursery() as nursery:
             for address, group in groups.items():
                 nursery.start_soon(one, address, group)
 
 
-def _grouped(items: Sequence[Any], key: Callable[[Any], str]) -> dict[str, list[Any]]:
-    groups: dict[str, list[Any]] = defaultdict(list)
+def _grouped(items: Sequence[Offer], key: Callable[[Offer], str]) -> dict[str, list[Offer]]:
+    groups: dict[str, list[Offer]] = defaultdict(list)
     for item in items:
         groups[key(item)].append(item)
     return groups
 
 
-def _matched(offer: Offer, slot: str) -> Matched:
+def _matched(offer: Offer) -> Matched:
     m = offer.match
     # The job stands for its autocluster: the schedd runs whichever of it still waits.
-    return Matched(offer.job_id, m.claim_id, offer.startd, slot, m.user, autocluster=True)
+    return Matched(offer.job_id, m.claim_id, offer.startd, offer.slot, m.user, autocluster=True)
 
 
 def _not_made(offers: list[Offer], reason: str) -> None:

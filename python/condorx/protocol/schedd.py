@@ -38,14 +38,13 @@ class Route(Message):
 @dataclass(frozen=True)
 class QueryJobs(Message):
     """The jobs that match `constraint`, whole or as the values of `exprs`; `after` a
-    job id for the next page, `routes` route ads whose requirements a job must meet,
-    `negotiating` to leave out the jobs already matched."""
+    job id for the next page, `routes` route ads whose requirements a job must meet.
+    (A negotiator asks for `Autoclusters` instead.)"""
 
     command = "query"
     constraint: Any = None
     exprs: list[Any] | None = None
     limit: int | None = None
-    negotiating: bool = False
     after: str | None = None
     routes: list[Any] | None = None
 

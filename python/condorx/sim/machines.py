@@ -95,11 +95,14 @@ class SimMachines:
         """An update that withdrew these failed: the next one withdraws them."""
         self._gone.update(n for n in names if n not in self._by_name)
 
-    def updates(self) -> tuple[list[dict[str, Any]], list[str]]:
-        """The ads of the slots changed since the last update, and the names of the
-        dynamic slots gone since; each startd's count of updates goes up by one."""
+    def updates(self, everything: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
+        """The ads of the slots changed since the last update (of every slot, with
+        `everything`), and the names of the dynamic slots gone since; each startd's
+        count of updates goes up by one."""
         changed, self._dirty = self._dirty, {}
         gone, self._gone = sorted(self._gone), set()
+        if everything:
+            return self.ads(), gone
         for t in {id(t): t for t, _ in changed.values()}.values():
             t.sequence += 1
         return [t.advertised(s) for t, s in changed.values()], gone

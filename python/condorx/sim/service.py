@@ -247,9 +247,7 @@ class Simulator:
         full_due = trio.current_time()
         while True:
             full = trio.current_time() >= full_due
-            ads, gone = self.machines.updates()
-            if full:
-                ads = self.machines.ads()
+            ads, gone = self.machines.updates(everything=full)
             try:
                 if gone:
                     await self.collector.withdraw("Machine", gone)

@@ -13,11 +13,9 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyType};
 
 use crate::classad::PyClassAd;
 
-/// An expression's text, parsed once per call: shared among the ads, or a literal.
-enum Parsed {
-    Shared(Arc<Shared>),
-    Own(Expr),
-}
+/// An expression's text, parsed once per call: shared among the ads, or (a literal, or
+/// past the cache's room) each ad's own copy, as `ExprCache::share` gives it.
+type Parsed = Result<Arc<Shared>, Expr>;
 
 struct Reader {
     texts: HashMap<String, Parsed>,
@@ -52,8 +50,8 @@ impl Reader {
                     return Ok(None);
                 };
                 match self.parsed(text.to_str()?) {
-                    Some(Parsed::Shared(s)) => ad.insert_shared(name, s.clone()),
-                    Some(Parsed::Own(e)) => ad.insert(name, e.clone()),
+                    Some(Ok(s)) => ad.insert_shared(name, s.clone()),
+                    Some(Err(e)) => ad.insert(name, e.clone()),
                     None => return Ok(None),
                 }
                 continue;
@@ -69,11 +67,7 @@ impl Reader {
     fn parsed(&mut self, text: &str) -> Option<&Parsed> {
         if !self.texts.contains_key(text) {
             let expr = parse_expr(text).ok()?;
-            let parsed = match self.cache.share(expr) {
-                Ok(s) => Parsed::Shared(s),
-                Err(own) => Parsed::Own(own),
-            };
-            self.texts.insert(text.to_owned(), parsed);
+            self.texts.insert(text.to_owned(), self.cache.share(expr));
         }
         self.texts.get(text)
     }

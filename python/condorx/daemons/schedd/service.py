@@ -264,7 +264,7 @@ class Schedd:
             raise transitions.QueueError("not-found", f"no job {item.get('job')!r}")
         if ad.get("JobStatus") != JobStatus.IDLE or routing.is_managed(ad):
             raise transitions.QueueError("busy", f"job {item.get('job')} is not idle and free")
-        if original in self.shadows.pending or original in self.shadows.running:
+        if self.shadows.busy(original):
             raise transitions.QueueError("busy", f"job {item.get('job')} is being matched")
         if not isinstance(copy, dict) or not route:
             raise transitions.QueueError("bad-request", "a route item needs a copy and a route")
@@ -294,8 +294,6 @@ class Schedd:
 
     async def query(self, peer: Peer, req: QueryJobs, ch: wire.Channel) -> Count:
         jobs = self.ledger.snapshot()
-        if req.negotiating:  # jobs already matched are not offered twice
-            jobs = [(k, ad) for k, ad in jobs if k not in self.shadows.pending]
         after = routing.parse_id(req.after)
         if after is not None:  # the next page: the jobs after this one (queue order is
             jobs = [(k, ad) for k, ad in jobs if k > after]  # submission order, by id)
@@ -320,8 +318,7 @@ class Schedd:
 
     async def autoclusters(self, peer: Peer, req: Autoclusters, ch: wire.Channel) -> Count:
         """A negotiator's request for our waiting jobs, one row per group of them."""
-        busy = self.shadows.pending | self.shadows.running.keys()
-        jobs = [(k, ad) for k, ad in self.ledger.snapshot() if k not in busy]
+        jobs = [(k, ad) for k, ad in self.ledger.snapshot() if not self.shadows.busy(k)]
         chosen = _select(jobs, req.constraint)
         try:
             pool = [ad for text in req.pool for ad in parseAds(str(text))]
@@ -466,8 +463,7 @@ class Schedd:
 
     def _waiting(self, key: Key) -> bool:
         """Whether the job waits for a match: idle here, and neither matched nor running."""
-        pending = key in self.shadows.pending or key in self.shadows.running
-        return not pending and runs_here(self.ledger.get(key))
+        return not self.shadows.busy(key) and runs_here(self.ledger.get(key))
 
     # -- following up what was committed --------------------------------------------------
 

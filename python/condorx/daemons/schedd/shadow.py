@@ -69,6 +69,10 @@ class Shadows:
         # once its next run is near, not one that would sit on the slot for an hour.
         self.due = ExprTree(cron.due_clause(me.interval))
 
+    def busy(self, key: Key) -> bool:
+        """Whether the job is taken: matched and being claimed for, or running."""
+        return key in self.pending or key in self.running
+
     # -- the idle jobs of each user, for reusing claims -----------------------------------
 
     def note_idle(self, keys: list[Key]) -> None:
