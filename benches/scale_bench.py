@@ -1,10 +1,12 @@
 """The real daemons at scale, on simulated execute machines (condorx.sim).
 
     python benches/scale_bench.py [--slots 10000] [--per-machine 100] [--timeout 900]
+                                  [--jobs N] [--autoclusters K]
 
 Starts a real collector, negotiator and schedd and the simulator with --slots static
-slots (--per-machine to a simulated machine), submits twice as many jobs as slots (one
-cluster, each job lasting an hour, so that a slot once busy stays busy), and measures:
+slots (--per-machine to a simulated machine), submits --jobs jobs (twice as many as
+slots unless given; one cluster, in --autoclusters groups that differ in their memory
+request; each job lasting an hour, so that a slot once busy stays busy), and measures:
 
 - how long the simulator's ads take to reach the collector; how many slot ads a second
   the collector takes (the pool's own ads sent again, 1,000 to an update); how long
@@ -42,15 +44,13 @@ from condorx.negotiation import Submitter, negotiate
 from condorx.testing.pool import LocalPool
 
 
-def config(slots: int, per_machine: int) -> str:
+def config(slots: int, per_machine: int, jobs: int = 0) -> str:
     machines = max(1, slots // per_machine)
     return (
         f"SIM_MACHINES = {machines}\nNUM_CPUS = {per_machine}\nMEMORY = {per_machine * 1024}\n"
         "SIM_JOB_DURATION = 3600\nSTART = TRUE\n"
         "NEGOTIATOR_INTERVAL = 5\nUPDATE_INTERVAL = 30\nSCHEDD_INTERVAL = 5\n"
-        f"MAX_JOBS_PER_SUBMISSION = {max(5 * slots, 20000)}\n"
-        # Every daemon is on loopback here: one host holds every claim's connection.
-        "MAX_CONNECTIONS_PER_HOST = 19000\n"
+        f"MAX_JOBS_PER_SUBMISSION = {max(5 * slots, jobs, 20000)}\n"
     )
 
 
@@ -171,14 +171,26 @@ def turnover(slots: int, per_machine: int, duration: float, window: float) -> No
     print(f"  slots busy meanwhile                 {100 * statistics.mean(busy):8.1f} %")
 
 
-def measure(slots: int, per_machine: int, timeout: float, profile: Path | None) -> None:
+def submit_file(jobs: int, autoclusters: int) -> str:
+    """One cluster of `jobs` procs in `autoclusters` groups: each group's memory request
+    differs, so each is an autocluster of its own (issue 20's 1,000,000 jobs in 1,000)."""
+    lines = ["executable = /bin/true"]
+    for k in range(autoclusters):
+        n = jobs // autoclusters + (1 if k < jobs % autoclusters else 0)
+        lines += [f"request_memory = {1 + k}", f"queue {n}"]
+    return "\n".join(lines) + "\n"
+
+
+def measure(
+    slots: int, per_machine: int, timeout: float, profile: Path | None, jobs: int, groups: int
+) -> None:
     with tempfile.TemporaryDirectory(prefix="scale") as d:
         extra = ""
         if profile is not None:
             profile.mkdir(parents=True, exist_ok=True)
             for name in ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "SIM"):
                 extra += f"{name}_PROFILE = {profile.resolve()}/{name.lower()}.prof\n"
-        pool = LocalPool(Path(d), config(slots, per_machine) + extra)
+        pool = LocalPool(Path(d), config(slots, per_machine, jobs) + extra)
         try:
             pool.start("collector", "negotiator", "schedd")
             started = time.monotonic()
@@ -192,7 +204,7 @@ def measure(slots: int, per_machine: int, timeout: float, profile: Path | None) 
             intake = statistics.median(collector_intake(pool, free) for _ in range(3))
             total = status_total(pool)
             schedd_idle = rss_mib(pool.daemon("schedd").proc.pid)  # type: ignore[union-attr]
-            (pool.root / "job.sub").write_text(f"executable = /bin/true\nqueue {2 * slots}\n")
+            (pool.root / "job.sub").write_text(submit_file(jobs, groups))
             t0 = time.monotonic()
             pool.cli("condorx.cli.submit", "job.sub")
             submitted = time.monotonic() - t0
@@ -212,7 +224,10 @@ def measure(slots: int, per_machine: int, timeout: float, profile: Path | None) 
         finally:
             pool.stop()
     inproc, inproc_matches = in_process(free, jobs)
-    print(f"\n{slots:,} simulated slots ({slots // per_machine} machines), {2 * slots:,} jobs")
+    print(
+        f"\n{slots:,} simulated slots ({slots // per_machine} machines), "
+        f"{jobs:,} jobs in {groups:,} autoclusters"
+    )
     print(f"  ads in the collector after          {advertised:8.1f} s")
     print(f"  collector intake                     {intake:8,.0f} slot ads/s")
     print(f"  condor_status -total                 {total:8.2f} s")
@@ -238,6 +253,8 @@ def main() -> None:
     ap.add_argument("--slots", type=int, nargs="+", default=[10_000])
     ap.add_argument("--per-machine", type=int, default=100)
     ap.add_argument("--timeout", type=float, default=900.0)
+    ap.add_argument("--jobs", type=int, help="jobs submitted (twice the slots if not given)")
+    ap.add_argument("--autoclusters", type=int, default=1, help="the jobs' autoclusters")
     ap.add_argument("--profile", type=Path, help="leave each daemon's cProfile stats here")
     ap.add_argument(
         "--turnover", type=float, metavar="SECONDS", help="also: jobs this long, the turnover"
@@ -245,7 +262,8 @@ def main() -> None:
     ap.add_argument("--window", type=float, default=120.0, help="turnover measured this long")
     args = ap.parse_args()
     for n in args.slots:
-        measure(n, args.per_machine, args.timeout, args.profile)
+        jobs = args.jobs or 2 * n
+        measure(n, args.per_machine, args.timeout, args.profile, jobs, args.autoclusters)
         if args.turnover:
             turnover(n, args.per_machine, args.turnover, args.window)
 

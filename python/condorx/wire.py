@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import struct
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -81,7 +82,45 @@ def unpack(body: bytes) -> Any:
         raise WireError(f"malformed message: {e}") from None
 
 
-class Channel:
+class Channel(ABC):
+    """A conversation of whole frames: a connection of its own (`StreamChannel`), or one
+    stream of a multiplexed connection (`condorx.mux`). Everything above the wire speaks
+    to this."""
+
+    @abstractmethod
+    async def send(self, obj: Any) -> None: ...
+
+    @abstractmethod
+    async def receive(self) -> Any:
+        """The next frame; `Closed` when the conversation ended between frames."""
+
+    @abstractmethod
+    async def aclose(self) -> None: ...
+
+    async def request(self, obj: Mapping[str, Any]) -> dict[str, Any]:
+        """Send a request and return its final reply, raising RemoteError on a refusal."""
+        try:
+            await self.send(obj)
+        except trio.BrokenResourceError:
+            # The daemon refused the message part way (too large) and closed; its reason
+            # is waiting to be read.
+            pass
+        return check(await self.receive())
+
+    async def streamed(self, obj: Mapping[str, Any]) -> AsyncIterator[Any]:
+        """Send a request whose reply is streamed: yields each `{"more": ...}` payload,
+        and checks the final reply."""
+        await self.send(obj)
+        while True:
+            reply = await self.receive()
+            if isinstance(reply, dict) and "more" in reply:
+                yield reply["more"]
+                continue
+            check(reply)
+            return
+
+
+class StreamChannel(Channel):
     """One connection: whole frames in and out over a trio stream."""
 
     def __init__(self, stream: trio.abc.Stream, max_frame: int = MAX_FRAME) -> None:
@@ -133,28 +172,6 @@ class Channel:
             except ProtectionError as e:
                 raise WireError(str(e)) from None
         return unpack(body)
-
-    async def request(self, obj: Mapping[str, Any]) -> dict[str, Any]:
-        """Send a request and return its final reply, raising RemoteError on a refusal."""
-        try:
-            await self.send(obj)
-        except trio.BrokenResourceError:
-            # The daemon refused the message part way (too large) and closed; its reason
-            # is waiting to be read.
-            pass
-        return check(await self.receive())
-
-    async def streamed(self, obj: Mapping[str, Any]) -> AsyncIterator[Any]:
-        """Send a request whose reply is streamed: yields each `{"more": ...}` payload,
-        and checks the final reply."""
-        await self.send(obj)
-        while True:
-            reply = await self.receive()
-            if isinstance(reply, dict) and "more" in reply:
-                yield reply["more"]
-                continue
-            check(reply)
-            return
 
     async def aclose(self) -> None:
         await self.stream.aclose()

@@ -40,7 +40,7 @@ def test_a_claim_takes_its_users_jobs_that_its_slot_will_take(tmp_path: Path):
     async def main() -> list:
         async with trio.open_nursery() as nursery:
             await nursery.start(ledger.run)
-            shadows = Shadows(ledger, StartdClient(Credentials()), me, nursery)
+            shadows = Shadows(ledger, StartdClient(Credentials(), nursery), me, nursery)
             big = {"RequestMemory": 100_000}
             # A cron job whose next run is 11 to 12 hours off: not due on a reused claim.
             hour = (time.localtime(now).tm_hour + 12) % 24

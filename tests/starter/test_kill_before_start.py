@@ -33,14 +33,14 @@ def kill_with_the_run(request: dict[str, Any]) -> list[dict[str, Any]]:
 
     async def main() -> list[dict[str, Any]]:
         ours, theirs = trio.testing.memory_stream_pair()
-        startd = wire.Channel(ours)
+        startd = wire.StreamChannel(ours)
         frames = []
         async with trio.open_nursery() as nursery:
             # Both frames wait in the stream before the starter reads either, as they wait
             # in the pipe of a starter that is still importing.
             await startd.send(request)
             await startd.send({"cmd": "signal", "signal": int(signal.SIGTERM), "why": "evict"})
-            nursery.start_soon(Starter(wire.Channel(theirs)).serve)
+            nursery.start_soon(Starter(wire.StreamChannel(theirs)).serve)
             with trio.fail_after(30):
                 while not frames or not ({"vacated", "done", "failed"} & frames[-1].keys()):
                     frames.append(await startd.receive())

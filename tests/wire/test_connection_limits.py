@@ -47,7 +47,7 @@ def test_a_stranger_announcing_a_large_frame_is_refused_before_it_is_read():
     async def test(nursery: trio.Nursery) -> None:
         addr = await start(nursery)
         s = await stranger(addr)
-        hello = wire.Channel(s)
+        hello = wire.StreamChannel(s)
         await hello.receive()
         # 250 MiB announced, 1 MiB sent: the daemon stops at the header.
         try:

@@ -71,14 +71,14 @@ class Address:
 
 async def connect(
     addr: Address, creds: Credentials, max_frame: int = wire.MAX_FRAME
-) -> wire.Channel:
+) -> wire.StreamChannel:
     if addr.unix is not None:
         stream: trio.abc.Stream = await trio.open_unix_socket(str(addr.unix))
     else:
         assert addr.host is not None and addr.port is not None
         stream = await trio.open_tcp_stream(addr.host, addr.port)
     # Until the daemon has proven itself, it gets no more room than a stranger would.
-    ch = wire.Channel(stream, wire.PRE_AUTH_FRAME)
+    ch = wire.StreamChannel(stream, wire.PRE_AUTH_FRAME)
     try:
         hello = await ch.receive()
         if isinstance(hello, dict) and hello.get("ok") is False:
@@ -105,7 +105,12 @@ async def connect(
 
 
 def _take_protection(
-    ch: wire.Channel, addr: Address, reply: dict[str, Any], keys: Keys, user: str, policy: Policy
+    ch: wire.StreamChannel,
+    addr: Address,
+    reply: dict[str, Any],
+    keys: Keys,
+    user: str,
+    policy: Policy,
 ) -> None:
     """Check the daemon's proof of what it decided, then protect the channel that way."""
     try:

@@ -2,7 +2,9 @@
 one after another, release it; and, on a connection of their own, suspend, continue or
 stop the job a claim runs.
 
-A claim keeps one connection for its life. A job's `run` stays open while the job runs:
+A claim keeps one conversation for its life: a stream of the one connection the schedd
+holds to that startd (`condorx.mux`), so that a schedd's running claims are not bounded
+by how many files it may open. A job's `run` stays open while the job runs:
 the startd's frames on it (the job started, heartbeats, the policy suspended it) are its
 lease, and the last one says how the run ended (`RunResult`).
 """
@@ -17,8 +19,9 @@ import trio
 
 from condorx import locate, wire
 from condorx.classad import ClassAd
-from condorx.client.connection import Address, Credentials, call, connect, user_credentials
+from condorx.client.connection import Address, Credentials, call, user_credentials
 from condorx.config import Config
+from condorx.mux import Multiplexer, Stream
 from condorx.protocol.startd import (
     Claimed,
     ClaimSlot,
@@ -68,33 +71,49 @@ class Claim:
 
 
 class StartdClient:
-    def __init__(self, creds: Credentials, claiming: int = 256, timeout: float = 60.0) -> None:
-        """`claiming`: how many claims may be connecting to their startds at once, so
-        that a cycle's thousands of matches do not open thousands of connections in one
-        instant; `timeout`: how long a startd may take to accept the connection (one
-        that does not holds its place no longer). The claim request itself is not
-        bounded: after a preempting match it waits for the old job's retirement."""
+    def __init__(
+        self, creds: Credentials, nursery: trio.Nursery, claiming: int = 256, timeout: float = 60.0
+    ) -> None:
+        """Claims to one startd share a connection (`condorx.mux`), whose reading task
+        runs in `nursery`. `claiming`: how many claims may be taken up at once, so that
+        a cycle's thousands of matches do not all ask in one instant; `timeout`: how
+        long a startd may take to accept a connection (one that does not holds its
+        place no longer). The claim request itself is not bounded: after a preempting
+        match it waits for the old job's retirement."""
         self.creds = creds
+        self.streams = Multiplexer(creds, nursery)
         self.claiming = trio.CapacityLimiter(max(1, claiming))
         self.timeout = timeout
 
     @asynccontextmanager
     async def claim(self, startd: Address, req: ClaimSlot) -> AsyncIterator[Claim]:
-        """Take up a claim; the connection closes when the block ends. TooSlowError when
-        the startd does not take the connection within the timeout."""
+        """Take up a claim on a stream of its own; the stream ends when the block ends.
+        TooSlowError when the startd does not take the connection within the timeout."""
         async with self.claiming:
-            with trio.fail_after(self.timeout):
-                ch = await connect(startd, self.creds)
+            ch, claimed = await self._claim(startd, req)
         try:
-            claimed = Claimed.from_wire(await ch.request(req.to_wire()))
             slot_ad = wire.ad_from_wire(claimed.ad, "slot ad")
-        except BaseException:
-            await ch.aclose()
-            raise
-        try:
             yield Claim(ch, req.claim_id, slot_ad)
         finally:
             await ch.aclose()
+
+    async def _claim(self, startd: Address, req: ClaimSlot) -> tuple[Stream, Claimed]:
+        for attempt in (1, 2):
+            with trio.fail_after(self.timeout):
+                ch, reused = await self.streams.open(startd)
+            try:
+                return ch, Claimed.from_wire(await ch.request(req.to_wire()))
+            except wire.Closed:
+                # A shared connection the startd had just closed (or a restarted
+                # startd's): it read nothing of this request. Once more, afresh.
+                await ch.aclose()
+                if not reused or attempt == 2:
+                    raise
+            except BaseException:
+                with trio.CancelScope(shield=True):
+                    await ch.aclose()
+                raise
+        raise AssertionError("unreachable")
 
     async def suspend(self, startd: Address, claim_id: str) -> None:
         await call(startd, self.creds, Suspend(claim_id))

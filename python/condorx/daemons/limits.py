@@ -25,6 +25,10 @@ class Limits:
     idle_timeout: float = 300.0  # IDLE_CONNECTION_TIMEOUT, unless a claim holds it
     max_connections: int = 4096  # MAX_CONNECTIONS, in all
     max_per_host: int = 2048  # MAX_CONNECTIONS_PER_HOST
+    # Streams on one multiplexed connection (`condorx.mux`): they cost no file, only a
+    # little memory each, and one schedd may hold a claim on each of a big machine's (or
+    # a simulator's) slots over one.
+    max_streams: int = 262144  # MAX_STREAMS_PER_CONNECTION
 
     @classmethod
     def from_config(cls, cfg: Config) -> Limits:
@@ -37,6 +41,7 @@ class Limits:
             max_connections=total,
             # One host may take half, so that it cannot lock every other host out.
             max_per_host=cfg.get_int("MAX_CONNECTIONS_PER_HOST", max(1, total // 2)),
+            max_streams=cfg.get_int("MAX_STREAMS_PER_CONNECTION", 262144),
         )
 
 

@@ -15,12 +15,13 @@ import secrets
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import trio
 
-from condorx import security, wire
+from condorx import mux, security, wire
 from condorx.config import Config
 from condorx.daemons.limits import Limits
 from condorx.errors import CondorxError, Refused
@@ -178,7 +179,7 @@ class Server:
             else:
                 with trio.move_on_after(1):
                     busy = f"{self.name}: too many connections; try again later"
-                    await wire.Channel(stream).send(wire.error_reply("busy", busy))
+                    await wire.StreamChannel(stream).send(wire.error_reply("busy", busy))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
@@ -210,7 +211,7 @@ class Server:
         auth: Callable[[wire.Channel, dict[str, Any]], Awaitable[_Accepted]],
     ) -> None:
         # A stranger's frames are small until it has proven who it is.
-        ch = wire.Channel(stream, wire.PRE_AUTH_FRAME)
+        ch = wire.StreamChannel(stream, wire.PRE_AUTH_FRAME)
         hello = {"hello": self.name, "v": wire.VERSION, "nonce": secrets.token_bytes(16)}
         accepted: _Accepted | None = None
         with trio.move_on_after(self.limits.handshake_timeout):
@@ -248,12 +249,18 @@ class Server:
             try:
                 with trio.move_on_after(idle):
                     request = await ch.receive()
+            except wire.Closed:
+                return
             except wire.WireError as e:
                 if "closed by peer" not in str(e):
                     await ch.send(wire.error_reply("bad-request", str(e)))
                 return
             if request is _IDLE:
                 log.info("closing %s's connection: idle for %g s", peer.user, idle)
+                return
+            if request == mux.SWITCH and isinstance(ch, wire.StreamChannel):
+                await ch.send({"ok": True})
+                await mux.serve(ch, partial(self._stream, peer), **self._streams())
                 return
             reply = await self._dispatch(peer, request, ch)
             if isinstance(request, dict) and self.audited(request):
@@ -262,6 +269,19 @@ class Server:
             # the reply goes out even as the daemon's tasks are being cancelled.
             with trio.CancelScope(shield=True), trio.move_on_after(5):
                 await ch.send(reply)
+
+    def _streams(self) -> dict[str, Any]:
+        return {"max_streams": self.limits.max_streams, "idle": self.limits.idle_timeout}
+
+    async def _stream(self, peer: Peer, stream: mux.Stream) -> None:
+        """One stream of a multiplexed connection: a connection's conversation of its
+        own, whose end (not the connection's) lapses what is held over it."""
+        mine = Peer(peer.user, peer.method, peer.address)
+        try:
+            await self._requests(stream, mine)
+        finally:
+            for callback in mine.on_close:
+                callback()
 
     async def _dispatch(self, peer: Peer, request: Any, ch: wire.Channel) -> dict[str, Any]:
         if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):

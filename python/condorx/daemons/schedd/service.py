@@ -779,7 +779,9 @@ async def serve(
         await nursery.start(ledger.run)
         shadows = Shadows(
             ledger,
-            StartdClient(daemon_credentials(cfg), cfg.get_int("SCHEDD_CLAIM_CONCURRENCY", 256)),
+            StartdClient(
+                daemon_credentials(cfg), nursery, cfg.get_int("SCHEDD_CLAIM_CONCURRENCY", 256)
+            ),
             me,
             nursery,
         )

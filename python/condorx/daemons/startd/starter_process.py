@@ -35,7 +35,7 @@ class StarterProcess:
             env=dict(os.environ),
         )
         assert process.stdin is not None and process.stdout is not None
-        return cls(process, wire.Channel(trio.StapledStream(process.stdin, process.stdout)))
+        return cls(process, wire.StreamChannel(trio.StapledStream(process.stdin, process.stdout)))
 
     @property
     def alive(self) -> bool:

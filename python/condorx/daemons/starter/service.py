@@ -333,7 +333,7 @@ async def main_async() -> None:
     )
     # Nothing else may write to the frame stream: stray prints go to standard error.
     sys.stdout = sys.stderr
-    await Starter(wire.Channel(stream)).serve()
+    await Starter(wire.StreamChannel(stream)).serve()
 
 
 def main() -> None:

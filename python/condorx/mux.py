@@ -1,0 +1,298 @@
+"""Many conversations over one connection: the streams of a multiplexed connection.
+
+A daemon that holds thousands of long conversations with one peer (the schedd's claims
+on one execute host's slots: a claim keeps its conversation for its life) would otherwise
+hold as many connections, and a process may open only so many files. After the
+handshake the client sends `{"mux": 1}`; once that is answered, every frame on the
+connection is `[id, frame]`: the stream's id (the client's choice, each new stream's
+higher than the last) and one frame of its conversation. `[id, None]` ends a stream,
+from either side. The connection's authentication and protection cover every stream on
+it; each stream is a `wire.Channel` and carries requests as a connection of its own
+would, and each ends when the connection does.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+
+from condorx import wire
+from condorx.client.connection import Address, Credentials, connect
+
+# The request that turns a fresh connection into a multiplexed one.
+SWITCH: dict[str, Any] = {"mux": 1}
+# Frames a stream may hold unread. Requests and their replies alternate, so a peer that
+# sends this many without reading is not following the protocol: its stream is broken.
+_UNREAD = 1024
+# A frame still not sent after this long (the peer reads nothing) breaks the connection:
+# frames of every stream share it.
+_SEND_TIMEOUT = 60.0
+
+
+class Stream(wire.Channel):
+    """One conversation on a multiplexed connection."""
+
+    def __init__(self, link: Link, sid: int) -> None:
+        self.link = link
+        self.sid = sid
+        self._in, self._out = trio.open_memory_channel[Any](_UNREAD)
+        self._ended = False  # the other side ended it (or the connection did)
+        self._closed = False  # this side did
+        self._broken: str | None = None
+
+    async def send(self, obj: Any) -> None:
+        if self._closed:
+            raise trio.ClosedResourceError("stream closed")
+        if self._ended:
+            raise trio.BrokenResourceError(f"stream {self.sid} ended by the peer")
+        await self.link.send([self.sid, obj])
+
+    async def receive(self) -> Any:
+        try:
+            return await self._out.receive()
+        except (trio.EndOfChannel, trio.ClosedResourceError):
+            if self._broken is not None:
+                raise wire.WireError(f"stream {self.sid}: {self._broken}") from None
+            if self._closed:
+                raise wire.Closed(f"stream {self.sid} closed") from None
+            raise wire.Closed(f"stream {self.sid} closed by peer") from None
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._in.close()
+        if not self._ended and not self.link.dead:
+            try:
+                await self.link.send([self.sid, None])
+            except trio.BrokenResourceError:
+                pass
+        self.link.forget(self.sid)
+
+    def deliver(self, frame: Any) -> bool:
+        """A frame from the other side (None: it ended the stream). False when the stream
+        holds too many unread, and is broken: the caller ends it."""
+        if frame is None:
+            self.end()
+            return True
+        try:
+            self._in.send_nowait(frame)
+        except trio.WouldBlock:
+            self._broken = f"{_UNREAD} frames unread"
+            return False
+        except trio.ClosedResourceError:
+            pass  # closed on this side while the frame was on its way
+        return True
+
+    def end(self) -> None:
+        """The other side, or the connection, ended the stream: what came is still read."""
+        self._ended = True
+        self._in.close()
+
+
+class Link:
+    """A multiplexed connection: its streams, and the task that reads for all of them."""
+
+    def __init__(self, ch: wire.StreamChannel, on_empty: Callable[[], None] | None = None) -> None:
+        self.ch = ch
+        self.streams: dict[int, Stream] = {}
+        self.dead: str | None = None  # why the connection is over
+        self.last_sid = 0
+        # Called when the last stream ends (the client then closes the connection).
+        self._on_empty = on_empty
+        self._reading = trio.CancelScope()
+        self._waiting: trio.CancelScope | None = None
+        self._idle = math.inf
+
+    def open(self) -> Stream:
+        """A new stream (the client's side)."""
+        self.last_sid += 1
+        return self._add(self.last_sid)
+
+    def _add(self, sid: int) -> Stream:
+        stream = self.streams[sid] = Stream(self, sid)
+        if self._waiting is not None:
+            self._waiting.deadline = math.inf
+        return stream
+
+    def forget(self, sid: int) -> None:
+        self.streams.pop(sid, None)
+        if self.streams or self.dead:
+            return
+        if self._waiting is not None:
+            self._waiting.deadline = trio.current_time() + self._idle
+        if self._on_empty is not None:
+            self._on_empty()
+
+    async def send(self, frame: list[Any]) -> None:
+        if self.dead is not None:
+            raise trio.BrokenResourceError(self.dead)
+        # Shielded: a frame cut off half way would garble every stream's conversation.
+        with trio.CancelScope(shield=True), trio.move_on_after(_SEND_TIMEOUT) as sending:
+            try:
+                await self.ch.send(frame)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+                self.kill(f"connection broken: {e}")
+                raise trio.BrokenResourceError(self.dead) from None
+        if sending.cancelled_caught:
+            self.kill(f"a frame not taken in {_SEND_TIMEOUT:g} s")
+            raise trio.BrokenResourceError(self.dead)
+
+    def kill(self, why: str) -> None:
+        """End the connection and every stream on it."""
+        if self.dead is None:
+            self.dead = why
+        self._reading.cancel()
+
+    async def run(
+        self,
+        new: Callable[[int], Awaitable[Stream | None]] | None = None,
+        idle: float = math.inf,
+    ) -> None:
+        """Read the connection until it ends, handing each frame to its stream. `new`
+        takes up a stream the other side began (the server's side); without it, frames of
+        unknown streams (ones already ended here) are dropped. With no stream open for
+        `idle` seconds the connection ends."""
+        self._idle = idle
+        with self._reading:
+            try:
+                await self._read(new)
+            except wire.WireError as e:
+                self.dead = self.dead or str(e)
+        self.dead = self.dead or "connection closed"
+        for stream in list(self.streams.values()):
+            stream.end()
+        self.streams.clear()
+        with trio.CancelScope(shield=True):
+            await self.ch.aclose()
+
+    async def _read(self, new: Callable[[int], Awaitable[Stream | None]] | None) -> None:
+        while True:
+            with trio.CancelScope() as waiting:
+                self._waiting = waiting
+                if not self.streams:
+                    waiting.deadline = trio.current_time() + self._idle
+                frame = await self.ch.receive()
+            self._waiting = None
+            if waiting.cancelled_caught:
+                self.dead = f"no stream for {self._idle:g} s"
+                return
+            sid, payload = _parse(frame)
+            stream = self.streams.get(sid)
+            if stream is None:
+                if payload is None or new is None:
+                    continue
+                stream = await new(sid)
+                if stream is None:
+                    continue
+            if not stream.deliver(payload):
+                await stream.aclose()
+
+
+def _parse(frame: Any) -> tuple[int, Any]:
+    if (
+        not isinstance(frame, list)
+        or len(frame) != 2
+        or not isinstance(frame[0], int)
+        or isinstance(frame[0], bool)
+        or frame[0] <= 0
+    ):
+        raise wire.WireError("a multiplexed frame is [stream id, frame]")
+    return frame[0], frame[1]
+
+
+# -- the server's side ----------------------------------------------------------------------
+
+
+async def serve(
+    ch: wire.StreamChannel,
+    serve_stream: Callable[[Stream], Awaitable[None]],
+    max_streams: int,
+    idle: float,
+) -> None:
+    """Serve a connection switched to streams: `serve_stream` runs each stream's
+    conversation, at most `max_streams` at once; the connection ends when the client
+    closes it, breaks the protocol, or holds no stream for `idle` seconds."""
+    link = Link(ch)
+    async with trio.open_nursery() as nursery:
+
+        async def new(sid: int) -> Stream | None:
+            if sid <= link.last_sid:
+                return None  # a late frame of a stream that has ended
+            link.last_sid = sid
+            if len(link.streams) >= max_streams:
+                busy = wire.error_reply("busy", f"more than {max_streams} streams at once")
+                await link.send([sid, busy])
+                await link.send([sid, None])
+                return None
+            stream = link._add(sid)
+            nursery.start_soon(_serve_one, serve_stream, stream)
+            return stream
+
+        await link.run(new, idle)
+
+
+async def _serve_one(serve_stream: Callable[[Stream], Awaitable[None]], stream: Stream) -> None:
+    try:
+        await serve_stream(stream)
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        pass  # the connection is gone
+    finally:
+        await stream.aclose()
+
+
+# -- the client's side ----------------------------------------------------------------------
+
+
+class Multiplexer:
+    """Streams to daemons, over one connection to each address while any stream to it is
+    open. Its connections' reading tasks run in `nursery`."""
+
+    def __init__(self, creds: Credentials, nursery: trio.Nursery) -> None:
+        self.creds = creds
+        self.nursery = nursery
+        self.links: dict[str, Link] = {}
+        self._connecting: dict[str, trio.Lock] = {}
+
+    async def open(self, addr: Address) -> tuple[Stream, bool]:
+        """A new stream to `addr`, and whether its connection was already open (a
+        connection found closed on first use may have been ended by the daemon just
+        then, and is worth a second try)."""
+        key = str(addr)
+        lock = self._connecting.setdefault(key, trio.Lock())
+        async with lock:
+            link = self.links.get(key)
+            reused = link is not None and link.dead is None
+            if link is None or link.dead is not None:
+                link = await self._connect(key, addr)
+            return link.open(), reused
+
+    async def _connect(self, key: str, addr: Address) -> Link:
+        ch = await connect(addr, self.creds)
+        try:
+            await ch.request(SWITCH)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await ch.aclose()
+            raise
+        link = Link(ch)
+        link._on_empty = lambda: self._drop(key, link)
+        self.links[key] = link
+        self.nursery.start_soon(self._read, key, link)
+        return link
+
+    async def _read(self, key: str, link: Link) -> None:
+        try:
+            await link.run()
+        finally:
+            if self.links.get(key) is link:
+                del self.links[key]
+
+    def _drop(self, key: str, link: Link) -> None:
+        """No stream is left on the connection: it closes."""
+        if self.links.get(key) is link:
+            del self.links[key]
+        link.kill("no stream left")

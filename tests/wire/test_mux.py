@@ -1,0 +1,252 @@
+"""Streams multiplexed over one connection (`condorx.mux`), as the schedd's claims share
+one connection to each startd: each stream is a conversation of its own, whose end
+lapses what was held over it; the connection's end ends every stream; a peer that breaks
+the framing loses its connection and nobody else's.
+
+The daemon is the daemons' own `Server`, in the test's process, on loopback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from condorx import mux, wire
+from condorx.client.connection import Address, Credentials, connect
+from condorx.daemons.limits import Limits
+from condorx.daemons.server import Peer, Server
+from condorx.protocol.message import Done
+from condorx.testing.echo import COMMANDS, Echo, Echoed, Hold
+from condorx.testing.pool import run_in_nursery as run
+
+KEY = b"0123456789abcdef0123456789abcdef"
+CREDS = Credentials(pool_key=KEY)
+
+
+class Daemon:
+    """An echo daemon that records the connection each request came on (its peer
+    address) and which held streams have lapsed."""
+
+    def __init__(self) -> None:
+        self.addresses: list[str] = []
+        self.held = 0
+        self.lapsed = 0
+        self.server: Server | None = None
+
+    async def echo(self, peer: Peer, req: Echo, ch: wire.Channel) -> Echoed:
+        self.addresses.append(peer.address)
+        if req.data == "slow":
+            await trio.sleep(0.2)
+        return Echoed(peer.user, req.data)
+
+    async def hold(self, peer: Peer, req: Hold, ch: wire.Channel) -> Done:
+        self.held += 1
+        peer.on_close.append(self._lapse)
+        return Done()
+
+    def _lapse(self) -> None:
+        self.lapsed += 1
+
+    async def start(self, nursery: trio.Nursery, **limits: Any) -> Address:
+        self.server = Server(
+            "test", {Echo: self.echo, Hold: self.hold}, KEY, Limits(**limits), commands=COMMANDS
+        )
+        port = await nursery.start(self.server.serve_tcp, "127.0.0.1", 0)
+        return Address(host="127.0.0.1", port=port)
+
+    def connections(self) -> int:
+        assert self.server is not None
+        return self.server._open.total()
+
+
+async def wait_for(condition: Any) -> None:
+    with trio.fail_after(10):
+        while not condition():
+            await trio.sleep(0.01)
+
+
+def test_many_streams_share_one_connection_and_each_gets_its_own_replies():
+    async def test(nursery: trio.Nursery) -> None:
+        daemon = Daemon()
+        address = await daemon.start(nursery)
+        streams = mux.Multiplexer(CREDS, nursery)
+        got: dict[int, list[Any]] = {}
+
+        async def converse(i: int) -> None:
+            stream, _ = await streams.open(address)
+            got[i] = [(await stream.request(Echo(d).to_wire()))["echo"] for d in (i, "slow", -i)]
+            await stream.aclose()
+
+        async with trio.open_nursery() as talking:
+            for i in range(1, 51):
+                talking.start_soon(converse, i)
+        assert got == {i: [i, "slow", -i] for i in range(1, 51)}
+        assert len(daemon.addresses) == 150 and len(set(daemon.addresses)) == 1
+        # The last stream's end closed the connection.
+        await wait_for(lambda: daemon.connections() == 0)
+        assert streams.links == {}
+
+    run(test)
+
+
+def test_a_streams_end_lapses_what_it_held_and_nothing_else():
+    async def test(nursery: trio.Nursery) -> None:
+        daemon = Daemon()
+        address = await daemon.start(nursery)
+        streams = mux.Multiplexer(CREDS, nursery)
+        held = [(await streams.open(address))[0] for _ in range(3)]
+        for stream in held:
+            await stream.request(Hold().to_wire())
+        assert daemon.held == 3 and daemon.lapsed == 0
+        await held[0].aclose()
+        await wait_for(lambda: daemon.lapsed == 1)
+        # The others still converse, over the same connection.
+        assert (await held[1].request(Echo("still").to_wire()))["echo"] == "still"
+        assert daemon.lapsed == 1 and daemon.connections() == 1
+        for stream in held[1:]:
+            await stream.aclose()
+        await wait_for(lambda: daemon.lapsed == 3 and daemon.connections() == 0)
+
+    run(test)
+
+
+def test_the_connections_end_ends_every_stream_on_both_sides():
+    async def test(nursery: trio.Nursery) -> None:
+        daemon = Daemon()
+        address = await daemon.start(nursery)
+        streams = mux.Multiplexer(CREDS, nursery)
+        held = [(await streams.open(address))[0] for _ in range(4)]
+        for stream in held:
+            await stream.request(Hold().to_wire())
+        (link,) = streams.links.values()
+        link.kill("the test cuts it")
+        await wait_for(lambda: daemon.lapsed == 4)
+        for stream in held:
+            try:
+                await stream.request(Echo(1).to_wire())
+                raise AssertionError("a stream outlived its connection")
+            except wire.Closed:
+                pass
+        # A new stream opens a new connection.
+        stream, reused = await streams.open(address)
+        assert not reused
+        assert (await stream.request(Echo("again").to_wire()))["echo"] == "again"
+        await stream.aclose()
+
+    run(test)
+
+
+def test_a_daemons_idle_stream_ends_and_a_held_one_does_not():
+    async def test(nursery: trio.Nursery) -> None:
+        daemon = Daemon()
+        address = await daemon.start(nursery, idle_timeout=0.3)
+        streams = mux.Multiplexer(CREDS, nursery)
+        idle, (held, _) = (await streams.open(address))[0], await streams.open(address)
+        await idle.request(Echo(1).to_wire())
+        await held.request(Hold().to_wire())
+        with trio.fail_after(10):
+            try:
+                await idle.receive()
+                raise AssertionError("the daemon sent a frame unasked")
+            except wire.Closed:
+                pass
+        await trio.sleep(0.5)
+        assert (await held.request(Echo(2).to_wire()))["echo"] == 2
+        assert daemon.lapsed == 0
+        await idle.aclose()
+        await held.aclose()
+
+    run(test)
+
+
+def test_streams_past_the_limit_are_refused_and_the_rest_carry_on():
+    async def test(nursery: trio.Nursery) -> None:
+        daemon = Daemon()
+        address = await daemon.start(nursery, max_streams=3)
+        streams = mux.Multiplexer(CREDS, nursery)
+        held = [(await streams.open(address))[0] for _ in range(3)]
+        for stream in held:
+            await stream.request(Hold().to_wire())
+        extra, _ = await streams.open(address)
+        try:
+            await extra.request(Echo(1).to_wire())
+            raise AssertionError("a fourth stream was served")
+        except wire.RemoteError as e:
+            assert e.kind == "busy"
+        assert (await held[2].request(Echo(3).to_wire()))["echo"] == 3
+        await extra.aclose()
+        for stream in held:
+            await stream.aclose()
+
+    run(test)
+
+
+async def raw_mux(address: Address) -> wire.StreamChannel:
+    ch = await connect(address, CREDS)
+    await ch.request(mux.SWITCH)
+    return ch
+
+
+def test_a_peer_that_breaks_the_framing_loses_its_connection_only():
+    async def test(nursery: trio.Nursery) -> None:
+        daemon = Daemon()
+        address = await daemon.start(nursery)
+        streams = mux.Multiplexer(CREDS, nursery)
+        good, _ = await streams.open(address)
+        await good.request(Hold().to_wire())
+        for bad in ({"cmd": "echo"}, [0, {}], ["1", {}], [1, 2, 3], [True, {}]):
+            ch = await raw_mux(address)
+            await ch.send(bad)
+            try:
+                with trio.fail_after(10):
+                    await ch.receive()
+                raise AssertionError(f"{bad!r} was answered")
+            except wire.Closed:
+                pass
+            await ch.aclose()
+        assert (await good.request(Echo("fine").to_wire()))["echo"] == "fine"
+        assert daemon.lapsed == 0
+        await good.aclose()
+
+    run(test)
+
+
+def test_a_stream_that_sends_without_reading_is_broken_and_its_neighbours_are_not():
+    async def test(nursery: trio.Nursery) -> None:
+        daemon = Daemon()
+        address = await daemon.start(nursery)
+        streams = mux.Multiplexer(CREDS, nursery)
+        good, _ = await streams.open(address)
+        ch = await raw_mux(address)
+        # Stream 1 asks and never reads the replies: the server's side of it holds at
+        # most its share unread, then ends it.
+        for _ in range(3000):
+            await ch.send([1, Echo("slow").to_wire()])
+        ended = False
+        with trio.fail_after(10):
+            while not ended:
+                sid, frame = await ch.receive()
+                assert sid == 1
+                ended = frame is None
+        assert (await good.request(Echo("fine").to_wire()))["echo"] == "fine"
+        await ch.aclose()
+        await good.aclose()
+
+    run(test)
+
+
+def test_a_stream_cannot_switch_again():
+    async def test(nursery: trio.Nursery) -> None:
+        daemon = Daemon()
+        address = await daemon.start(nursery)
+        streams = mux.Multiplexer(CREDS, nursery)
+        stream, _ = await streams.open(address)
+        try:
+            await stream.request(mux.SWITCH)
+            raise AssertionError("a stream was multiplexed again")
+        except wire.RemoteError as e:
+            assert e.kind == "bad-request"
+        assert (await stream.request(Echo(1).to_wire()))["echo"] == 1
+        await stream.aclose()
+
+    run(test)
