@@ -220,10 +220,10 @@ def measure(
             while not (done := cycles(pool)) and time.monotonic() < deadline:
                 time.sleep(1.0)
             rss = {n: rss_mib(p.proc.pid) for n, p in pool.daemons.items() if p.proc}
-            jobs = job_ads(pool)
+            queue = job_ads(pool)
         finally:
             pool.stop()
-    inproc, inproc_matches = in_process(free, jobs)
+    inproc, inproc_matches = in_process(free, queue)
     print(
         f"\n{slots:,} simulated slots ({slots // per_machine} machines), "
         f"{jobs:,} jobs in {groups:,} autoclusters"

@@ -35,20 +35,24 @@ _SEND_TIMEOUT = 60.0
 class Stream(wire.Channel):
     """One conversation on a multiplexed connection."""
 
-    def __init__(self, link: Link, sid: int) -> None:
+    def __init__(self, link: Link, sid: int = 0) -> None:
         self.link = link
-        self.sid = sid
+        self.sid = sid  # 0 until its first frame goes (the client's side)
         self._in, self._out = trio.open_memory_channel[Any](_UNREAD)
         self._ended = False  # the other side ended it (or the connection did)
         self._closed = False  # this side did
         self._broken: str | None = None
+        # Called once when the other side or the connection ends the stream, even while
+        # a request on it is still being answered (the server's side: a claim lapses as
+        # soon as its schedd is gone, not at the running job's next heartbeat).
+        self.on_end: Callable[[], None] | None = None
 
     async def send(self, obj: Any) -> None:
         if self._closed:
             raise trio.ClosedResourceError("stream closed")
         if self._ended:
             raise trio.BrokenResourceError(f"stream {self.sid} ended by the peer")
-        await self.link.send([self.sid, obj])
+        await self.link.send(self, obj)
 
     async def receive(self) -> Any:
         try:
@@ -67,10 +71,10 @@ class Stream(wire.Channel):
         self._in.close()
         if not self._ended and not self.link.dead:
             try:
-                await self.link.send([self.sid, None])
+                await self.link.send(self, None)
             except trio.BrokenResourceError:
                 pass
-        self.link.forget(self.sid)
+        self.link.forget(self)
 
     def deliver(self, frame: Any) -> bool:
         """A frame from the other side (None: it ended the stream). False when the stream
@@ -89,8 +93,12 @@ class Stream(wire.Channel):
 
     def end(self) -> None:
         """The other side, or the connection, ended the stream: what came is still read."""
+        if self._ended:
+            return
         self._ended = True
         self._in.close()
+        if self.on_end is not None:
+            self.on_end()
 
 
 class Link:
@@ -98,7 +106,9 @@ class Link:
 
     def __init__(self, ch: wire.StreamChannel, on_empty: Callable[[], None] | None = None) -> None:
         self.ch = ch
-        self.streams: dict[int, Stream] = {}
+        self.members: set[Stream] = set()  # the streams open on it
+        self.streams: dict[int, Stream] = {}  # those with an id, by id
+        self._order = trio.Lock()
         self.dead: str | None = None  # why the connection is over
         self.last_sid = 0
         # Called when the last stream ends (the client then closes the connection).
@@ -108,26 +118,45 @@ class Link:
         self._idle = math.inf
 
     def open(self) -> Stream:
-        """A new stream (the client's side)."""
-        self.last_sid += 1
-        return self._add(self.last_sid)
+        """A new stream (the client's side): its id is given with its first frame, so
+        that ids reach the server in increasing order."""
+        return self._add(Stream(self))
 
-    def _add(self, sid: int) -> Stream:
+    def take_up(self, sid: int) -> Stream:
+        """A stream the client began (the server's side)."""
         stream = self.streams[sid] = Stream(self, sid)
+        return self._add(stream)
+
+    def _add(self, stream: Stream) -> Stream:
+        self.members.add(stream)
         if self._waiting is not None:
             self._waiting.deadline = math.inf
         return stream
 
-    def forget(self, sid: int) -> None:
-        self.streams.pop(sid, None)
-        if self.streams or self.dead:
+    def forget(self, stream: Stream) -> None:
+        self.members.discard(stream)
+        self.streams.pop(stream.sid, None)
+        if self.members or self.dead:
             return
         if self._waiting is not None:
             self._waiting.deadline = trio.current_time() + self._idle
         if self._on_empty is not None:
             self._on_empty()
 
-    async def send(self, frame: list[Any]) -> None:
+    async def send(self, stream: Stream, frame: Any) -> None:
+        """One frame of `stream` (None ends it)."""
+        if self.dead is not None:
+            raise trio.BrokenResourceError(self.dead)
+        async with self._order:
+            if stream.sid == 0:
+                if frame is None:
+                    return  # a stream that never spoke has nothing to end
+                self.last_sid += 1
+                stream.sid = self.last_sid
+                self.streams[stream.sid] = stream
+            await self._send([stream.sid, frame])
+
+    async def _send(self, frame: list[Any]) -> None:
         if self.dead is not None:
             raise trio.BrokenResourceError(self.dead)
         # Shielded: a frame cut off half way would garble every stream's conversation.
@@ -163,8 +192,9 @@ class Link:
             except wire.WireError as e:
                 self.dead = self.dead or str(e)
         self.dead = self.dead or "connection closed"
-        for stream in list(self.streams.values()):
+        for stream in list(self.members):
             stream.end()
+        self.members.clear()
         self.streams.clear()
         with trio.CancelScope(shield=True):
             await self.ch.aclose()
@@ -173,7 +203,7 @@ class Link:
         while True:
             with trio.CancelScope() as waiting:
                 self._waiting = waiting
-                if not self.streams:
+                if not self.members:
                     waiting.deadline = trio.current_time() + self._idle
                 frame = await self.ch.receive()
             self._waiting = None
@@ -223,12 +253,12 @@ async def serve(
             if sid <= link.last_sid:
                 return None  # a late frame of a stream that has ended
             link.last_sid = sid
-            if len(link.streams) >= max_streams:
+            if len(link.members) >= max_streams:
                 busy = wire.error_reply("busy", f"more than {max_streams} streams at once")
-                await link.send([sid, busy])
-                await link.send([sid, None])
+                await link._send([sid, busy])
+                await link._send([sid, None])
                 return None
-            stream = link._add(sid)
+            stream = link.take_up(sid)
             nursery.start_soon(_serve_one, serve_stream, stream)
             return stream
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from jobs import cluster
 
+from condorx.attrs import JobStatus
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.queue import JobQueue
 from condorx.daemons.schedd.store import Store
@@ -91,3 +94,60 @@ def test_edit_refuses_schedd_owned_attributes(tmp_path):
     _commit(txn)
     with pytest.raises(t.QueueError, match="JobStatus"):
         t.edit(q.begin(), (c, 0), "JobStatus", "2")
+
+
+OWNERS = ["alice", "bob"]
+
+
+def _recount(q: JobQueue) -> dict:
+    out: dict = {}
+    for ad in q.jobs.values():
+        key = (str(ad.get("Owner")), ad.get("JobStatus"))
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.tuples(st.sampled_from("sHRrxeSF"), st.integers(0, 50)), max_size=30))
+def test_the_counts_by_owner_and_status_follow_every_commit_and_reload(tmp_path_factory, ops):
+    """The counts the schedd's collector ads are made of, kept as ads are swapped in,
+    always equal a walk of the whole table: through submits (some on hold), holds,
+    releases, removals, runs and their ends, an edited cluster ad (its procs' owner
+    changes) and a transaction that stages a job twice."""
+    path = tmp_path_factory.mktemp("q")
+    q = _queue(path)
+    now = 1000
+    for op, n in ops:
+        now += 1
+        keys = sorted(q.jobs)
+        key = keys[n % len(keys)] if keys else None
+        txn = q.begin()
+        if op == "s":
+            sub = Submission.decode(cluster(path), [{}] * (1 + n % 3))
+            who = t.Submitter(OWNERS[n % 2], "example.org", "schedd@example.org")
+            c = t.submit(txn, who, sub, now=now)
+            if n % 4 == 0:
+                t.hold(txn, (c, 0), "on hold", 1, 0, now=now)
+        elif key is None:
+            continue
+        elif op == "H":
+            t.hold(txn, key, "why not", 1, 0, now=now)
+        elif op == "R":
+            t.release(txn, key, "go on", now=now)
+        elif op == "r":
+            t.remove(txn, key, "gone", now=now)
+        elif op == "x":
+            t.force_remove(txn, key, now=now)
+        elif op == "e":
+            t.start_running(txn, key, "slot1@x", "<127.0.0.1:1>", now=now)
+        elif op == "S":
+            t.set_status(txn, key, txn.job(key), JobStatus.COMPLETED, now)
+            txn.delete_job(key)
+        elif op == "F":
+            txn.set_attr((key[0], -1), "Owner", OWNERS[n % 2] + "2")
+        _commit(txn)
+        assert dict(q.counts) == _recount(q)
+    q.store.close()
+    assert dict(_queue(path).counts) == _recount(q)

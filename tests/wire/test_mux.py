@@ -31,12 +31,19 @@ class Daemon:
         self.addresses: list[str] = []
         self.held = 0
         self.lapsed = 0
+        self.done: list[Any] = []
         self.server: Server | None = None
 
     async def echo(self, peer: Peer, req: Echo, ch: wire.Channel) -> Echoed:
         self.addresses.append(peer.address)
         if req.data == "slow":
             await trio.sleep(0.2)
+        if req.data == "run":  # as a job's run: held until what it holds lapses
+            lapsed = trio.Event()
+            peer.on_close.extend([self._lapse, lapsed.set])
+            self.held += 1
+            await lapsed.wait()
+            self.done.append(req.data)
         return Echoed(peer.user, req.data)
 
     async def hold(self, peer: Peer, req: Hold, ch: wire.Channel) -> Done:
@@ -106,6 +113,27 @@ def test_a_streams_end_lapses_what_it_held_and_nothing_else():
         for stream in held[1:]:
             await stream.aclose()
         await wait_for(lambda: daemon.lapsed == 3 and daemon.connections() == 0)
+
+    run(test)
+
+
+def test_a_stream_ended_mid_request_lapses_at_once_and_its_neighbours_go_on():
+    async def test(nursery: trio.Nursery) -> None:
+        daemon = Daemon()
+        address = await daemon.start(nursery)
+        streams = mux.Multiplexer(CREDS, nursery)
+        running, _ = await streams.open(address)
+        other, _ = await streams.open(address)
+        await other.request(Hold().to_wire())
+        await running.send(Echo("run").to_wire())
+        await wait_for(lambda: daemon.held == 2)
+        # The answer waits for the lapse, which only the stream's end brings.
+        assert daemon.done == [] and daemon.lapsed == 0
+        await running.aclose()
+        await wait_for(lambda: daemon.done == ["run"] and daemon.lapsed == 1)
+        assert (await other.request(Echo("on").to_wire()))["echo"] == "on"
+        await other.aclose()
+        await wait_for(lambda: daemon.lapsed == 2)
 
     run(test)
 

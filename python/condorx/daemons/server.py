@@ -275,13 +275,23 @@ class Server:
 
     async def _stream(self, peer: Peer, stream: mux.Stream) -> None:
         """One stream of a multiplexed connection: a connection's conversation of its
-        own, whose end (not the connection's) lapses what is held over it."""
+        own, whose end (not the connection's) lapses what is held over it: at once when
+        the client ends it, even while a request on it is being answered."""
         mine = Peer(peer.user, peer.method, peer.address)
+        lapsed = False
+
+        def lapse() -> None:
+            nonlocal lapsed
+            if not lapsed:
+                lapsed = True
+                for callback in mine.on_close:
+                    callback()
+
+        stream.on_end = lapse
         try:
             await self._requests(stream, mine)
         finally:
-            for callback in mine.on_close:
-                callback()
+            lapse()
 
     async def _dispatch(self, peer: Peer, request: Any, ch: wire.Channel) -> dict[str, Any]:
         if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):

@@ -19,7 +19,7 @@ from typing import Any
 
 import trio
 
-from condorx import locate, security, wire
+from condorx import job_lease, locate, security, wire
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config
@@ -64,7 +64,7 @@ class Simulator:
         self.cfg = cfg
         self.machines = SimMachines(cfg, max(1, cfg.get_int("SIM_MACHINES", 10)))
         self.duration = max(0.0, cfg.get_float("SIM_JOB_DURATION", 60.0))
-        self.heartbeat = max(1, cfg.get_int("STARTER_HEARTBEAT", 5))
+        self.heartbeat = cfg.get_float("STARTER_HEARTBEAT", job_lease.DEFAULT_HEARTBEAT)
         self.update_interval = max(1, cfg.get_int("UPDATE_INTERVAL", 300))
         self.collector = CollectorClient(cfg, daemon_credentials(cfg))
         self.changed = trio.Event()
@@ -166,7 +166,7 @@ class Simulator:
         try:
             await ch.send({"more": {"started": next(self.pids), "host": table.machine.address}})
             with run.scope:
-                await self._pass(seconds, ch)
+                await self._pass(seconds, job_lease.heartbeat(job, self.heartbeat), ch)
         finally:
             self.runs.pop(req.claim_id, None)
             if slot.claim is not None and slot.claim.id == req.claim_id:
@@ -180,11 +180,11 @@ class Simulator:
         outcome: dict[str, Any] = {"ExitBySignal": False, "ExitCode": 0, "RemoteUserCpu": 0.0}
         return RunEnded(outcome=outcome, wall=wall, files={})
 
-    async def _pass(self, seconds: float, ch: wire.Channel) -> None:
+    async def _pass(self, seconds: float, heartbeat: float, ch: wire.Channel) -> None:
         """The job's simulated run time, with a heartbeat on its run call as a starter's."""
         deadline = trio.current_time() + seconds
         while (left := deadline - trio.current_time()) > 0:
-            await trio.sleep(min(left, self.heartbeat))
+            await trio.sleep(min(left, heartbeat))
             if trio.current_time() < deadline:
                 await ch.send({"more": {"alive": int(trio.current_time())}})
 

@@ -23,12 +23,11 @@ log = logging.getLogger("condorx.schedd")
 
 def ads(ledger: Ledger, me: Identity) -> list[dict[str, Any]]:
     """The Scheduler ad and one Submitter ad per user with jobs, from the queue now."""
-    by_user: dict[str, Counter[int]] = {}
-    totals: Counter[int] = Counter()
-    for _, ad in ledger.snapshot():
-        status = ad.get("JobStatus")
-        by_user.setdefault(str(ad.get("Owner")), Counter())[status] += 1
-        totals[status] += 1
+    by_user: dict[str, Counter[int | None]] = {}
+    totals: Counter[int | None] = Counter()
+    for (owner, status), n in ledger.counts().items():
+        by_user.setdefault(owner, Counter())[status] += n
+        totals[status] += n
     common = {
         "ScheddIpAddr": me.address,
         "MyAddress": me.address,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,6 +86,10 @@ class Ledger:
     def snapshot(self) -> list[tuple[Key, ClassAd]]:
         """The jobs as they are now, safe to walk across later commits."""
         return self.queue.snapshot()
+
+    def counts(self) -> Counter[tuple[str, int | None]]:
+        """How many jobs each (owner, JobStatus) has now."""
+        return self.queue.counts
 
     def procs(self, cluster: int) -> list[int]:
         """The cluster's proc ids in the queue, in order."""
@@ -215,4 +220,3 @@ class Ledger:
         if entries:
             for err in await trio.to_thread.run_sync(userlog.write_events, entries):
                 log.warning("%s", err)
-

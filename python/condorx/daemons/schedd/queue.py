@@ -12,6 +12,7 @@ them durable, and only then `apply` swaps them into the table. The table changes
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,10 @@ class JobQueue:
         self.clusters: dict[int, ClassAd] = {}
         self.jobs: dict[Key, ClassAd] = {}
         self.procs: dict[int, set[int]] = {}
+        # Jobs by (owner, JobStatus), kept as ads are swapped in: the schedd's ads in the
+        # collector are made of these many times a second, and a walk of a million-job
+        # queue each time would cost more than the rest of the schedd's work.
+        self.counts: Counter[tuple[str, int | None]] = Counter()
         self.next_cluster = store.meta(NEXT_CLUSTER, 1)
         self._load()
 
@@ -50,6 +55,17 @@ class JobQueue:
                 ad.chain(parent)
             self.jobs[(cluster, proc)] = ad
             self.procs.setdefault(cluster, set()).add(proc)
+            self.count(ad, 1)
+
+    def count(self, ad: ClassAd, delta: int) -> None:
+        """Add `delta` jobs of the ad's owner and status to `counts`."""
+        status = ad.get("JobStatus")
+        key = (str(ad.get("Owner")), status if isinstance(status, int) else None)
+        n = self.counts[key] + delta
+        if n:
+            self.counts[key] = n
+        else:
+            del self.counts[key]
 
     def __len__(self) -> int:
         return len(self.jobs)
@@ -203,6 +219,9 @@ class Transaction:
         for key, ad in self.staged.items():
             if key[1] == CLUSTER_AD:
                 continue
+            old = q.jobs.get(key)
+            if old is not None:
+                q.count(old, -1)
             if ad is None:
                 q.jobs.pop(key, None)
                 q.procs.get(key[0], set()).discard(key[1])
@@ -212,6 +231,7 @@ class Transaction:
                 ad.chain(parent)
             q.jobs[key] = ad
             q.procs.setdefault(key[0], set()).add(key[1])
+            q.count(ad, 1)
         for cluster, proc in deleted:
             if proc == CLUSTER_AD:
                 q.clusters.pop(cluster, None)
@@ -225,4 +245,6 @@ class Transaction:
             if key in self.staged:
                 continue
             ad = q.jobs[key]
+            q.count(ad, -1)  # the cluster ad may change what its procs say
             ad.chain(parent)
+            q.count(ad, 1)

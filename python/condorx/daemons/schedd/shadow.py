@@ -19,7 +19,7 @@ from typing import Any
 
 import trio
 
-from condorx import cron, wire
+from condorx import cron, job_lease, wire
 from condorx.attrs import HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree
 from condorx.client.connection import Address
@@ -159,7 +159,9 @@ class Shadows:
             slot, host = info.slot, str(info.startd)
             await self._change(lambda txn: transitions.start_running(txn, key, slot, host, _now()))
             try:
-                run = await claim.run(ad, files, _lease(ad), lambda f: self._notice(info, f))
+                run = await claim.run(
+                    ad, files, job_lease.lease(ad), lambda f: self._notice(info, f)
+                )
             except LOST as e:
                 log.warning("job %d.%d lost its startd %s: %s", *key, slot, e)
                 why = f"lost contact with {slot}: {e}"
@@ -231,11 +233,6 @@ class Shadows:
         except (OSError, wire.WireError, wire.RemoteError) as e:
             # A claim already gone (the startd ended it) has nothing left to stop.
             log.info("job %d.%d on %s not stopped: %s", *key, claim.slot, e)
-
-
-def _lease(ad: ClassAd) -> int:
-    lease = ad.get("JobLeaseDuration")
-    return lease if isinstance(lease, int) and lease > 0 else 2400
 
 
 def _now() -> int:

@@ -6,7 +6,7 @@ Commands from the pool's own daemons:
   MATCH_TIMEOUT (8).
 - `claim` (schedd): take up a matched claim (9).
 - `run` (schedd): run a job on a claim (11). The reply streams `{"more": ...}` frames
-  (`started`, an `alive` heartbeat every STARTER_HEARTBEAT seconds, and `suspended` or
+  (`started`, an `alive` heartbeat (`condorx.job_lease`), and `suspended` or
   `continued` when the policy pauses the job) and ends with how the job ended, or with
   `vacated` when the startd took it off (with `claim_ended` when the claim is over). The
   open connection is the job's lease: if the startd dies, the schedd sees it at once.
@@ -34,7 +34,7 @@ from typing import Any
 
 import trio
 
-from condorx import hooks, locate, security, wire
+from condorx import hooks, job_lease, locate, security, wire
 from condorx._core import benchmark_kflops, benchmark_mips
 from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
@@ -98,7 +98,7 @@ class Startd:
         self.table = SlotTable(cfg, mach.detect(cfg, self.execute_dir))
         self.match_timeout = cfg.get_int("MATCH_TIMEOUT", 120)
         self.killing_timeout = cfg.get_int("KILLING_TIMEOUT", 30)
-        self.heartbeat = cfg.get_int("STARTER_HEARTBEAT", 5)
+        self.heartbeat = cfg.get_float("STARTER_HEARTBEAT", job_lease.DEFAULT_HEARTBEAT)
         self.polling_interval = max(1, cfg.get_int("POLLING_INTERVAL", 5))
         self.stopping = ""  # the shutdown under way: graceful, fast or peaceful
         self.benchmarking = False
@@ -603,7 +603,7 @@ class Startd:
             scratch=str(self.execute_dir),
             slot=slot.name,
             files=files,
-            heartbeat=float(self.heartbeat),
+            heartbeat=job_lease.heartbeat(job, self.heartbeat),
             # When this startd is root, the account the job runs as.
             user=runas.account_for(self.cfg, slot.name, job),
             **self._starter_hooks(slot, job),
