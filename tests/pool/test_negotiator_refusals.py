@@ -98,7 +98,7 @@ def refusing(kind: str, message: str) -> Handler:
     return handler
 
 
-def streaming(rows: Callable[[Any], list[str]]) -> Handler:
+def streaming(rows: Callable[[Any], list[Any]]) -> Handler:
     """A query's streamed answer: `rows(request)` as one chunk."""
 
     async def handler(peer: Peer, req: Any, ch: wire.Channel) -> Reply:
@@ -295,6 +295,7 @@ def schedd_ad(address: str) -> str:
     [
         ("collector", refusing("permission", "no queries today")),
         ("collector", streaming(lambda req: ["Name = = ="])),
+        ("collector", streaming(lambda req: [{"Name": wire.Expr("= = =")}])),
         ("collector", hanging),
         ("schedd", refusing("busy", "the queue is being rewritten")),
         ("schedd", streaming(lambda req: [[1, "Owner = = ="]])),
@@ -305,6 +306,7 @@ def schedd_ad(address: str) -> str:
     ids=[
         "collector-refuses",
         "collector-garbage",
+        "collector-map-rows",
         "collector-hangs",
         "schedd-refuses",
         "schedd-garbage",

@@ -55,6 +55,8 @@ class CollectorClient:
     async def query_ads(self, kind: str, constraint: str | None = None) -> list[ClassAd]:
         out: list[ClassAd] = []
         async for chunk in self._stream(QueryAds(kind, constraint)):
+            if not all(isinstance(row, str) for row in chunk):
+                raise wire.WireError("the collector sent an ad that is not text")
             out.extend(parseAds("\n".join(chunk)))
         return out
 

@@ -49,10 +49,10 @@ def run(name: str, local_name: str | None = None) -> None:
     # <SUBSYS>_PROFILE = file: the daemon runs under cProfile and leaves its statistics
     # there when it stops (for the benchmarks under benches/: where a daemon's time goes).
     profile = cfg.get(f"{subsystem}_PROFILE")
-    profiler = cProfile.Profile() if profile else None
+    if profile:
+        _profiling.append((cProfile.Profile(), profile))
+        _profiling[0][0].enable()
     try:
-        if profiler is not None:
-            profiler.enable()
         # A daemon that stops in its own way on a signal (the startd's graceful, fast and
         # peaceful shutdowns) handles its signals itself.
         if getattr(daemon, "HANDLES_SIGNALS", False):
@@ -62,9 +62,20 @@ def run(name: str, local_name: str | None = None) -> None:
     except KeyboardInterrupt:
         pass
     finally:
-        if profiler is not None:
-            profiler.disable()
-            profiler.dump_stats(str(profile))
+        _dump_profile()
+
+
+# The profiler a daemon runs under, and where its statistics go (see <SUBSYS>_PROFILE).
+_profiling: list[tuple[cProfile.Profile, str]] = []
+
+
+def _dump_profile() -> None:
+    """Leave the statistics, once: when the stop signal comes (a daemon with thousands
+    of claims may take longer to wind down than whoever stops it waits), else at exit."""
+    while _profiling:
+        profiler, path = _profiling.pop()
+        profiler.disable()
+        profiler.dump_stats(path)
 
 
 async def _until_signalled(serve: Any, cfg: Any) -> None:
@@ -79,6 +90,7 @@ async def _until_signalled(serve: Any, cfg: Any) -> None:
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
             nursery.start_soon(serve_then_stop)
             async for _ in signals:
+                _dump_profile()
                 nursery.cancel_scope.cancel()
                 return
 
