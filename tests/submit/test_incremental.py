@@ -51,10 +51,20 @@ def description(draw):
         lines.append(f"request_memory = {draw(st.sampled_from(['2 GB', '100', '$(Process) + 1']))}")
     count = draw(st.integers(1, 3))
     items = draw(st.lists(st.sampled_from(["a", "b", "c d", "e,f"]), min_size=1, max_size=3))
-    lines.append(f"queue {count} in ({', '.join(items)})")
+    if draw(st.booleans()):
+        lines.append(f"queue {count} in ({', '.join(items)})")
+    else:
+        lines.append(f"queue {count}")
     if draw(st.booleans()):
         lines.append(f"arguments = again {draw(value())}")
         lines.append("queue 2")
+    # A later statement whose procs may all be alike (or not), as the 1,000 statements
+    # of 1,000 procs each that a big submission may be.
+    if draw(st.booleans()):
+        lines.append(
+            f"request_memory = {draw(st.sampled_from(['7', '$(Process) + 2', '$(Cluster)']))}"
+        )
+        lines.append(f"queue {draw(st.integers(1, 4))}")
     return "\n".join(lines) + "\n"
 
 
