@@ -157,7 +157,10 @@ def turnover(slots: int, per_machine: int, duration: float, window: float) -> No
                 time.sleep(0.5)
             (pool.root / "job.sub").write_text(f"executable = /bin/true\nqueue {5 * slots}\n")
             pool.cli("condorx.cli.submit", "job.sub")
-            while busy_slots(pool) < 0.9 * slots:
+            # Until 90% busy; a pool that cannot start jobs as fast as they end never
+            # gets there, and is measured in its steady state (two job lengths on).
+            filling = time.monotonic()
+            while busy_slots(pool) < 0.9 * slots and time.monotonic() - filling < 2 * duration:
                 time.sleep(1.0)
             first = len(job_states(pool))  # a job that finishes leaves the queue
             t0 = time.monotonic()
@@ -266,11 +269,13 @@ def main() -> None:
     ap.add_argument(
         "--turnover", type=float, metavar="SECONDS", help="also: jobs this long, the turnover"
     )
+    ap.add_argument("--turnover-only", action="store_true", help="only the turnover run")
     ap.add_argument("--window", type=float, default=120.0, help="turnover measured this long")
     args = ap.parse_args()
     for n in args.slots:
         jobs = args.jobs or 2 * n
-        measure(n, args.per_machine, args.timeout, args.profile, jobs, args.autoclusters)
+        if not args.turnover_only:
+            measure(n, args.per_machine, args.timeout, args.profile, jobs, args.autoclusters)
         if args.turnover:
             turnover(n, args.per_machine, args.turnover, args.window)
 

@@ -13,6 +13,7 @@ would, and each ends when the connection does.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -24,12 +25,16 @@ from condorx.client.connection import Address, Credentials, connect
 
 # The request that turns a fresh connection into a multiplexed one.
 SWITCH: dict[str, Any] = {"mux": 1}
+log = logging.getLogger("condorx.mux")
+
 # Frames a stream may hold unread. Requests and their replies alternate, so a peer that
 # sends this many without reading is not following the protocol: its stream is broken.
-_UNREAD = 1024
-# A frame still not sent after this long (the peer reads nothing) breaks the connection:
-# frames of every stream share it.
+_UNREAD = 16
+# A frame not sent within this long, plus a second for each MiB of it (a peer that reads
+# nothing, or a link too slow to carry a job's files), breaks the connection: frames of
+# every stream share it.
 _SEND_TIMEOUT = 60.0
+_SEND_RATE = 1024 * 1024
 
 
 class Stream(wire.Channel):
@@ -69,12 +74,16 @@ class Stream(wire.Channel):
             return
         self._closed = True
         self._in.close()
-        if not self._ended and not self.link.dead:
-            try:
-                await self.link.send(self, None)
-            except trio.BrokenResourceError:
-                pass
-        self.link.forget(self)
+        try:
+            if not self._ended and not self.link.dead and self.sid:
+                # Shielded: a cancelled close must still end the stream on the other
+                # side, where it may hold a claim.
+                with trio.CancelScope(shield=True):
+                    await self.link.send(self, None)
+        except trio.BrokenResourceError:
+            pass
+        finally:
+            self.link.forget(self)
 
     def deliver(self, frame: Any) -> bool:
         """A frame from the other side (None: it ended the stream). False when the stream
@@ -98,7 +107,11 @@ class Stream(wire.Channel):
         self._ended = True
         self._in.close()
         if self.on_end is not None:
-            self.on_end()
+            try:
+                self.on_end()
+            except Exception:
+                # The reader calls this: a bug in it must cost this stream, not all.
+                log.exception("ending stream %d", self.sid)
 
 
 class Link:
@@ -159,15 +172,17 @@ class Link:
     async def _send(self, frame: list[Any]) -> None:
         if self.dead is not None:
             raise trio.BrokenResourceError(self.dead)
+        body = wire.dumps(frame)
+        limit = _SEND_TIMEOUT + len(body) / _SEND_RATE
         # Shielded: a frame cut off half way would garble every stream's conversation.
-        with trio.CancelScope(shield=True), trio.move_on_after(_SEND_TIMEOUT) as sending:
+        with trio.CancelScope(shield=True), trio.move_on_after(limit) as sending:
             try:
-                await self.ch.send(frame)
+                await self.ch.send_body(body)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                 self.kill(f"connection broken: {e}")
                 raise trio.BrokenResourceError(self.dead) from None
         if sending.cancelled_caught:
-            self.kill(f"a frame not taken in {_SEND_TIMEOUT:g} s")
+            self.kill(f"a frame of {len(body)} bytes not taken in {limit:g} s")
             raise trio.BrokenResourceError(self.dead)
 
     def kill(self, why: str) -> None:
@@ -186,18 +201,20 @@ class Link:
         unknown streams (ones already ended here) are dropped. With no stream open for
         `idle` seconds the connection ends."""
         self._idle = idle
-        with self._reading:
-            try:
+        try:
+            with self._reading:
                 await self._read(new)
-            except wire.WireError as e:
-                self.dead = self.dead or str(e)
-        self.dead = self.dead or "connection closed"
-        for stream in list(self.members):
-            stream.end()
-        self.members.clear()
-        self.streams.clear()
-        with trio.CancelScope(shield=True):
-            await self.ch.aclose()
+        except (wire.WireError, trio.BrokenResourceError, trio.ClosedResourceError) as e:
+            self.dead = self.dead or str(e)
+        finally:
+            # However the reading ended, every stream ends with it.
+            self.dead = self.dead or "connection closed"
+            for stream in list(self.members):
+                stream.end()
+            self.members.clear()
+            self.streams.clear()
+            with trio.CancelScope(shield=True):
+                await self.ch.aclose()
 
     async def _read(self, new: Callable[[int], Awaitable[Stream | None]] | None) -> None:
         while True:
@@ -255,8 +272,11 @@ async def serve(
             link.last_sid = sid
             if len(link.members) >= max_streams:
                 busy = wire.error_reply("busy", f"more than {max_streams} streams at once")
-                await link._send([sid, busy])
-                await link._send([sid, None])
+                try:
+                    await link._send([sid, busy])
+                    await link._send([sid, None])
+                except trio.BrokenResourceError:
+                    pass  # the connection is gone with it
                 return None
             stream = link.take_up(sid)
             nursery.start_soon(_serve_one, serve_stream, stream)
@@ -317,12 +337,21 @@ class Multiplexer:
     async def _read(self, key: str, link: Link) -> None:
         try:
             await link.run()
+        except Exception:
+            # This task runs in the schedd's own nursery: nothing a startd sends may
+            # reach it. The connection is over; its streams have ended.
+            log.exception("reading the connection to %s", key)
         finally:
-            if self.links.get(key) is link:
-                del self.links[key]
+            self._forget(key, link)
 
     def _drop(self, key: str, link: Link) -> None:
         """No stream is left on the connection: it closes."""
+        self._forget(key, link)
+        link.kill("no stream left")
+
+    def _forget(self, key: str, link: Link) -> None:
         if self.links.get(key) is link:
             del self.links[key]
-        link.kill("no stream left")
+            lock = self._connecting.get(key)
+            if lock is not None and not lock.locked():
+                del self._connecting[key]

@@ -78,7 +78,8 @@ def dumps(obj: Any) -> bytes:
 def unpack(body: bytes) -> Any:
     try:
         return msgpack.unpackb(body, ext_hook=_ext_hook, raw=False, strict_map_key=False)
-    except (ValueError, msgpack.UnpackException) as e:
+    except Exception as e:  # a peer's bytes may fail in any way
+        # (an unhashable map key is a TypeError): each is the peer's malformed message.
         raise WireError(f"malformed message: {e}") from None
 
 
@@ -136,7 +137,10 @@ class StreamChannel(Channel):
         self.session = session
 
     async def send(self, obj: Any) -> None:
-        body = dumps(obj)
+        await self.send_body(dumps(obj))
+
+    async def send_body(self, body: bytes) -> None:
+        """A frame already packed (`dumps`)."""
         async with self._sending:
             # Sealed under the lock: the session's counter follows the order on the wire.
             if self.session is not None:

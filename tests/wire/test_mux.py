@@ -11,7 +11,7 @@ from typing import Any
 
 import trio
 
-from condorx import mux, wire
+from condorx import mux, security, wire
 from condorx.client.connection import Address, Credentials, connect
 from condorx.daemons.limits import Limits
 from condorx.daemons.server import Peer, Server
@@ -38,6 +38,10 @@ class Daemon:
         self.addresses.append(peer.address)
         if req.data == "slow":
             await trio.sleep(0.2)
+        if req.data == "late":  # as a claim taken up only after a wait
+            await trio.sleep(0.3)
+            self.held += 1
+            peer.on_close.append(self._lapse)
         if req.data == "run":  # as a job's run: held until what it holds lapses
             lapsed = trio.Event()
             peer.on_close.extend([self._lapse, lapsed.set])
@@ -275,6 +279,81 @@ def test_a_stream_cannot_switch_again():
         except wire.RemoteError as e:
             assert e.kind == "bad-request"
         assert (await stream.request(Echo(1).to_wire()))["echo"] == 1
+        await stream.aclose()
+
+    run(test)
+
+
+def test_what_a_handler_holds_after_its_stream_ended_still_lapses():
+    async def test(nursery: trio.Nursery) -> None:
+        daemon = Daemon()
+        address = await daemon.start(nursery)
+        streams = mux.Multiplexer(CREDS, nursery)
+        stream, _ = await streams.open(address)
+        await stream.send(Echo("late").to_wire())
+        await stream.aclose()  # before the handler takes hold
+        await wait_for(lambda: daemon.held == 1 and daemon.lapsed == 1)
+
+    run(test)
+
+
+def test_a_cancelled_close_still_ends_the_stream_on_both_sides():
+    async def test(nursery: trio.Nursery) -> None:
+        daemon = Daemon()
+        address = await daemon.start(nursery)
+        streams = mux.Multiplexer(CREDS, nursery)
+        stream, _ = await streams.open(address)
+        await stream.request(Hold().to_wire())
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await stream.aclose()
+        await wait_for(lambda: daemon.lapsed == 1 and daemon.connections() == 0)
+        assert streams.links == {}
+
+    run(test)
+
+
+def test_only_the_pools_daemons_may_multiplex():
+    async def test(nursery: trio.Nursery) -> None:
+        daemon = Daemon()
+        address = await daemon.start(nursery)
+        ch = await connect(address, Credentials(token=security.make_token(KEY, "alice")))
+        try:
+            await ch.request(mux.SWITCH)
+            raise AssertionError("a user multiplexed")
+        except wire.RemoteError as e:
+            assert e.kind == "permission"
+        await ch.aclose()
+
+    run(test)
+
+
+def test_bytes_that_do_not_unpack_are_a_malformed_message_and_cost_one_connection():
+    async def test(nursery: trio.Nursery) -> None:
+        try:
+            wire.unpack(b"\x81\x91\x01\x01")  # a map whose key is a list
+            raise AssertionError("an unhashable key was unpacked")
+        except wire.WireError:
+            pass
+        daemon = Daemon()
+        address = await daemon.start(nursery, max_streams=1)
+        ch = await raw_mux(address)
+        await ch.send_body(b"\x81\x91\x01\x01")
+        with trio.fail_after(10):
+            try:
+                await ch.receive()
+                raise AssertionError("a malformed frame was answered")
+            except wire.Closed:
+                pass
+        await ch.aclose()
+        # Past the stream limit and gone before the refusal can be sent.
+        ch = await raw_mux(address)
+        await ch.send([1, Hold().to_wire()])
+        await ch.send([2, Echo(1).to_wire()])
+        await ch.aclose()
+        streams = mux.Multiplexer(CREDS, nursery)
+        stream, _ = await streams.open(address)
+        assert (await stream.request(Echo("alive").to_wire()))["echo"] == "alive"
         await stream.aclose()
 
     run(test)

@@ -89,8 +89,7 @@ class StartdClient:
     async def claim(self, startd: Address, req: ClaimSlot) -> AsyncIterator[Claim]:
         """Take up a claim on a stream of its own; the stream ends when the block ends.
         TooSlowError when the startd does not take the connection within the timeout."""
-        async with self.claiming:
-            ch, claimed = await self._claim(startd, req)
+        ch, claimed = await self._claim(startd, req)
         try:
             slot_ad = wire.ad_from_wire(claimed.ad, "slot ad")
             yield Claim(ch, req.claim_id, slot_ad)
@@ -99,10 +98,21 @@ class StartdClient:
 
     async def _claim(self, startd: Address, req: ClaimSlot) -> tuple[Stream, Claimed]:
         for attempt in (1, 2):
-            with trio.fail_after(self.timeout):
-                ch, reused = await self.streams.open(startd)
+            # The limit holds only while the request goes out: its answer may wait out
+            # a preempted job's retirement.
+            async with self.claiming:
+                with trio.fail_after(self.timeout):
+                    ch, reused = await self.streams.open(startd)
+                try:
+                    await ch.send(req.to_wire())
+                except trio.BrokenResourceError:
+                    pass  # the connection broke under it: receiving says how
+                except BaseException:
+                    with trio.CancelScope(shield=True):
+                        await ch.aclose()
+                    raise
             try:
-                return ch, Claimed.from_wire(await ch.request(req.to_wire()))
+                return ch, Claimed.from_wire(wire.check(await ch.receive()))
             except wire.Closed:
                 # A shared connection the startd had just closed (or a restarted
                 # startd's): it read nothing of this request. Once more, afresh.

@@ -259,6 +259,10 @@ class Server:
                 log.info("closing %s's connection: idle for %g s", peer.user, idle)
                 return
             if request == mux.SWITCH and isinstance(ch, wire.StreamChannel):
+                # Only the pool's daemons hold many conversations with one another.
+                if not Permission.DAEMON.allows(peer.user):
+                    await ch.send(wire.error_reply("permission", "only daemons multiplex"))
+                    continue
                 await ch.send({"ok": True})
                 await mux.serve(ch, partial(self._stream, peer), **self._streams())
                 return
@@ -278,14 +282,19 @@ class Server:
         own, whose end (not the connection's) lapses what is held over it: at once when
         the client ends it, even while a request on it is being answered."""
         mine = Peer(peer.user, peer.method, peer.address)
-        lapsed = False
+        done = 0
 
         def lapse() -> None:
-            nonlocal lapsed
-            if not lapsed:
-                lapsed = True
-                for callback in mine.on_close:
+            # Each callback once: those there when the stream ends, and any a handler
+            # still running adds later (run when the handler is done).
+            nonlocal done
+            while done < len(mine.on_close):
+                callback = mine.on_close[done]
+                done += 1
+                try:
                     callback()
+                except Exception:
+                    log.exception("%s: a stream's end could not be acted on", self.name)
 
         stream.on_end = lapse
         try:

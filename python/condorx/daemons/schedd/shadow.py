@@ -167,7 +167,10 @@ class Shadows:
                 why = f"lost contact with {slot}: {e}"
                 await self._change(lambda txn: transitions.lose_running(txn, key, why, _now()))
                 return False
-            failure = await trio.to_thread.run_sync(write_outputs, ad, run.files)
+            # No files back (a job that left its output where it ran): no thread to start.
+            failure = None
+            if run.files:
+                failure = await trio.to_thread.run_sync(write_outputs, ad, run.files)
             if failure is not None:
                 # The job ran, but its output is not where it belongs: held, to run again.
                 code = int(HoldCode.DOWNLOAD_FILE_ERROR)
