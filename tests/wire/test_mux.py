@@ -70,6 +70,13 @@ class Daemon:
         return self.server._open.total()
 
 
+async def up(nursery: trio.Nursery, **limits: Any) -> tuple[Daemon, Address, mux.Multiplexer]:
+    """A daemon, its address, and a client's streams to it."""
+    daemon = Daemon()
+    address = await daemon.start(nursery, **limits)
+    return daemon, address, mux.Multiplexer(CREDS, nursery)
+
+
 async def wait_for(condition: Any) -> None:
     with trio.fail_after(10):
         while not condition():
@@ -78,9 +85,7 @@ async def wait_for(condition: Any) -> None:
 
 def test_many_streams_share_one_connection_and_each_gets_its_own_replies():
     async def test(nursery: trio.Nursery) -> None:
-        daemon = Daemon()
-        address = await daemon.start(nursery)
-        streams = mux.Multiplexer(CREDS, nursery)
+        daemon, address, streams = await up(nursery)
         got: dict[int, list[Any]] = {}
 
         async def converse(i: int) -> None:
@@ -102,9 +107,7 @@ def test_many_streams_share_one_connection_and_each_gets_its_own_replies():
 
 def test_a_streams_end_lapses_what_it_held_and_nothing_else():
     async def test(nursery: trio.Nursery) -> None:
-        daemon = Daemon()
-        address = await daemon.start(nursery)
-        streams = mux.Multiplexer(CREDS, nursery)
+        daemon, address, streams = await up(nursery)
         held = [(await streams.open(address))[0] for _ in range(3)]
         for stream in held:
             await stream.request(Hold().to_wire())
@@ -123,9 +126,7 @@ def test_a_streams_end_lapses_what_it_held_and_nothing_else():
 
 def test_a_stream_ended_mid_request_lapses_at_once_and_its_neighbours_go_on():
     async def test(nursery: trio.Nursery) -> None:
-        daemon = Daemon()
-        address = await daemon.start(nursery)
-        streams = mux.Multiplexer(CREDS, nursery)
+        daemon, address, streams = await up(nursery)
         running, _ = await streams.open(address)
         other, _ = await streams.open(address)
         await other.request(Hold().to_wire())
@@ -144,9 +145,7 @@ def test_a_stream_ended_mid_request_lapses_at_once_and_its_neighbours_go_on():
 
 def test_the_connections_end_ends_every_stream_on_both_sides():
     async def test(nursery: trio.Nursery) -> None:
-        daemon = Daemon()
-        address = await daemon.start(nursery)
-        streams = mux.Multiplexer(CREDS, nursery)
+        daemon, address, streams = await up(nursery)
         held = [(await streams.open(address))[0] for _ in range(4)]
         for stream in held:
             await stream.request(Hold().to_wire())
@@ -170,9 +169,7 @@ def test_the_connections_end_ends_every_stream_on_both_sides():
 
 def test_a_daemons_idle_stream_ends_and_a_held_one_does_not():
     async def test(nursery: trio.Nursery) -> None:
-        daemon = Daemon()
-        address = await daemon.start(nursery, idle_timeout=0.3)
-        streams = mux.Multiplexer(CREDS, nursery)
+        daemon, address, streams = await up(nursery, idle_timeout=0.3)
         idle, (held, _) = (await streams.open(address))[0], await streams.open(address)
         await idle.request(Echo(1).to_wire())
         await held.request(Hold().to_wire())
@@ -193,9 +190,7 @@ def test_a_daemons_idle_stream_ends_and_a_held_one_does_not():
 
 def test_streams_past_the_limit_are_refused_and_the_rest_carry_on():
     async def test(nursery: trio.Nursery) -> None:
-        daemon = Daemon()
-        address = await daemon.start(nursery, max_streams=3)
-        streams = mux.Multiplexer(CREDS, nursery)
+        daemon, address, streams = await up(nursery, max_streams=3)
         held = [(await streams.open(address))[0] for _ in range(3)]
         for stream in held:
             await stream.request(Hold().to_wire())
@@ -221,9 +216,7 @@ async def raw_mux(address: Address) -> wire.StreamChannel:
 
 def test_a_peer_that_breaks_the_framing_loses_its_connection_only():
     async def test(nursery: trio.Nursery) -> None:
-        daemon = Daemon()
-        address = await daemon.start(nursery)
-        streams = mux.Multiplexer(CREDS, nursery)
+        daemon, address, streams = await up(nursery)
         good, _ = await streams.open(address)
         await good.request(Hold().to_wire())
         for bad in ({"cmd": "echo"}, [0, {}], ["1", {}], [1, 2, 3], [True, {}]):
@@ -245,9 +238,7 @@ def test_a_peer_that_breaks_the_framing_loses_its_connection_only():
 
 def test_a_stream_that_sends_without_reading_is_broken_and_its_neighbours_are_not():
     async def test(nursery: trio.Nursery) -> None:
-        daemon = Daemon()
-        address = await daemon.start(nursery)
-        streams = mux.Multiplexer(CREDS, nursery)
+        daemon, address, streams = await up(nursery)
         good, _ = await streams.open(address)
         ch = await raw_mux(address)
         # Stream 1 asks and never reads the replies: the server's side of it holds at
@@ -269,9 +260,7 @@ def test_a_stream_that_sends_without_reading_is_broken_and_its_neighbours_are_no
 
 def test_a_stream_cannot_switch_again():
     async def test(nursery: trio.Nursery) -> None:
-        daemon = Daemon()
-        address = await daemon.start(nursery)
-        streams = mux.Multiplexer(CREDS, nursery)
+        daemon, address, streams = await up(nursery)
         stream, _ = await streams.open(address)
         try:
             await stream.request(mux.SWITCH)
@@ -286,9 +275,7 @@ def test_a_stream_cannot_switch_again():
 
 def test_what_a_handler_holds_after_its_stream_ended_still_lapses():
     async def test(nursery: trio.Nursery) -> None:
-        daemon = Daemon()
-        address = await daemon.start(nursery)
-        streams = mux.Multiplexer(CREDS, nursery)
+        daemon, address, streams = await up(nursery)
         stream, _ = await streams.open(address)
         await stream.send(Echo("late").to_wire())
         await stream.aclose()  # before the handler takes hold
@@ -299,9 +286,7 @@ def test_what_a_handler_holds_after_its_stream_ended_still_lapses():
 
 def test_a_cancelled_close_still_ends_the_stream_on_both_sides():
     async def test(nursery: trio.Nursery) -> None:
-        daemon = Daemon()
-        address = await daemon.start(nursery)
-        streams = mux.Multiplexer(CREDS, nursery)
+        daemon, address, streams = await up(nursery)
         stream, _ = await streams.open(address)
         await stream.request(Hold().to_wire())
         with trio.CancelScope() as scope:
