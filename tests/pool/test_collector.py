@@ -38,6 +38,10 @@ def test_advertise_query_and_status(pool):
     assert "slot2@a" in out and "Claimed" in out
     total = [ln.split() for ln in out.splitlines() if ln.strip().startswith("Total")][-1]
     assert total[:5] == ["Total", "3", "0", "1", "2"]  # Total Owner Claimed Unclaimed
+    # -total prints the same totals table, and only it.
+    totals = pool.cli("condorx.cli.status", "-total").stdout
+    assert "slot2@a" not in totals
+    assert "Unclaimed" in totals and out.endswith(totals)
     af = pool.cli(
         "condorx.cli.status", "-af", "Name", "Memory * 2", "-constraint", 'State == "Claimed"'
     )
