@@ -158,8 +158,6 @@ class Link:
 
     async def send(self, stream: Stream, frame: Any) -> None:
         """One frame of `stream` (None ends it)."""
-        if self.dead is not None:
-            raise trio.BrokenResourceError(self.dead)
         async with self._order:
             if stream.sid == 0:
                 if frame is None:
@@ -328,8 +326,7 @@ class Multiplexer:
             with trio.CancelScope(shield=True):
                 await ch.aclose()
             raise
-        link = Link(ch)
-        link._on_empty = lambda: self._drop(key, link)
+        link = Link(ch, on_empty=lambda: self._drop(key, link))
         self.links[key] = link
         self.nursery.start_soon(self._read, key, link)
         return link

@@ -100,13 +100,17 @@ class Channel(ABC):
 
     async def request(self, obj: Mapping[str, Any]) -> dict[str, Any]:
         """Send a request and return its final reply, raising RemoteError on a refusal."""
+        await self.send_request(obj)
+        return check(await self.receive())
+
+    async def send_request(self, obj: Mapping[str, Any]) -> None:
+        """Send a request whose reply is read later (`receive`, then `check`)."""
         try:
             await self.send(obj)
         except trio.BrokenResourceError:
-            # The daemon refused the message part way (too large) and closed; its reason
-            # is waiting to be read.
+            # The daemon refused the message part way (too large) and closed, or the
+            # connection broke: its reason, or the end, is waiting to be read.
             pass
-        return check(await self.receive())
 
     async def streamed(self, obj: Mapping[str, Any]) -> AsyncIterator[Any]:
         """Send a request whose reply is streamed: yields each `{"more": ...}` payload,

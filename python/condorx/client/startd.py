@@ -104,25 +104,18 @@ class StartdClient:
                 with trio.fail_after(self.timeout):
                     ch, reused = await self.streams.open(startd)
                 try:
-                    await ch.send(req.to_wire())
-                except trio.BrokenResourceError:
-                    pass  # the connection broke under it: receiving says how
+                    await ch.send_request(req.to_wire())
                 except BaseException:
-                    with trio.CancelScope(shield=True):
-                        await ch.aclose()
+                    await ch.aclose()  # a stream's close holds against cancellation
                     raise
             try:
                 return ch, Claimed.from_wire(wire.check(await ch.receive()))
-            except wire.Closed:
-                # A shared connection the startd had just closed (or a restarted
-                # startd's): it read nothing of this request. Once more, afresh.
+            except BaseException as e:
                 await ch.aclose()
-                if not reused or attempt == 2:
+                # A shared connection the startd had just closed (or a restarted
+                # startd's) read nothing of this request: once more, afresh.
+                if not isinstance(e, wire.Closed) or not reused or attempt == 2:
                     raise
-            except BaseException:
-                with trio.CancelScope(shield=True):
-                    await ch.aclose()
-                raise
         raise AssertionError("unreachable")
 
     async def suspend(self, startd: Address, claim_id: str) -> None:

@@ -50,8 +50,9 @@ def run(name: str, local_name: str | None = None) -> None:
     # there when it stops (for the benchmarks under benches/: where a daemon's time goes).
     profile = cfg.get(f"{subsystem}_PROFILE")
     if profile:
-        _profiling.append((cProfile.Profile(), profile))
-        _profiling[0][0].enable()
+        profiler = cProfile.Profile()
+        _profiling.append((profiler, profile))
+        profiler.enable()
     try:
         # A daemon that stops in its own way on a signal (the startd's graceful, fast and
         # peaceful shutdowns) handles its signals itself.

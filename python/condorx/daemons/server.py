@@ -264,7 +264,10 @@ class Server:
                     await ch.send(wire.error_reply("permission", "only daemons multiplex"))
                     continue
                 await ch.send({"ok": True})
-                await mux.serve(ch, partial(self._stream, peer), **self._streams())
+                limits = self.limits
+                await mux.serve(
+                    ch, partial(self._stream, peer), limits.max_streams, limits.idle_timeout
+                )
                 return
             reply = await self._dispatch(peer, request, ch)
             if isinstance(request, dict) and self.audited(request):
@@ -273,9 +276,6 @@ class Server:
             # the reply goes out even as the daemon's tasks are being cancelled.
             with trio.CancelScope(shield=True), trio.move_on_after(5):
                 await ch.send(reply)
-
-    def _streams(self) -> dict[str, Any]:
-        return {"max_streams": self.limits.max_streams, "idle": self.limits.idle_timeout}
 
     async def _stream(self, peer: Peer, stream: mux.Stream) -> None:
         """One stream of a multiplexed connection: a connection's conversation of its
