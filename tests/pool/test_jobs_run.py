@@ -133,13 +133,37 @@ queue
 """,
     )
     wait_for(lambda: marker.exists(), "the first run to start")
+    startd = running.daemon("startd").proc
+    assert startd is not None
+    # The starter, the job's shell and its sleep (and the starters' fork server).
+    started = _descendants(startd.pid)
+    assert len(started) >= 3
     running.daemon("startd").kill9()
+    for pid in started:  # nothing the startd started outlives it
+        wait_for(lambda pid=pid: not _alive(pid), f"process {pid} to be gone")
     wait_for(lambda: queue(running, "JobStatus") == [["1"]], "the job to be requeued")
     running.daemon("startd").start()
     wait_for(lambda: history(running, "ClusterId") == [[str(c)]], "the job to complete")
     assert (running.root / "out").read_text().endswith("second\n")
     assert "Job was evicted." in (running.root / "job.log").read_text()
     assert history(running, "NumJobStarts") == [["2"]]
+
+
+def _descendants(pid: int) -> set[int]:
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
+    found, grew = set(), {pid}
+    while grew:
+        grew = {p for p, parent in parents.items() if parent in grew} - found
+        found |= grew
+    return found
 
 
 def _alive(pid: int) -> bool:

@@ -43,7 +43,7 @@ from condorx.config import Config
 from condorx.daemons import batch
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.daemons.startd import machine as mach
-from condorx.daemons.startd import runas, states
+from condorx.daemons.startd import runas, starter_forks, states
 from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
 from condorx.daemons.startd.fetch import Fetcher
 from condorx.daemons.startd.slots import Claim, Slot
@@ -339,8 +339,8 @@ class Startd:
         starter = self.starters.pop(slot.claim.id, None)
         if starter is not None:
             log.warning("%s: still killing after KILLING_TIMEOUT; killing the starter", slot.name)
-            starter.kill_job()
-            starter.process.kill()
+            starter.kill()
+            self.nursery.start_soon(starter.close)
 
     async def poll_loop(self) -> None:
         while True:
@@ -772,6 +772,8 @@ async def serve(
             address = f"<{locate.advertised_host(host)}:{port}>"
             startd.table.machine = replace(startd.table.machine, address=address)
             locate.write_address(locate.startd_address_file(cfg), address)
+            # The starters' fork server, started beside the first poll, not at a claim.
+            nursery.start_soon(trio.to_thread.run_sync, starter_forks.warm)
             await startd.poll()  # Owner to Unclaimed (1) before the first advertisement
             nursery.start_soon(startd.poll_loop)
             nursery.start_soon(startd.advertise_loop)

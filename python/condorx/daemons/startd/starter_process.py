@@ -1,45 +1,50 @@
-"""The startd's side of a starter: the process it spawns for a claim, and the frames it
-exchanges with it (see condorx.daemons.starter.service)."""
+"""The startd's side of a starter: the process it starts for a claim (forked by
+`starter_forks`), and the frames it exchanges with it (see
+condorx.daemons.starter.service)."""
 
 from __future__ import annotations
 
 import logging
 import os
 import signal
-import subprocess
-import sys
+import socket
 from collections.abc import AsyncIterator
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 import trio
 
 from condorx import wire
+from condorx.daemons.startd import starter_forks
 from condorx.protocol.starter import SignalJob, StartJob
 
 log = logging.getLogger("condorx.startd")
 
 
 class StarterProcess:
-    def __init__(self, process: trio.Process, ch: wire.Channel) -> None:
+    def __init__(self, process: BaseProcess, ch: wire.Channel) -> None:
         self.process = process
         self.ch = ch
         self.job_pid: int | None = None
+        self.closed = False
 
     @classmethod
     async def spawn(cls, log_file: str | None = None) -> StarterProcess:
-        argv = [sys.executable, "-m", "condorx.daemons.starter.service"]
-        process = await trio.lowlevel.open_process(
-            argv + (["--log", log_file] if log_file else []),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=dict(os.environ),
-        )
-        assert process.stdin is not None and process.stdout is not None
-        return cls(process, wire.StreamChannel(trio.StapledStream(process.stdin, process.stdout)))
+        ours, theirs = socket.socketpair()
+        try:
+            process = starter_forks.process(theirs, log_file)
+            await trio.to_thread.run_sync(process.start)
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()  # the starter has its own copy now
+        stream = trio.SocketStream(trio.socket.from_stdlib_socket(ours))
+        return cls(process, wire.StreamChannel(stream))
 
     @property
     def alive(self) -> bool:
-        return self.process.returncode is None
+        return not self.closed and self.process.exitcode is None
 
     async def run(self, request: StartJob) -> AsyncIterator[dict[str, Any]]:
         """Start a job; yields the starter's frames until (and with) the last one."""
@@ -70,15 +75,29 @@ class StarterProcess:
             except ProcessLookupError:
                 pass
 
+    def kill(self) -> None:
+        """Kill the job's tree and the starter itself (`close` then reaps it)."""
+        self.kill_job()
+        if self.alive:
+            self.process.kill()
+
+    async def _exited(self, within: float) -> bool:
+        with trio.move_on_after(within):
+            await trio.lowlevel.wait_readable(self.process.sentinel)
+        return not self.alive
+
     async def close(self) -> None:
         """End the claim: the starter kills what it still runs and exits."""
+        if self.closed:
+            return
         try:
             await self.ch.aclose()
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             pass
-        with trio.move_on_after(5):
-            await self.process.wait()
-        if self.process.returncode is None:
+        if not await self._exited(5):
             self.process.kill()
-            await self.process.wait()
+            await self._exited(5)
         self.kill_job()
+        if not self.alive:
+            self.closed = True
+            self.process.close()  # its sentinel, and multiprocessing's record of it

@@ -1,7 +1,8 @@
 """The starter: a process of its own, started by the startd for a claim, that runs the
 claim's jobs one after another and dies with the claim.
 
-It speaks wire frames on its standard input and output with its startd:
+It speaks wire frames with its startd on a socket it is given when it is forked (see
+`condorx.daemons.startd.starter_forks`):
 
 - `run` (`protocol.starter.StartJob`: job, files, slot, scratch, heartbeat): make the job's
   sandbox and run it; the starter answers `{"started": pid}`, then `{"alive": t}` every
@@ -17,18 +18,17 @@ PREPARE_JOB runs before the job, in its sandbox, and a failure ends the run with
 `updates[0]` seconds and then every `updates[1]`, on the side; JOB_EXIT runs when the job
 has ended, and the starter waits for it before it reports.
 
-When its standard input closes (the claim is over, or the startd died), it kills any
+When its socket closes (the claim is over, or the startd died), it kills any
 job it is still running and exits. One starter per claim rather than per job: a claim
-runs many short jobs, and a Python start-up per job would cost more than the jobs.
+runs many short jobs, and even a fork per job would cost more than the jobs.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import signal
-import sys
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -326,27 +326,17 @@ def _exit_reason(how: str, outcome: launch.Outcome) -> str:
     return f"The job {stopped[how]} and {ended}" if how in stopped else f"The job {ended}"
 
 
-async def main_async() -> None:
-    stream = trio.StapledStream(
-        trio.lowlevel.FdStream(os.dup(sys.stdout.fileno())),
-        trio.lowlevel.FdStream(os.dup(sys.stdin.fileno())),
-    )
-    # Nothing else may write to the frame stream: stray prints go to standard error.
-    sys.stdout = sys.stderr
-    await Starter(wire.StreamChannel(stream)).serve()
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(prog="condor_starter")
-    parser.add_argument("--log", help="the StarterLog to write")
-    args = parser.parse_args()
+def serve_socket(sock: socket.socket, log_file: str | None) -> None:
+    """A starter's life, in the process forked for it: frames with its startd on `sock`
+    until the startd closes it."""
     fmt = "%(asctime)s %(levelname)s %(name)s %(message)s"
     try:
-        logging.basicConfig(level=logging.INFO, format=fmt, filename=args.log)
+        logging.basicConfig(level=logging.INFO, format=fmt, filename=log_file, force=True)
     except OSError:
-        logging.basicConfig(level=logging.INFO, format=fmt)  # standard error, the startd's
-    trio.run(main_async)
+        logging.basicConfig(level=logging.INFO, format=fmt, force=True)  # standard error
 
+    async def serve() -> None:
+        stream = trio.SocketStream(trio.socket.from_stdlib_socket(sock))
+        await Starter(wire.StreamChannel(stream)).serve()
 
-if __name__ == "__main__":
-    main()
+    trio.run(serve)
