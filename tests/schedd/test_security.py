@@ -100,3 +100,23 @@ def test_the_audit_log_names_who_changed_the_queue_and_who_was_refused(schedd):
     assert f"action='remove' ids=['{c}.0']" in denied and f"done=0 denied=['{c}.0']" in denied
     assert any(f" act by {me} " in ln and "action='hold'" in ln for ln in lines)
     assert any("schedd refused authentication" in ln and "'eve'" in ln for ln in lines)
+
+
+def test_only_a_queue_super_user_may_submit_jobs_for_another_owner(schedd):
+    mallory = _tcp_client(schedd, "mallory")
+    as_alice = {**cluster(schedd.root), "Owner": "alice"}
+    with pytest.raises(RemoteError, match="mallory may not submit jobs as 'alice'"):
+        schedd.call(mallory.submit, as_alice, procs(1))
+    assert _rows(schedd, ["Owner"], 'Owner == "alice"') == []
+    # Naming oneself is no claim at all.
+    c = schedd.call(mallory.submit, {**cluster(schedd.root), "Owner": "mallory"}, procs(1))
+    assert _rows(schedd, ["Owner"], f"ClusterId == {c}") == [["mallory"]]
+    # A queue super user, only for an owner this schedd has seen submit (HTCondor's
+    # owner history; QUEUE_SUPER_USER_MAY_IMPERSONATE widens it).
+    admin = _tcp_client(schedd, "queueadmin")
+    with pytest.raises(RemoteError, match="this schedd has not seen alice submit"):
+        schedd.call(admin.submit, as_alice, procs(2))
+    schedd.call(_tcp_client(schedd, "alice").submit, cluster(schedd.root), procs(1))
+    c = schedd.call(admin.submit, as_alice, procs(2))
+    rows = _rows(schedd, ["Owner", "User"], f"ClusterId == {c}")
+    assert len(rows) == 2 and all(o == "alice" and u.startswith("alice@") for o, u in rows)

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import getpass
 
+import pytest
 from jobs import cluster, procs
 
+from condorx import locate, security
 from condorx.classad import ExprTree
+from condorx.client.connection import Credentials
+from condorx.client.schedd import ScheddClient
+from condorx.wire import RemoteError
 
 
 def _rows(s, exprs, constraint=None):
@@ -43,8 +48,18 @@ def test_submit_assigns_ids_owner_and_idle_status(schedd):
 
 
 def test_client_cannot_forge_the_owner(schedd):
-    c = schedd.call(schedd.client().submit, cluster(schedd.root, Owner="someoneelse"), procs(1))
-    assert _rows(schedd, ["Owner"], f"ClusterId == {c}") == [[getpass.getuser()]]
+    # As HTCondor's schedd has it: only a queue super user may name another owner (see
+    # test_security); anyone else naming one is refused, and no job is made.
+    key = locate.pool_key_file(schedd.cfg).read_bytes().strip()
+    address = schedd.address_file.read_text().strip()
+    mallory = ScheddClient(
+        schedd.cfg, address, Credentials(token=security.make_token(key, "mallory"))
+    )
+    with pytest.raises(RemoteError, match="may not submit jobs as 'someoneelse'"):
+        schedd.call(mallory.submit, cluster(schedd.root, Owner="someoneelse"), procs(1))
+    assert _rows(schedd, ["Owner"]) == []
+    c = schedd.call(mallory.submit, cluster(schedd.root), procs(1))
+    assert _rows(schedd, ["Owner"], f"ClusterId == {c}") == [["mallory"]]
 
 
 def test_full_ads_show_cluster_attributes_through_each_proc(schedd):

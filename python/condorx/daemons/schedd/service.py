@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -24,7 +25,7 @@ from condorx.attrs import JobStatus, Universe
 from condorx.classad import ClassAd, ExprTree, parseAds
 from condorx.client.connection import Address, daemon_credentials
 from condorx.client.startd import StartdClient
-from condorx.config import Config
+from condorx.config import Config, ConfigError
 from condorx.daemons import batch, query
 from condorx.daemons.matchable import runs_here
 from condorx.daemons.schedd import (
@@ -85,6 +86,10 @@ class Schedd:
         self.grid = grid
         self.super_users = cfg.get_list("QUEUE_SUPER_USERS") or ["root", "condor"]
         self.max_procs = cfg.get_int("MAX_JOBS_PER_SUBMISSION", 1_000_000)
+        # The owners this schedd has seen submit (HTCondor's owner history): a queue super
+        # user submits for them alone, unless QUEUE_SUPER_USER_MAY_IMPERSONATE matches.
+        self.owners_seen = {owner for owner, _ in ledger.counts()}
+        self.impersonate = _impersonation(cfg)
         # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
         # builds the ads), by the user they were given to.
         self.reserved: dict[int, str] = {}
@@ -112,7 +117,9 @@ class Schedd:
                 "bad-request",
                 f"submit: {len(procs)} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
             )
-        who = transitions.Submitter(peer.user, self.me.uid_domain, self.me.name)
+        who = transitions.Submitter(
+            self._owner(peer, req.cluster), self.me.uid_domain, self.me.name
+        )
         wanted = req.cluster_id
         if wanted is not None and self.reserved.get(wanted) != peer.user:
             raise Refused("bad-request", f"cluster id {wanted!r} was not reserved by {peer.user}")
@@ -134,7 +141,35 @@ class Schedd:
                 self._unspool(wanted, len(procs))
             raise
         self.reserved.pop(cluster, None)
+        self.owners_seen.add(who.owner)
         return Submitted(cluster, len(procs))
+
+    def _owner(self, peer: Peer, cluster: Any) -> str:
+        """Whose jobs a submission makes: the submitter's, or the Owner its cluster ad
+        names when a queue super user (or the pool's daemons) submits for an owner this
+        schedd has seen submit, or one QUEUE_SUPER_USER_MAY_IMPERSONATE matches (a
+        simulated pool loading a real queue's jobs, each user's as theirs), as HTCondor's
+        schedd has it. Anyone else naming another owner is refused."""
+        named = cluster.get("Owner") if isinstance(cluster, dict) else None
+        if named is None or named == peer.user:
+            return peer.user
+        if (
+            not isinstance(named, str)
+            or not named
+            or not security.may_act_on(peer.user, named, self.super_users)
+        ):
+            raise Refused("permission", f"{peer.user} may not submit jobs as {named!r}")
+        if self.impersonate is not None:
+            allowed = self.impersonate.search(named) is not None
+        else:
+            allowed = named in self.owners_seen
+        if not allowed:
+            raise Refused(
+                "permission",
+                f"{peer.user} may not submit jobs as {named!r}: this schedd has not seen"
+                f" {named} submit, and QUEUE_SUPER_USER_MAY_IMPERSONATE does not match",
+            )
+        return named
 
     async def _spool(
         self, cluster: int, procs: list[Any], inputs: list[dict[str, bytes]], owner: str
@@ -801,3 +836,15 @@ async def serve(
         await nursery.start(advertise.loop, cfg, ledger, me)
         log.info("schedd %s serving %d jobs at %s", me.name, len(ledger), me.address)
         task_status.started(me.address)
+
+
+def _impersonation(cfg: Config) -> re.Pattern[str] | None:
+    text = (cfg.get("QUEUE_SUPER_USER_MAY_IMPERSONATE") or "").strip()
+    if not text:
+        return None
+    try:
+        return re.compile(text)
+    except re.error as e:
+        raise ConfigError(
+            f"QUEUE_SUPER_USER_MAY_IMPERSONATE: not a regular expression: {e}"
+        ) from None
