@@ -29,7 +29,7 @@ def test_sim_up_runs_a_queue_and_sim_down_stops_it():
 
         up = ["sim", "up", "--machines", "3", "--slots", "2", "--duration", "1", "--dir", d]
         try:
-            assert "3 machines of 2 slots" in tool("condorx.cli.main", *up)
+            assert "3 machines, 6 slots" in tool("condorx.cli.main", *up)
             names = tool("condorx.cli.status", "-af", "Name").split()
             assert len(names) == 6 and {n.split("@")[1].split(".")[0] for n in names} == {
                 "sim1",
@@ -51,3 +51,38 @@ def test_sim_up_runs_a_queue_and_sim_down_stops_it():
         assert down.returncode == 0 and "stopped" in down.stdout, down.stderr
         for daemon in daemons.values():
             wait_for(lambda pid=daemon["pid"]: not alive(pid), "every daemon to stop")
+
+
+DUMPS = Path(__file__).parent / "dumps"
+
+
+def test_sim_up_simulates_a_real_pools_machines_from_its_status_dump():
+    with tempfile.TemporaryDirectory(prefix="simcli") as d:
+        root = Path(d)
+        env = {k: v for k, v in os.environ.items() if k != "CONDORX_TOKEN"}
+        env["CONDORX_CONFIG"] = str(root / "condor_config")
+        dump = str(DUMPS / "gthain-status.ads")
+        up = ["sim", "up", "--machine-ads", dump, "--duration", "exponential(5)", "--dir", d]
+        try:
+            r = run_tool("condorx.cli.main", up, env, root)
+            assert r.returncode == 0, r.stderr
+            assert "1 machine, 8 slots" in r.stdout
+            names = run_tool("condorx.cli.status", ["-af", "Name"], env, root).stdout.split()
+            assert sorted(names) == [f"slot{i}@gthain.localdomain" for i in range(1, 9)]
+        finally:
+            down = run_tool("condorx.cli.main", ["sim", "down", "--dir", d], env, root)
+        assert down.returncode == 0, down.stderr
+
+
+def test_sim_up_refuses_what_it_cannot_simulate_before_starting_anything(tmp_path):
+    env = {**os.environ, "CONDORX_CONFIG": str(tmp_path / "condor_config")}
+    bad = tmp_path / "bad.ads"
+    bad.write_text('MyType = "Machine"\nName = "slot1@a"\nMachine = "a"\n')
+    for args, says in [
+        (["--duration", "gamma(1, 2)"], "--duration: not seconds or a distribution"),
+        (["--machine-ads", str(bad)], f"SIM_MACHINE_ADS: {bad}, ad 1: SlotID is not an integer"),
+    ]:
+        up = ["sim", "up", *args, "--dir", str(tmp_path)]
+        r = run_tool("condorx.cli.main", up, env, tmp_path)
+        assert r.returncode == 1 and says in r.stderr and "Traceback" not in r.stderr
+        assert not (tmp_path / "condor_config").exists()

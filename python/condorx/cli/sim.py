@@ -1,11 +1,17 @@
 """A simulated pool: the real collector, negotiator and schedd under a master, with the
 pool simulator's execute machines instead of a startd.
 
-condorx sim up --machines 1000 --slots 100 [--dir DIR] [--duration S]
+condorx sim up --machines 1000 --slots 100 [--dir DIR] [--duration S|DISTRIBUTION]
+condorx sim up --machine-ads STATUS_DUMP [--duration ...]
+condorx sim jobs QUEUE_DUMP [--dir DIR]
 condorx sim down [--dir DIR]
 
-Jobs submitted to it "run" for their `SimDuration` (else --duration seconds) and end
-with exit code 0; condor_q, condor_status and the rest work on it as on any pool.
+Jobs submitted to it "run" for their `SimDuration` (else --duration: seconds, or a
+distribution such as `exponential(600)`, see `condorx.sim.durations`) and end with exit
+code 0; condor_q, condor_status and the rest work on it as on any pool. With
+--machine-ads, its machines are a real pool's, from that pool's `condor_status -l`;
+`sim jobs` puts a real queue's jobs (`condor_q -l`) in it, each under its own owner, so
+the pool shows how that queue drains under this configuration.
 """
 
 from __future__ import annotations
@@ -17,16 +23,24 @@ from pathlib import Path
 import click
 
 from condorx import locate
-from condorx.cli.common import fail, load
+from condorx.cli.common import fail, load, run_client
 from condorx.cli.pool import PERSONAL, answers, count_slots, start_master, stop_master
+from condorx.client.connection import daemon_credentials
+from condorx.client.schedd import ScheddClient
+from condorx.config.errors import ConfigError
+from condorx.sim import pool_dump, queue_dump
+from condorx.sim.durations import Durations
 
 SIMULATED = """\
 DAEMON_LIST = MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, SIM
 SIM_MACHINES = {machines}
+SIM_MACHINE_ADS = {machine_ads}
 NUM_CPUS = {slots}
 MEMORY = {memory}
 SIM_JOB_DURATION = {duration}
 START = TRUE
+# `condorx sim jobs` submits a real queue's jobs each under its own owner.
+QUEUE_SUPER_USER_MAY_IMPERSONATE = .*
 # A job's slot is held while it runs: one schedd holds a connection per running job.
 MAX_JOBS_PER_SUBMISSION = 10000000
 """
@@ -53,13 +67,29 @@ DIR = click.option(
 @click.option("--machines", default=100, show_default=True, help="Simulated execute machines.")
 @click.option("--slots", default=8, show_default=True, help="Slots on each machine.")
 @click.option(
-    "--duration", default=60.0, show_default=True, help="Seconds a job runs (else SimDuration)."
+    "--duration",
+    default="60",
+    show_default=True,
+    help="Seconds a job runs unless it has SimDuration, or a distribution: uniform(LO, HI),"
+    " exponential(MEAN), normal(MEAN, SD), lognormal(MU, SIGMA), weibull(SCALE, SHAPE).",
+)
+@click.option(
+    "--machine-ads",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A real pool's `condor_status -l` output: simulate its machines instead.",
 )
 @DIR
-def up(machines: int, slots: int, duration: float, directory: Path | None) -> None:
+def up(
+    machines: int, slots: int, duration: str, machine_ads: Path | None, directory: Path | None
+) -> None:
     """Start a simulated pool (writing its configuration when it has none)."""
     if machines < 1 or slots < 1:
         fail("condorx sim up: --machines and --slots must be at least 1")
+    try:
+        Durations.parse(duration, knob="--duration")
+        dumped = pool_dump.load(machine_ads.resolve()) if machine_ads else None
+    except ConfigError as e:
+        fail(f"condorx sim up: {e}")
     root = _root(directory)
     config = root / "condor_config"
     env = {**os.environ, "CONDORX_CONFIG": str(config)}
@@ -69,19 +99,26 @@ def up(machines: int, slots: int, duration: float, directory: Path | None) -> No
         if locate.master_socket(cfg).exists() and answers(cfg):
             fail(f"condorx sim up: a pool is already running from {root} (condorx sim down)")
     text = PERSONAL.format(dir=root) + SIMULATED.format(
-        machines=machines, slots=slots, memory=slots * 1024, duration=duration
+        machines=machines,
+        slots=slots,
+        memory=slots * 1024,
+        duration=duration,
+        machine_ads=machine_ads.resolve() if machine_ads else "",
     )
     root.mkdir(parents=True, exist_ok=True)
     config.write_text(text)
     cfg = load("condorx sim up", "MASTER")
     start_master(cfg, env)
     wanted = machines * slots
+    if dumped is not None:
+        machines, wanted = len(dumped), sum(len(m.slots) for m in dumped)
     deadline = time.monotonic() + 60 + wanted / 1000
     while count_slots(cfg) < wanted:
         if time.monotonic() > deadline:
             fail(f"condorx sim up: the pool did not come up; see {locate.log_dir(cfg)}")
         time.sleep(0.5)
-    click.echo(f"Simulated pool up in {root}: {machines} machines of {slots} slots.")
+    plural = "s" if machines != 1 else ""
+    click.echo(f"Simulated pool up in {root}: {machines} machine{plural}, {wanted} slots.")
     click.echo(f"Use it from other shells with: export CONDORX_CONFIG={config}")
 
 
@@ -95,3 +132,42 @@ def down(directory: Path | None) -> None:
     os.environ["CONDORX_CONFIG"] = str(config)
     stop_master(load("condorx sim down", "MASTER"), "condorx sim down")
     click.echo("Simulated pool stopped.")
+
+
+@sim.command()
+@click.argument("dump", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@DIR
+def jobs(dump: Path, directory: Path | None) -> None:
+    """Submit a real queue's jobs (`condor_q -l` output) to the simulated pool, each
+    under its own owner."""
+    config = _root(directory) / "condor_config"
+    if not config.exists():
+        fail(f"condorx sim jobs: no simulated pool in {config.parent} (condorx sim up)")
+    os.environ["CONDORX_CONFIG"] = str(config)
+    cfg = load("condorx sim jobs")
+    try:
+        queue = queue_dump.load(dump)
+    except queue_dump.DumpError as e:
+        fail(f"condorx sim jobs: {e}")
+    if not queue.clusters:
+        fail(f"condorx sim jobs: {dump} has no job that would run (left out: {_left(queue)})")
+    try:
+        address = locate.schedd_address_file(cfg).read_text().strip()
+    except OSError:
+        fail(f"condorx sim jobs: the pool in {config.parent} is not running (condorx sim up)")
+    # The pool's own identity may submit for any owner; the user holds its key.
+    client = ScheddClient(cfg, address, daemon_credentials(cfg))
+
+    async def submit_all() -> None:
+        for c in queue.clusters:
+            await client.submit(c.cluster, c.procs)
+
+    run_client(submit_all, tool="condorx sim jobs")
+    click.echo(
+        f"{queue.jobs} job(s) of {len(queue.owners)} owner(s) submitted in"
+        f" {len(queue.clusters)} cluster(s); left out: {_left(queue)}."
+    )
+
+
+def _left(queue: queue_dump.Queue) -> str:
+    return ", ".join(f"{n} {why}" for why, n in sorted(queue.skipped.items())) or "none"

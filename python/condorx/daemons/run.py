@@ -62,8 +62,30 @@ def run(name: str, local_name: str | None = None) -> None:
             trio.run(_until_signalled, serve, cfg)
     except KeyboardInterrupt:
         pass
+    except (ConfigError, BaseExceptionGroup) as e:
+        # A setting only the daemon itself reads (SIM_MACHINE_ADS) may be refused late.
+        refused = _config_error(e)
+        if refused is None:
+            raise
+        print(f"condor_{name}: configuration error: {refused}", file=sys.stderr)
+        logging.getLogger(f"condorx.{name}").error("configuration error: %s", refused)
+        sys.exit(1)
     finally:
         _dump_profile()
+
+
+def _config_error(e: BaseException) -> ConfigError | None:
+    """The ConfigError `e` is, or the first of a group made only of them."""
+    if isinstance(e, ConfigError):
+        return e
+    if isinstance(e, BaseExceptionGroup):
+        matched, rest = e.split(ConfigError)
+        leaf: BaseException | None = matched
+        while rest is None and isinstance(leaf, BaseExceptionGroup):
+            leaf = leaf.exceptions[0]
+        if rest is None and isinstance(leaf, ConfigError):
+            return leaf
+    return None
 
 
 # The profiler a daemon runs under, and where its statistics go (see <SUBSYS>_PROFILE).

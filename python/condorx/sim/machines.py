@@ -1,5 +1,6 @@
 """The simulated execute machines: each its own name and slot table, its slots laid out
 from the configuration as a real startd's are (NUM_CPUS, MEMORY, NUM_SLOTS, SLOT_TYPE_*),
+or taken from a real pool's `condor_status -l` dump (SIM_MACHINE_ADS, see `pool_dump`),
 its ads built by the real startd's ad code, so the collector and negotiator see what a
 real startd would advertise. All of them answer at one address.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from condorx.config import Config
@@ -15,17 +17,32 @@ from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd.slots import Slot
 from condorx.daemons.startd.table import SlotTable
 from condorx.locate import execute_dir
+from condorx.sim import pool_dump
+
+
+def templated(cfg: Config, count: int) -> list[SlotTable]:
+    """`count` machines laid out as the configuration lays out this one, named
+    sim1.<domain>, sim2.<domain>, ..."""
+    template = mach.detect(cfg, execute_dir(cfg))
+    domain = template.hostname.partition(".")[2] or template.hostname
+    return [
+        SlotTable(cfg, dataclasses.replace(template, hostname=f"sim{i}.{domain}"))
+        for i in range(1, count + 1)
+    ]
+
+
+def configured(cfg: Config) -> list[SlotTable]:
+    """The machines the configuration asks for: SIM_MACHINE_ADS's, else SIM_MACHINES
+    laid out as this one."""
+    dump = cfg.get("SIM_MACHINE_ADS")
+    if dump and dump.strip():
+        return list(pool_dump.tables(cfg, Path(dump.strip())))
+    return templated(cfg, max(1, cfg.get_int("SIM_MACHINES", 10)))
 
 
 class SimMachines:
-    def __init__(self, cfg: Config, count: int, address: str = "") -> None:
-        template = mach.detect(cfg, execute_dir(cfg))
-        domain = template.hostname.partition(".")[2] or template.hostname
-        self.tables: list[SlotTable] = []
-        for i in range(1, count + 1):
-            name = f"sim{i}.{domain}"
-            machine = dataclasses.replace(template, hostname=name, address=address)
-            self.tables.append(SlotTable(cfg, machine))
+    def __init__(self, tables: list[SlotTable]) -> None:
+        self.tables = tables
         self._by_name = {s.name: (t, s) for t in self.tables for s in t.all_slots()}
         # Claim id -> its slot: a run, a release or a stop finds its slot at once.
         self._by_claim: dict[str, tuple[SlotTable, Slot]] = {}

@@ -1,9 +1,11 @@
 """The pool simulator: one process hosting many simulated execute machines (SIM_MACHINES
-of them, each laid out from the configuration as a startd's slots are), behind one
-listener that speaks the startd's protocol (`protocol.startd`) to the real collector,
-negotiator and schedd. A simulated slot is matched, claimed and activated as a real one
-is; its job "runs" for a simulated duration (the job's `SimDuration`, else
-SIM_JOB_DURATION seconds) and ends with exit code 0, as a starter would report it.
+of them, each laid out from the configuration as a startd's slots are, or a real pool's
+from the `condor_status -l` dump SIM_MACHINE_ADS names), behind one listener that
+speaks the startd's protocol (`protocol.startd`) to the real collector, negotiator and
+schedd. A simulated slot is matched, claimed and activated as a real one is; its job
+"runs" for a simulated duration (the job's `SimDuration`, else SIM_JOB_DURATION: seconds,
+or a distribution, see `durations`) and ends with exit code 0, as a starter would report
+it.
 
 What it leaves out, for now: the startd's policy (a simulated slot is Unclaimed until
 matched, and never preempted or suspended), and files (a simulated job's input is not
@@ -45,6 +47,8 @@ from condorx.protocol.startd import (
     Vacate,
     Vacated,
 )
+from condorx.sim import machines
+from condorx.sim.durations import Durations
 from condorx.sim.machines import SimMachines
 
 log = logging.getLogger("condorx.sim")
@@ -62,8 +66,10 @@ class _Run:
 class Simulator:
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
-        self.machines = SimMachines(cfg, max(1, cfg.get_int("SIM_MACHINES", 10)))
-        self.duration = max(0.0, cfg.get_float("SIM_JOB_DURATION", 60.0))
+        self.machines = SimMachines(machines.configured(cfg))
+        self.durations = Durations.parse(
+            cfg.get("SIM_JOB_DURATION") or "60", seed=cfg.get("SIM_SEED") or ""
+        )
         self.heartbeat = cfg.get_float("STARTER_HEARTBEAT", job_lease.DEFAULT_HEARTBEAT)
         self.update_interval = max(1, cfg.get_int("UPDATE_INTERVAL", 300))
         self.collector = CollectorClient(cfg, daemon_credentials(cfg))
@@ -157,8 +163,8 @@ class Simulator:
         if slot.state != "Claimed" or slot.activity != "Idle" or req.claim_id in self.runs:
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}: no new job")
         job = wire.ad_from_wire(req.job, "job ad")
-        seconds = _duration(job.get("SimDuration"), self.duration)
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
+        seconds = self.durations.of(job_id, job.get("SimDuration"))
         run = _Run(trio.CancelScope(), job_id)
         self.runs[req.claim_id] = run
         self._enter(table, slot, "Claimed", "Busy")
@@ -264,12 +270,6 @@ class Simulator:
                 await self.changed.wait()
             self.changed = trio.Event()
             await trio.sleep(0.2)  # one update for a burst of changes
-
-
-def _duration(value: Any, default: float) -> float:
-    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-        return float(value)
-    return default
 
 
 async def serve(
