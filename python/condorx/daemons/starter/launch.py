@@ -123,9 +123,7 @@ class Process:
 
     async def wait(self) -> Outcome:
         try:
-            _, status, usage = await trio.to_thread.run_sync(
-                os.wait4, self.pid, 0, abandon_on_cancel=True
-            )
+            _, status, usage = await _wait4(self.pid)
         except BaseException:
             self.signal(signal.SIGKILL)
             raise
@@ -137,3 +135,18 @@ class Process:
         return Outcome(
             code, sig, usage.ru_utime, usage.ru_stime, usage.ru_maxrss, time.time() - self.started
         )
+
+
+async def _wait4(pid: int) -> tuple[int, int, Any]:
+    """os.wait4 of our child `pid`, without blocking the event loop: its pidfd becomes
+    readable when it exits (no thread handed a blocking wait for every job), else, on
+    a kernel without pidfds, a thread waits."""
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:
+        return await trio.to_thread.run_sync(os.wait4, pid, 0, abandon_on_cancel=True)
+    try:
+        await trio.lowlevel.wait_readable(fd)
+    finally:
+        os.close(fd)
+    return os.wait4(pid, 0)
