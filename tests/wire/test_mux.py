@@ -13,6 +13,7 @@ import trio
 
 from condorx import mux, security, wire
 from condorx.client.connection import Address, Credentials, connect
+from condorx.daemons import server
 from condorx.daemons.limits import Limits
 from condorx.daemons.server import Peer, Server
 from condorx.protocol.message import Done
@@ -340,5 +341,30 @@ def test_bytes_that_do_not_unpack_are_a_malformed_message_and_cost_one_connectio
         stream, _ = await streams.open(address)
         assert (await stream.request(Echo("alive").to_wire()))["echo"] == "alive"
         await stream.aclose()
+
+    run(test)
+
+
+def test_a_reply_waiting_its_turn_on_a_busy_connection_is_sent_not_dropped(monkeypatch):
+    # A schedd busy elsewhere reads its connection to a startd slowly, and thousands of
+    # claims' replies queue for it: each must go out in its turn, however long that is
+    # (a reply dropped for taking too long left its claim waiting forever). A reply on a
+    # connection of its own still has a bound.
+    monkeypatch.setattr(server, "_REPLY_TIMEOUT", 0.1)
+
+    async def test(nursery: trio.Nursery) -> None:
+        _, address, _ = await up(nursery)
+        ch = await raw_mux(address)
+        big = "x" * (16 * 1024 * 1024)  # more than the socket buffers hold
+        await ch.send([1, Echo(big).to_wire()])
+        await ch.send([2, Echo("slow").to_wire()])  # answered once stream 1's is going out
+        await trio.sleep(1.0)  # not reading: stream 2's reply waits behind stream 1's
+        replies: dict[int, Any] = {}
+        with trio.fail_after(20):
+            while len(replies) < 2:
+                sid, frame = await ch.receive()
+                replies[sid] = frame
+        assert replies[1]["echo"] == big and replies[2]["echo"] == "slow"
+        await ch.aclose()
 
     run(test)

@@ -30,6 +30,8 @@ from condorx.protocol.message import Message, Reply
 from condorx.protocol.table import Command, Permission
 from condorx.session import Keys, Mode, Policy, ProtectionError, Session, negotiate
 
+# How long a reply may take to go out on a connection of its own.
+_REPLY_TIMEOUT = 5.0
 log = logging.getLogger("condorx.server")
 # Refused authentications and connections, and every change to the job queue: who, what,
 # when (the daemon's AUDIT_LOG).
@@ -273,9 +275,16 @@ class Server:
             if isinstance(request, dict) and self.audited(request):
                 audit.info("%s", _audit_line(self.name, peer, request, reply))
             # A handler that stops the daemon (condor_off of the master) still answers:
-            # the reply goes out even as the daemon's tasks are being cancelled.
-            with trio.CancelScope(shield=True), trio.move_on_after(5):
+            # the reply goes out even as the daemon's tasks are being cancelled. A stream
+            # waits its turn on its connection as long as that takes (its connection
+            # bounds each frame's sending); a reply not sent ends the conversation, for
+            # a peer waiting on it must learn that no answer is coming.
+            limit = math.inf if isinstance(ch, mux.Stream) else _REPLY_TIMEOUT
+            with trio.CancelScope(shield=True), trio.move_on_after(limit) as sending:
                 await ch.send(reply)
+            if sending.cancelled_caught:
+                log.warning("closing %s's connection: a reply not taken in %g s", peer.user, limit)
+                return
 
     async def _stream(self, peer: Peer, stream: mux.Stream) -> None:
         """One stream of a multiplexed connection: a connection's conversation of its
