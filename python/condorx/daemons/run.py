@@ -8,6 +8,7 @@ import importlib
 import logging
 import signal
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import trio
 
 from condorx import locate
 from condorx.config import ConfigError, load_config
+from condorx.daemons import task_dump
 
 # daemon name -> (subsystem, module holding `serve`)
 DAEMONS = {
@@ -57,9 +59,9 @@ def run(name: str, local_name: str | None = None) -> None:
         # A daemon that stops in its own way on a signal (the startd's graceful, fast and
         # peaceful shutdowns) handles its signals itself.
         if getattr(daemon, "HANDLES_SIGNALS", False):
-            trio.run(serve, cfg)
+            trio.run(_answering_usr1, serve, cfg)
         else:
-            trio.run(_until_signalled, serve, cfg)
+            trio.run(_until_signalled, partial(_answering_usr1, serve), cfg)
     except KeyboardInterrupt:
         pass
     except (ConfigError, BaseExceptionGroup) as e:
@@ -99,6 +101,14 @@ def _dump_profile() -> None:
         profiler, path = _profiling.pop()
         profiler.disable()
         profiler.dump_stats(path)
+
+
+async def _answering_usr1(serve: Any, cfg: Any) -> None:
+    """Serve; meanwhile SIGUSR1 writes where the daemon's tasks wait to its log."""
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(task_dump.on_signal)
+        await serve(cfg)
+        nursery.cancel_scope.cancel()
 
 
 async def _until_signalled(serve: Any, cfg: Any) -> None:
