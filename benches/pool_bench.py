@@ -47,7 +47,10 @@ def pool_config(slots: int, jobs: int) -> str:
 def remaining(pool: LocalPool) -> int:
     r = subprocess.run(
         [sys.executable, "-m", "condorx.cli.q", "-totals", "-allusers"],
-        env=pool.env, capture_output=True, text=True, cwd=pool.root,
+        env=pool.env,
+        capture_output=True,
+        text=True,
+        cwd=pool.root,
     )
     m = re.search(r"Total for query: (\d+) jobs", r.stdout)
     if m is None:
@@ -62,9 +65,20 @@ def cycle_times(pool: LocalPool) -> list[float]:
 
 def running(pool: LocalPool) -> int:
     r = subprocess.run(
-        [sys.executable, "-m", "condorx.cli.q", "-allusers", "-constraint", "JobStatus == 2",
-         "-af", "ProcId"],
-        env=pool.env, capture_output=True, text=True, cwd=pool.root,
+        [
+            sys.executable,
+            "-m",
+            "condorx.cli.q",
+            "-allusers",
+            "-constraint",
+            "JobStatus == 2",
+            "-af",
+            "ProcId",
+        ],
+        env=pool.env,
+        capture_output=True,
+        text=True,
+        cwd=pool.root,
     )
     return len(r.stdout.split())
 
@@ -75,7 +89,7 @@ def _stat(pid: int) -> tuple[int, int] | None:
         text = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    fields = text[text.rindex(")") + 2:].split()
+    fields = text[text.rindex(")") + 2 :].split()
     return int(fields[1]), int(fields[3])
 
 
@@ -105,19 +119,27 @@ def execute_side(startd: int) -> tuple[int, int]:
     return len(ours), sum(_pss_kib(p) for p in ours)
 
 
+def submit(pool: LocalPool, text: str) -> tuple[float, float]:
+    """condor_submit of `text` (files not transferred): when it began and when it was
+    acknowledged."""
+    (pool.root / "job.sub").write_text("should_transfer_files = NO\n" + text)
+    t0 = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "condorx.cli.submit", "job.sub"],
+        env=pool.env,
+        cwd=pool.root,
+        check=True,
+        capture_output=True,
+    )
+    return t0, time.perf_counter()
+
+
 def throughput(jobs: int, slots: int) -> None:
     with tempfile.TemporaryDirectory(prefix="cx-pool-bench-") as d:
         pool = LocalPool(Path(d), pool_config(slots, jobs))
         pool.start("collector", "negotiator", "startd", "schedd")
         try:
-            (pool.root / "job.sub").write_text(
-                "executable = /bin/true\nshould_transfer_files = NO\n"
-                f"log = bench.log\nqueue {jobs}\n"
-            )
-            t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "condorx.cli.submit", "job.sub"],
-                           env=pool.env, cwd=pool.root, check=True, capture_output=True)
-            submitted = time.perf_counter()
+            t0, submitted = submit(pool, f"executable = /bin/true\nlog = bench.log\nqueue {jobs}\n")
             marks: dict[int, float] = {}
             left = jobs
             while left:
@@ -144,8 +166,10 @@ def throughput(jobs: int, slots: int) -> None:
         f"   target >= {TARGET:.0f}: {verdict}"
     )
     if cycles:
-        print(f"negotiation cycles with matches        {len(cycles):8d}    median "
-              f"{statistics.median(cycles) * 1000:.1f} ms, max {max(cycles) * 1000:.1f} ms")
+        print(
+            f"negotiation cycles with matches        {len(cycles):8d}    median "
+            f"{statistics.median(cycles) * 1000:.1f} ms, max {max(cycles) * 1000:.1f} ms"
+        )
 
 
 def fill(slots: int) -> None:
@@ -158,14 +182,9 @@ def fill(slots: int) -> None:
             startd = pool.daemon("startd").proc
             assert startd is not None
             _, idle_kib = execute_side(startd.pid)
-            (pool.root / "job.sub").write_text(
-                "executable = /bin/sleep\narguments = 600\nshould_transfer_files = NO\n"
-                f"log = fill.log\nqueue {slots}\n"
+            t0, submitted = submit(
+                pool, f"executable = /bin/sleep\narguments = 600\nlog = fill.log\nqueue {slots}\n"
             )
-            t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "condorx.cli.submit", "job.sub"],
-                           env=pool.env, cwd=pool.root, check=True, capture_output=True)
-            submitted = time.perf_counter()
             busy = 0
             while busy < slots and time.perf_counter() - submitted < 120:
                 time.sleep(0.25)
@@ -178,14 +197,20 @@ def fill(slots: int) -> None:
     print(f"\n{slots} jobs of `sleep 600` on a personal pool of {slots} slots\n")
     print(f"condor_submit (acknowledged, durable)  {submitted - t0:8.2f} s")
     verdict = "PASS" if busy == slots and filled - t0 <= FILL_TARGET else "FAIL"
-    print(f"submission to {busy} running            {filled - t0:8.2f} s"
-          f"   target <= {FILL_TARGET:.0f}: {verdict}")
+    print(
+        f"submission to {busy} running            {filled - t0:8.2f} s"
+        f"   target <= {FILL_TARGET:.0f}: {verdict}"
+    )
     per_job = kib / 1024 / max(1, busy)
     verdict = "PASS" if per_job <= MEMORY_TARGET_MIB else "FAIL"
-    print(f"execute side: {count} processes, PSS {kib / 1024:.1f} MiB "
-          f"({idle_kib / 1024:.1f} MiB idle)")
-    print(f"execute-side memory per running job    {per_job:8.2f} MiB"
-          f"   target <= {MEMORY_TARGET_MIB:.0f}: {verdict}")
+    print(
+        f"execute side: {count} processes, PSS {kib / 1024:.1f} MiB "
+        f"({idle_kib / 1024:.1f} MiB idle)"
+    )
+    print(
+        f"execute-side memory per running job    {per_job:8.2f} MiB"
+        f"   target <= {MEMORY_TARGET_MIB:.0f}: {verdict}"
+    )
 
 
 def main() -> None:

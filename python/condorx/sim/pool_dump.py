@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from condorx import wire
-from condorx.classad import ClassAd, parseAds
+from condorx.classad import ClassAd
 from condorx.config import Config
 from condorx.config.errors import ConfigError
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd.ads import Measures
 from condorx.daemons.startd.slots import Slot
 from condorx.daemons.startd.table import SlotTable
+from condorx.sim import ad_dump
 
 # Attributes of that moment, by name and by prefix (compared without case).
 _MOMENT = frozenset(
@@ -70,13 +71,9 @@ def load(path: Path) -> list[DumpedMachine]:
     """The machines of a dump, in the order the dump first names them; ConfigError
     naming the file and the ad when it cannot be used."""
     try:
-        text = path.read_text(errors="replace")
-    except OSError as e:
-        raise ConfigError(f"SIM_MACHINE_ADS: cannot read {path}: {e.strerror}") from None
-    try:
-        ads = list(parseAds(text, "old"))
-    except ValueError as e:
-        raise ConfigError(f"SIM_MACHINE_ADS: {path}: not ClassAds: {e}") from None
+        ads = ad_dump.read(path)
+    except ad_dump.DumpError as e:
+        raise ConfigError(f"SIM_MACHINE_ADS: {e}") from None
     machines: dict[str, DumpedMachine] = {}
     for n, ad in enumerate(ads, 1):
         if ad.get("MyType") not in (None, "Machine") or ad.get("SlotType") == "Dynamic":

@@ -22,8 +22,9 @@ from typing import Any
 
 from condorx import wire
 from condorx.attrs import PROTECTED, JobStatus, Universe
-from condorx.classad import ClassAd, parseAds
-from condorx.errors import CondorxError
+from condorx.classad import ClassAd
+from condorx.sim import ad_dump
+from condorx.sim.ad_dump import DumpError
 
 _SKIPPED_UNIVERSES = (Universe.SCHEDULER, Universe.LOCAL, Universe.GRID)
 _TAKEN = {JobStatus.IDLE, JobStatus.RUNNING, JobStatus.TRANSFERRING_OUTPUT, JobStatus.SUSPENDED}
@@ -53,10 +54,6 @@ _MOMENT = frozenset(
 _MOMENT_PREFIXES = ("machineattr", "match_", "lastremote", "remote", "recent", "transfer_queue")
 
 
-class DumpError(CondorxError):
-    """A dump that cannot be read as a queue; says which file and which ad."""
-
-
 @dataclasses.dataclass
 class Cluster:
     """One submission: a dumped cluster's jobs of one owner."""
@@ -82,14 +79,7 @@ class Queue:
 
 
 def load(path: Path) -> Queue:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError as e:
-        raise DumpError(f"{path}: cannot read it: {e.strerror}") from None
-    try:
-        ads = list(parseAds(text, "old"))
-    except ValueError as e:
-        raise DumpError(f"{path}: not ClassAds: {e}") from None
+    ads = ad_dump.read(path)
     groups: dict[tuple[Any, str], list[dict[str, Any]]] = {}
     skipped: Counter[str] = Counter()
     for n, ad in enumerate(ads, 1):
