@@ -29,7 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from condorx.procfs import stat_fields
 from condorx.testing.pool import LocalPool
+from condorx.testing.procs import descendants
 
 TARGET = 500.0
 FILL_TARGET = 5.0
@@ -83,16 +85,6 @@ def running(pool: LocalPool) -> int:
     return len(r.stdout.split())
 
 
-def _stat(pid: int) -> tuple[int, int] | None:
-    """(parent pid, session id) of a process, or None when it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    return int(fields[1]), int(fields[3])
-
-
 def _pss_kib(pid: int) -> int:
     try:
         text = Path(f"/proc/{pid}/smaps_rollup").read_text()
@@ -105,17 +97,9 @@ def _pss_kib(pid: int) -> int:
 def execute_side(startd: int) -> tuple[int, int]:
     """The startd and the processes it started that are not jobs (a job runs in a
     session of its own): how many, and their PSS in KiB together."""
-    procs = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and (st := _stat(int(entry.name))) is not None:
-            procs[int(entry.name)] = st
-    session = procs[startd][1]
-    ours = {startd}
-    grew = True
-    while grew:
-        more = {p for p, (ppid, sid) in procs.items() if ppid in ours and sid == session}
-        grew = bool(more - ours)
-        ours |= more
+    fields = stat_fields(startd)
+    assert fields is not None, "the startd is gone"
+    ours = {startd} | descendants(startd, session=int(fields[3]))
     return len(ours), sum(_pss_kib(p) for p in ours)
 
 

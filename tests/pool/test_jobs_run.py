@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from condorx.testing.pool import wait_for, wait_for_pid
-from condorx.testing.procs import job_running, job_stopped
+from condorx.testing.procs import descendants, job_running, job_stopped
 
 
 def submit(pool, text: str) -> int:
@@ -136,7 +136,7 @@ queue
     startd = running.daemon("startd").proc
     assert startd is not None
     # The starter, the job's shell and its sleep (and the starters' fork server).
-    started = _descendants(startd.pid)
+    started = descendants(startd.pid)
     assert len(started) >= 3
     running.daemon("startd").kill9()
     for pid in started:  # nothing the startd started outlives it
@@ -147,23 +147,6 @@ queue
     assert (running.root / "out").read_text().endswith("second\n")
     assert "Job was evicted." in (running.root / "job.log").read_text()
     assert history(running, "NumJobStarts") == [["2"]]
-
-
-def _descendants(pid: int) -> set[int]:
-    parents = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        parents[int(entry.name)] = int(stat[stat.rindex(")") + 2 :].split()[1])
-    found, grew = set(), {pid}
-    while grew:
-        grew = {p for p, parent in parents.items() if parent in grew} - found
-        found |= grew
-    return found
 
 
 def _alive(pid: int) -> bool:

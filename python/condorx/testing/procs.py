@@ -1,4 +1,5 @@
-"""What the kernel says of a job's processes, for tests that suspend and continue jobs.
+"""What the kernel says of a job's processes, for tests that suspend and continue jobs
+(and of the processes a daemon started, for tests and benches).
 
 A job is stopped as a whole (SIGSTOP to its process group), so a test must look at the
 whole session, not at one process: dash starts each command with vfork, and a SIGSTOP that
@@ -21,6 +22,22 @@ def session(leader: int) -> dict[int, tuple[str, int]]:
         # From the state on: state, ppid, pgrp, session.
         if fields is not None and int(fields[3]) == leader and fields[0] != "Z":
             found[int(entry.name)] = (fields[0], int(fields[1]))
+    return found
+
+
+def descendants(root: int, session: int | None = None) -> set[int]:
+    """The live processes `root` started, theirs, and so on; with `session`, only through
+    processes of that session (a job leads a session of its own)."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        fields = stat_fields(entry.name) if entry.name.isdigit() else None
+        if fields is not None and (session is None or int(fields[3]) == session):
+            parents[int(entry.name)] = int(fields[1])
+    found: set[int] = set()
+    grew = {root}
+    while grew:
+        grew = {p for p, parent in parents.items() if parent in grew} - found
+        found |= grew
     return found
 
 
