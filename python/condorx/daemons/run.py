@@ -80,13 +80,11 @@ def _config_error(e: BaseException) -> ConfigError | None:
     """The ConfigError `e` is, or the first of a group made only of them."""
     if isinstance(e, ConfigError):
         return e
-    if isinstance(e, BaseExceptionGroup):
-        matched, rest = e.split(ConfigError)
-        leaf: BaseException | None = matched
-        while rest is None and isinstance(leaf, BaseExceptionGroup):
+    if isinstance(e, BaseExceptionGroup) and e.split(ConfigError)[1] is None:
+        leaf: BaseException = e
+        while isinstance(leaf, BaseExceptionGroup):
             leaf = leaf.exceptions[0]
-        if rest is None and isinstance(leaf, ConfigError):
-            return leaf
+        return leaf if isinstance(leaf, ConfigError) else None
     return None
 
 

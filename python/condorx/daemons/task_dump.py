@@ -15,6 +15,8 @@ from typing import Any
 import trio
 
 log = logging.getLogger("condorx.tasks")
+# What `_frames` walks through: an awaitable of any other kind ends the walk.
+_WALKED = (CoroutineType, GeneratorType, AsyncGeneratorType)
 
 
 def _frames(coro: Any) -> list[FrameType]:
@@ -38,9 +40,6 @@ def _frames(coro: Any) -> list[FrameType]:
             gen = getattr(frame.f_locals.get("self"), "gen", None)
             coro = gen if isinstance(gen, AsyncGeneratorType) else None
     return out
-
-
-_WALKED = (CoroutineType, GeneratorType, AsyncGeneratorType)
 
 
 def _where(task: trio.lowlevel.Task) -> str:

@@ -98,10 +98,9 @@ def load(path: Path) -> list[DumpedMachine]:
 
 
 def _slot(ad: ClassAd, where: str) -> DumpedSlot:
-    kind = "Partitionable" if ad.get("PartitionableSlot") is True else "Static"
-    if ad.get("SlotType") == "Partitionable":
-        kind = "Partitionable"
-    whole = "TotalSlot" if kind == "Partitionable" else ""
+    partitionable = ad.get("PartitionableSlot") is True or ad.get("SlotType") == "Partitionable"
+    kind = "Partitionable" if partitionable else "Static"
+    whole = "TotalSlot" if partitionable else ""
 
     def amount(name: str) -> int:
         value = ad.get(f"{whole}{name}") if whole else None
@@ -155,9 +154,7 @@ class DumpedTable(SlotTable):
     the dump's attributes under what the simulator says of it."""
 
     def __init__(self, cfg: Config, dumped: DumpedMachine) -> None:
-        super().__init__(cfg, dumped.machine)
-        self.dumped = {s.id: s for s in dumped.slots}
-        self.slots = [
+        slots = [
             Slot(
                 id=s.id,
                 name=str(s.attrs.get("Name") or f"slot{s.id}@{dumped.machine.hostname}"),
@@ -168,6 +165,8 @@ class DumpedTable(SlotTable):
             )
             for s in dumped.slots
         ]
+        super().__init__(cfg, dumped.machine, slots)
+        self.dumped = {s.id: s for s in dumped.slots}
 
     def _ad(self, slot: Slot, measures: Measures) -> dict[str, Any]:
         live = super()._ad(slot, measures)

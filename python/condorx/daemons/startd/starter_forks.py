@@ -18,7 +18,7 @@ from multiprocessing.process import BaseProcess
 
 from condorx.daemons.starter import service
 
-PRELOAD = ["condorx.daemons.starter.service"]
+PRELOAD = [service.__name__]
 
 
 @functools.cache

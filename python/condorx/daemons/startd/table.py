@@ -37,12 +37,13 @@ class CarveError(Refused):
 
 
 class SlotTable:
-    def __init__(self, cfg: Config, machine: mach.Machine) -> None:
+    def __init__(self, cfg: Config, machine: mach.Machine, slots: list[Slot] | None = None) -> None:
+        """The machine's slots: `slots`, else as the configuration lays them out."""
         self.cfg = cfg
         self.machine = machine
         self.policy = Policy.from_config(cfg)
         self.extras = Extras.from_config(cfg)
-        self.slots = layout(cfg, machine)
+        self.slots = slots if slots is not None else layout(cfg, machine)
         self.update_interval = max(1, cfg.get_int("UPDATE_INTERVAL", 300))
         override = cfg.get("STARTD_INPUTS_OVERRIDE")
         self.sensors = Sensors(Path(override) if override else None)
