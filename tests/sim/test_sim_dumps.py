@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_sim_pool import simulated, status
 
 from condorx.config.errors import ConfigError
 from condorx.sim import pool_dump, queue_dump
@@ -181,29 +181,17 @@ def _queue_dump(path: Path) -> None:
 
 @pytest.fixture
 def dumped_pool() -> Iterator[LocalPool]:
-    with tempfile.TemporaryDirectory(prefix="simdump") as d:
-        p = LocalPool(
-            Path(d),
-            QUICK_POOL.replace("NUM_CPUS = 2\n", "")
-            + f"SIM_MACHINE_ADS = {GTHAIN}\nSIM_JOB_DURATION = uniform(1, 2)\n"
-            + "QUEUE_SUPER_USER_MAY_IMPERSONATE = .*\n",
-        )
-        try:
-            p.start("collector", "negotiator", "schedd", "sim")
-            yield p
-        finally:
-            p.stop()
-
-
-def _status(pool: LocalPool, *attrs: str) -> list[list[str]]:
-    out = pool.cli("condorx.cli.status", "-af", "Name", *attrs).stdout
-    return [line.split() for line in out.splitlines()]
+    with simulated(
+        f"SIM_MACHINE_ADS = {GTHAIN}\nSIM_JOB_DURATION = uniform(1, 2)\n"
+        "QUEUE_SUPER_USER_MAY_IMPERSONATE = .*\n"
+    ) as p:
+        yield p
 
 
 def test_a_real_pools_machines_drain_a_real_queue_through_the_real_daemons(dumped_pool):
     pool = dumped_pool
-    wait_for(lambda: len(_status(pool)) == 8, "the dump's 8 slots in the collector")
-    rows = _status(pool, "has_avx2", "OpSysAndVer", "State", "MyAddress")
+    wait_for(lambda: len(status(pool)) == 8, "the dump's 8 slots in the collector")
+    rows = status(pool, "has_avx2", "OpSysAndVer", "State", "MyAddress")
     assert sorted(r[0] for r in rows) == [f"slot{i}@gthain.localdomain" for i in range(1, 9)]
     assert {(r[1], r[2], r[3]) for r in rows} == {("true", "Fedora33", "Unclaimed")}
     assert all("127.0.0.1" in r[4] for r in rows)  # the simulator's address, not the dump's

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,15 +16,22 @@ from condorx.testing.pool import QUICK_POOL, LocalPool, wait_for
 SIM = "SIM_MACHINES = 5\nNUM_CPUS = 4\nSIM_JOB_DURATION = 1\n"
 
 
-@pytest.fixture
-def pool() -> Iterator[LocalPool]:
+@contextmanager
+def simulated(config: str) -> Iterator[LocalPool]:
+    """A quick pool with simulated machines in place of a startd, as `config` has them."""
     with tempfile.TemporaryDirectory(prefix="sim") as d:
-        p = LocalPool(Path(d), QUICK_POOL.replace("NUM_CPUS = 2\n", "") + SIM)
+        p = LocalPool(Path(d), QUICK_POOL.replace("NUM_CPUS = 2\n", "") + config)
         try:
             p.start("collector", "negotiator", "schedd", "sim")
             yield p
         finally:
             p.stop()
+
+
+@pytest.fixture
+def pool() -> Iterator[LocalPool]:
+    with simulated(SIM) as p:
+        yield p
 
 
 def status(pool: LocalPool, *attrs: str) -> list[list[str]]:
