@@ -31,6 +31,7 @@ __all__ = [
     "benchmark_mips",
     "benchmark_kflops",
     "ads_from_wire",
+    "ads_from_msgpack",
     "autoclusters",
     "pool_policies",
     "__version__",
@@ -131,6 +132,9 @@ def pool_policies(slots: list[ClassAd]) -> list[ClassAd]:
     """A few ads holding every distinct expression the slots write."""
 def ads_from_wire(maps: list[Any], expr_type: type) -> list[ClassAd | None]:
     """Each wire map as a ClassAd (expressions as `expr_type`), None where not plain."""
+def ads_from_msgpack(body: bytes, stamp: ClassAd | None = None) -> list[ClassAd] | None:
+    """The ads of a msgpack array of wire maps, each with `stamp`'s attributes set over
+    its own; None where it is not plain."""
 def parse_ads(text: str, old: bool) -> list[ClassAd]:
     """Every ad of `text`, old or new syntax."""
 def parse_next(text: str, offset: int) -> tuple[ClassAd, int] | None:

@@ -1,7 +1,8 @@
-"""Ads from the wire in one call into the core (`wire.ads_from_wire`, the collector's path
-for an update's thousands of ads, and `wire.ad_from_wire`, every daemon's for one) give
-the very ads the attribute-by-attribute reading (`wire.read_ad`) gives, and a malformed
-ad gets that reading's error, naming the ad."""
+"""Ads from the wire in one call into the core (`wire.ads_from_wire` from wire maps,
+`wire.ads_from_packed` from one msgpack body, the collector's path for an update's
+thousands of ads, and `wire.ad_from_wire`, every daemon's for one) give the very ads the
+attribute-by-attribute reading (`wire.read_ad`) gives, and a malformed ad gets that
+reading's error, naming the ad."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorx import wire
+from condorx import _core, wire
 from condorx.classad import ClassAd
 
 NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True)
@@ -50,6 +51,10 @@ def test_the_one_call_reads_every_ad_as_the_attribute_by_attribute_reading_does(
     assert len(fast) == len(slow)
     assert all(same(f, s) for f, s in zip(fast, slow, strict=True))
     assert all(same(wire.ad_from_wire(m), s) for m, s in zip(maps, slow, strict=True))
+    packed = _core.ads_from_msgpack(wire.pack_ads(maps))
+    assert packed is not None  # plain maps are read in the core, with no fallback
+    assert len(packed) == len(slow)
+    assert all(same(p, s) for p, s in zip(packed, slow, strict=True))
 
 
 def test_ads_that_repeat_an_expression_each_have_it():
@@ -74,6 +79,47 @@ def test_a_malformed_ad_gets_the_error_that_names_it(bad: Any, said: str):
     with pytest.raises(wire.WireError) as e:
         wire.ads_from_wire([{"a": 1}, bad])
     assert said in str(e.value)
+    if bad == {"a": 2**70}:
+        return  # past what msgpack carries: no peer can send it in a packed body
+    with pytest.raises(wire.WireError) as e:
+        wire.ads_from_packed(wire.pack_ads([{"a": 1}, bad]))
+    assert said in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (wire.dumps({"a": 1}), "expected a list of ads, got dict"),
+        (wire.pack_ads([{"a": 1}])[:-1], "malformed message"),
+        (wire.pack_ads([{"a": 1}]) + b"\xc0", "malformed message"),
+        (b"\xdd\xff\xff\xff\xff", "malformed message"),  # claims 4 billion ads
+        (wire.dumps([{"a": b"bytes"}]), "ad 0: attribute a: unsupported value bytes"),
+        (wire.dumps([{7: 1}]), "ad 0: bad attribute name 7"),
+    ],
+)
+def test_a_packed_body_that_is_not_plain_gets_an_error_naming_what_is_wrong(body, said):
+    assert _core.ads_from_msgpack(body) is None
+    with pytest.raises(wire.WireError) as e:
+        wire.ads_from_packed(body)
+    assert said in str(e.value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(ADS, min_size=1, max_size=3), st.data())
+def test_a_packed_body_cut_or_mangled_anywhere_is_an_error_or_the_ads_it_spells(maps, data):
+    body = bytearray(wire.pack_ads(maps))
+    at = data.draw(st.integers(0, len(body) - 1))
+    if data.draw(st.booleans()):
+        body[at] = data.draw(st.integers(0, 255))
+    else:
+        del body[at:]
+    try:
+        ads = wire.ads_from_packed(bytes(body))
+    except wire.WireError:
+        return
+    # What was read is what the Python reading of the same bytes gives.
+    slow = wire.ads_from_wire(wire.unpack(bytes(body)))
+    assert all(same(a, s) for a, s in zip(ads, slow, strict=True))
 
 
 def test_an_integer_past_64_bits_is_not_silently_changed():

@@ -17,7 +17,15 @@ from condorx.protocol import schedd, startd
 from condorx.protocol.message import Message, Reply
 from condorx.protocol.table import COMMANDS, Permission
 
-SAMPLES: dict[Any, Any] = {str: "x", int: 7, float: 2.5, bool: True, list: [1], dict: {"a": 1}}
+SAMPLES: dict[Any, Any] = {
+    str: "x",
+    int: 7,
+    float: 2.5,
+    bool: True,
+    bytes: b"x",
+    list: [1],
+    dict: {"a": 1},
+}
 
 
 def sample(cls: type[Any]) -> Any:

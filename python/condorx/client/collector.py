@@ -39,7 +39,7 @@ class CollectorClient:
 
     async def advertise(self, ads: Sequence[dict[str, Any]]) -> None:
         async with self.channel() as ch:
-            await ch.request(Advertise(list(ads)).to_wire())
+            await ch.request(Advertise(wire.pack_ads(ads)).to_wire())
 
     async def invalidate(self, kind: str, names: Sequence[str]) -> None:
         async with self.channel() as ch:

@@ -14,8 +14,8 @@ from typing import Any
 
 import trio
 
-from condorx import locate, security, wire
-from condorx.classad import ClassAd
+from condorx import _core, locate, security, wire
+from condorx.classad import ClassAd, ExprTree
 from condorx.config import Config
 from condorx.daemons import query
 from condorx.daemons.server import Handler, Peer, Server
@@ -26,6 +26,8 @@ from condorx.protocol.message import Count, Message
 log = logging.getLogger("condorx.collector")
 
 CHUNK = 5_000
+# What keys an ad and how long it lives.
+_KEYS = [ExprTree(name) for name in ("MyType", "Name", "ClassAdLifetime")]
 
 
 @dataclass
@@ -54,16 +56,19 @@ class Collector:
 
     async def advertise(self, peer: Peer, req: Advertise, ch: wire.Channel) -> Count:
         now = time.time()
-        ads = wire.ads_from_wire(req.ads)
-        for i, ad in enumerate(ads):
-            kind, name = ad.get("MyType"), ad.get("Name")
+        stamp = ClassAd()
+        stamp["LastHeardFrom"] = int(now)
+        stamp["AuthenticatedIdentity"] = peer.user
+        ads = wire.ads_from_packed(req.ads, stamp=stamp)
+        # Each key column in one call into the core: an update carries thousands of ads.
+        kinds, names, lifetimes = (_core.eval_each(attr, ads) for attr in _KEYS)
+        for i, (kind, name) in enumerate(zip(kinds, names, strict=True)):
             if not isinstance(kind, str) or not isinstance(name, str):
                 raise Refused("bad-request", f"ad {i}: MyType and Name must be strings")
-            lifetime = ad.get("ClassAdLifetime")
+        default = self.default_lifetime
+        for ad, kind, name, lifetime in zip(ads, kinds, names, lifetimes, strict=True):
             if not isinstance(lifetime, int) or lifetime <= 0:
-                lifetime = self.default_lifetime
-            ad["LastHeardFrom"] = int(now)
-            ad["AuthenticatedIdentity"] = peer.user
+                lifetime = default
             table = self.ads.setdefault(kind.lower(), {})
             if name not in table:
                 self._order.pop(kind.lower(), None)

@@ -10,10 +10,11 @@ from condorx.protocol.message import Message
 
 @dataclass(frozen=True)
 class Advertise(Message):
-    """Store (or refresh) ads, each keyed by its MyType and Name."""
+    """Store (or refresh) ads, each keyed by its MyType and Name. The ads travel as one
+    msgpack body (`wire.pack_ads`), which the collector reads in the core."""
 
     command = "advertise"
-    ads: list[Any]
+    ads: bytes
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ mod cron;
 mod errors;
 mod expr;
 mod negotiation;
+mod packed;
 mod wire;
 
 use pyo3::prelude::*;
@@ -25,6 +26,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     analyze::register(m)?;
     cron::register(m)?;
     bench::register(m)?;
+    packed::register(m)?;
     wire::register(m)?;
     autoclusters::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

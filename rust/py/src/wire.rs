@@ -17,12 +17,30 @@ use crate::classad::PyClassAd;
 /// past the cache's room) each ad's own copy, as `ExprCache::share` gives it.
 type Parsed = Result<Arc<Shared>, Expr>;
 
-struct Reader {
+pub(crate) struct Reader {
     texts: HashMap<String, Parsed>,
     cache: ExprCache,
 }
 
 impl Reader {
+    pub(crate) fn new() -> Self {
+        Reader {
+            texts: HashMap::new(),
+            cache: ExprCache::new(),
+        }
+    }
+
+    /// Set `name` to the expression `text` (parsed once per reader); false when the text
+    /// does not parse.
+    pub(crate) fn insert_expr(&mut self, ad: &mut ClassAd, name: Name, text: &str) -> bool {
+        match self.parsed(text) {
+            Some(Ok(s)) => ad.insert_shared(name, s.clone()),
+            Some(Err(e)) => ad.insert(name, e.clone()),
+            None => return false,
+        }
+        true
+    }
+
     /// The ad a wire map stands for; `None` when anything about it is not plain (a bad
     /// name or value, an expression that does not parse, an integer past 64 bits): the
     /// caller's own reading then says what is wrong, and where.
@@ -49,10 +67,8 @@ impl Reader {
                 let Ok(text) = text.cast::<PyString>() else {
                     return Ok(None);
                 };
-                match self.parsed(text.to_str()?) {
-                    Some(Ok(s)) => ad.insert_shared(name, s.clone()),
-                    Some(Err(e)) => ad.insert(name, e.clone()),
-                    None => return Ok(None),
+                if !self.insert_expr(&mut ad, name, text.to_str()?) {
+                    return Ok(None);
                 }
                 continue;
             }
@@ -93,7 +109,7 @@ fn literal(v: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
 }
 
 /// `[A-Za-z_][A-Za-z0-9_]*`, the names a wire ad may use.
-fn is_attr_name(name: &str) -> bool {
+pub(crate) fn is_attr_name(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -106,10 +122,7 @@ fn ads_from_wire(
     maps: &Bound<'_, PyList>,
     expr_type: &Bound<'_, PyType>,
 ) -> PyResult<Vec<Option<PyClassAd>>> {
-    let mut reader = Reader {
-        texts: HashMap::new(),
-        cache: ExprCache::new(),
-    };
+    let mut reader = Reader::new();
     maps.iter()
         .map(|m| {
             Ok(reader
