@@ -32,6 +32,7 @@ __all__ = [
     "benchmark_kflops",
     "ads_from_wire",
     "ads_from_msgpack",
+    "ads_to_msgpack",
     "autoclusters",
     "pool_policies",
     "__version__",
@@ -135,6 +136,8 @@ def ads_from_wire(maps: list[Any], expr_type: type) -> list[ClassAd | None]:
 def ads_from_msgpack(body: bytes, stamp: ClassAd | None = None) -> list[ClassAd] | None:
     """The ads of a msgpack array of wire maps, each with `stamp`'s attributes set over
     its own; None where it is not plain."""
+def ads_to_msgpack(ads: list[ClassAd]) -> bytes:
+    """The ads as one msgpack array of wire maps, for `ads_from_msgpack`."""
 def parse_ads(text: str, old: bool) -> list[ClassAd]:
     """Every ad of `text`, old or new syntax."""
 def parse_next(text: str, offset: int) -> tuple[ClassAd, int] | None:

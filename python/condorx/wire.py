@@ -203,6 +203,7 @@ def error_reply(kind: str, message: str) -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------
 
 _LITERAL = (bool, int, float, str)
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 
 
 def ad_to_wire(ad: ClassAd, names: Iterable[str] | None = None) -> dict[str, Any]:
@@ -216,10 +217,10 @@ def ad_to_wire(ad: ClassAd, names: Iterable[str] | None = None) -> dict[str, Any
 
 
 def value_to_wire(v: Any) -> Any:
-    if isinstance(v, _LITERAL) and not (isinstance(v, int) and v.bit_length() > 63):
+    if isinstance(v, Value):  # an IntEnum: not the integer it also is
+        return None if v is Value.Undefined else Expr("error")
+    if isinstance(v, _LITERAL) and not (isinstance(v, int) and not _I64_MIN <= v <= _I64_MAX):
         return v
-    if v is Value.Undefined:
-        return None
     if isinstance(v, ExprTree):
         return Expr(str(v))
     if isinstance(v, ClassAd):

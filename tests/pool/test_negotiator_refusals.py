@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import trio
 
-from condorx import locate, security, wire
+from condorx import _core, locate, security, wire
 from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
@@ -284,10 +284,10 @@ def test_a_cycles_matches_go_in_one_request_to_each_daemon_and_refusals_cost_one
     assert "not made: no job 1.4" in caplog.text
 
 
-def schedd_ad(address: str) -> str:
+def schedd_ad(address: str) -> ClassAd:
     ad = ClassAd({"MyType": "Scheduler", "Name": "peer-schedd", "MyAddress": address})
     ad["TotalIdleJobs"] = 1
-    return ad.printOld()
+    return ad
 
 
 @pytest.mark.parametrize(
@@ -296,6 +296,8 @@ def schedd_ad(address: str) -> str:
         ("collector", refusing("permission", "no queries today")),
         ("collector", streaming(lambda req: ["Name = = ="])),
         ("collector", streaming(lambda req: [{"Name": wire.Expr("= = =")}])),
+        ("collector", streaming(lambda req: wire.pack_ads([{"Name": wire.Expr("= = =")}]))),
+        ("collector", streaming(lambda req: b"\xc1 is no msgpack")),
         ("collector", hanging),
         ("schedd", refusing("busy", "the queue is being rewritten")),
         ("schedd", streaming(lambda req: [[1, "Owner = = ="]])),
@@ -307,6 +309,8 @@ def schedd_ad(address: str) -> str:
         "collector-refuses",
         "collector-garbage",
         "collector-map-rows",
+        "collector-packed-ad-that-does-not-parse",
+        "collector-packed-garbage",
         "collector-hangs",
         "schedd-refuses",
         "schedd-garbage",
@@ -336,9 +340,9 @@ def test_a_failed_query_fails_one_cycle_not_the_loop(cfg_pool, who, how):
             schedd_how = how if who == "schedd" else streaming(lambda req: [])
             schedd = await serve(nursery, cfg_pool, {Autoclusters: counted("schedd", schedd_how)})
 
-            def pool_ads(req: QueryAds) -> list[str]:
-                machine = slot_ad("<127.0.0.1:1>").printOld()
-                return [machine] if req.type == "machine" else [schedd_ad(schedd)]
+            def pool_ads(req: QueryAds) -> bytes:
+                ad = slot_ad("<127.0.0.1:1>") if req.type == "machine" else schedd_ad(schedd)
+                return _core.ads_to_msgpack([ad])
 
             collector_how = how if who == "collector" else streaming(pool_ads)
             collector = await serve(

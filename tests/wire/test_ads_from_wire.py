@@ -126,3 +126,13 @@ def test_an_integer_past_64_bits_is_not_silently_changed():
     # msgpack carries unsigned 64-bit integers; a ClassAd integer is signed.
     with pytest.raises(wire.WireError):
         wire.ads_from_wire([{"a": 2**63}])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ADS, max_size=6))
+def test_ads_written_in_the_core_are_the_wire_maps_python_writes(maps):
+    ads = [wire.read_ad(m) for m in maps]
+    body = _core.ads_to_msgpack(ads)
+    assert wire.unpack(body) == [wire.ad_to_wire(ad) for ad in ads]
+    back = wire.ads_from_packed(body)
+    assert all(same(b, a) for b, a in zip(back, ads, strict=True))

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from condorx import locate, wire
-from condorx.classad import ClassAd, parseAds
+from condorx.classad import ClassAd
 from condorx.client.connection import Address, Credentials, connect
 from condorx.config import Config
 from condorx.protocol.collector import Advertise, Invalidate, QueryAds
@@ -55,9 +55,9 @@ class CollectorClient:
     async def query_ads(self, kind: str, constraint: str | None = None) -> list[ClassAd]:
         out: list[ClassAd] = []
         async for chunk in self._stream(QueryAds(kind, constraint)):
-            if not all(isinstance(row, str) for row in chunk):
-                raise wire.WireError("the collector sent an ad that is not text")
-            out.extend(parseAds("\n".join(chunk)))
+            if not isinstance(chunk, bytes):
+                raise wire.WireError("the collector sent ads that are not a packed body")
+            out.extend(wire.ads_from_packed(chunk, "the collector's ad"))
         return out
 
     async def query_rows(
@@ -68,7 +68,7 @@ class CollectorClient:
             out.extend(chunk)
         return out
 
-    async def _stream(self, req: QueryAds) -> AsyncIterator[list[Any]]:
+    async def _stream(self, req: QueryAds) -> AsyncIterator[Any]:
         async with self.channel() as ch:
             async for chunk in ch.streamed(req.to_wire()):
                 yield chunk

@@ -1,6 +1,7 @@
 //! A batch of ads as one msgpack body (an array of wire maps), read straight into
-//! ClassAds: no Python object is made for an attribute, a value or an expression's
-//! text. The collector takes its slot ads this way, thousands to an update.
+//! ClassAds and written straight from them: no Python object is made for an attribute,
+//! a value or an expression's text. The collector takes its slot ads this way,
+//! thousands to an update, and answers a query for whole ads so.
 //!
 //! Only what a well-behaved peer sends is read here: a map of attribute names to nil,
 //! booleans, 64-bit integers, floats, strings, and expressions (ext type 1, their text).
@@ -10,8 +11,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use condorx_classad::{ClassAd, Expr, Name, Value};
+use condorx_classad::{unparse, ClassAd, Expr, Name, Value};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use rmp::decode::{self, Bytes};
 use rmp::Marker;
 
@@ -137,7 +139,52 @@ fn ads_from_msgpack(body: &[u8], stamp: Option<PyRef<'_, PyClassAd>>) -> Option<
     )
 }
 
+/// Write `ad` as a wire map: a plain literal as itself, anything else (an expression,
+/// an error, a list or a nested ad) as its text, as `condorx.wire.ad_to_wire` does.
+fn write_ad(out: &mut Vec<u8>, ad: &ClassAd) {
+    let attrs: Vec<(&Name, &Expr)> = ad.iter().collect();
+    // Writing to a Vec cannot fail; the results are the writer's own Infallible ones.
+    let _ = rmp::encode::write_map_len(out, attrs.len() as u32);
+    for (name, expr) in attrs {
+        let _ = rmp::encode::write_str(out, name.as_str());
+        match expr {
+            Expr::Lit(Value::Undefined) => {
+                let _ = rmp::encode::write_nil(out);
+            }
+            Expr::Lit(Value::Bool(b)) => {
+                let _ = rmp::encode::write_bool(out, *b);
+            }
+            Expr::Lit(Value::Int(i)) => {
+                let _ = rmp::encode::write_sint(out, *i);
+            }
+            Expr::Lit(Value::Real(r)) => {
+                let _ = rmp::encode::write_f64(out, *r);
+            }
+            Expr::Lit(Value::Str(t)) => {
+                let _ = rmp::encode::write_str(out, t);
+            }
+            other => {
+                let text = unparse(other);
+                let _ = rmp::encode::write_ext_meta(out, text.len() as u32, EXPR);
+                out.extend_from_slice(text.as_bytes());
+            }
+        }
+    }
+}
+
+/// The ads as one msgpack body, for `ads_from_msgpack` (or `condorx.wire.unpack`).
+#[pyfunction]
+fn ads_to_msgpack<'py>(py: Python<'py>, ads: Vec<PyRef<'py, PyClassAd>>) -> Bound<'py, PyBytes> {
+    let mut out = Vec::new();
+    let _ = rmp::encode::write_array_len(&mut out, ads.len() as u32);
+    for ad in &ads {
+        write_ad(&mut out, ad.inner());
+    }
+    PyBytes::new(py, &out)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ads_from_msgpack, m)?)?;
+    m.add_function(wrap_pyfunction!(ads_to_msgpack, m)?)?;
     Ok(())
 }
