@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from condorx.testing.pool import QUICK_POOL as POOL
 from condorx.testing.pool import wait_for, wait_for_pid
 from condorx.testing.procs import descendants, job_running, job_stopped
 
@@ -99,7 +100,31 @@ queue
     wait_for(lambda: history(running, "ProcId"), "the job to finish")
     assert (running.root / "result.txt").read_text() == "ABC\n"
     sandbox = (running.root / "where").read_text().strip()
-    assert sandbox.startswith(str(running.root / "execute")) and not os.path.exists(sandbox)
+    assert sandbox.startswith(str(running.root / "execute"))
+    # Kept, emptied, for the claim's next job; it goes with the claim.
+    wait_for(lambda: not os.path.exists(sandbox), "the sandbox to go with its claim")
+
+
+def test_a_job_never_sees_what_the_one_before_it_on_its_claim_left(pool):
+    with open(pool.config_file, "a") as f:
+        f.write(POOL + "NUM_CPUS = 1\n")  # one slot: the jobs run one after the other
+    pool.reload()
+    pool.start("collector", "negotiator", "startd", "schedd")
+    submit(
+        pool,
+        """
+executable = /bin/sh
+arguments = "-c 'pwd; ls -A; echo left > junk; mkdir -p d/e; echo x > d/e/f'"
+should_transfer_files = YES
+output = where.$(Process)
+queue 3
+""",
+    )
+    wait_for(lambda: len(history(pool, "ProcId")) == 3, "the three jobs to finish")
+    seen = [(pool.root / f"where.{p}").read_text().splitlines() for p in range(3)]
+    assert all(lines[1:] == ["_condor_stderr", "_condor_stdout", "sh"] for lines in seen), seen
+    # One claim ran them all, each in the same directory, emptied in between.
+    assert len({lines[0] for lines in seen}) == 1
 
 
 def test_condor_rm_of_a_running_job_kills_its_process_tree(running):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -44,13 +43,11 @@ class Sandbox:
     def create(
         cls,
         job: ClassAd,
-        root: Path,
-        name: str,
+        scratch: Path,
         files: Mapping[str, bytes] | None,
         account: Account | None = None,
     ) -> Sandbox:
-        scratch = root / name
-        scratch.mkdir(parents=True, exist_ok=False, mode=0o700)
+        """The job's sandbox in `scratch`, an empty directory (see `scratch.Scratch`)."""
         if files is not None:
             for fname, data in files.items():
                 target = scratch / _safe(fname)
@@ -154,9 +151,6 @@ class Sandbox:
             if data is not None:
                 out[name] = data
         return out
-
-    def remove(self) -> None:
-        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def _basename(path: object) -> str:

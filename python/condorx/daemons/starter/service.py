@@ -41,6 +41,7 @@ from condorx.attrs import HoldCode
 from condorx.classad import ClassAd
 from condorx.daemons.starter import deferral, launch, usage
 from condorx.daemons.starter.sandbox import Sandbox, StdioError
+from condorx.daemons.starter.scratch import Scratch
 from condorx.errors import Refused
 from condorx.protocol.starter import SignalJob, StartJob
 
@@ -52,7 +53,6 @@ class Starter:
         self.ch = ch
         self.proc: launch.Process | None = None
         self.send_lock = trio.Lock()
-        self.serial = 0
         # A run, from the startd's word until its end; before its job has started,
         # `waiting` is the step a kill cuts short (PREPARE_JOB, the deferral wait).
         self.active = False
@@ -64,6 +64,8 @@ class Starter:
         # A kill that came before there was a process to signal (the sandbox being made,
         # the starter still reading the run): the job then never starts.
         self.killed: int | None = None
+        # The claim's scratch directory, made for its first job and kept for the next.
+        self.scratch: Scratch | None = None
 
     async def send(self, msg: dict[str, Any]) -> None:
         async with self.send_lock:
@@ -92,6 +94,8 @@ class Starter:
                 if self.proc is not None:
                     self.proc.signal(signal.SIGKILL)
                 nursery.cancel_scope.cancel()
+        if self.scratch is not None:
+            self.scratch.remove()
 
     def _signalled(self, frame: dict[str, Any]) -> None:
         try:
@@ -159,20 +163,18 @@ class Starter:
         files = req.files
         job_hooks = {h.name: h for h in map(hooks.Hook.from_wire, req.hooks or [])}
         slot_ad = wire.ad_from_wire(req.slot_ad or {}, "slot ad")
-        self.serial += 1
         try:
             account = Account.lookup(req.user)
         except AccountError as e:
             await self.send({"failed": f"cannot run the job: {e}"})
             return
-        box = Sandbox.create(
-            job,
-            Path(req.scratch),
-            f"dir_{os.getpid()}_{self.serial}",
-            files if isinstance(files, dict) else None,
-            account,
-        )
+        if self.scratch is None or self.scratch.root != Path(req.scratch):
+            if self.scratch is not None:
+                self.scratch.remove()
+            self.scratch = Scratch(Path(req.scratch), f"dir_{os.getpid()}")
+        path = self.scratch.take(account)
         try:
+            box = Sandbox.create(job, path, files if isinstance(files, dict) else None, account)
             prepare = job_hooks.get("PREPARE_JOB")
             if prepare is not None and not await self._prepare(prepare, job, slot_ad, box):
                 return
@@ -224,7 +226,7 @@ class Starter:
             )
         finally:
             self.proc = None
-            box.remove()
+            self.scratch.clear()
 
     async def _prepare(self, hook: hooks.Hook, job: ClassAd, slot: ClassAd, box: Sandbox) -> bool:
         """PREPARE_JOB in the job's sandbox; False (the run reported as failed) unless it
