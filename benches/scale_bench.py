@@ -15,8 +15,9 @@ request; each job lasting an hour, so that a slot once busy stays busy), and mea
 - the negotiator daemon's cycles (gather, match, hand-out), from its log, and the time
   each match costs it;
 - each daemon's resident memory at the end, and the schedd's per running job;
-- with --turnover S: in another pool, jobs of S seconds (five times as many as slots):
-  how many finish a second once the slots are busy, and how busy the slots stay;
+- with --turnover S: in another pool, jobs of S seconds (--waves times as many as slots,
+  five unless given), run to the end: how many finish a second from 20% to 80% done, how
+  busy the slots are meanwhile (as the collector shows them), and each daemon's CPU;
 
 side by side with `negotiate()` run in this process over the very ads the daemons held
 (the slots before the submission, the jobs after it), which is what the daemon's cycle
@@ -27,6 +28,7 @@ in < 60 s at 100,000 slots).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
 import tempfile
@@ -133,52 +135,67 @@ def in_process(slots: list, jobs: list, runs: int = 3) -> tuple[float, int]:
     return statistics.median(times), matches
 
 
-def job_states(pool: LocalPool) -> list[int]:
-    async def read() -> list[int]:
-        client = ScheddClient(pool.cfg, creds=daemon_credentials(pool.cfg))
-        states: list[int] = []
-        async with aclosing(client.query_rows(["JobStatus"])) as chunks:
-            async for chunk in chunks:
-                states.extend(int(row[0]) for row in chunk)
-        return states
-
-    return trio.run(read)
+def queued(pool: LocalPool) -> int | None:
+    """Jobs in the schedd's queue as its ad in the collector says (every SCHEDD_INTERVAL):
+    asking the schedd for 150,000 rows every two seconds would load what is measured."""
+    client = CollectorClient(pool.cfg, daemon_credentials(pool.cfg))
+    rows = trio.run(client.query_rows, "scheduler", ["TotalJobAds"])
+    return rows[0][0] if rows and isinstance(rows[0][0], int) else None
 
 
-def turnover(slots: int, per_machine: int, duration: float, window: float) -> None:
-    """Jobs of `duration` seconds, five times as many as slots: once the slots are busy,
-    how many jobs a second finish over `window` seconds, and how busy the slots stay."""
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def turnover(slots: int, per_machine: int, duration: float, waves: int) -> None:
+    """`waves` times as many jobs of `duration` seconds as slots, run to the end: how many
+    finish a second from 20% to 80% done (the waves in between, past the first fill and
+    before the last drain), how busy the slots are meanwhile, and what CPU each daemon
+    takes for it."""
+    jobs = waves * slots
     with tempfile.TemporaryDirectory(prefix="turnover") as d:
-        text = config(slots, per_machine).replace("SIM_JOB_DURATION = 3600", "")
+        text = config(slots, per_machine, jobs).replace("SIM_JOB_DURATION = 3600", "")
         pool = LocalPool(Path(d), text + f"SIM_JOB_DURATION = {duration}\n")
         try:
             pool.start("collector", "negotiator", "schedd", "sim")
             while len(activities(pool)) < slots:
                 time.sleep(0.5)
-            (pool.root / "job.sub").write_text(f"executable = /bin/true\nqueue {5 * slots}\n")
+            (pool.root / "job.sub").write_text(f"executable = /bin/true\nqueue {jobs}\n")
             pool.cli("condorx.cli.submit", "job.sub")
-            # Until 90% busy; a pool that cannot start jobs as fast as they end never
-            # gets there, and is measured in its steady state (two job lengths on).
-            filling = time.monotonic()
-            while busy_slots(pool) < 0.9 * slots and time.monotonic() - filling < 2 * duration:
-                time.sleep(1.0)
-            first = len(job_states(pool))  # a job that finishes leaves the queue
             t0 = time.monotonic()
+            marks: dict[int, float] = {}
             busy: list[float] = []
-            while time.monotonic() - t0 < window:
-                busy.append(busy_slots(pool) / slots)
+            cpu: dict[str, float] = {}
+            while 80 not in marks:
+                if time.monotonic() - t0 > 4 * waves * duration + 600:
+                    raise SystemExit(f"the jobs did not run in {4 * waves * duration + 600:.0f} s")
                 time.sleep(2.0)
-            done = first - len(job_states(pool))
-            seconds = time.monotonic() - t0
+                left = queued(pool)
+                done = jobs - left if left is not None else 0
+                for pct in (20, 80):
+                    if pct not in marks and done >= jobs * pct / 100:
+                        marks[pct] = time.monotonic()
+                        cpu = {
+                            n: cpu_seconds(p.proc.pid) - cpu.get(n, 0.0)
+                            for n, p in pool.daemons.items()
+                            if p.proc
+                        }
+                if 20 in marks and 80 not in marks:
+                    busy.append(busy_slots(pool) / slots)
         finally:
             pool.stop()
-    ideal = slots / duration
-    print(f"\n{slots:,} simulated slots, {5 * slots:,} jobs of {duration:.0f} s")
+    seconds = marks[80] - marks[20]
+    print(f"\n{slots:,} simulated slots, {jobs:,} jobs of {duration:.0f} s")
     print(
-        f"  sustained turnover                   {done / seconds:8.0f} jobs/s"
-        f"  (all slots busy would be {ideal:.0f} jobs/s)"
+        f"  sustained turnover (20% to 80% done) {0.6 * jobs / seconds:8.0f} jobs/s"
+        f"  (all slots busy would be {slots / duration:.0f} jobs/s)"
     )
     print(f"  slots busy meanwhile                 {100 * statistics.mean(busy):8.1f} %")
+    print(
+        "  CPU meanwhile, cores: "
+        + ", ".join(f"{n} {v / seconds:.2f}" for n, v in sorted(cpu.items()))
+    )
 
 
 def submit_file(jobs: int, autoclusters: int) -> str:
@@ -270,14 +287,14 @@ def main() -> None:
         "--turnover", type=float, metavar="SECONDS", help="also: jobs this long, the turnover"
     )
     ap.add_argument("--turnover-only", action="store_true", help="only the turnover run")
-    ap.add_argument("--window", type=float, default=120.0, help="turnover measured this long")
+    ap.add_argument("--waves", type=int, default=5, help="turnover: jobs per slot")
     args = ap.parse_args()
     for n in args.slots:
         jobs = args.jobs or 2 * n
         if not args.turnover_only:
             measure(n, args.per_machine, args.timeout, args.profile, jobs, args.autoclusters)
         if args.turnover:
-            turnover(n, args.per_machine, args.turnover, args.window)
+            turnover(n, args.per_machine, args.turnover, args.waves)
 
 
 if __name__ == "__main__":
