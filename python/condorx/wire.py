@@ -302,6 +302,19 @@ def pack_ads(maps: Iterable[dict[str, Any]]) -> bytes:
     return dumps(list(maps))
 
 
+def pack_ad(ad: ClassAd) -> bytes:
+    """One ad as a packed body (written in the core), for `ad_from_packed`."""
+    return _core.ads_to_msgpack([ad])
+
+
+def ad_from_packed(body: bytes, what: str = "ad") -> ClassAd:
+    """The one ad of a packed body; WireError when it holds another number of ads."""
+    ads = ads_from_packed(body, what)
+    if len(ads) != 1:
+        raise WireError(f"{what}: expected one ad, got {len(ads)}")
+    return ads[0]
+
+
 def ads_from_packed(body: bytes, what: str = "ad", stamp: ClassAd | None = None) -> list[ClassAd]:
     """The ads of a `pack_ads` body, each with `stamp`'s attributes set over its own,
     read in the core with no Python object made per attribute; a body that is not plain

@@ -25,7 +25,8 @@ def run_request(scratch: Path, pidfile: Path, **job_attrs: Any) -> dict[str, Any
         "TransferExecutable": False,
         **job_attrs,
     }
-    return {"cmd": "run", "job": job, "scratch": str(scratch), "slot": "slot1", "heartbeat": 1}
+    packed = wire.pack_ad(wire.read_ad(job))
+    return {"cmd": "run", "job": packed, "scratch": str(scratch), "slot": "slot1", "heartbeat": 1}
 
 
 def kill_with_the_run(request: dict[str, Any]) -> list[dict[str, Any]]:

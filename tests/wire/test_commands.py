@@ -99,7 +99,7 @@ def test_none_is_not_sent_and_an_int_is_a_float_field():
     assert schedd.Exited("1.0").to_wire() == {"cmd": "exited", "job": "1.0"}
     from condorx.protocol.starter import StartJob
 
-    got = StartJob.from_wire({"cmd": "run", "job": {}, "scratch": "/s", "heartbeat": 3})
+    got = StartJob.from_wire({"cmd": "run", "job": b"", "scratch": "/s", "heartbeat": 3})
     assert got.heartbeat == 3.0 and isinstance(got.heartbeat, float)
 
 

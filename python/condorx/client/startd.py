@@ -55,7 +55,7 @@ class Claim:
     ) -> RunResult:
         """Run `job` on the slot; returns how it ended. Each frame while it runs goes to
         `notice`; no frame for `lease` seconds is trio.TooSlowError (the run is lost)."""
-        await self.ch.send(RunJob(self.id, wire.ad_to_wire(job.flatten()), files).to_wire())
+        await self.ch.send(RunJob(self.id, wire.pack_ad(job.flatten()), files).to_wire())
         while True:
             with trio.fail_after(lease):
                 reply = await self.ch.receive()

@@ -47,11 +47,12 @@ class ClaimSlot(Message):
 
 @dataclass(frozen=True)
 class RunJob(Message):
-    """Run a job (its flattened ad) on the claim, with its input files."""
+    """Run a job (its flattened ad, packed: `wire.pack_ad`) on the claim, with its input
+    files."""
 
     command = "run"
     claim_id: str
-    job: dict[str, Any]
+    job: bytes
     files: dict[str, Any] | None = None
 
 

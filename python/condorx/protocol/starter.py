@@ -12,12 +12,13 @@ from condorx.protocol.message import Message
 
 @dataclass(frozen=True)
 class StartJob(Message):
-    """Run a job (its wire map) in a sandbox under `scratch`, with its input files;
+    """Run a job (its ad, packed: `wire.pack_ad`) in a sandbox under `scratch`, with its
+    input files;
     `heartbeat` seconds between `alive` frames; `user` the account it runs as (when the
     startd is root); `hooks`, `updates` and `slot_ad` for its job hooks."""
 
     command = "run"
-    job: dict[str, Any]
+    job: bytes
     scratch: str
     slot: str = ""
     files: dict[str, Any] | None = None

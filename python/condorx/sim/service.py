@@ -162,7 +162,7 @@ class Simulator:
         table, slot = self._claimed(req.claim_id)
         if slot.state != "Claimed" or slot.activity != "Idle" or req.claim_id in self.runs:
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}: no new job")
-        job = wire.ad_from_wire(req.job, "job ad")
+        job = wire.ad_from_packed(req.job, "job ad")
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         seconds = self.durations.of(job_id, job.get("SimDuration"))
         run = _Run(trio.CancelScope(), job_id)

@@ -545,7 +545,7 @@ class Startd:
         view = self.table.view(slot)
         if self._worklife_over(claim, view):
             raise Refused("busy", f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
-        job = wire.ad_from_wire(req.job, "job ad")
+        job = wire.ad_from_packed(req.job, "job ad")
         return await self.execute(slot, job, req.files, ch, view, req.job)
 
     async def execute(
@@ -555,7 +555,7 @@ class Startd:
         files: dict[str, bytes] | None,
         ch: wire.Channel | None,
         view: ClassAd | None = None,
-        job_wire: Any = None,
+        job_wire: bytes | None = None,
     ) -> RunEnded:
         """Run `job` on the slot's claim (11) until it ends; how it ended. `ch` is the
         schedd's run call, told of the job's progress (None for fetched work); `view`
@@ -571,7 +571,7 @@ class Startd:
         step = ACTIVATED_FETCHED if claim.fetched else states.ACTIVATED
         await self.take(slot, step)
         try:
-            reply = await self._supervise(slot, job, job_wire or wire.ad_to_wire(job), files, ch)
+            reply = await self._supervise(slot, job, job_wire or wire.pack_ad(job), files, ch)
         finally:
             claim.job, claim.notify = None, None
             slot.flags.job_running = False
@@ -587,7 +587,7 @@ class Startd:
         self,
         slot: Slot,
         job: ClassAd,
-        job_wire: Any,
+        job_wire: bytes,
         files: dict[str, bytes] | None,
         ch: wire.Channel | None,
     ) -> RunEnded:

@@ -159,7 +159,7 @@ class Starter:
             self.ending = ""
 
     async def _run(self, req: StartJob) -> None:
-        job = wire.ad_from_wire(req.job, "job ad")
+        job = wire.ad_from_packed(req.job, "job ad")
         files = req.files
         job_hooks = {h.name: h for h in map(hooks.Hook.from_wire, req.hooks or [])}
         slot_ad = wire.ad_from_wire(req.slot_ad or {}, "slot ad")
