@@ -23,6 +23,9 @@ use crate::wire::{is_attr_name, Reader};
 /// The ext type an expression's text travels as (`condorx.wire._EXPR`).
 const EXPR: i8 = 1;
 
+/// The most ads, or attributes of an ad, room is reserved for before they are read.
+const MAX_RESERVED: usize = 4096;
+
 /// The ads of a body, or None when it is not a plain array of plain maps; each ad has
 /// room for `extra` attributes more than it carries.
 fn read_ads(body: &[u8], extra: usize) -> Option<Vec<ClassAd>> {
@@ -30,9 +33,9 @@ fn read_ads(body: &[u8], extra: usize) -> Option<Vec<ClassAd>> {
     let count = decode::read_array_len(&mut rest).ok()?;
     let mut reader = Reader::new();
     let mut names = HashMap::new();
-    // Room is reserved for no more than the body could hold: a peer's count is not
-    // trusted.
-    let mut ads = Vec::with_capacity((count as usize).min(body.len()));
+    // A peer's counts are not trusted: room is reserved for no more than the body could
+    // hold, and never much (a few bytes must not claim gigabytes); past it, vectors grow.
+    let mut ads = Vec::with_capacity((count as usize).min(body.len()).min(MAX_RESERVED));
     for _ in 0..count {
         ads.push(read_ad(&mut rest, &mut reader, &mut names, extra)?);
     }
@@ -48,7 +51,9 @@ fn read_ad<'a>(
 ) -> Option<ClassAd> {
     let len = decode::read_map_len(rest).ok()?;
     // Each attribute takes at least two bytes of the body.
-    let room = (len as usize).min(rest.remaining_slice().len() / 2);
+    let room = (len as usize)
+        .min(rest.remaining_slice().len() / 2)
+        .min(MAX_RESERVED);
     let mut ad = ClassAd::with_capacity(room + extra);
     for _ in 0..len {
         let key = read_str(rest)?;
