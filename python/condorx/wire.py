@@ -324,10 +324,11 @@ def ads_from_packed(body: bytes, what: str = "ad", stamp: ClassAd | None = None)
         return fast
     data = unpack(body)
     if not isinstance(data, list):
-        raise WireError(f"expected a list of ads, got {type(data).__name__}")
+        raise WireError(f"{what}s: expected a list of ads, got {type(data).__name__}")
     ads = ads_from_wire(data, what)
-    for ad in ads if stamp is not None else ():
-        ad.update(stamp)
+    if stamp is not None:
+        for ad in ads:
+            ad.update(stamp)
     return ads
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 import trio
 
@@ -63,3 +65,17 @@ def test_only_pool_daemons_may_advertise(pool):
     user = CollectorClient(pool.cfg, user_credentials(pool.cfg))
     with pytest.raises(RemoteError, match="only the pool's daemons"):
         trio.run(user.advertise, [slot("slot1@evil")])
+
+
+def test_the_collector_stamps_who_sent_an_ad_and_when_over_what_the_ad_says(pool):
+    pool.start("collector")
+    daemon = CollectorClient(pool.cfg, daemon_credentials(pool.cfg))
+    forged = slot("slot1@a", AuthenticatedIdentity="alice", LastHeardFrom=1)
+    before = int(time.time())
+    trio.run(daemon.advertise, [forged, slot("slot2@a")])
+    user = CollectorClient(pool.cfg, user_credentials(pool.cfg))
+    rows = trio.run(user.query_rows, "machine", ["AuthenticatedIdentity", "LastHeardFrom"])
+    assert len(rows) == 2
+    for identity, heard in rows:
+        assert identity not in ("alice", None) and heard >= before
+    assert rows[0][0] == rows[1][0]  # the sender's identity, whatever the ad claimed

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -136,3 +137,18 @@ def test_ads_written_in_the_core_are_the_wire_maps_python_writes(maps):
     assert wire.unpack(body) == [wire.ad_to_wire(ad) for ad in ads]
     back = wire.ads_from_packed(body)
     assert all(same(b, a) for b, a in zip(back, ads, strict=True))
+
+
+def test_every_packed_ad_gets_the_stamp_on_either_reading():
+    stamp = ClassAd()
+    stamp["LastHeardFrom"] = 7
+    stamp["AuthenticatedIdentity"] = "condor"
+    plain = wire.pack_ads([{"Name": "a", "LastHeardFrom": 1}, {"Name": "b"}])
+    # Not plain for the core (an expression's text that is not UTF-8), read by Python.
+    odd = msgpack.packb([{"Name": "c", "Note": msgpack.ExtType(1, b'"\xff"')}])
+    assert _core.ads_from_msgpack(odd) is None
+    for body in (plain, odd):
+        ads = wire.ads_from_packed(body, stamp=stamp)
+        assert [(a["LastHeardFrom"], a["AuthenticatedIdentity"]) for a in ads] == [
+            (7, "condor")
+        ] * len(ads)

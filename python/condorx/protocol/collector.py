@@ -28,8 +28,9 @@ class Invalidate(Message):
 
 @dataclass(frozen=True)
 class QueryAds(Message):
-    """The ads of a type (all types when empty) that match `constraint`: whole, or the
-    values of `exprs` in each; streamed in chunks."""
+    """The ads of a type (all types when empty) that match `constraint`: whole (each
+    chunk one packed body, `wire.ads_from_packed`), or the values of `exprs` in each;
+    streamed in chunks."""
 
     command = "query"
     type: str = ""
