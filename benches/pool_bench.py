@@ -27,13 +27,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import aclosing
 from pathlib import Path
 
-import trio
-
-from condorx.client.connection import daemon_credentials
-from condorx.client.schedd import ScheddClient
 from condorx.procfs import stat_fields
 from condorx.testing.pool import LocalPool
 from condorx.testing.procs import descendants
@@ -49,21 +44,6 @@ def pool_config(slots: int, jobs: int) -> str:
         "NEGOTIATOR_INTERVAL = 5\nUPDATE_INTERVAL = 5\nSCHEDD_INTERVAL = 5\n"
         f"MAX_JOBS_PER_SUBMISSION = {max(jobs, 20000)}\n"
     )
-
-
-def remaining(pool: LocalPool) -> int:
-    """Jobs still in the queue, asked in-process as a script would: a condor_q process
-    every half second would take a fifth of a core from the pool it measures."""
-
-    async def count() -> int:
-        client = ScheddClient(pool.cfg, creds=daemon_credentials(pool.cfg))
-        left = 0
-        async with aclosing(client.query_rows(["1"])) as chunks:
-            async for chunk in chunks:
-                left += len(chunk)
-        return left
-
-    return trio.run(count)
 
 
 def cycle_times(pool: LocalPool) -> list[float]:
@@ -134,7 +114,7 @@ def throughput(jobs: int, slots: int) -> None:
             left = jobs
             while left:
                 time.sleep(0.5)
-                left = remaining(pool)
+                left = pool.count_jobs()
                 done = jobs - left
                 for pct in (10, 90):
                     if pct not in marks and done >= jobs * pct / 100:

@@ -33,8 +33,6 @@ from pathlib import Path
 
 import trio
 
-from condorx.client.connection import daemon_credentials
-from condorx.client.schedd import ScheddClient
 from condorx.daemons.job_router.service import Router
 from condorx.testing.pool import LocalPool
 
@@ -52,17 +50,6 @@ JOB_ROUTER_DEFAULTS = [ requirements = true; MaxIdleJobs = {n}; MaxJobs = {n}; \
     GridResource = "condor b@loopback {collector}"; ]
 JOB_ROUTER_ENTRIES = [ name = "B1"; ] [ name = "B2"; ] [ name = "B3"; ]
 """
-
-
-def count_jobs(pool: LocalPool) -> int:
-    async def go() -> int:
-        client = ScheddClient(pool.cfg, creds=daemon_credentials(pool.cfg))
-        n = 0
-        async for rows in client.query_rows(["ProcId"]):
-            n += len(rows)
-        return n
-
-    return trio.run(go)
 
 
 def submit(pool: LocalPool, count: int) -> float:
@@ -103,7 +90,7 @@ def routed_rate(count: int) -> None:
             seen = 0
             while seen < count:
                 time.sleep(0.5)
-                seen = count_jobs(b)
+                seen = b.count_jobs()
                 if time.perf_counter() - t0 > 600:
                     raise SystemExit(f"only {seen} of {count} jobs reached pool B in 600 s")
             seconds = time.perf_counter() - t0

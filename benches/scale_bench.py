@@ -43,6 +43,7 @@ from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.client.schedd import ScheddClient
 from condorx.negotiation import Submitter, negotiate
+from condorx.procfs import stat_fields
 from condorx.testing.pool import LocalPool
 
 
@@ -143,9 +144,14 @@ def queued(pool: LocalPool) -> int | None:
     return rows[0][0] if rows and isinstance(rows[0][0], int) else None
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def cpu_seconds(pool: LocalPool) -> dict[str, float]:
+    """Each running daemon's CPU so far (user and system), in seconds."""
+    out: dict[str, float] = {}
+    for name, daemon in pool.daemons.items():
+        fields = stat_fields(daemon.proc.pid) if daemon.proc else None
+        if fields is not None:  # utime and stime: proc(5)'s fields 14 and 15
+            out[name] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
 
 
 def turnover(slots: int, per_machine: int, duration: float, waves: int) -> None:
@@ -164,9 +170,8 @@ def turnover(slots: int, per_machine: int, duration: float, waves: int) -> None:
             (pool.root / "job.sub").write_text(f"executable = /bin/true\nqueue {jobs}\n")
             pool.cli("condorx.cli.submit", "job.sub")
             t0 = time.monotonic()
-            marks: dict[int, float] = {}
+            marks: dict[int, tuple[float, dict[str, float]]] = {}  # when, and daemons' CPU
             busy: list[float] = []
-            cpu: dict[str, float] = {}
             while 80 not in marks:
                 if time.monotonic() - t0 > 4 * waves * duration + 600:
                     raise SystemExit(f"the jobs did not run in {4 * waves * duration + 600:.0f} s")
@@ -175,17 +180,14 @@ def turnover(slots: int, per_machine: int, duration: float, waves: int) -> None:
                 done = jobs - left if left is not None else 0
                 for pct in (20, 80):
                     if pct not in marks and done >= jobs * pct / 100:
-                        marks[pct] = time.monotonic()
-                        cpu = {
-                            n: cpu_seconds(p.proc.pid) - cpu.get(n, 0.0)
-                            for n, p in pool.daemons.items()
-                            if p.proc
-                        }
+                        marks[pct] = (time.monotonic(), cpu_seconds(pool))
                 if 20 in marks and 80 not in marks:
                     busy.append(busy_slots(pool) / slots)
         finally:
             pool.stop()
-    seconds = marks[80] - marks[20]
+    (t20, cpu20), (t80, cpu80) = marks[20], marks[80]
+    seconds = t80 - t20
+    cpu = {n: cpu80[n] - cpu20[n] for n in cpu20 if n in cpu80}
     print(f"\n{slots:,} simulated slots, {jobs:,} jobs of {duration:.0f} s")
     print(
         f"  sustained turnover (20% to 80% done) {0.6 * jobs / seconds:8.0f} jobs/s"

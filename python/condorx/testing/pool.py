@@ -15,6 +15,7 @@ import trio
 
 from condorx import locate
 from condorx.client.connection import Address, connect, daemon_credentials
+from condorx.client.schedd import ScheddClient
 from condorx.config import Config, load_config
 from condorx.testing.tools import run_tool
 
@@ -220,6 +221,20 @@ class LocalPool:
                 await ch.aclose()
 
         return trio.run(go)
+
+    def count_jobs(self) -> int:
+        """The jobs in this pool's schedd queue, asked in-process with the pool's daemon
+        identity: a bench polls it, and a condor_q process every poll would take CPU
+        from the pool it measures."""
+
+        async def count() -> int:
+            client = ScheddClient(self.cfg, creds=daemon_credentials(self.cfg))
+            n = 0
+            async for chunk in client.query_rows(["1"]):
+                n += len(chunk)
+            return n
+
+        return trio.run(count)
 
     def stop(self) -> None:
         if self in _RUNNING:
