@@ -65,7 +65,7 @@ class Starter:
         # the starter still reading the run): the job then never starts.
         self.killed: int | None = None
         # The claim's scratch directory, made for its first job and kept for the next.
-        self.scratch: Scratch | None = None
+        self.scratch = Scratch(f"dir_{os.getpid()}")
 
     async def send(self, msg: dict[str, Any]) -> None:
         async with self.send_lock:
@@ -94,8 +94,7 @@ class Starter:
                 if self.proc is not None:
                     self.proc.signal(signal.SIGKILL)
                 nursery.cancel_scope.cancel()
-        if self.scratch is not None:
-            self.scratch.remove()
+        self.scratch.remove()
 
     def _signalled(self, frame: dict[str, Any]) -> None:
         try:
@@ -168,11 +167,7 @@ class Starter:
         except AccountError as e:
             await self.send({"failed": f"cannot run the job: {e}"})
             return
-        if self.scratch is None or self.scratch.root != Path(req.scratch):
-            if self.scratch is not None:
-                self.scratch.remove()
-            self.scratch = Scratch(Path(req.scratch), f"dir_{os.getpid()}")
-        path = self.scratch.take(account)
+        path = self.scratch.take(Path(req.scratch), account)
         try:
             box = Sandbox.create(job, path, files if isinstance(files, dict) else None, account)
             prepare = job_hooks.get("PREPARE_JOB")
