@@ -92,16 +92,7 @@ def execute_side(startd: int) -> tuple[int, int]:
 def submit(pool: LocalPool, text: str) -> tuple[float, float]:
     """condor_submit of `text` (files not transferred): when it began and when it was
     acknowledged."""
-    (pool.root / "job.sub").write_text("should_transfer_files = NO\n" + text)
-    t0 = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "condorx.cli.submit", "job.sub"],
-        env=pool.env,
-        cwd=pool.root,
-        check=True,
-        capture_output=True,
-    )
-    return t0, time.perf_counter()
+    return pool.condor_submit("should_transfer_files = NO\n" + text)
 
 
 def throughput(jobs: int, slots: int) -> None:

@@ -222,6 +222,21 @@ class LocalPool:
 
         return trio.run(go)
 
+    def condor_submit(self, text: str) -> tuple[float, float]:
+        """condor_submit of the description `text` in a process of its own, as a user
+        runs it (not forked from the tools' server, whose imports are already done): when
+        it began and when the schedd had acknowledged it."""
+        (self.root / "job.sub").write_text(text)
+        t0 = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "condorx.cli.submit", "job.sub"],
+            env=self.env,
+            cwd=self.root,
+            check=True,
+            capture_output=True,
+        )
+        return t0, time.perf_counter()
+
     def count_jobs(self) -> int:
         """The jobs in this pool's schedd queue, asked in-process with the pool's daemon
         identity: a bench polls it, and a condor_q process every poll would take CPU
