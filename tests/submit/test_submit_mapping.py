@@ -208,7 +208,6 @@ def test_universes(tmp_path):
             "executable = /bin/true\nshould_transfer_files = maybe\nqueue\n",
             "line 2: should_transfer_files must be one of",
         ),
-        ("executable = /bin/true\n", "no queue statement"),
         ("executable = /bin/true\nqueue many\n", "line 2: queue count must be a number"),
         ("executable = /bin/true\nthis is not a command\nqueue\n", "line 2: not a submit command"),
         (

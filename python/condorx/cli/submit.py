@@ -6,6 +6,7 @@ condor_submit [-append COMMAND]... [-queue ARGS] [-name SCHEDD] [-terse] [-dry-r
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -69,18 +70,19 @@ def main(ctx: click.Context) -> None:
     opts = a.parsed(ctx)
     cfg = load("condor_submit")
     files = [w for w in opts.positional if "=" not in w]
-    extra = [w for w in opts.positional if "=" in w] + opts.values.get("append", [])
-    if opts.value("batch-name"):
-        extra.append(f"batch_name = {opts.value('batch-name')}")
+    top = [_assignment(w) for w in opts.positional if "=" in w]
+    append = list(opts.values.get("append", []))
+    batch = opts.value("batch-name")
+    if batch:  # as condor_submit: an appended MY. line, so it wins over the file's
+        append.append("MY.JobBatchName = " + (batch if batch.startswith('"') else f'"{batch}"'))
     if len(files) > 1:
         fail("condor_submit: give one submit description file")
     source, text = _read(files[0] if files else "-")
-    if opts.value("queue"):
-        text += f"\nqueue {opts.value('queue')}\n"
     dry_run = opts.value("dry-run")
     client = None if dry_run else ScheddClient(cfg, opts.value("name"))
     try:
-        desc = parse(text, source, extra)
+        submit_file = None if source == "<stdin>" else source
+        desc = parse(text, source, append, submit_file, top, opts.value("queue"))
         cluster_id = run_client(client.reserve, tool="condor_submit") if client else 1
         jobs = build(desc, cluster_id, Facts.from_config(cfg), cfg)
     except SubmitError as e:
@@ -102,6 +104,14 @@ def main(ctx: click.Context) -> None:
         print(f"{cluster}.0 - {cluster}.{n - 1}")
     else:
         print(f"{n} job(s) submitted to cluster {cluster}.")
+
+
+def _assignment(word: str) -> str:
+    """A NAME=VALUE argument as a statement (`+Attr=x` is `MY.Attr`), read before the file."""
+    name, value = (p.strip() for p in word.split("=", 1))
+    if not re.fullmatch(r"[+]?[A-Za-z_][A-Za-z0-9_.]*", name):
+        fail(f"condor_submit: invalid attribute name '{name}' for attrib=value assigment")
+    return f"{name} = {value}"
 
 
 def _read(name: str) -> tuple[str, str]:

@@ -53,6 +53,11 @@ class LineSource:
             return text.lstrip(), True
         return text.strip(), False
 
+    def physical(self) -> str | None:
+        """The next physical line as it stands, trimmed (a blank one too); None at the end."""
+        got = self._physical()
+        return None if got is None else got[0]
+
     def _pragma(self, text: str) -> None:
         if text.startswith("#opt:"):
             opt = text[5:].strip().lower()

@@ -72,8 +72,6 @@ def build(
 ) -> Jobs:
     """The jobs of a description. `fast=False` builds every proc whole (for checking the
     incremental path, which must give the same jobs)."""
-    if not desc.queues:
-        raise SubmitError(f"{desc.source}: no queue statement: nothing to submit")
     env = os.environ if environ is None else environ
     jobs: Jobs | None = None
     first: _Proc | None = None
@@ -323,7 +321,14 @@ class _Proc:
         entry = self.qs.macros.get(low)
         if entry is not None:
             return entry.value
+        default = self._default(low)
+        if default is not None:
+            return default
         return self.cfg.raw(name) if self.cfg is not None else None
+
+    def _default(self, low: str) -> str | None:
+        """submit's own defaults, which any assignment overrides."""
+        return self.desc.submit_file if low == "submit_file" else None
 
     def expand(self, text: str, line: int, name: str | None = None) -> str:
         try:
@@ -336,7 +341,7 @@ class _Proc:
         for spelled in spellings(name):
             if spelled in self.per or spelled in self.qs.macros:
                 return self.value(spelled)
-        return None
+        return self._default(name)
 
     def value(self, name: str) -> str | None:
         if name in self.per:  # a queue variable that names a command (`arguments`)

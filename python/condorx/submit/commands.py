@@ -136,11 +136,21 @@ def _parallel(v: Values) -> dict[str, Any]:
     return {"MinHosts": count, "MaxHosts": count, "WantIOProxy": True, "JobRequiresSandbox": True}
 
 
-@row("executable", "initialdir", "transfer_executable", "docker_image", "container_image")
+@row(
+    "executable",
+    "initialdir",
+    "transfer_executable",
+    "docker_image",
+    "container_image",
+    "submit_file",
+)
 def _executable(v: Values) -> dict[str, Any]:
-    """Cmd, relative to the submit directory (not initialdir), and Iwd."""
+    """Cmd, relative to the submit directory (not initialdir), Iwd and JobSubmitFile."""
     u = universe(v)
     out: dict[str, Any] = {"Iwd": v.iwd()}
+    submit_file = v.get("submit_file")
+    if submit_file is not None:
+        out["JobSubmitFile"] = submit_file
     cmd = v.get("executable")
     image = v.given("docker_image") or v.given("container_image")
     if cmd is None and image:
@@ -664,4 +674,3 @@ def static() -> dict[str, Any]:
         "MaxHosts": 1,
         "CurrentHosts": 0,
     }
-

@@ -46,6 +46,9 @@ class QueueStatement:
 @dataclass
 class Description:
     source: str
+    # The file's name as condor_submit was given it: $(SUBMIT_FILE) and JobSubmitFile (none
+    # when the description comes from standard input).
+    submit_file: str | None = None
     macros: dict[str, Entry] = field(default_factory=dict)  # lower-cased name -> entry
     attrs: dict[str, Entry] = field(default_factory=dict)
     queues: list[QueueStatement] = field(default_factory=list)
@@ -61,11 +64,21 @@ class _Branch:
     taken: bool
 
 
-def parse(text: str, source: str, extra: Sequence[str] = ()) -> Description:
-    """Read a description; `extra` lines (condor_submit -a) come before the first queue."""
-    desc = Description(source)
+def parse(
+    text: str,
+    source: str,
+    append: Sequence[str] = (),
+    submit_file: str | None = None,
+    top: Sequence[str] = (),
+    queue: str | None = None,
+) -> Description:
+    """Read a description as condor_submit does: `top` (its NAME=VALUE arguments) before the
+    file, `append` (its -append lines) again just before every queue statement. A file
+    with no queue statement queues `queue` (its -queue argument), else one job."""
+    desc = Description(source, submit_file)
+    for text_ in top:
+        _statement(desc, text_.strip(), 0)
     lines = LineSource(text, source)
-    pending_extra = list(extra)
     branches: list[_Branch] = []
     while True:
         try:
@@ -83,15 +96,17 @@ def parse(text: str, source: str, extra: Sequence[str] = ()) -> Description:
         if branches and not branches[-1].active:
             continue
         if _QUEUE.match(stmt.text):
-            _apply_extra(desc, pending_extra)
-            pending_extra = []
+            _apply_extra(desc, append)
             _queue(desc, _gather_list(stmt, lines))
         else:
             _statement(desc, stmt.text, stmt.line)
     if branches:
         raise SubmitError(f"{source}: endif(s) not found before end-of-file")
-    if pending_extra:
-        _apply_extra(desc, pending_extra)
+    if queue is not None and desc.queues:
+        raise SubmitError("-queue argument conflicts with queue statement in submit file")
+    if not desc.queues:
+        _apply_extra(desc, append)
+        _queue(desc, Statement("queue " + (queue or ""), lines.line))
     return desc
 
 
@@ -136,7 +151,7 @@ def _condition(desc: Description, rest: str, stmt: Statement) -> bool:
         ) from None
 
 
-def _apply_extra(desc: Description, extra: list[str]) -> None:
+def _apply_extra(desc: Description, extra: Sequence[str]) -> None:
     for text in extra:
         if _QUEUE.match(text.strip()):
             raise SubmitError("-append: a queue statement cannot be appended; use -queue")
@@ -144,17 +159,18 @@ def _apply_extra(desc: Description, extra: list[str]) -> None:
 
 
 def _gather_list(stmt: Statement, lines: LineSource) -> Statement:
-    """A queue statement whose `(` list goes on over the next lines, joined by newlines."""
+    """A queue statement whose `(` list goes on over the next lines, joined by newlines: as
+    condor_submit reads it, up to a line that begins with `)`, blank lines kept as rows."""
     text = stmt.text
     if not _OPEN_LIST.search(text) or text.rstrip().endswith(")"):
         return stmt
     parts = [text]
     while True:
-        more = lines.next()
+        more = lines.physical()
         if more is None:
             raise SubmitError(f"{lines.source}, line {stmt.line}: the queue list has no closing )")
-        parts.append(more.text)
-        if more.text.rstrip().endswith(")"):
+        parts.append(more)
+        if more.startswith(")"):
             return Statement("\n".join(parts), stmt.line)
 
 

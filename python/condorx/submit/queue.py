@@ -15,9 +15,11 @@ from __future__ import annotations
 import glob
 import os
 import re
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from condorx.argsyntax import SyntaxProblem, is_v2, submit_v2
 from condorx.submit.errors import SubmitError
 
 _FORM = re.compile(r"\s(in|from|matching)(?=\s|\(|$)", re.IGNORECASE)
@@ -34,8 +36,12 @@ class QueueSpec:
         out: list[dict[str, str]] = []
         if self.items is None:
             return [{"Step": str(s), "ItemIndex": "0", "Row": "0"} for s in range(self.count)]
+        values = [""] * len(self.vars)
         for index, item in enumerate(self.items):
-            values = _split_item(item, len(self.vars))
+            # A blank row sets no variable: its procs keep the row before's values, as
+            # condor_submit's rows do (SubmitStepFromQArgs::select_rowdata).
+            if item.strip():
+                values = _split_item(item, len(self.vars))
             for step in range(self.count):
                 m = dict(zip(self.vars, values, strict=True))
                 m.update({"Step": str(step), "ItemIndex": str(index), "Row": str(index)})
@@ -54,7 +60,8 @@ def parse(args: str, where: str, base: Path) -> QueueSpec:
     rest = (" " + text)[m.end() :].strip()
     count, names = _head(head, where)
     spec = QueueSpec(count=count, vars=names)
-    if not rest and kind == "from":  # `from $(undefined)`: HTCondor queues the count alone
+    if not rest and kind == "from":  # `from $(undefined)`: no rows, so no procs
+        spec.items = []
         return spec
     rest, pick = _slice(rest, where)
     if kind == "in":
@@ -119,17 +126,48 @@ def _from_items(rest: str, where: str, base: Path) -> list[str]:
         if not rest.endswith(")"):
             raise SubmitError(f"{where}: queue ... from ( has no closing )")
         lines = rest[1:-1].splitlines()
-        return [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
-    path = base / rest
+        # A blank line is a row (of no values) here, a `#` line a comment.
+        inner = [ln.strip() for ln in lines if not ln.strip().startswith("#")]
+        while inner and not inner[0]:  # what followed `(` on its own line
+            inner.pop(0)
+        return inner
+    if rest.endswith("|"):
+        text = _command_output(rest.rstrip("| "), where, base)
+    else:
+        path = base / rest
+        try:
+            text = path.read_text()
+        except OSError as e:
+            raise SubmitError(
+                f"{where}: cannot read queue items from {path}: {e.strerror}"
+            ) from None
+        except UnicodeDecodeError:
+            raise SubmitError(f"{where}: queue items file {path} is not text") from None
+    # Every line is a row, as HTCondor reads it: a `#` line too, and a blank one.
+    return [ln.strip() for ln in text.splitlines()]
+
+
+def _command_output(cmd: str, where: str, base: Path) -> str:
+    """`queue ... from COMMAND |`: the rows are what the command prints. It runs as
+    HTCondor runs it: its words in either argument syntax, no shell, in the submit
+    directory; a command that fails fails the submission."""
     try:
-        lines = path.read_text().splitlines()
+        argv = submit_v2(cmd) if is_v2(cmd) else cmd.split()
+    except SyntaxProblem as e:
+        raise SubmitError(f"{where}: {e}") from None
+    if not argv:
+        raise SubmitError(f"{where}: queue ... from |: no command to run")
+    try:
+        done = subprocess.run(
+            argv, cwd=base, stdin=subprocess.DEVNULL, capture_output=True, check=False
+        )
     except OSError as e:
-        raise SubmitError(f"{where}: cannot read queue items from {path}: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise SubmitError(f"{where}: queue items file {path} is not text") from None
-    # Every line of the file is an item, as HTCondor reads it, a `#` line too; a blank line
-    # is none (HTCondor's bindings repeat the previous item there, a quirk not copied).
-    return [ln.strip() for ln in lines if ln.strip()]
+        raise SubmitError(f"{where}: cannot run {argv[0]}: {e.strerror}") from None
+    if done.returncode != 0:
+        raise SubmitError(
+            f'{where}: Error "{cmd} |": command terminated with exit code {done.returncode}'
+        )
+    return done.stdout.decode(errors="replace")
 
 
 def _matching(rest: str, where: str, base: Path) -> list[str]:

@@ -90,8 +90,9 @@ def condorx_ads(
     text = path.read_text(errors="replace")
     cwd = str(path.parent.resolve())
     facts = Facts(cwd=cwd, arch="X86_64", opsys="LINUX", fs_domain=FS_DOMAIN, user=setting.user)
+    top, append, queue_args = command_line(path)
     try:
-        desc = parse(text, str(path))
+        desc = parse(text, str(path), append, path.name, top, queue_args)
         jobs = build(desc, CLUSTER, facts, None, environ=setting.environ)
     except SubmitError as e:
         return None, str(e), 0
@@ -105,6 +106,32 @@ def condorx_ads(
             ad[k] = v
         out.append({k: _text(ad, k).replace(cwd, "@CWD@") for k in ad.keys()})
     return out, None, len(out)
+
+
+def command_line(path: Path) -> tuple[list[str], list[str], str | None]:
+    """The condor_submit arguments a corpus file is submitted with (`FILE.args`, one a
+    line), as parse() takes them: NAME=VALUE lines, -append lines, and the -queue args."""
+    args_file = path.with_name(path.name + ".args")
+    text = args_file.read_text() if args_file.exists() else ""
+    words = [w for w in text.splitlines() if w.strip()]
+    top: list[str] = []
+    append: list[str] = []
+    queue_args = None
+    it = iter(words)
+    for word in it:
+        if word in ("-a", "-append"):
+            append.append(next(it))
+        elif word in ("-batch-name", "-batch"):
+            name = next(it)
+            append.append("MY.JobBatchName = " + (name if name[:1] == '"' else f'"{name}"'))
+        elif word in ("-q", "-queue"):
+            queue_args = next(it)
+        elif "=" in word:
+            name, value = (p.strip() for p in word.split("=", 1))
+            top.append(f"{name} = {value}")
+        else:
+            raise ValueError(f"{args_file}: argument not understood: {word}")
+    return top, append, queue_args
 
 
 def _text(ad: ClassAd, name: str) -> str:
@@ -140,12 +167,6 @@ def compare_file(name: str, path: Path, answer: dict[str, Any], setting: Setting
 
 def _count_problems(answer: dict[str, Any], count: int) -> list[str]:
     want = answer["count"]
-    # The oracle reads the first queue statement only, and gives one job for a queue that
-    # makes none: condorx's count is compared where the oracle's can be right.
-    if answer.get("queues", 1) > 1 and count >= want:
-        return []
-    if count == 0 and want == 1:
-        return []
     return [] if count == want else [f"{count} procs, HTCondor makes {want}"]
 
 

@@ -1,16 +1,31 @@
-"""HTCondor's own answers for the submit corpus: run with HTCondor 24.0.24's Python bindings.
+"""HTCondor's own answers for the submit corpus: its submit code, run as condor_submit runs it.
 
     python -m venv /tmp/oracle && /tmp/oracle/bin/pip install htcondor==24.0.24
     /tmp/oracle/bin/python tests/submit/oracle/answers.py tests/submit/corpus
 
 For every `*.sub` under the corpus folders it asks the legacy `htcondor.Submit(text).jobs()`
-(the code condor_submit runs, with no daemon) for the job ads, from the file's own folder,
-and writes `answers.json` beside the folders. The test `test_oracle_differential.py` compares
-condorx with these answers, so CI needs no HTCondor. Paths under the file's folder are stored
-as `@CWD@/...` so the answers hold on any checkout.
+of the Python bindings (the submit code condor_submit runs, with no daemon) for the job ads,
+from the file's own folder, and writes `answers.json` beside the folders. The test
+`test_oracle_differential.py` compares condorx with these answers, so CI needs no HTCondor.
+Paths under the file's folder are stored as `@CWD@/...` so the answers hold on any checkout.
 
-Limits of the oracle (see docs in the test): it reads only the first queue statement, and a
-queue that makes no jobs (`queue 0`, `matching` with no match) gives it one job.
+The bindings alone are not condor_submit: run bare, they hid a difference in every real
+file. So this wraps them in what condor_submit (src/condor_submit.V6/submit.cpp, 24.x) does
+around the same library calls, as a user runs `condor_submit FILE [ARGS]` in FILE's folder:
+
+- `$(SUBMIT_FILE)` is the file's name as given on the command line, a default that the file
+  may override; with it the job ad gets `JobSubmitFile` (SubmitHash::insert_submit_filename,
+  SetIWD).
+- The command line: `NAME=VALUE` is set before the file is read (set_arg_variable),
+  `-append LINE` and `-batch-name NAME` (as `MY.JobBatchName = "NAME"`) are read again just
+  before every queue statement (parse_append_lines), `-queue ARGS` queues when the file has
+  no queue statement. A corpus file's arguments, if any, are in `FILE.args`, one a line.
+- Every queue statement is read, in order, each seeing the commands as they stand at it,
+  the procs numbered on from the previous statement's (submit_jobs' loop); the bindings read
+  only the first.
+- A statement that selects no items (`queue 0`, a `matching` that matches nothing) queues
+  nothing and the file goes on; the bindings make one job for it.
+- A file with no queue statement (and no `-queue`) queues one job, as condor_submit does.
 """
 
 from __future__ import annotations
@@ -44,15 +59,105 @@ import htcondor  # noqa: E402
 VOLATILE = {"QDate", "EnteredCurrentStatus", "CondorVersion", "CondorPlatform"}
 KEEP_PROCS = 3  # the first two procs and the last are compared
 
+_QUEUE = re.compile(r"^\s*queue(\s|$|\()", re.IGNORECASE)
+_OPEN_LIST = re.compile(r"\s(in|from)\s*(\[[^\]]*\]\s*)?\(", re.IGNORECASE)
+_FOREACH = re.compile(r"\s(in|from|matching)(\s|\(|$)", re.IGNORECASE)
+
+
+class CommandLine:
+    """What condor_submit's own arguments add around the file."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.top: list[str] = []  # NAME=VALUE, read before the file
+        self.append: list[str] = []  # -append and -batch-name, read before each queue
+        self.queue = ""
+        it = iter(args)
+        for arg in it:
+            if arg in ("-a", "-append"):
+                self.append.append(next(it))
+            elif arg in ("-batch-name", "-batch"):
+                name = next(it)
+                quoted = name if name.startswith('"') else '"' + name + '"'
+                self.append.append("MY.JobBatchName = " + quoted)
+            elif arg in ("-q", "-queue"):
+                self.queue = "queue " + next(it)
+            elif "=" in arg and not arg.startswith("-"):
+                name, value = arg.split("=", 1)
+                name = "MY." + name.strip()[1:] if name.strip().startswith("+") else name
+                self.top.append(f"{name.strip()} = {value.strip()}")
+            else:
+                raise ValueError(f"argument not understood by the oracle: {arg}")
+
+
+def segments(text: str) -> tuple[list[str], list[tuple[int, str]]]:
+    """The file's logical lines, and its queue statements as (index, text): a statement's
+    item list `in (...)` may run over several lines, and `\\` continues a line."""
+    lines: list[str] = []
+    queues: list[tuple[int, str]] = []
+    raw = text.splitlines()
+    i = 0
+    while i < len(raw):
+        line = raw[i]
+        while line.endswith("\\") and not line.lstrip().startswith("#") and i + 1 < len(raw):
+            i += 1
+            line = line[:-1] + raw[i]
+        i += 1
+        if _QUEUE.match(line) and _OPEN_LIST.search(line) and not line.rstrip().endswith(")"):
+            while i < len(raw):
+                line += "\n" + raw[i]
+                i += 1
+                if raw[i - 1].rstrip().endswith(")"):
+                    break
+        if _QUEUE.match(line):
+            queues.append((len(lines), line))
+        lines.append(line)
+    return lines, queues
+
+
+def condor_submit(path: Path) -> list:
+    """The job ads `condor_submit FILE [ARGS]` builds, run in FILE's folder."""
+    text = path.read_text(errors="replace")
+    args_file = path.with_name(path.name + ".args")
+    args = args_file.read_text().splitlines() if args_file.exists() else []
+    cmd = CommandLine([a for a in args if a.strip()])
+    head = [f"SUBMIT_FILE = {path.name}", *cmd.top]
+    lines, queues = segments(text)
+    if not queues:
+        queues = [(len(lines), cmd.queue)] if cmd.queue else [(len(lines), "")]
+    jobs: list = []
+    skip = {i for i, _ in queues}
+    for index, qline in queues:
+        body = [ln for j, ln in enumerate(lines[:index]) if j not in skip]
+        sub = htcondor.Submit("\n".join([*head, *body, *cmd.append, qline]) + "\n")
+        if qline and _selects_nothing(sub):
+            continue
+        with contextlib.redirect_stderr(io.StringIO()):
+            jobs += list(sub.jobs(clusterid=1, procid=len(jobs)))
+    return jobs
+
+
+def _selects_nothing(sub) -> bool:
+    """A queue statement whose count is 0, or whose item list is empty: condor_submit
+    queues nothing for it (submit_jobs: `selected_item_count == 0 || queue_num < 0`)."""
+    qargs = sub.getQArgs()
+    if _FOREACH.search(" " + qargs) and not list(sub.itemdata()):
+        return True
+    count = qargs.split(None, 1)[0] if qargs.strip() else "1"
+    if not re.match(r"^[\d$]", count):
+        return False
+    sub["_ORACLE_QUEUE_COUNT"] = count
+    try:
+        return int(sub.expand("_ORACLE_QUEUE_COUNT")) <= 0
+    except ValueError:
+        return False
+
 
 def answer(path: Path) -> dict:
-    text = path.read_text(errors="replace")
     cwd = str(path.parent.resolve())
     os.chdir(cwd)
-    out: dict = {"queues": len(re.findall(r"(?im)^\s*queue\b", text))}
+    out: dict = {}
     try:
-        with contextlib.redirect_stderr(io.StringIO()):
-            jobs = list(htcondor.Submit(text).jobs(clusterid=1))
+        jobs = condor_submit(path)
     except Exception as e:  # the oracle's refusal is an answer too
         out["error"] = str(e).strip()
         return out

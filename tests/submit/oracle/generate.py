@@ -215,6 +215,8 @@ CASES: dict[str, str] = {
     "universe_number": "universe = 5\n",
     "universe_docker_upper": "universe = Docker\ndocker_image = alpine\n",
     "transfer_executable_no": "transfer_executable = no\n",
+    "submit_file_macro": "arguments = $(SUBMIT_FILE)\noutput = $Fn(SUBMIT_FILE).out\n",
+    "submit_file_override": "SUBMIT_FILE = other.sub\narguments = $(SUBMIT_FILE)\n",
 }
 
 QUEUES: dict[str, str] = {
@@ -239,29 +241,53 @@ QUEUES: dict[str, str] = {
     "queue_item_in_executable": "executable = $(Item)\nqueue in (/bin/echo, /bin/true)\n",
     "queue_upper": "QUEUE 2\n",
     "queue_bad_count": "queue many\n",
+    "queue_from_command": "arguments = $(x) $(y)\nqueue x y from ./rows.sh |\n",
+    "queue_from_blank_rows": "arguments = $(a)\nqueue a from (\n x\n\n y\n)\n",
+    "queue_from_empty_name": "arguments = $(a)\nqueue a from $(nothing)\n",
+    "queue_none": "arguments = no queue statement\n# queue\n",
+}
+
+# name -> (the lines under test, condor_submit's arguments): written as FILE.sub.args.
+COMMAND_LINES: dict[str, tuple[str, list[str]]] = {
+    "cmdline_assign": ("arguments = $(x)\n", ["x=from the command line"]),
+    "cmdline_assign_file_wins": ("x = file\narguments = $(x)\n", ["x=command line"]),
+    "cmdline_plus_attr": ("", ['+Foo="bar"']),
+    "cmdline_append_each_queue": (
+        "arguments = first\nqueue\narguments = second\nqueue 2\n",
+        ["-append", "request_cpus = 2", "-a", "arguments = appended $(Process)"],
+    ),
+    "cmdline_batch_name": ("batch_name = from file\n", ["-batch-name", "cli batch"]),
+    "cmdline_queue": ("arguments = $(Process)\n", ["-queue", "3"]),
+    "cmdline_queue_in": ("arguments = $(Item)\n", ["-queue", "in (a, b)"]),
 }
 
 
 def main() -> None:
     here = Path(__file__).resolve().parent.parent / "corpus" / "generated"
     here.mkdir(parents=True, exist_ok=True)
-    for old in here.glob("*.sub"):
+    for old in [*here.glob("*.sub"), *here.glob("*.sub.args")]:
         old.unlink()
     for name, lines in {**CASES, **QUEUES}.items():
         if lines is None:
             text = "arguments = x\nqueue\n"
         else:
             text = BASE + lines
-            if not re.search(r"(?im)^\s*queue\b", lines):
+            if not re.search(r"(?im)^\s*queue\b", lines) and name != "queue_none":
                 text += "queue\n"
         (here / f"{name}.sub").write_text(text)
+    for name, (lines, args) in COMMAND_LINES.items():
+        (here / f"{name}.sub").write_text(BASE + lines)
+        (here / f"{name}.sub.args").write_text("".join(a + "\n" for a in args))
+    rows = here / "rows.sh"
+    rows.write_text("#!/bin/sh\nprintf 'a 1\\nb 2\\n\\nc 3\\n'\n")
+    rows.chmod(0o755)
     (here / "items.txt").write_text("1 one\n2 two\n# a comment\n3 three\n")
     for f in ("a.dat", "b.dat"):
         (here / f).write_text("data\n")
     for d in ("run1", "run2", "sub/dir", "elsewhere"):
         (here / d).mkdir(parents=True, exist_ok=True)
         (here / d / ".keep").write_text("")
-    print(f"{len(CASES) + len(QUEUES)} files in {here}")
+    print(f"{len(CASES) + len(QUEUES) + len(COMMAND_LINES)} files in {here}")
 
 
 if __name__ == "__main__":
