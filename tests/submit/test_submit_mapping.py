@@ -206,7 +206,7 @@ def test_universes(tmp_path):
         ("arguments = x\nqueue\n", "No 'executable' parameter was provided"),
         (
             "executable = /bin/true\nshould_transfer_files = maybe\nqueue\n",
-            "line 2: should_transfer_files must be one of",
+            "line 2: invalid value (maybe",
         ),
         ("executable = /bin/true\nqueue many\n", "line 2: queue count must be a number"),
         ("executable = /bin/true\nthis is not a command\nqueue\n", "line 2: not a submit command"),

@@ -19,7 +19,14 @@ from typing import Any
 from condorx.classad import ExprTree
 from condorx.config import Config, ConfigError
 from condorx.config.expand import Expander
-from condorx.submit import commands, container, queue, requirements, transfer  # noqa: F401 - their rows
+from condorx.submit import (  # noqa: F401 - their rows
+    commands,
+    container,
+    grid,
+    queue,
+    requirements,
+    transfer,
+)
 from condorx.submit.errors import SubmitError
 from condorx.submit.keywords import spellings
 from condorx.submit.parse import Description, Entry, QueueStatement

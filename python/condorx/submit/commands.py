@@ -54,7 +54,18 @@ UNIVERSES = {
 }
 # Universes whose jobs the schedd runs itself or hands elsewhere: no lease, no file system.
 SCHEDD_SIDE = (Universe.SCHEDULER, Universe.LOCAL, Universe.GRID)
-_GRID_TYPES = ("condor", "batch", "arc", "ec2", "gce", "azure")
+
+
+def grid_type(v: Values) -> str:
+    """The grid resource's first word, lower-cased ("" outside the grid universe)."""
+    if universe(v) != Universe.GRID:
+        return ""
+    words = (v.get("grid_resource") or "").split()
+    return words[0].lower() if words else ""
+
+
+# Jobs whose executable names an instance or a VM, not a file (HTCondor's pseudo-executable).
+_PSEUDO_EXECUTABLE_GRIDS = ("ec2", "gce", "azure")
 
 
 def universe_name(v: Values) -> str:
@@ -84,19 +95,6 @@ def _universe(v: Values) -> dict[str, Any]:
             )
         raise SubmitError(f"{v.where('universe')}: the vm universe is not supported by condorx")
     out: dict[str, Any] = {"JobUniverse": int(u)}
-    grid = v.get("grid_resource")
-    if u == Universe.GRID:
-        if not grid:
-            raise SubmitError(
-                f"{v.where('universe')}: grid_resource attribute not defined for grid universe job"
-            )
-        kind = grid.split()[0].lower()
-        if kind not in _GRID_TYPES:
-            raise SubmitError(
-                f"{v.where('grid_resource')}: Invalid value '{grid.split()[0]}' for grid type."
-                f" Must be one of: {', '.join(_GRID_TYPES[:-1])}, or {_GRID_TYPES[-1]}"
-            )
-        out["GridResource"] = grid
     if v.given("kill_sig"):
         out["KillSig"] = signal_name(v, "kill_sig")
     elif u in (*SCHEDD_SIDE, Universe.JAVA, Universe.PARALLEL):
@@ -161,6 +159,8 @@ def _executable(v: Values) -> dict[str, Any]:
     if u == Universe.JAVA:
         out.update({"Cmd": "java", "TransferExecutable": False})
         return out
+    if u == Universe.VM or grid_type(v) in _PSEUDO_EXECUTABLE_GRIDS:
+        return out | {"Cmd": cmd, "TransferExecutable": False}
     # HTCondor reads only the first letter: anything but F... transfers it. An executable
     # that stays where it is is named as written (the execute side finds it from Iwd).
     if (v.get("transfer_executable") or "t")[0] in "fF":
@@ -326,10 +326,6 @@ _DEFAULT_MEMORY = Expr(
 
 @row("request_cpus", "request_memory", "request_disk", "request_gpus", "universe")
 def _requests(v: Values) -> dict[str, Any]:
-    if universe(v) == Universe.GRID and not (v.get("grid_resource") or "").lower().startswith(
-        "condor"
-    ):
-        return {}
     cpus = v.literal_or_expr("request_cpus")
     memory = quantity(v, "request_memory", _MIB_UNITS)
     disk = quantity(v, "request_disk", _KIB_UNITS)
@@ -338,6 +334,12 @@ def _requests(v: Values) -> dict[str, Any]:
         "RequestMemory": _DEFAULT_MEMORY if memory is None else memory,
         "RequestDisk": Expr("DiskUsage") if disk is None else disk,
     }
+    # A batch system's job takes no default requests (HTCondor's UseDefaultResourceParams).
+    if universe(v) == Universe.GRID and (v.get("grid_resource") or "").lower().startswith(
+        "batch"
+    ):
+        given = {"RequestCpus": cpus, "RequestMemory": memory, "RequestDisk": disk}
+        out = {k: val for k, val in given.items() if val is not None}
     gpus = v.literal_or_expr("request_gpus")
     if gpus is not None:
         out["RequestGPUs"] = gpus

@@ -109,7 +109,7 @@ def _resource_clause(v: Values, tag: str) -> str:
 
 
 def _file_system(v: Values) -> str:
-    mode = transfer.should(v)
+    mode = transfer.in_ad(v)
     if mode == "NO":
         return "(TARGET.FileSystemDomain == MY.FileSystemDomain)"
     needs = ["TARGET.HasFileTransfer"]

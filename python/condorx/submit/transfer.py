@@ -12,8 +12,27 @@ from condorx.submit.commands import row, universe
 from condorx.submit.errors import SubmitError
 from condorx.submit.values import Values, unquoted
 
-SHOULD = ("YES", "NO", "IF_NEEDED")
-WHEN = ("ON_EXIT", "ON_EXIT_OR_EVICT", "ON_SUCCESS")
+# Every spelling HTCondor takes (enum_utils.cpp), without case, and what it writes for it.
+SHOULD = {
+    "YES": "YES",
+    "TRUE": "YES",
+    "ALWAYS": "YES",
+    "NO": "NO",
+    "FALSE": "NO",
+    "NEVER": "NO",
+    "IF_NEEDED": "IF_NEEDED",
+    "AUTO": "IF_NEEDED",
+}
+WHEN = {
+    "ON_EXIT_OR_EVICT": "ON_EXIT_OR_EVICT",
+    "ALWAYS": "ON_EXIT_OR_EVICT",
+    "ON_EXIT": "ON_EXIT",
+    "ONEXIT": "ON_EXIT",
+    "ON_SUCCESS": "ON_SUCCESS",
+    "ONSUCCESS": "ON_SUCCESS",
+    "NONE": "NONE",
+    "NULL": "NONE",
+}
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 # A list item: commas separate them; double quotes (kept, as HTCondor keeps them) group.
 _ITEM = re.compile(r'\s*((?:"[^"]*"|[^,"])+)\s*(?:,|$)')
@@ -22,14 +41,74 @@ SHARED_FS = ("/cvmfs/",)
 
 
 def should(v: Values) -> str:
-    """ShouldTransferFiles; left unset with ON_EXIT_OR_EVICT output it is YES (HTCondor)."""
-    if not v.given("should_transfer_files") and when(v) == "ON_EXIT_OR_EVICT":
-        return "YES"
-    return v.choice("should_transfer_files", SHOULD, "IF_NEEDED")
+    """ShouldTransferFiles: the command, else IF_NEEDED (YES when only ON_EXIT_OR_EVICT
+    output is asked for), as HTCondor's SetTransferFiles."""
+    given = _given(v, "should_transfer_files")
+    if given is None:
+        return "YES" if when(v) == "ON_EXIT_OR_EVICT" else "IF_NEEDED"
+    mode = SHOULD.get(given.upper())
+    if mode is None:
+        raise SubmitError(
+            f"{v.where('should_transfer_files')}: invalid value ({given}) for"
+            " ShouldTransferFiles.  Please either specify YES, NO, or IF_NEEDED and try again."
+        )
+    return mode
+
+
+def in_ad(v: Values) -> str:
+    """The ShouldTransferFiles the job ad ends with, which Requirements read: a
+    +ShouldTransferFiles replaces what the command decided (a value HTCondor cannot read
+    counts as YES there)."""
+    custom = v.get("my.shouldtransferfiles")
+    return SHOULD.get(unquoted(custom).upper(), "YES") if custom else should(v)
 
 
 def when(v: Values) -> str:
-    return v.choice("when_to_transfer_output", WHEN, "ON_EXIT")
+    """WhenToTransferOutput: the command, else ON_EXIT."""
+    given = _given(v, "when_to_transfer_output")
+    if given is None:
+        return "ON_EXIT"
+    out = WHEN.get(given.upper())
+    if out is None:
+        raise SubmitError(
+            f"{v.where('when_to_transfer_output')}: invalid value ({given}) for"
+            " WhenToTransferOutput.  Please either specify ON_EXIT, or ON_EXIT_OR_EVICT and"
+            " try again."
+        )
+    return out
+
+
+def _given(v: Values, command: str) -> str | None:
+    # A +ShouldTransferFiles is set after these are decided: it changes the ad, not them.
+    text = v.get(command)
+    return unquoted(text) if text is not None else None
+
+
+def _check_transfer(v: Values, mode: str) -> None:
+    """The contradictions HTCondor refuses: files to transfer with transfer off, output
+    when nothing is transferred or none when it is, and eviction output IF_NEEDED."""
+    where = v.where("should_transfer_files")
+    if mode == "NO":
+        files = [c for c in ("transfer_input_files", "transfer_output_files") if v.given(c)]
+        if files:
+            named = '" and "'.join(files)
+            raise SubmitError(
+                f'{where}: you specified files you want Condor to transfer via "{named}",'
+                " but you disabled should_transfer_files."
+            )
+    explicit = _given(v, "when_to_transfer_output") is not None
+    output = when(v)
+    if (mode == "NO" and explicit and output != "NONE") or (mode != "NO" and output == "NONE"):
+        raise SubmitError(
+            f"{v.where('when_to_transfer_output')}: WhenToTransferOutput specified as"
+            f" {output} yet ShouldTransferFiles defined as {mode}.  Please remove this"
+            " contradiction from your submit file and try again."
+        )
+    if mode == "IF_NEEDED" and output == "ON_EXIT_OR_EVICT":
+        raise SubmitError(
+            f"{where}: \"when_to_transfer_output = ON_EXIT_OR_EVICT\" and"
+            ' "should_transfer_files = IF_NEEDED" are incompatible.'
+        )
 
 
 def file_list(text: str) -> list[str]:
@@ -80,13 +159,9 @@ def _java_inputs(v: Values) -> list[str]:
 def _transfer(v: Values) -> dict[str, Any]:
     mode = should(v)
     out: dict[str, Any] = {"ShouldTransferFiles": mode}
+    _check_transfer(v, mode)
     if mode != "NO":
         out["WhenToTransferOutput"] = when(v)
-    elif v.given("when_to_transfer_output"):
-        raise SubmitError(
-            f"{v.where('when_to_transfer_output')}: when_to_transfer_output makes no sense"
-            " with should_transfer_files = NO"
-        )
     raw_in = v.get("transfer_input_files") or ""
     inputs = file_list(raw_in) if raw_in != '""' else []
     if universe(v) == Universe.JAVA and mode == "YES":

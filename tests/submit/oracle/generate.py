@@ -247,6 +247,54 @@ QUEUES: dict[str, str] = {
     "queue_none": "arguments = no queue statement\n# queue\n",
 }
 
+# Every spelling HTCondor takes for its enumerated commands (enum_utils.cpp, SetUniverse,
+# SetNotification), in the case people write them.
+SPELLINGS: dict[str, str] = {
+    **{
+        f"stf_{v}": f"should_transfer_files = {v}\n"
+        for v in ("yes", "True", "ALWAYS", "no", "False", "never", "IF_NEEDED", "if_needed", "Auto")
+    },
+    **{
+        f"wtto_{v}": f"should_transfer_files = YES\nwhen_to_transfer_output = {v}\n"
+        for v in ("on_exit", "ONEXIT", "On_Exit_Or_Evict", "always", "ON_SUCCESS", "onsuccess", "NONE")
+    },
+    "wtto_none_with_no": "should_transfer_files = NO\nwhen_to_transfer_output = none\n",
+    "wtto_null_with_false": "should_transfer_files = false\nwhen_to_transfer_output = NULL\n",
+    "wtto_on_exit_with_no": "should_transfer_files = NO\nwhen_to_transfer_output = ON_EXIT\n",
+    "wtto_evict_with_if_needed": "should_transfer_files = IF_NEEDED\nwhen_to_transfer_output = ON_EXIT_OR_EVICT\n",
+    "wtto_evict_alone": "when_to_transfer_output = ALWAYS\n",
+    "stf_no_with_inputs": "should_transfer_files = NO\ntransfer_input_files = a.dat\n",
+    "stf_bad": "should_transfer_files = sometimes\n",
+    "stf_attr": '+ShouldTransferFiles = "NO"\n',
+    **{f"notify_{v}": f"notification = {v}\n" for v in ("never", "Complete", "ALWAYS", "error", "Start")},
+    "universe_vanilla_mixed": "universe = Vanilla\n",
+    "universe_vanilla_upper": "universe = VANILLA\n",
+    "universe_standard": "universe = standard\n",
+    "universe_local": "universe = Local\n",
+    "universe_scheduler_upper": "universe = SCHEDULER\n",
+    "universe_java_mixed": "universe = Java\nexecutable = Hello.class\narguments = Hello\n",
+    "universe_parallel": "universe = parallel\nmachine_count = 2\n",
+    "universe_container": "universe = container\ncontainer_image = docker://alpine:3\n",
+    "universe_docker_image": "universe = docker\ndocker_image = alpine:3\n",
+    "universe_grid_condor": "universe = grid\ngrid_resource = condor schedd.example.net cm.example.net\n",
+    "universe_grid_batch": "universe = grid\ngrid_resource = batch slurm\n",
+    "universe_grid_arc": "universe = grid\ngrid_resource = arc https://arc.example.net:443/arex\n",
+    "universe_grid_batch_requests": "universe = grid\ngrid_resource = batch pbs\nrequest_cpus = 4\nbatch_queue = short\nbatch_project = phys\nbatch_runtime = 3600\nbatch_extra_submit_args = -l walltime=1:00:00\n",
+    "universe_grid_pbs": "universe = grid\ngrid_resource = pbs\n",
+    "universe_grid_bad": "universe = grid\ngrid_resource = gt2 host.example.net/jobmanager-pbs\n",
+    "universe_grid_missing": "universe = grid\n",
+    "universe_grid_arc_full": "universe = grid\ngrid_resource = arc https://arc.example.net:443/arex\narc_rte = ENV/PROXY\narc_resources = <QueueName>grid</QueueName>\narc_application = <Priority>5</Priority>\narc_data_staging = <InputFile/>\n",
+    "universe_grid_ec2": "universe = grid\ngrid_resource = ec2 https://ec2.us-east-1.amazonaws.com/\nexecutable = my-instance\nec2_access_key_id = keys/access\nec2_secret_access_key = keys/secret\nec2_ami_id = ami-1234\nec2_instance_type = m1.small\nec2_keypair_file = kp.pem\nec2_tag_Owner = alice\nec2_tag_names = Owner, Project\nec2_tag_Project = x\nec2_parameter_names = Foo.Bar\nec2_parameter_Foo_Bar = 1\nec2_ebs_volumes = vol-1:sdb\nec2_availability_zone = us-east-1a\n",
+    "universe_grid_ec2_role": "universe = grid\ngrid_resource = ec2 https://ec2.example/\nexecutable = vm\nec2_access_key_id = FROM INSTANCE\nec2_secret_access_key = FROM INSTANCE\nec2_ami_id = ami-1\nec2_tag_Name = named\nec2_iam_profile_name = prof\n",
+    "universe_grid_ec2_missing_ami": "universe = grid\ngrid_resource = ec2 https://ec2.example/\nexecutable = vm\nec2_access_key_id = a\nec2_secret_access_key = b\n",
+    "universe_grid_gce": "universe = grid\ngrid_resource = gce https://www.googleapis.com/compute/v1 proj us-central1-a\nexecutable = vm\ngce_image = img\ngce_machine_type = n1-standard-1\ngce_auth_file = auth.json\ngce_metadata = a=1, b=2\ngce_preemptible = true\ncloud_label_team = hep\n",
+    "universe_grid_azure_missing": "universe = grid\ngrid_resource = azure sub-id\nexecutable = vm\nazure_image = img\n",
+    "universe_mpi": "universe = mpi\n",
+    "universe_pvm": "universe = pvm\n",
+    "universe_pipe": "universe = pipe\n",
+    "universe_number_7": "universe = 7\n",
+}
+
 # name -> (the lines under test, condor_submit's arguments): written as FILE.sub.args.
 COMMAND_LINES: dict[str, tuple[str, list[str]]] = {
     "cmdline_assign": ("arguments = $(x)\n", ["x=from the command line"]),
@@ -267,7 +315,7 @@ def main() -> None:
     here.mkdir(parents=True, exist_ok=True)
     for old in [*here.glob("*.sub"), *here.glob("*.sub.args")]:
         old.unlink()
-    for name, lines in {**CASES, **QUEUES}.items():
+    for name, lines in {**CASES, **QUEUES, **SPELLINGS}.items():
         if lines is None:
             text = "arguments = x\nqueue\n"
         else:
@@ -287,7 +335,7 @@ def main() -> None:
     for d in ("run1", "run2", "sub/dir", "elsewhere"):
         (here / d).mkdir(parents=True, exist_ok=True)
         (here / d / ".keep").write_text("")
-    print(f"{len(CASES) + len(QUEUES) + len(COMMAND_LINES)} files in {here}")
+    print(f"{len(CASES) + len(QUEUES) + len(SPELLINGS) + len(COMMAND_LINES)} files in {here}")
 
 
 if __name__ == "__main__":
