@@ -41,12 +41,17 @@ def _container(v: Values) -> dict[str, Any]:
     image = v.get("container_image")
     if image is None:
         raise SubmitError(f"{v.where('universe')}: container jobs require a container_image")
-    image = unquoted(image)
+    if v.given("docker_image"):
+        raise SubmitError(
+            f"{v.where('docker_image')}: cannot declare both docker_image and container_image"
+        )
     source = image_source(image, transfer.container_transfer(v) is not None)
     out: dict[str, Any] = {"WantContainer": True, "ContainerImageSource": source}
-    if source == "docker":
+    # The kind of image is read without its quotes; everything else takes it as written.
+    bare = unquoted(image)
+    if bare.startswith("docker://"):
         out["WantDockerImage"] = True
-    elif image.endswith(".sif"):
+    elif bare.endswith(".sif"):
         out["WantSIF"] = True
     else:  # an unpacked image directory
         out["WantSandboxImage"] = True
@@ -81,7 +86,8 @@ def requirement_clauses(v: Values) -> list[str]:
         return ["TARGET.HasDocker"]
     if which is None:
         return []
-    image = unquoted(v.get("container_image") or "")
+    # Taken as written: quotes are part of the name, as HTCondor takes it.
+    image = v.get("container_image") or ""
     if image.startswith("docker:"):
         return ["TARGET.HasContainer", "TARGET.HasDockerURL"]
     if image.endswith(".sif"):

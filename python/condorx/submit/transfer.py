@@ -118,16 +118,16 @@ def file_list(text: str) -> list[str]:
 
 def plugins(v: Values) -> list[str]:
     """The URL schemes the job's inputs, output destination and image need, sorted."""
-    urls = file_list(v.get("transfer_input_files") or "")
-    urls += [v.get("output_destination") or "", container_transfer(v) or ""]
-    schemes = {m.group(1).lower() for u in urls if (m := _URL.match(unquoted(u)))}
+    urls = [unquoted(u) for u in file_list(v.get("transfer_input_files") or "")]
+    urls += [unquoted(v.get("output_destination") or ""), container_transfer(v) or ""]
+    schemes = {m.group(1).lower() for u in urls if (m := _URL.match(u))}
     return sorted(schemes)
 
 
 def container_transfer(v: Values) -> str | None:
     """A container image that file transfer brings: a plugin URL (osdf://), or a file that
     is not on a shared file system, unless transfer_container is false."""
-    image = unquoted(v.get("container_image") or "")
+    image = v.get("container_image") or ""
     if not image or image.startswith(("docker://", "oras://")):
         return None
     if not _URL.match(image):
