@@ -25,9 +25,6 @@ DELIBERATE = {
     "generated/cron.sub",
     "generated/deferral_time.sub",
     "real/001_htc-submit-coverage1.sub",
-    # The vm universe is refused: condorx has no hypervisor support.
-    "real/180_osg-vm-universe-kvm-basic.sub",
-    "real/181_osg-vm-universe-dag-node-policies.sub",
 }
 
 

@@ -26,6 +26,7 @@ from condorx.submit import (  # noqa: F401 - their rows
     queue,
     requirements,
     transfer,
+    vm,
 )
 from condorx.submit.errors import SubmitError
 from condorx.submit.keywords import spellings

@@ -87,17 +87,10 @@ def _universe(v: Values) -> dict[str, Any]:
     u = universe(v)
     if u == Universe.STANDARD:
         raise SubmitError(f"{v.where('universe')}: 'Standard' is not a supported universe.")
-    if u == Universe.VM:
-        if not v.given("vm_memory"):
-            raise SubmitError(
-                f"{v.where('universe')}: vm_memory cannot be found. Please specify vm_memory"
-                " for vm universe in your submit description file."
-            )
-        raise SubmitError(f"{v.where('universe')}: the vm universe is not supported by condorx")
     out: dict[str, Any] = {"JobUniverse": int(u)}
     if v.given("kill_sig"):
         out["KillSig"] = signal_name(v, "kill_sig")
-    elif u in (*SCHEDD_SIDE, Universe.JAVA, Universe.PARALLEL):
+    elif u in (*SCHEDD_SIDE, Universe.JAVA, Universe.PARALLEL, Universe.VM):
         out["KillSig"] = "SIGTERM"
     if u == Universe.PARALLEL:
         out.update(_parallel(v))
@@ -173,7 +166,10 @@ def sizes(ad: Mapping[str, Any], v: Values) -> dict[str, Any]:
     """ExecutableSize, ImageSize, DiskUsage and TransferInputSizeMB, in KiB rounded up, as
     HTCondor reckons them once for a submission (from its first job): the executable, and
     for the disk the input files too."""
-    exe = _kib(ad.get("Cmd")) if ad.get("Cmd") not in ("", "java") else 0
+    if isinstance(ad.get("JobVMMemory"), int):  # a VM's image is its memory
+        exe = int(ad["JobVMMemory"]) * 1024
+    else:
+        exe = _kib(ad.get("Cmd")) if ad.get("Cmd") not in ("", "java") else 0
     iwd = str(ad.get("Iwd") or v.submit_dir())
     inputs = 0
     if ad.get("TransferIn") is not False and ad.get("In") not in (None, "/dev/null"):
@@ -329,9 +325,10 @@ def _requests(v: Values) -> dict[str, Any]:
     cpus = v.literal_or_expr("request_cpus")
     memory = quantity(v, "request_memory", _MIB_UNITS)
     disk = quantity(v, "request_disk", _KIB_UNITS)
+    default_memory = Expr("MY.JobVMMemory") if universe(v) == Universe.VM else _DEFAULT_MEMORY
     out: dict[str, Any] = {
         "RequestCpus": 1 if cpus is None else cpus,  # (`undefined` is dropped below)
-        "RequestMemory": _DEFAULT_MEMORY if memory is None else memory,
+        "RequestMemory": default_memory if memory is None else memory,
         "RequestDisk": Expr("DiskUsage") if disk is None else disk,
     }
     # A batch system's job takes no default requests (HTCondor's UseDefaultResourceParams).

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from condorx.attrs import Universe
-from condorx.submit import container, transfer
+from condorx.submit import container, transfer, vm
 from condorx.submit.commands import GPU_PROPERTIES, SCHEDD_SIDE, requested_tags, row, universe
 from condorx.submit.values import Values
 from condorx.wire import Expr
@@ -38,6 +38,11 @@ _ENCRYPTION_LISTS = (
     "preserve_relative_paths",
     "transfer_checkpoint_files",
     "when_to_transfer_output",
+    "vm_type",
+    "vm_checkpoint",
+    "vm_networking",
+    "vm_networking_type",
+    "xen_kernel",
     *_ENCRYPTION_LISTS,
 )
 def _requirements(v: Values) -> dict[str, Any]:
@@ -53,7 +58,7 @@ def _requirements(v: Values) -> dict[str, Any]:
         # Another batch system's job: its own system decides where it runs.
         return out | {"Requirements": Expr(" && ".join(clauses) or "true")}
     clauses += _platform(v, u, mentioned)
-    clauses += _resources(v, mentioned)
+    clauses += _resources(v, u, mentioned)
     if u not in SCHEDD_SIDE:
         clauses.append(_file_system(v))
     if v.given("checkpoint_exit_code"):
@@ -70,6 +75,8 @@ def _platform(v: Values, u: Universe, mentioned: set[str]) -> list[str]:
     out = []
     if "arch" not in mentioned:
         out.append(f'(TARGET.Arch == "{v.facts["arch"]}")')
+    if u == Universe.VM:
+        return out + vm.requirement_clauses(v, mentioned)
     box = container.requirement_clauses(v)
     if box:
         out += box
@@ -78,9 +85,13 @@ def _platform(v: Values, u: Universe, mentioned: set[str]) -> list[str]:
     return out
 
 
-def _resources(v: Values, mentioned: set[str]) -> list[str]:
+def _resources(v: Values, u: Universe, mentioned: set[str]) -> list[str]:
     # Disk and Memory clauses stand even where the user's expression names them (HTCondor).
-    out = ["(TARGET.Disk >= RequestDisk)", "(TARGET.Memory >= RequestMemory)"]
+    out = ["(TARGET.Disk >= RequestDisk)"]
+    if u == Universe.VM:
+        out += vm.memory_clauses(v, mentioned)
+    else:
+        out.append("(TARGET.Memory >= RequestMemory)")
     if v.bool("encrypt_execute_directory", False):
         out.append("TARGET.HasEncryptExecuteDirectory")
     cpus = v.literal_or_expr("request_cpus")

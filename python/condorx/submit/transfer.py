@@ -42,7 +42,9 @@ SHARED_FS = ("/cvmfs/",)
 
 def should(v: Values) -> str:
     """ShouldTransferFiles: the command, else IF_NEEDED (YES when only ON_EXIT_OR_EVICT
-    output is asked for), as HTCondor's SetTransferFiles."""
+    output is asked for), as HTCondor's SetTransferFiles. A VM always transfers."""
+    if universe(v) == Universe.VM:
+        return "YES"
     given = _given(v, "should_transfer_files")
     if given is None:
         return "YES" if when(v) == "ON_EXIT_OR_EVICT" else "IF_NEEDED"
@@ -64,7 +66,9 @@ def in_ad(v: Values) -> str:
 
 
 def when(v: Values) -> str:
-    """WhenToTransferOutput: the command, else ON_EXIT."""
+    """WhenToTransferOutput: the command, else ON_EXIT. A VM's is HTCondor's choice."""
+    if universe(v) == Universe.VM:
+        return "ON_EXIT_OR_EVICT" if v.bool("vm_checkpoint", False) else "ON_EXIT"
     given = _given(v, "when_to_transfer_output")
     if given is None:
         return "ON_EXIT"
@@ -155,6 +159,7 @@ def _java_inputs(v: Values) -> list[str]:
     "transfer_output_remaps",
     "output_destination",
     "container_image",
+    "vm_checkpoint",
 )
 def _transfer(v: Values) -> dict[str, Any]:
     mode = should(v)
