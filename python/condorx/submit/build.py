@@ -35,6 +35,7 @@ from condorx.submit.values import Values, literal
 from condorx.wire import Expr
 
 PER_PROC = ("process", "procid", "step", "itemindex", "row", "node", "jobid")
+_NODE_PLACEHOLDERS = {"parallel": "#pArAlLeLnOdE#", "11": "#pArAlLeLnOdE#", "mpi": "#MpInOdE#"}
 _REF = re.compile(r"\$(?:[A-Za-z_]*)\(\s*([A-Za-z_][A-Za-z0-9_.]*)")
 _RANDOM = re.compile(r"\$RANDOM_(?:CHOICE|INTEGER)\(")
 
@@ -103,7 +104,6 @@ def build(
                 "process": str(proc),
                 "procid": str(proc),
                 "jobid": f"{cluster_id}.{proc}",
-                "node": "",  # a parallel job's node number, known only where it runs
             }
             per.update({k.lower(): v for k, v in proc_vars.items()})
             ctx = _Proc(desc, qs, per, cluster_id, facts, cfg, env)
@@ -336,7 +336,15 @@ class _Proc:
 
     def _default(self, low: str) -> str | None:
         """submit's own defaults, which any assignment overrides."""
-        return self.desc.submit_file if low == "submit_file" else None
+        if low == "submit_file":
+            return self.desc.submit_file
+        if low == "node":
+            # A parallel job's node number, known only where it runs: a placeholder the
+            # execute side replaces (HTCondor's, for the parallel and MPI universes).
+            entry = self.qs.macros.get("universe")
+            kind = self.expand(entry.value, entry.line).strip().lower() if entry else ""
+            return _NODE_PLACEHOLDERS.get(kind, "")
+        return None
 
     def expand(self, text: str, line: int, name: str | None = None) -> str:
         try:

@@ -302,16 +302,20 @@ def _log(v: Values) -> dict[str, Any]:
 # Quantities: a number in the command's own unit, or with a K/M/G/T suffix.
 _MIB_UNITS = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 * 1024}
 _KIB_UNITS = {"k": 1, "m": 1024, "g": 1024 * 1024, "t": 1024 * 1024 * 1024}
-_WITH_UNIT = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)\s*([KMGT])(?:i?B)?$", re.IGNORECASE)
+_NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)\s*([KMGT])?(?:i?B)?$", re.IGNORECASE)
 
 
 def quantity(v: Values, name: str, units: Mapping[str, float]) -> Any:
+    """A number with an optional K/M/G/T unit (none: the command's own unit), rounded up
+    to a whole one as HTCondor's parse_int64_bytes does (`2048.0` is 2048); anything else
+    is an expression."""
     raw = v.get(name)
     if raw is None:
         return None
-    m = _WITH_UNIT.match(raw)
+    m = _NUMBER_UNIT.match(raw)
     if m:
-        return int(-(-float(m.group(1)) * units[m.group(2).lower()] // 1))
+        scale = units[m.group(2).lower()] if m.group(2) else 1
+        return int(-(-float(m.group(1)) * scale // 1))
     return v.literal_or_expr(name)
 
 
@@ -332,9 +336,7 @@ def _requests(v: Values) -> dict[str, Any]:
         "RequestDisk": Expr("DiskUsage") if disk is None else disk,
     }
     # A batch system's job takes no default requests (HTCondor's UseDefaultResourceParams).
-    if universe(v) == Universe.GRID and (v.get("grid_resource") or "").lower().startswith(
-        "batch"
-    ):
+    if universe(v) == Universe.GRID and (v.get("grid_resource") or "").lower().startswith("batch"):
         given = {"RequestCpus": cpus, "RequestMemory": memory, "RequestDisk": disk}
         out = {k: val for k, val in given.items() if val is not None}
     gpus = v.literal_or_expr("request_gpus")
@@ -638,6 +640,10 @@ def _simple_row(command: str, attr: str, kind: Kind) -> None:
             return {attr: ",".join(w for w in re.split(r"\s*,\s*|\s+", unquoted(raw)) if w)}
         if kind is Kind.BOOL:
             return {attr: v.bool_or_expr(command)}
+        if kind is Kind.INT:
+            if not re.fullmatch(r"\s*[-+]?\d+", raw):
+                raise SubmitError(f"{v.where(command)}: invalid integer setting {command} = {raw}")
+            return {attr: int(raw)}
         return {attr: v.literal_or_expr(command)}
 
 

@@ -20,10 +20,15 @@ def image_source(image: str, transferred: bool) -> str:
 
 
 def kind(v: Values) -> str | None:
-    """ "docker" for a docker-universe job, "container" for one with a container image."""
-    if universe_name(v) == "docker" or (v.given("docker_image") and not v.given("container_image")):
+    """ "docker" for a docker-universe job, "container" for one with a container image (a
+    docker_image outside the docker universe names one too, as HTCondor takes it)."""
+    name = universe_name(v)
+    if name == "docker":
         return "docker"
-    if universe_name(v) == "container" or v.given("container_image"):
+    if name == "container" or (
+        name in ("vanilla", "5", "local", "12")
+        and (v.given("container_image") or v.given("docker_image"))
+    ):
         return "container"
     return None
 
@@ -39,12 +44,15 @@ def _container(v: Values) -> dict[str, Any]:
     if which is None:
         return {}
     image = v.get("container_image")
-    if image is None:
-        raise SubmitError(f"{v.where('universe')}: container jobs require a container_image")
-    if v.given("docker_image"):
+    docker = v.get("docker_image")
+    if image is not None and docker is not None:
         raise SubmitError(
             f"{v.where('docker_image')}: cannot declare both docker_image and container_image"
         )
+    if docker is not None:  # the container universe's image, named as docker's
+        return {"WantContainer": True, "WantDockerImage": True, "DockerImage": docker}
+    if image is None:
+        raise SubmitError(f"{v.where('universe')}: container jobs require a container_image")
     source = image_source(image, transfer.container_transfer(v) is not None)
     out: dict[str, Any] = {"WantContainer": True, "ContainerImageSource": source}
     # The kind of image is read without its quotes; everything else takes it as written.
@@ -88,7 +96,7 @@ def requirement_clauses(v: Values) -> list[str]:
         return []
     # Taken as written: quotes are part of the name, as HTCondor takes it.
     image = v.get("container_image") or ""
-    if image.startswith("docker:"):
+    if image.startswith("docker:") or v.given("docker_image"):
         return ["TARGET.HasContainer", "TARGET.HasDockerURL"]
     if image.endswith(".sif"):
         return ["TARGET.HasContainer", "TARGET.HasSIF"]

@@ -16,12 +16,14 @@ class Kind(Enum):
     LIST = "list"  # a comma list, stored as a string without blanks around the commas
     BOOL = "bool"  # true/false, or an expression
     EXPR = "expr"  # an expression (a number stays a number)
+    INT = "int"  # a whole integer and nothing else (HTCondor reads it with strtol to its end)
 
 
 # command -> (attribute, kind): commands that set one attribute and nothing else (HTCondor's
 # simple keyword table, in its order).
 SIMPLE: dict[str, tuple[str, Kind]] = {
     "next_job_start_delay": ("NextJobStartDelay", Kind.EXPR),
+    "delegate_job_gsi_credentials_lifetime": ("DelegateJobGSICredentialsLifetime", Kind.INT),
     "keep_claim_idle": ("KeepClaimIdle", Kind.EXPR),
     "job_ad_information_attrs": ("JobAdInformationAttrs", Kind.STRING),
     "ulog_execute_attrs": ("UserLogExecuteEventAttrs", Kind.STRING),

@@ -110,7 +110,7 @@ def _check_transfer(v: Values, mode: str) -> None:
         )
     if mode == "IF_NEEDED" and output == "ON_EXIT_OR_EVICT":
         raise SubmitError(
-            f"{where}: \"when_to_transfer_output = ON_EXIT_OR_EVICT\" and"
+            f'{where}: "when_to_transfer_output = ON_EXIT_OR_EVICT" and'
             ' "should_transfer_files = IF_NEEDED" are incompatible.'
         )
 
@@ -124,6 +124,9 @@ def plugins(v: Values) -> list[str]:
     """The URL schemes the job's inputs, output destination and image need, sorted."""
     urls = [unquoted(u) for u in file_list(v.get("transfer_input_files") or "")]
     urls += [unquoted(v.get("output_destination") or ""), container_transfer(v) or ""]
+    # Output remapped to a URL goes there by its plugin: `name = url; name2 = url2`.
+    remaps = unquoted(v.get("transfer_output_remaps") or "")
+    urls += [pair.partition("=")[2].strip() for pair in remaps.split(";")]
     schemes = {m.group(1).lower() for u in urls if (m := _URL.match(u))}
     return sorted(schemes)
 

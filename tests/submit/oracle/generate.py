@@ -256,7 +256,15 @@ SPELLINGS: dict[str, str] = {
     },
     **{
         f"wtto_{v}": f"should_transfer_files = YES\nwhen_to_transfer_output = {v}\n"
-        for v in ("on_exit", "ONEXIT", "On_Exit_Or_Evict", "always", "ON_SUCCESS", "onsuccess", "NONE")
+        for v in (
+            "on_exit",
+            "ONEXIT",
+            "On_Exit_Or_Evict",
+            "always",
+            "ON_SUCCESS",
+            "onsuccess",
+            "NONE",
+        )
     },
     "wtto_none_with_no": "should_transfer_files = NO\nwhen_to_transfer_output = none\n",
     "wtto_null_with_false": "should_transfer_files = false\nwhen_to_transfer_output = NULL\n",
@@ -266,7 +274,10 @@ SPELLINGS: dict[str, str] = {
     "stf_no_with_inputs": "should_transfer_files = NO\ntransfer_input_files = a.dat\n",
     "stf_bad": "should_transfer_files = sometimes\n",
     "stf_attr": '+ShouldTransferFiles = "NO"\n',
-    **{f"notify_{v}": f"notification = {v}\n" for v in ("never", "Complete", "ALWAYS", "error", "Start")},
+    **{
+        f"notify_{v}": f"notification = {v}\n"
+        for v in ("never", "Complete", "ALWAYS", "error", "Start")
+    },
     "universe_vanilla_mixed": "universe = Vanilla\n",
     "universe_vanilla_upper": "universe = VANILLA\n",
     "universe_standard": "universe = standard\n",
@@ -298,6 +309,18 @@ SPELLINGS: dict[str, str] = {
     "container_quoted_sif": 'container_image = "/cvmfs/x/py.sif"\n',
     "container_and_docker_image": "universe = container\ncontainer_image = docker://a\ndocker_image = b\n",
     "container_docker_universe_image": "universe = docker\ncontainer_image = docker://a\n",
+    "container_universe_docker_image": "universe = container\ndocker_image = python:3\n",
+    "vanilla_docker_image": "docker_image = docker://python:3\n",
+    "local_docker_image": "universe = local\ndocker_image = python:3\n",
+    "scheduler_docker_image": "universe = scheduler\ndocker_image = python:3\n",
+    "memory_float": "request_memory = 2048.0\nrequest_disk = 1.5\n",
+    "memory_float_unit": "request_memory = 1.5G\n",
+    "delegate_lifetime": "delegate_job_GSI_credentials_lifetime = 0\n",
+    "delegate_lifetime_bad": "delegate_job_GSI_credentials_lifetime = 1h\n",
+    "remap_to_url": 'transfer_output_files = out\ntransfer_output_remaps = "out = osdf:///ospool/x/out"\n',
+    "node_parallel": "universe = parallel\nmachine_count = 2\noutput = out.$(Node)\n",
+    "node_vanilla": "output = out.$(Node)\n",
+    "node_overridden": "universe = parallel\nmachine_count = 2\nNode = mine\noutput = out.$(Node)\n",
     "container_missing_image": "universe = container\n",
     "container_is_common": "container_image = /images/py.sif\ncontainer_is_common = true\n",
     "container_mount_under_scratch": "container_image = docker://a\nmount_under_scratch = /tmp,/var/tmp\n",
