@@ -126,6 +126,7 @@ class Tool(click.Command):
         usage: str = "",
         arguments: Sequence[tuple[str, str]] = (),
         tool: str = "",
+        usage_exit: int = 1,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("context_settings", CONTEXT)
@@ -133,6 +134,16 @@ class Tool(click.Command):
         super().__init__(*args, **kwargs)
         self.options = tuple(options)
         self.tool = tool or self.name or ""
+        # HTCondor's tools exit 1 on a command line they cannot read (click's own is 2;
+        # condor_drain's is 2 as well).
+        self.usage_exit = usage_exit
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as e:
+            e.show()
+            ctx.exit(self.usage_exit)
 
 
 def command(
@@ -143,7 +154,8 @@ def command(
     **kwargs: Any,
 ) -> Callable[[Callable[..., Any]], Tool]:
     """click.command for an HTCondor-style tool (see Tool); the function takes the context
-    (`@click.pass_context`) and reads its words with `parsed(ctx)`."""
+    (`@click.pass_context`) and reads its words with `parsed(ctx)`. `usage_exit=` sets the
+    status for a command line it cannot read (1 unless given)."""
     kwargs.setdefault("name", tool)
     return click.command(
         cls=Tool, options=options, usage=usage, arguments=arguments, tool=tool, **kwargs

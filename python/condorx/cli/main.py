@@ -87,7 +87,9 @@ def _queue_commands() -> None:
         status,
         submit,
         token,
+        userlog,
         vacate,
+        wait,
     )
 
     for name, cmd in (
@@ -112,6 +114,8 @@ def _queue_commands() -> None:
         ("restart", pool.restart),
         ("reconfig", pool.reconfig),
         ("vacate", vacate.main),
+        ("wait", wait.main),
+        ("userlog", userlog.main),
     ):
         main.add_command(cmd, name)
 
