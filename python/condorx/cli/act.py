@@ -147,7 +147,8 @@ def _act(action: str, opts: a.Parsed) -> None:
             result = results.get(job, "not-found")
             out = sys.stdout if result == "ok" else sys.stderr
             print(_job_message(action, job, result), file=out, flush=True)
-            errors = errors or result != "ok"
+        # As HTCondor's: a list of ids fails only when none of them could be acted on.
+        errors = errors or not any(results.get(job) == "ok" for job in ids)
     if chosen is not None:
         errors = _by_constraint(client, action, chosen, reason, tool) or errors
     if errors:

@@ -171,9 +171,13 @@ class ScheddClient:
         ids: Sequence[str] = (),
         constraint: str | None = None,
         evaluate: bool = False,
+        per_job: bool = False,
+        strict: bool = False,
+        only_mine: bool = False,
     ) -> Acted:
-        """Set attributes to expressions (or, with `evaluate`, to their values in each job)."""
-        req = Edit(dict(attrs), list(ids), constraint, evaluate)
+        """Set attributes to expressions (or, with `evaluate`, to their values in each job);
+        `per_job`, `strict` and `only_mine` as the Edit request says."""
+        req = Edit(dict(attrs), list(ids), constraint, evaluate, per_job, strict, only_mine)
         async with self.channel() as ch:
             return Acted.from_wire(await ch.request(req.to_wire()))
 

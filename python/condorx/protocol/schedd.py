@@ -77,13 +77,19 @@ class Act(Message):
 
 @dataclass(frozen=True)
 class Edit(Message):
-    """Set attributes (name to expression text) of the jobs named or chosen."""
+    """Set attributes (name to expression text) of the jobs named or chosen. `per_job`:
+    each named job's outcome in the reply's results. `strict`: all or nothing, as
+    condor_qedit's transaction (a named job missing or another user's changes no job).
+    `only_mine`: the constraint chooses among this user's jobs alone."""
 
     command = "edit"
     attrs: dict[str, Any]
     ids: list[Any] | None = None
     constraint: Any = None
     evaluate: bool = False
+    per_job: bool = False
+    strict: bool = False
+    only_mine: bool = False
 
 
 @dataclass(frozen=True)

@@ -451,20 +451,31 @@ class Schedd:
         if not attrs:
             raise Refused("bad-request", "edit: 'attrs' must be a non-empty map")
         evaluate = req.evaluate
+        answer = req.per_job or req.strict
         now = _now()
 
-        def change(txn: Transaction) -> tuple[list[Key], list[Key], list[str]]:
-            keys = self._chosen(req.ids, req.constraint)
+        def change(txn: Transaction) -> tuple[list[Key], list[Key], list[str], dict[str, str]]:
+            results: dict[str, str] = {}
+            keys = self._chosen(req.ids, req.constraint, results if answer else None)
             allowed, denied = self._permitted(peer, keys)
+            if req.only_mine:
+                named = {k for k in map(_parse_id, map(str, req.ids or [])) if k}
+                keys = [k for k in keys if k in allowed or k in named]
+                denied = [d for d in denied if _parse_id(d) in named]
+            if req.strict and (results or denied):
+                return keys, [], denied, results  # a transaction that fails sets nothing
             for key in allowed:
                 for name, text in attrs.items():
                     transitions.edit(txn, key, str(name), str(text), evaluate)
                 transitions.edited(txn, key, [str(n) for n in attrs], now)
                 transitions.let_go(txn, key, now)  # LeaveJobInQueue = false lets it go
-            return keys, allowed, denied
+                results[f"{key[0]}.{key[1]}"] = "ok"
+            return keys, allowed, denied, results
 
-        keys, allowed, denied = await self.ledger.change(change)
-        return Acted(len(keys), len(allowed), denied)
+        keys, allowed, denied, results = await self.ledger.change(change)
+        for job in denied:
+            results[job] = "denied"
+        return _acted(keys, len(allowed), denied, results if answer else None, len(self.ledger))
 
     async def exited(self, peer: Peer, req: Exited, ch: wire.Channel) -> ExitRecorded:
         """A job's process ended (the shadow's report); only the pool itself may say so."""
