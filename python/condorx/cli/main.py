@@ -81,6 +81,7 @@ def _queue_commands() -> None:
         cron,
         edit,
         history,
+        ping,
         pool,
         q,
         sim,
@@ -90,6 +91,7 @@ def _queue_commands() -> None:
         userlog,
         vacate,
         wait,
+        who,
     )
 
     for name, cmd in (
@@ -116,6 +118,8 @@ def _queue_commands() -> None:
         ("vacate", vacate.main),
         ("wait", wait.main),
         ("userlog", userlog.main),
+        ("ping", ping.main),
+        ("who", who.main),
     ):
         main.add_command(cmd, name)
 

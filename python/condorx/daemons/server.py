@@ -25,7 +25,7 @@ from condorx import mux, security, wire
 from condorx.config import Config
 from condorx.daemons.limits import Limits
 from condorx.errors import CondorxError, Refused
-from condorx.protocol import table
+from condorx.protocol import core, table
 from condorx.protocol.message import Message, Reply
 from condorx.protocol.table import Command, Permission
 from condorx.session import Keys, Mode, Policy, ProtectionError, Session, negotiate
@@ -41,7 +41,7 @@ audit = logging.getLogger("condorx.audit")
 @dataclass(frozen=True)
 class Peer:
     user: str
-    method: str  # "unix" or "token"
+    method: str  # "unix", "token" or "anonymous"
     address: str
     # Called when the connection ends, however it ends: a claim held over a connection
     # lapses with it (the other side is gone).
@@ -78,7 +78,10 @@ class Server:
     def __post_init__(self) -> None:
         commands = self.commands if self.commands is not None else table.of(self.name)
         self._routes: dict[str, tuple[Command, Handler]] = {}
-        for kind, handler in self.handlers.items():
+        handlers: dict[type[Message], Handler] = dict(self.handlers)
+        if core.Ping.command in commands:
+            handlers.setdefault(core.Ping, self._ping)
+        for kind, handler in handlers.items():
             command = commands.get(kind.command)
             if command is None or command.request is not kind:
                 raise ValueError(f"the {self.name}'s table has no command for {kind.__name__}")
@@ -339,6 +342,23 @@ class Server:
             # other client's connection; the traceback goes to the daemon's log.
             log.exception("%s from %s failed", name, peer.user)
             return wire.error_reply("internal", f"{name}: internal error (see the log)")
+
+    async def _ping(self, peer: Peer, req: core.Ping, ch: wire.Channel) -> core.Pinged:
+        """condor_ping: whether this peer may do `what`, judged by the table that judges
+        its requests."""
+        needed = table.level(req.what)
+        if needed is None:
+            route = self._routes.get(req.what)
+            if route is None:
+                raise Refused(
+                    "bad-request", f"the {self.name} knows no level or command {req.what!r}"
+                )
+            needed = route[0].permission
+        session = ch.session if isinstance(ch, wire.StreamChannel) else None
+        protection = session.mode.value if session is not None else "clear"
+        return core.Pinged(
+            needed.allows(peer.user), peer.user, peer.method, protection, needed.value.upper()
+        )
 
     def audited(self, request: dict[str, Any]) -> bool:
         """Whether the request is one the audit log records (a change to the job queue)."""

@@ -133,3 +133,16 @@ class Deactivated(Reply):
 @dataclass(frozen=True)
 class Vacated(Reply):
     slots: list[Any]
+
+
+@dataclass(frozen=True)
+class QuerySlots(Message):
+    """This startd's slot ads as they stand now (condor_who asks the startd itself, not the
+    collector): the busy ones' also name their starter's and job's processes."""
+
+    command = "query_slots"
+
+
+@dataclass(frozen=True)
+class SlotAds(Reply):
+    ads: bytes  # packed ads (wire.pack_ads)

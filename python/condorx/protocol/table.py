@@ -10,7 +10,7 @@ import enum
 from dataclasses import dataclass
 
 from condorx import security
-from condorx.protocol import collector, job_router, master, negotiator, schedd, startd
+from condorx.protocol import collector, core, job_router, master, negotiator, schedd, startd
 from condorx.protocol.message import Count, Done, Each, Message, Reply
 
 
@@ -87,10 +87,36 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(startd.Continue, D),
         Command(startd.Release, D),
         Command(startd.Vacate, A, startd.Vacated),
+        Command(startd.QuerySlots, R, startd.SlotAds),
     ),
 }
 
 
+# What every daemon answers besides its own commands; the server itself handles them.
+CORE: tuple[Command, ...] = (Command(core.Ping, R, core.Pinged),)
+
+
 def of(daemon: str) -> dict[str, Command]:
-    """The daemon's commands by name."""
-    return {c.name: c for c in COMMANDS[daemon]}
+    """The daemon's commands by name, the core ones among them."""
+    return {c.name: c for c in (*CORE, *COMMANDS[daemon])}
+
+
+def level(name: str) -> Permission | None:
+    """A permission level by HTCondor's name for it (`condor_ping WRITE`): HTCondor's
+    finer levels are the condorx level that guards the same commands."""
+    return _LEVELS.get(name.upper())
+
+
+_LEVELS = {
+    "ALLOW": R,
+    "READ": R,
+    "WRITE": W,
+    "NEGOTIATOR": D,
+    "DAEMON": D,
+    "ADVERTISE_STARTD": D,
+    "ADVERTISE_SCHEDD": D,
+    "ADVERTISE_MASTER": D,
+    "ADMINISTRATOR": A,
+    "OWNER": A,
+    "CONFIG": A,
+}

@@ -40,9 +40,11 @@ from condorx.protocol.startd import (
     Match,
     Matches,
     MatchTaken,
+    QuerySlots,
     Release,
     RunEnded,
     RunJob,
+    SlotAds,
     Suspend,
     Vacate,
     Vacated,
@@ -242,7 +244,13 @@ class Simulator:
             Continue: self.resume,
             Release: self.release,
             Vacate: self.vacate,
+            QuerySlots: self.query_slots,
         }
+
+    async def query_slots(self, peer: Peer, req: QuerySlots, ch: wire.Channel) -> SlotAds:
+        raise Refused(
+            "not-supported", "a simulated pool runs no processes: ask its collector (condor_status)"
+        )
 
     # -- advertising --------------------------------------------------------------------------
 

@@ -61,9 +61,11 @@ from condorx.protocol.startd import (
     Match,
     Matches,
     MatchTaken,
+    QuerySlots,
     Release,
     RunEnded,
     RunJob,
+    SlotAds,
     Suspend,
     Vacate,
     Vacated,
@@ -718,6 +720,17 @@ class Startd:
             await self.settle(slot)
         return Vacated([s.name for s in chosen])
 
+    async def query_slots(self, peer: Peer, req: QuerySlots, ch: wire.Channel) -> SlotAds:
+        ads = self.table.ads()
+        for slot, ad in zip(self.table.all_slots(), ads, strict=True):
+            starter = self.starters.get(slot.claim.id) if slot.claim is not None else None
+            if starter is not None:
+                if starter.process.pid is not None:
+                    ad["StarterPid"] = starter.process.pid
+                if starter.job_pid is not None:
+                    ad["JobPid"] = starter.job_pid
+        return SlotAds(wire.pack_ads(ads))
+
     async def shutdown(self, mode: str) -> None:
         """Give up every claim the way `mode` says, then return (the startd exits)."""
         self.stopping = mode
@@ -748,6 +761,7 @@ class Startd:
             Continue: self.resume,
             Release: self.release,
             Vacate: self.vacate,
+            QuerySlots: self.query_slots,
         }
 
     nursery: trio.Nursery
