@@ -89,6 +89,7 @@ def _queue_commands() -> None:
         submit,
         token,
         userlog,
+        userprio,
         vacate,
         wait,
         who,
@@ -120,6 +121,7 @@ def _queue_commands() -> None:
         ("userlog", userlog.main),
         ("ping", ping.main),
         ("who", who.main),
+        ("userprio", userprio.main),
     ):
         main.add_command(cmd, name)
 

@@ -2,10 +2,41 @@
 
 from __future__ import annotations
 
-from condorx.client.connection import Address, Credentials, call
-from condorx.protocol.negotiator import Reschedule
+from condorx import locate
+from condorx.client.collector import CollectorClient
+from condorx.client.connection import Address, Credentials, call, user_credentials
+from condorx.config import Config
+from condorx.protocol.negotiator import EditUser, GetPriorities, Priorities, Reschedule
 
 
 async def reschedule(address: Address, creds: Credentials) -> None:
     """Ask for a negotiation cycle now (condor_reschedule)."""
     await call(address, creds, Reschedule())
+
+
+async def find(cfg: Config, name: str | None = None) -> Address:
+    """The negotiator: this machine's, else the one the collector knows (by `name`)."""
+    if name is None:
+        try:
+            return Address.parse(locate.negotiator_address_file(cfg).read_text())
+        except (OSError, ValueError):
+            pass
+    constraint = f'Name == "{name}"' if name else None
+    ads = await CollectorClient(cfg, user_credentials(cfg)).query_ads("negotiator", constraint)
+    for ad in ads:
+        address = ad.get("MyAddress")
+        if isinstance(address, str):
+            return Address.parse(address)
+    raise OSError(f"Can't locate negotiator {name or ''}".rstrip() + " in local pool")
+
+
+async def priorities(cfg: Config, name: str | None = None) -> Priorities:
+    address = await find(cfg, name)
+    return Priorities.from_wire(await call(address, user_credentials(cfg), GetPriorities()))
+
+
+async def edit_user(
+    cfg: Config, action: str, user: str = "", value: float | None = None, name: str | None = None
+) -> None:
+    address = await find(cfg, name)
+    await call(address, user_credentials(cfg), EditUser(action, user, value))

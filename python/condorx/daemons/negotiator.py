@@ -15,6 +15,7 @@ import logging
 import secrets
 import time
 from contextlib import aclosing
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -27,12 +28,13 @@ from condorx.client.peers import Peers, checked
 from condorx.client.schedd import ScheddClient
 from condorx.config import Config
 from condorx.daemons import matchable
+from condorx.daemons.accounting import Accounting
 from condorx.daemons.handed_out import HandedOut
 from condorx.daemons.handout import PEER_FAILURES, HandOut, Offer, why
-from condorx.daemons.server import Peer, Server
-from condorx.negotiation import Accountant, Submitter, negotiate
-from condorx.protocol.message import Done
-from condorx.protocol.negotiator import Reschedule
+from condorx.daemons.server import Handler, Peer, Server
+from condorx.negotiation import Submitter, negotiate
+from condorx.protocol.message import Done, Message
+from condorx.protocol.negotiator import EditUser, GetPriorities, Priorities, Reschedule
 from condorx.protocol.startd import Match
 
 log = logging.getLogger("condorx.negotiator")
@@ -57,10 +59,12 @@ class Negotiator:
         # A startd re-advertises at least every UPDATE_INTERVAL: a few of them without a
         # new ad for a slot handed out, and the slot is offered again all the same.
         self.handed_out = HandedOut(3 * max(1, cfg.get_int("UPDATE_INTERVAL", 300)))
-        self.accountant = Accountant(
+        self.accounting = Accounting(
+            Path(cfg.get("ACCOUNTANT_DATABASE_FILE") or locate.spool(cfg) / "Accountantnew.log"),
             halflife=cfg.get_float("PRIORITY_HALFLIFE", 86400.0),
             default_factor=cfg.get_float("DEFAULT_PRIO_FACTOR", 1000.0),
         )
+        self.accountant = self.accounting.accountant
         self.wake = trio.Event()
         self.address = ""
         self.eligible = eligible_constraint(cfg.get_int("SCHEDD_INTERVAL", 300))
@@ -88,6 +92,21 @@ class Negotiator:
     async def reschedule(self, peer: Peer, req: Reschedule, ch: wire.Channel) -> Done:
         self.wake.set()
         return Done()
+
+    async def get_priorities(self, peer: Peer, req: GetPriorities, ch: wire.Channel) -> Priorities:
+        return Priorities(self.accounting.records(), self.accountant.last_update())
+
+    async def edit_user(self, peer: Peer, req: EditUser, ch: wire.Channel) -> Done:
+        self.accounting.edit(req.action, req.user, req.value, time.time())
+        log.info("condor_userprio by %s: %s %s %s", peer.user, req.action, req.user, req.value)
+        return Done()
+
+    def handlers(self) -> dict[type[Message], Handler]:
+        return {
+            Reschedule: self.reschedule,
+            GetPriorities: self.get_priorities,
+            EditUser: self.edit_user,
+        }
 
     async def loop(self) -> None:
         while True:
@@ -166,7 +185,7 @@ class Negotiator:
             user = s.get("RemoteUser")
             if isinstance(user, str) and s.get("State") == "Claimed":
                 in_use[user] = in_use.get(user, 0.0) + 1.0
-        self.accountant.update(time.time(), in_use)
+        self.accounting.charge(time.time(), in_use)
         return set(in_use)
 
     async def _submitters(
@@ -270,7 +289,7 @@ async def serve(
 ) -> None:
     negotiator = Negotiator(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server.configured("negotiator", {Reschedule: negotiator.reschedule}, key, cfg)
+    server = Server.configured("negotiator", negotiator.handlers(), key, cfg)
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("NEGOTIATOR_PORT", 0))

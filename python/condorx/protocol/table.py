@@ -50,7 +50,11 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(collector.Invalidate, D, Count),
         Command(collector.QueryAds, R, Count),  # after the rows, streamed
     ),
-    "negotiator": (Command(negotiator.Reschedule, D),),
+    "negotiator": (
+        Command(negotiator.Reschedule, D),
+        Command(negotiator.GetPriorities, R, negotiator.Priorities),
+        Command(negotiator.EditUser, A),
+    ),
     "master": (
         Command(master.Off, A, master.Stopped),
         Command(master.On, A, master.Started),

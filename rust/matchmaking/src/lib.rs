@@ -28,7 +28,7 @@ pub mod walk;
 
 pub use analyze::{analyze, Analysis, Clause};
 pub use autocluster::{cluster_jobs, Cluster};
-pub use fairshare::Accountant;
+pub use fairshare::{Accountant, UserRecord};
 pub use negotiate::{negotiate, Config, Cycle, Match, Rejection, Submitter};
 pub use pair::{rank_value, PairEval};
 pub use preempt::Preemption;

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use condorx_classad::{parse_expr, ClassAd, Expr, Name, Value};
-use condorx_matchmaking::{negotiate, Accountant, Config, Match, Preemption, Rejection, Submitter};
+use condorx_matchmaking::{
+    negotiate, Accountant, Config, Match, Preemption, Rejection, Submitter, UserRecord,
+};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -213,6 +215,82 @@ impl PyAccountant {
 
     fn effective_priority(&self, user: &str) -> f64 {
         self.inner.effective_priority(user)
+    }
+
+    fn set_priority(&mut self, user: &str, real: f64) {
+        self.inner.set_priority(user, real);
+    }
+
+    fn set_accumulated(&mut self, user: &str, seconds: f64) {
+        self.inner.set_accumulated(user, seconds);
+    }
+
+    fn set_begin(&mut self, user: &str, when: f64) {
+        self.inner.set_begin(user, when);
+    }
+
+    fn set_last(&mut self, user: &str, when: f64) {
+        self.inner.set_last(user, when);
+    }
+
+    fn reset_usage(&mut self, user: &str, now: f64) {
+        self.inner.reset_usage(user, now);
+    }
+
+    fn reset_all(&mut self, now: f64) {
+        self.inner.reset_all(now);
+    }
+
+    fn delete(&mut self, user: &str) -> bool {
+        self.inner.delete(user)
+    }
+
+    fn last_update(&self) -> f64 {
+        self.inner.last_update()
+    }
+
+    /// Every user's record, by name: (name, real priority, factor, slots in use,
+    /// accumulated slot-seconds, usage begin time, last usage time).
+    #[allow(clippy::type_complexity)]
+    fn records(&self) -> Vec<(String, f64, f64, f64, f64, f64, f64)> {
+        self.inner
+            .records()
+            .into_iter()
+            .map(|r| {
+                (
+                    r.name,
+                    r.real_priority,
+                    r.factor,
+                    r.in_use,
+                    r.accumulated,
+                    r.begin,
+                    r.last,
+                )
+            })
+            .collect()
+    }
+
+    /// A record as `records` gives it, restored (the negotiator's saved accountant).
+    #[allow(clippy::too_many_arguments)]
+    fn restore(
+        &mut self,
+        name: String,
+        real_priority: f64,
+        factor: f64,
+        in_use: f64,
+        accumulated: f64,
+        begin: f64,
+        last: f64,
+    ) {
+        self.inner.restore(&UserRecord {
+            name,
+            real_priority,
+            factor,
+            in_use,
+            accumulated,
+            begin,
+            last,
+        });
     }
 }
 
