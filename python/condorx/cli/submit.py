@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 
+from condorx import wire
+from condorx.classad import ClassAd
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
@@ -51,7 +54,7 @@ OPTIONS = [
         help="the batch name condor_q shows (over the file's batch_name)",
         metavar="NAME",
     ),
-    a.Opt("verbose", 1, help="verbose output (accepted; condorx prints as without it)"),
+    a.Opt("verbose", 1, help="print each job's ClassAd as submitted (** Proc C.P:)"),
 ]
 USAGE = (
     "condor_submit [-append COMMAND]... [-queue ARGS] [-name SCHEDD] [-terse]\n"
@@ -92,18 +95,32 @@ def main(ctx: click.Context) -> None:
     if dry_run or client is None:
         _dry_run(jobs, cluster_id, dry_run or "-")
         return
-    if "terse" not in opts.flags:
-        print("Submitting job(s)" + "." * min(len(jobs.procs), 60))
+    terse = "terse" in opts.flags
+    stdin = submit_file is None
+    # As HTCondor's: a description read from standard input implies -verbose (each job's
+    # ad, after `** Proc C.P:`), unless -terse.
+    verbose = not terse and ("verbose" in opts.flags or stdin)
     n = len(jobs.procs)
-    if n == 0:  # a queue statement that makes no jobs (`matching` found nothing)
-        if "terse" not in opts.flags:
-            print(f"0 job(s) submitted to cluster {cluster_id}.")
+    if n:
+        cluster_id = run_client(
+            client.submit, jobs.cluster, jobs.procs, cluster_id, tool="condor_submit"
+        )
+    if not stdin and not terse:
+        print("Submitting job(s)", end="")
+    if verbose:
+        for proc, ad in enumerate(_ads(jobs, cluster_id)):
+            print(f"\n** Proc {cluster_id}.{proc}:\n{ad.printOld()}", end="")
+    elif not terse:
+        print("." * min(n, 60), end="")
+    if not stdin and not terse:
+        print()
+    if verbose:
         return
-    cluster = run_client(client.submit, jobs.cluster, jobs.procs, cluster_id, tool="condor_submit")
-    if "terse" in opts.flags:
-        print(f"{cluster}.0 - {cluster}.{n - 1}")
+    if terse:
+        if n:
+            print(f"{cluster_id}.0 - {cluster_id}.{n - 1}")
     else:
-        print(f"{n} job(s) submitted to cluster {cluster}.")
+        print(f"{n} job(s) submitted to cluster {cluster_id}.")
 
 
 def _assignment(word: str) -> str:
@@ -125,19 +142,20 @@ def _read(name: str) -> tuple[str, str]:
         fail(f"condor_submit: {name} is not a text file")
 
 
-def _dry_run(jobs: Jobs, cluster_id: int, dest: str) -> None:
-    """Write the ads that would be submitted (old syntax), one per proc."""
-    from condorx import wire
-
+def _ads(jobs: Jobs, cluster_id: int) -> Iterator[ClassAd]:
+    """Each proc's whole ad, as it goes to the schedd."""
     base = wire.ad_from_wire(jobs.cluster, "cluster ad")
     base["ClusterId"] = cluster_id
-    chunks = []
     for proc, diff in enumerate(jobs.procs):
         ad = wire.ad_from_wire(diff, f"proc {proc}")
         ad["ProcId"] = proc
         ad.chain(base)
-        chunks.append(ad.printOld())
-    text = "\n".join(chunks)
+        yield ad
+
+
+def _dry_run(jobs: Jobs, cluster_id: int, dest: str) -> None:
+    """Write the ads that would be submitted (old syntax), one per proc."""
+    text = "\n".join(ad.printOld() for ad in _ads(jobs, cluster_id))
     if dest == "-":
         sys.stdout.write(text)
     else:
