@@ -211,3 +211,28 @@ def test_backfill():
     # A match while the client runs kills it first (28), then goes to Matched (32).
     flags = Flags(backfill_running=True, pending_match=True)
     assert next_step("Backfill", "Busy", on, flags).number == 28
+
+
+def test_draining_takes_free_slots_to_drained_and_back_when_it_ends():
+    draining = Facts(draining=True)
+    assert number("Owner", "Idle", draining) == (0, "Drained", "Idle", None)
+    assert number("Unclaimed", "Idle", draining) == (0, "Drained", "Idle", None)
+    assert number("Unclaimed", "Benchmarking", draining) is None  # the benchmarks finish
+    assert number("Drained", "Idle", draining) is None
+    assert number("Drained", "Idle", Facts()) == (0, "Owner", "Idle", None)
+    # A busy claim retires for the drain, and goes back to Busy if the drain is cancelled.
+    flags = Flags(job_running=True, vacate_requested=Why.DRAIN)
+    s = next_step("Claimed", "Busy", draining, flags)
+    assert (s.number, s.activity, flags.retiring_for) == (13, "Retiring", Why.DRAIN)
+    assert next_step("Claimed", "Retiring", draining, flags) is None
+    s = next_step("Claimed", "Retiring", Facts(), flags)
+    assert (s.number, s.state, s.activity) == (19, "Claimed", "Busy")
+    # A quick drain's job has no retirement: it is vacated at once.
+    flags = Flags(job_running=True, retiring_for=Why.DRAIN)
+    over = Facts(draining=True, retirement_over=True)
+    assert number("Claimed", "Retiring", over, **flags.__dict__) == (
+        18,
+        "Preempting",
+        "Vacating",
+        "vacate",
+    )

@@ -79,6 +79,7 @@ def _queue_commands() -> None:
         act,
         config_val,
         cron,
+        drain,
         edit,
         history,
         ping,
@@ -122,6 +123,7 @@ def _queue_commands() -> None:
         ("ping", ping.main),
         ("who", who.main),
         ("userprio", userprio.main),
+        ("drain", drain.main),
     ):
         main.add_command(cmd, name)
 

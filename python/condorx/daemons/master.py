@@ -19,7 +19,7 @@ from condorx import locate, security, wire
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config, ConfigError, load_config
-from condorx.daemons.run import DAEMONS
+from condorx.daemons.run import DAEMON_NO_RESTART, DAEMONS
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.errors import Refused
 from condorx.protocol.master import (
@@ -114,6 +114,9 @@ class Master:
                 if child.process.returncode is None:
                     child.process.kill()
             child.process = None
+            if code == DAEMON_NO_RESTART:
+                log.info("%s exited and asked not to be started again", child.name)
+                child.wanted = False
             if not child.wanted:
                 break
             if time.monotonic() - child.started > recover:

@@ -30,6 +30,11 @@ DAEMONS = {
 }
 
 
+# A daemon that exits with this status asks its master not to start it again (HTCondor's
+# DAEMON_NO_RESTART: a startd whose drain ends in exit).
+DAEMON_NO_RESTART = 99
+
+
 def run(name: str, local_name: str | None = None) -> None:
     subsystem, module = DAEMONS[name]
     if any(w in ("--help", "-help", "-h") for w in sys.argv[1:]):

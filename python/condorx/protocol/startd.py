@@ -146,3 +146,29 @@ class QuerySlots(Message):
 @dataclass(frozen=True)
 class SlotAds(Reply):
     ads: bytes  # packed ads (wire.pack_ads)
+
+
+@dataclass(frozen=True)
+class DrainJobs(Message):
+    """condor_drain: take no new jobs, let the running ones go as `how` says (graceful,
+    quick, fast), then do `on_completion` (nothing, resume, exit). `check`, when given,
+    must be true of every slot or nothing happens."""
+
+    command = "drain"
+    how: str = "graceful"
+    on_completion: str = "nothing"
+    reason: str = ""
+    check: str | None = None
+
+
+@dataclass(frozen=True)
+class DrainStarted(Reply):
+    request_id: str
+
+
+@dataclass(frozen=True)
+class CancelDrain(Message):
+    """condor_drain -cancel: the slots take jobs again (only this request's, if named)."""
+
+    command = "cancel_drain"
+    request_id: str | None = None

@@ -92,6 +92,8 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(startd.Release, D),
         Command(startd.Vacate, A, startd.Vacated),
         Command(startd.QuerySlots, R, startd.SlotAds),
+        Command(startd.DrainJobs, A, startd.DrainStarted),
+        Command(startd.CancelDrain, A),
     ),
 }
 

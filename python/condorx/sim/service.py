@@ -32,11 +32,14 @@ from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.errors import Refused
 from condorx.protocol.message import Done, Each, Message
 from condorx.protocol.startd import (
+    CancelDrain,
     Claimed,
     ClaimSlot,
     Continue,
     Deactivate,
     Deactivated,
+    DrainJobs,
+    DrainStarted,
     Match,
     Matches,
     MatchTaken,
@@ -245,7 +248,12 @@ class Simulator:
             Release: self.release,
             Vacate: self.vacate,
             QuerySlots: self.query_slots,
+            DrainJobs: self.drain,
+            CancelDrain: self.drain,
         }
+
+    async def drain(self, peer: Peer, req: Message, ch: wire.Channel) -> DrainStarted:
+        raise Refused("not-supported", "a simulated pool does not drain")
 
     async def query_slots(self, peer: Peer, req: QuerySlots, ch: wire.Channel) -> SlotAds:
         raise Refused(

@@ -36,15 +36,17 @@ import trio
 
 from condorx import hooks, job_lease, locate, security, wire
 from condorx._core import benchmark_kflops, benchmark_mips
-from condorx.classad import ClassAd
+from condorx.classad import ClassAd, ExprTree
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config
 from condorx.daemons import batch
+from condorx.daemons.run import DAEMON_NO_RESTART
 from condorx.daemons.server import Handler, Peer, Server
+from condorx.daemons.startd import draining, runas, starter_forks, states
 from condorx.daemons.startd import machine as mach
-from condorx.daemons.startd import runas, starter_forks, states
 from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
+from condorx.daemons.startd.draining import Drain
 from condorx.daemons.startd.fetch import Fetcher
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.starter_process import StarterProcess
@@ -53,11 +55,14 @@ from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.errors import Refused
 from condorx.protocol.message import Done, Each, Message
 from condorx.protocol.startd import (
+    CancelDrain,
     Claimed,
     ClaimSlot,
     Continue,
     Deactivate,
     Deactivated,
+    DrainJobs,
+    DrainStarted,
     Match,
     Matches,
     MatchTaken,
@@ -103,6 +108,11 @@ class Startd:
         self.heartbeat = cfg.get_float("STARTER_HEARTBEAT", job_lease.DEFAULT_HEARTBEAT)
         self.polling_interval = max(1, cfg.get_int("POLLING_INTERVAL", 5))
         self.stopping = ""  # the shutdown under way: graceful, fast or peaceful
+        self.draining: Drain | None = None  # condor_drain's request, while it stands
+        # A stop asked for from inside (a drain that ends in exit), as a signal would.
+        self.stop_requested = trio.Event()
+        self.stop_mode = "graceful"
+        self.exit_status = 0
         self.benchmarking = False
         self.collector = CollectorClient(cfg, daemon_credentials(cfg))
         self.changed = trio.Event()
@@ -146,6 +156,7 @@ class Startd:
             want_vacate=not flags.fast and (job is None or p.holds("WANT_VACATE", ad, job)),
             kill=flags.fast or (busy and p.holds("KILL", ad, job)),
             retirement_over=flags.fast
+            or flags.no_retirement
             or (busy and self.stopping != "peaceful" and run_time >= p.retirement_time(ad, job)),
             match_expired=claim is not None
             and not claim.claimed
@@ -156,6 +167,7 @@ class Startd:
             and p.holds("START_BACKFILL", ad),
             evict_backfill=slot.state == "Backfill" and p.holds("EVICT_BACKFILL", ad),
             worklife_over=self._worklife_over(claim, ad),
+            draining=self.draining is not None,
         )
 
     def _worklife_over(self, claim: Claim | None, ad: ClassAd) -> bool:
@@ -306,6 +318,88 @@ class Startd:
             self._drop_unclaimed_preemption(slot)
             await self.settle(slot)
             await self._enforce_killing_timeout(slot)
+        await self._drain_progress()
+
+    # -- draining -------------------------------------------------------------------------
+
+    async def drain(self, peer: Peer, req: DrainJobs, ch: wire.Channel) -> DrainStarted:
+        """condor_drain: every slot takes no new work and its job leaves as asked."""
+        if self.draining is not None:
+            raise draining.refused(draining.ALREADY, "Draining already in progress.")
+        if req.check:
+            self._check_drain(req.check)
+        drain = Drain.asked(req.how, req.on_completion, req.reason or f"by {peer.user}", self.now())
+        self.draining = drain
+        self.table.drain_attrs = drain.ad()
+        log.info("draining (%s, then %s): %s", drain.how, drain.on_completion, drain.reason)
+        for slot in self.table.all_slots():
+            if slot.state == "Matched":
+                await self.take(
+                    slot, Step(8, "Owner", "Idle", "the startd is draining", "end-claim")
+                )
+            elif slot.claim is not None or slot.state == "Backfill":
+                slot.flags.vacate_requested = Why.DRAIN
+                slot.flags.fast = drain.how == "fast"
+                slot.flags.no_retirement = drain.how == "quick"
+        for slot in self.table.all_slots():
+            await self.settle(slot)
+        await self._drain_progress()
+        self._touch()
+        return DrainStarted(drain.request_id)
+
+    def _check_drain(self, text: str) -> None:
+        try:
+            check = ExprTree(text)
+        except ValueError as e:
+            raise Refused("bad-request", f"drain: -check {text!r}: {e}") from None
+        for slot in self.table.all_slots():
+            value = check.eval(self.table.view(slot))
+            if not isinstance(value, bool):
+                raise draining.refused(
+                    draining.CHECK_FAILED,
+                    f"Draining check expression does not evaluate to a bool on {slot.name}.",
+                )
+            if not value:
+                raise draining.refused(
+                    draining.CHECK_FAILED, f"Draining check expression is false on {slot.name}."
+                )
+
+    async def cancel_drain(self, peer: Peer, req: CancelDrain, ch: wire.Channel) -> Done:
+        drain = self.draining
+        if req.request_id and (drain is None or drain.request_id != req.request_id):
+            raise draining.refused(
+                draining.NO_SUCH_REQUEST, f"No matching draining request id {req.request_id}."
+            )
+        if drain is not None:
+            self._undrain("condor_drain -cancel")
+        return Done()
+
+    def _undrain(self, why: str) -> None:
+        log.info("draining is over: %s", why)
+        self.draining = None
+        self.table.drain_attrs = {}
+        for slot in self.table.all_slots():
+            slot.flags.no_retirement = False  # a job already leaving goes on leaving
+        self.wake_up()
+        self._touch()
+
+    async def _drain_progress(self) -> None:
+        """Once every slot is Drained, what the request asks next."""
+        drain = self.draining
+        if drain is None or drain.completed:
+            return
+        if any(s.state != "Drained" for s in self.table.all_slots()):
+            return
+        drain.completed = True
+        log.info("drained: every slot is Drained (then %s)", drain.on_completion)
+        if drain.on_completion == "resume":
+            self._undrain("resume on completion")
+            for slot in self.table.all_slots():
+                await self.settle(slot)
+        elif drain.on_completion == "exit":
+            # As HTCondor's: the startd exits, and tells its master not to restart it.
+            self.exit_status = DAEMON_NO_RESTART
+            self.stop_requested.set()
 
     def _drop_unclaimed_preemption(self, slot: Slot) -> None:
         """A preempting match its schedd never claimed lapses after MATCH_TIMEOUT; a claim
@@ -401,6 +495,8 @@ class Startd:
     def _taking_work(self) -> None:
         if self.stopping:
             raise Refused("busy", f"the startd is shutting down ({self.stopping})")
+        if self.draining is not None:
+            raise Refused("busy", "the startd is draining")
 
     async def match(self, peer: Peer, req: Match, ch: wire.Channel) -> MatchTaken:
         self._taking_work()
@@ -762,9 +858,19 @@ class Startd:
             Release: self.release,
             Vacate: self.vacate,
             QuerySlots: self.query_slots,
+            DrainJobs: self.drain,
+            CancelDrain: self.cancel_drain,
         }
 
     nursery: trio.Nursery
+
+
+async def _stop_on_signals(startd: Startd) -> None:
+    with trio.open_signal_receiver(*SHUTDOWN_SIGNALS) as signals:
+        async for signum in signals:
+            startd.stop_mode = SHUTDOWN_SIGNALS[signal.Signals(signum)]
+            startd.stop_requested.set()
+            return
 
 
 def _is_job(job: ClassAd, named: Any) -> bool:
@@ -794,10 +900,9 @@ async def serve(
             startd.fetcher.start(nursery)
             log.info("startd with %d slots at %s", len(startd.table.slots), address)
             task_status.started(address)
-            with trio.open_signal_receiver(*SHUTDOWN_SIGNALS) as signals:
-                async for signum in signals:
-                    await startd.shutdown(SHUTDOWN_SIGNALS[signal.Signals(signum)])
-                    break
+            nursery.start_soon(_stop_on_signals, startd)
+            await startd.stop_requested.wait()
+            await startd.shutdown(startd.stop_mode)
             nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(2):
@@ -805,3 +910,5 @@ async def serve(
             for starter in startd.starters.values():
                 await starter.close()
             await startd.collector.withdraw("Machine", [s.name for s in startd.table.all_slots()])
+    if startd.exit_status:
+        raise SystemExit(startd.exit_status)

@@ -11,7 +11,10 @@ number and cause, and asks again, so a chain such as 13 (retire), 18 (preempt), 
 States and activities:
   Owner/Idle, Unclaimed/Idle, Unclaimed/Benchmarking, Matched/Idle,
   Claimed/{Idle, Busy, Suspended, Retiring}, Preempting/{Vacating, Killing},
-  Backfill/{Idle, Busy, Killing}.
+  Backfill/{Idle, Busy, Killing}, Drained/Idle.
+
+Draining (condor_drain) is not among the seed's numbered transitions: its steps carry the
+number 0 and say so in their cause.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class Why(StrEnum):
     RELEASED = "released"  # the schedd gave the claim up, or its connection closed
     BETTER_MATCH = "better-match"  # a match the slot ranks higher, or of a user of higher priority
     NO_WORK = "no-work"  # a claim of fetched work found no more work (seed 001)
+    DRAIN = "drain"  # condor_drain
 
     @property
     def keeps_claim(self) -> bool:
@@ -56,6 +60,7 @@ class Facts:
     backfill_enabled: bool = False
     start_backfill: bool = False
     evict_backfill: bool = False
+    draining: bool = False  # condor_drain: the slot takes no new work
 
 
 @dataclass
@@ -74,6 +79,7 @@ class Flags:
     fast: bool = False  # no retirement, no vacating: kill now (fast vacate, lost schedd)
     better_match_gone: bool = False  # the preempting claim went away while retiring (19)
     user_suspended: bool = False  # condor_suspend: only condor_continue resumes the job
+    no_retirement: bool = False  # condor_drain -quick: vacate now, without retiring
 
 
 @dataclass(frozen=True)
@@ -93,7 +99,12 @@ def next_step(state: str, activity: str, f: Facts, flags: Flags) -> Step | None:
     return rule(activity, f, flags) if rule is not None else None
 
 
+DRAINED = Step(0, "Drained", "Idle", "draining: the slot takes no new work")
+
+
 def _owner(activity: str, f: Facts, flags: Flags) -> Step | None:
+    if f.draining:
+        return DRAINED
     if not f.is_owner:
         return Step(1, "Unclaimed", "Idle", "IsOwner is no longer true")
     return None
@@ -105,6 +116,8 @@ def _unclaimed(activity: str, f: Facts, flags: Flags) -> Step | None:
             flags.benchmarks_done = False
             return Step(4, "Unclaimed", "Idle", "the benchmarks are done")
         return None
+    if f.draining:
+        return DRAINED
     if f.is_owner:
         return Step(2, "Owner", "Idle", "IsOwner is true")
     if f.run_benchmarks:
@@ -182,6 +195,7 @@ def _retire_cause(why: Why) -> str:
         Why.WORKLIFE: "CLAIM_WORKLIFE is over",
         Why.RELEASED: "the schedd released the claim",
         Why.NO_WORK: "no more fetched work",
+        Why.DRAIN: "the startd is draining",
     }[why]
 
 
@@ -214,6 +228,9 @@ def _claimed_retiring(f: Facts, flags: Flags) -> Step | None:
         return _preempt(18, f, "the job has run MaxJobRetirementTime")
     if f.want_suspend and f.suspend:
         return Step(20, "Claimed", "Suspended", "WANT_SUSPEND and SUSPEND are true", "suspend")
+    if why is Why.DRAIN and not f.draining:
+        flags.retiring_for = None
+        return Step(19, "Claimed", "Busy", "draining was cancelled")
     if why is Why.BETTER_MATCH and flags.better_match_gone:
         # Only a retirement for a preempting claim can be undone, not one for the owner.
         flags.retiring_for, flags.better_match_gone = None, False
@@ -281,7 +298,14 @@ def _backfill_eviction(f: Facts, flags: Flags) -> tuple[Why, str] | None:
     return None
 
 
+def _drained(activity: str, f: Facts, flags: Flags) -> Step | None:
+    if not f.draining:
+        return Step(0, "Owner", "Idle", "draining is over")
+    return None
+
+
 _RULES = {
+    "Drained": _drained,
     "Owner": _owner,
     "Unclaimed": _unclaimed,
     "Matched": _matched,

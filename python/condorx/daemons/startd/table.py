@@ -54,6 +54,7 @@ class SlotTable:
         self.loads: dict[str, tuple[float, float]] = {}
         self.swap = mach.swap_free_kb()
         self.sequence = 0  # UpdateSequenceNumber: one more for each advertisement
+        self.drain_attrs: dict[str, Any] = {}  # what every slot's ad says while draining
         self._exprs = {name: ExprTree(self.policy.texts[name]) for name in EXPRESSIONS}
         now = self.now()
         for slot in self.slots:
@@ -131,7 +132,9 @@ class SlotTable:
 
     def _ad(self, slot: Slot, measures: Measures) -> dict[str, Any]:
         load = self.loads.get(slot.name, (0.0, 0.0))
-        return slot_ad(slot, self.machine, self.policy, measures, load)
+        ad = slot_ad(slot, self.machine, self.policy, measures, load)
+        ad.update(self.drain_attrs)
+        return ad
 
     def view(self, slot: Slot) -> ClassAd:
         """The slot's ad for evaluating its policy: as advertised, plus CurrentTime and
