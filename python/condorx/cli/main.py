@@ -93,6 +93,7 @@ def _queue_commands() -> None:
         userprio,
         vacate,
         wait,
+        watch_q,
         who,
     )
 
@@ -124,6 +125,7 @@ def _queue_commands() -> None:
         ("who", who.main),
         ("userprio", userprio.main),
         ("drain", drain.main),
+        ("watch_q", watch_q.main),
     ):
         main.add_command(cmd, name)
 
