@@ -82,6 +82,7 @@ def _queue_commands() -> None:
         drain,
         edit,
         history,
+        now,
         ping,
         pool,
         q,
@@ -126,6 +127,7 @@ def _queue_commands() -> None:
         ("userprio", userprio.main),
         ("drain", drain.main),
         ("watch_q", watch_q.main),
+        ("now", now.main),
     ):
         main.add_command(cmd, name)
 

@@ -111,6 +111,16 @@ class Retrieve(Message):
 
 
 @dataclass(frozen=True)
+class RunNow(Message):
+    """condor_now: run `job` (idle) at once on the slot of `vacate` (running), which goes
+    back to the queue; both must be the asker's vanilla universe jobs."""
+
+    command = "run_now"
+    job: str
+    vacate: list[Any]
+
+
+@dataclass(frozen=True)
 class Matched(Message):
     """The negotiator matched this job to a slot, under this claim id."""
 

@@ -76,6 +76,7 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(schedd.Edit, W, schedd.Acted, audited=True),
         Command(schedd.Exited, D, schedd.ExitRecorded, audited=True),
         Command(schedd.Retrieve, W, schedd.Output),
+        Command(schedd.RunNow, W, audited=True),
         # The negotiator's matches are left out: a cycle may make thousands (the job log
         # has them).
         Command(schedd.Matched, D),

@@ -65,6 +65,7 @@ from condorx.protocol.schedd import (
     Retrieve,
     Route,
     Routed,
+    RunNow,
     Submit,
     Submitted,
 )
@@ -218,6 +219,43 @@ class Schedd:
         root = locate.spool(self.cfg)
         files = await trio.to_thread.run_sync(spool.outputs, root, key, ad)
         return Output(files)
+
+    async def run_now(self, peer: Peer, req: RunNow, ch: wire.Channel) -> Done:
+        """condor_now: the now-job runs at once on the vacate-job's slot (HTCondor's
+        reassign_slot, for one vacate-job: condorx does not join several slots into one)."""
+        job = self._now_job(peer, req.job, "now-job")
+        if len(req.vacate) != 1:
+            raise Refused("bad-request", "condorx runs the now-job in the place of one vacate-job")
+        victim = self._now_job(peer, str(req.vacate[0]), "vacate-job")
+        ad, victim_ad = self.ledger.get(job), self.ledger.get(victim)
+        assert ad is not None and victim_ad is not None
+        if ad.get("JobStatus") != JobStatus.IDLE:
+            raise Refused("bad-status", "the now-job must be idle")
+        if self.shadows.busy(job):
+            raise Refused(
+                "bad-status", "the now-job must not already be scheduled to run immediately"
+            )
+        slot = self.shadows.slot_of(victim)
+        if victim_ad.get("JobStatus") != JobStatus.RUNNING or slot is None:
+            raise Refused("bad-status", "vacate-job must be running")
+        if not ad.symmetricMatch(slot):
+            raise Refused("bad-status", "the now-job does not match the vacate-job's slot")
+        await self.shadows.run_now(job, victim)
+        return Done()
+
+    def _now_job(self, peer: Peer, text: str, role: str) -> Key:
+        key = _parse_id(text)
+        if key is None or key[1] < 0:
+            raise Refused("bad-request", f"invalid {role} ID")
+        ad = self.ledger.get(key)
+        if ad is None:
+            raise Refused("not-found", f"no such job ({role})")
+        if not security.may_act_on(peer.user, str(ad.get("Owner")), self.super_users):
+            raise Refused("permission", f"you must own the {role}")
+        if ad.get("JobUniverse") != Universe.VANILLA:
+            where = "the now-job" if role == "now-job" else role
+            raise Refused("bad-request", f"{where} must be in the vanilla universe")
+        return key
 
     async def route(self, peer: Peer, req: Route, ch: wire.Channel) -> Routed:
         """The job router's routed copies of idle jobs: `routes` lists (job, copy's
@@ -680,6 +718,7 @@ class Schedd:
             Edit: self.edit,
             Exited: self.exited,
             Retrieve: self.retrieve,
+            RunNow: self.run_now,
             Matched: self.matched,
             MatchedMany: self.matched_many,
             Autoclusters: self.autoclusters,

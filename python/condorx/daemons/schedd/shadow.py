@@ -47,6 +47,7 @@ class ClaimInfo:
     user: str
     slot_ad: ClassAd = field(default_factory=ClassAd)
     job: Key | None = None
+    next: Key | None = None  # condor_now's job, to run on this claim before any other
 
 
 class Shadows:
@@ -82,7 +83,11 @@ class Shadows:
                 self.idle.setdefault(str(ad.get("Owner")), collections.deque()).append(key)
 
     def next_job(self, claim: ClaimInfo) -> Key | None:
-        """The next idle job of the claim's user that its slot will take."""
+        """The next idle job of the claim's user that its slot will take (condor_now's,
+        if it still waits)."""
+        chosen, claim.next = claim.next, None
+        if chosen is not None and runs_here(self.ledger.get(chosen)):
+            return chosen
         pending = self.idle.get(claim.user)
         skipped = []
         found = None
@@ -136,6 +141,8 @@ class Shadows:
         finally:
             self.claims.pop(info.id, None)
             self.pending.discard(first)
+            if info.next is not None:  # condor_now's job never ran here: matchable again
+                self.pending.discard(info.next)
 
     # -- running one job --------------------------------------------------------------------
 
@@ -204,6 +211,30 @@ class Shadows:
             await self.ledger.change(fn)
         except transitions.QueueError as e:
             log.info("a run's report was not recorded: %s", e)
+
+    # -- condor_now --------------------------------------------------------------------------
+
+    def slot_of(self, victim: Key) -> ClassAd | None:
+        """The slot ad of the claim running `victim`, if it runs."""
+        claim = self.running.get(victim)
+        return claim.slot_ad if claim is not None and claim.job == victim else None
+
+    async def run_now(self, job: Key, victim: Key) -> None:
+        """Run `job` next on the claim that runs `victim`, and vacate `victim` (it goes back
+        to the queue): the claim's loop takes `job` as soon as the victim's run ends."""
+        claim = self.running.get(victim)
+        if claim is None or claim.job != victim:
+            raise transitions.QueueError("bad-status", "vacate-job must be running")
+        claim.next = job
+        self.pending.add(job)  # not offered to the negotiator meanwhile
+        try:
+            named = f"{victim[0]}.{victim[1]}"
+            await self.startd.deactivate(claim.startd, claim.id, "evict", named)
+        except (OSError, wire.WireError, wire.RemoteError) as e:
+            claim.next = None
+            self.pending.discard(job)
+            why = f"cannot vacate {victim[0]}.{victim[1]}: {e}"
+            raise transitions.QueueError("bad-status", why) from None
 
     # -- condor_suspend, condor_continue, condor_rm, condor_hold ------------------------------
 

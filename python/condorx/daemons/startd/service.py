@@ -764,6 +764,10 @@ class Startd:
             return Deactivated(running=False)
         log.info("%s: the schedd deactivates the claim: stopping its job", slot.name)
         why = req.why if req.why in ("hold", "remove") else "evict"
+        if why == "evict":
+            # The job is vacated, not ended (condor_now gives its slot to another job): it
+            # goes back to its queue, and the claim stays for the schedd's next job.
+            claim.evicted = claim.evicted or "the schedd vacated the job"
         await starter.send_signal(signal.SIGTERM, why)
         await starter.send_signal(signal.SIGCONT)
 

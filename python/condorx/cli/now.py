@@ -1,0 +1,66 @@
+"""condor_now: run an idle job now, on the slot of one of your running jobs, which goes
+back to the queue.
+
+condor_now [-name SCHEDD] [-debug] NOW-JOB VACATE-JOB
+
+As HTCondor's (now.cpp): nothing printed on success (it does not wait for the job to
+start); `Unable to reassign slot: REASON.` and status 1 when the schedd refuses. condorx
+runs the now-job in the place of one vacate-job (HTCondor may join several slots).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import click
+import trio
+
+from condorx.cli import args as a
+from condorx.cli.common import load
+from condorx.client.schedd import ScheddClient
+from condorx.protocol.schedd import RunNow
+from condorx.wire import RemoteError, WireError
+
+TOOL = "condor_now"
+OPTIONS = [
+    a.Opt("name", 4, 1, help="the schedd of the jobs (its address)", metavar="SCHEDD"),
+    a.Opt("pool", 4, 1, help="accepted; condorx finds the schedd here", metavar="HOST"),
+    a.Opt("debug", 5, help="accepted (condorx prints no debug log here)"),
+]
+USAGE = "condor_now [-name <scheduler>] [-debug] <job-to-run-now> <job-to-vacate>"
+_JOB = re.compile(r"^\d+(\.\d+)?$")
+
+
+def _usage() -> None:
+    print(f"Usage: {USAGE}\n   or: condor_now -help", file=sys.stderr)
+    sys.exit(1)
+
+
+@a.command(TOOL, OPTIONS, USAGE, [("JOB", "cluster or cluster.proc (cluster: its proc 0)")])
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Run an idle job now in the place of a running one."""
+    opts = a.parsed(ctx)
+    jobs = opts.positional
+    if len(jobs) < 2 or not all(_JOB.match(j) for j in jobs):
+        _usage()
+    ids = [j if "." in j else f"{j}.0" for j in jobs]
+    client = ScheddClient(load(TOOL), opts.value("name"))
+
+    async def ask() -> None:
+        async with client.channel() as ch:
+            await ch.request(RunNow(ids[0], ids[1:]).to_wire())
+
+    try:
+        trio.run(ask)
+    except RemoteError as e:
+        print(f"Unable to reassign slot: {e}.", file=sys.stderr)
+        sys.exit(1)
+    except (OSError, WireError) as e:
+        print(f"Unable to locate schedd, aborting. ({e})", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
