@@ -89,6 +89,7 @@ def _queue_commands() -> None:
         sim,
         status,
         submit,
+        tail,
         token,
         userlog,
         userprio,
@@ -128,6 +129,7 @@ def _queue_commands() -> None:
         ("drain", drain.main),
         ("watch_q", watch_q.main),
         ("now", now.main),
+        ("tail", tail.main),
     ):
         main.add_command(cmd, name)
 

@@ -172,3 +172,24 @@ class CancelDrain(Message):
 
     command = "cancel_drain"
     request_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Peek(Message):
+    """condor_tail: the end of a running job's files, or what follows `offsets` in them.
+    Files are its standard output and error (`stdout`, `stderr`) or names in the
+    directory it runs in; the job's owner alone may read them."""
+
+    command = "peek"
+    job: str
+    files: list[Any] | None = None
+    stdout: bool = True
+    stderr: bool = False
+    offsets: dict[str, Any] | None = None  # name -> where to read on from
+    max_bytes: int = 1024
+
+
+@dataclass(frozen=True)
+class Peeked(Reply):
+    data: dict[str, Any]  # name -> bytes
+    sizes: dict[str, Any]  # name -> the file's size as it was read

@@ -95,6 +95,7 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(startd.QuerySlots, R, startd.SlotAds),
         Command(startd.DrainJobs, A, startd.DrainStarted),
         Command(startd.CancelDrain, A),
+        Command(startd.Peek, W, startd.Peeked),
     ),
 }
 

@@ -43,6 +43,7 @@ from condorx.protocol.startd import (
     Match,
     Matches,
     MatchTaken,
+    Peek,
     QuerySlots,
     Release,
     RunEnded,
@@ -250,12 +251,13 @@ class Simulator:
             QuerySlots: self.query_slots,
             DrainJobs: self.drain,
             CancelDrain: self.drain,
+            Peek: self.query_slots,
         }
 
     async def drain(self, peer: Peer, req: Message, ch: wire.Channel) -> DrainStarted:
         raise Refused("not-supported", "a simulated pool does not drain")
 
-    async def query_slots(self, peer: Peer, req: QuerySlots, ch: wire.Channel) -> SlotAds:
+    async def query_slots(self, peer: Peer, req: Message, ch: wire.Channel) -> SlotAds:
         raise Refused(
             "not-supported", "a simulated pool runs no processes: ask its collector (condor_status)"
         )

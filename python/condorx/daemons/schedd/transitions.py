@@ -374,6 +374,7 @@ def start_running(txn: Transaction, key: Key, slot: str, host: str, now: int) ->
     if not isinstance(ad.get("JobStartDate"), int):
         txn.set_attr(key, "JobStartDate", now)
     txn.set_attr(key, "RemoteHost", slot)
+    txn.set_attr(key, "StartdIpAddr", host)  # where condor_tail finds the job's files
     txn.set_attr(key, "NumJobStarts", _int(ad.get("NumJobStarts"), 0) + 1)
     txn.set_attr(key, "NumJobMatches", _int(ad.get("NumJobMatches"), 0) + 1)
     txn.set_attr(key, "LastMatchTime", now)

@@ -43,7 +43,7 @@ from condorx.config import Config
 from condorx.daemons import batch
 from condorx.daemons.run import DAEMON_NO_RESTART
 from condorx.daemons.server import Handler, Peer, Server
-from condorx.daemons.startd import draining, runas, starter_forks, states
+from condorx.daemons.startd import draining, peek, runas, starter_forks, states
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
 from condorx.daemons.startd.draining import Drain
@@ -66,6 +66,8 @@ from condorx.protocol.startd import (
     Match,
     Matches,
     MatchTaken,
+    Peek,
+    Peeked,
     QuerySlots,
     Release,
     RunEnded,
@@ -831,6 +833,41 @@ class Startd:
                     ad["JobPid"] = starter.job_pid
         return SlotAds(wire.pack_ads(ads))
 
+    async def peek(self, peer: Peer, req: Peek, ch: wire.Channel) -> Peeked:
+        """condor_tail: the running job's files, read for its owner."""
+        slot = next(
+            (
+                s
+                for s in self.table.all_slots()
+                if s.claim and s.claim.job and _is_job(s.claim.job, req.job)
+            ),
+            None,
+        )
+        starter = self.starters.get(slot.claim.id) if slot and slot.claim else None
+        if slot is None or slot.claim is None or slot.claim.job is None or starter is None:
+            raise Refused("not-found", f"job {req.job} is not running here")
+        if peer.user != slot.claim.user and not security.is_admin(peer.user):
+            raise Refused(
+                "permission",
+                f"{peer.user} is not authorized for access to the starter for job {req.job}",
+            )
+        names = [str(n) for n in req.files or []] or (
+            ["stdout"] * req.stdout + ["stderr"] * req.stderr
+        )
+        account = runas.account_for(self.cfg, slot.name, slot.claim.job)
+        offsets = req.offsets or {}
+        limit = max(1, min(req.max_bytes, 1 << 20))
+        data: dict[str, Any] = {}
+        sizes: dict[str, Any] = {}
+        for name in names:
+            path = peek.resolve(starter.places, name)
+            offset = offsets.get(name)
+            got, size = await trio.to_thread.run_sync(
+                peek.read, path, offset if isinstance(offset, int) else None, limit, account
+            )
+            data[name], sizes[name] = got, size
+        return Peeked(data, sizes)
+
     async def shutdown(self, mode: str) -> None:
         """Give up every claim the way `mode` says, then return (the startd exits)."""
         self.stopping = mode
@@ -864,6 +901,7 @@ class Startd:
             QuerySlots: self.query_slots,
             DrainJobs: self.drain,
             CancelDrain: self.cancel_drain,
+            Peek: self.peek,
         }
 
     nursery: trio.Nursery

@@ -26,6 +26,8 @@ class StarterProcess:
         self.process = process
         self.ch = ch
         self.job_pid: int | None = None
+        # Where the running job is (dir) and its stdout and stderr go, as its starter said.
+        self.places: dict[str, str] = {}
         self.closed = False
 
     @classmethod
@@ -55,9 +57,15 @@ class StarterProcess:
                 continue
             if "started" in frame:
                 self.job_pid = int(frame["started"])
+                self.places = {
+                    k: str(frame[k])
+                    for k in ("dir", "stdout", "stderr")
+                    if isinstance(frame.get(k), str)
+                }
             yield frame
             if any(k in frame for k in ("done", "failed", "missed", "vacated")):
                 self.job_pid = None
+                self.places = {}
                 return
 
     async def send_signal(self, sig: int, why: str = "") -> None:

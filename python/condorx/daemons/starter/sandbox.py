@@ -8,7 +8,7 @@ import contextlib
 import os
 import stat
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -38,6 +38,9 @@ class Sandbox:
     transfer: bool
     inputs: frozenset[str] = frozenset()
     account: Account | None = None  # who the job runs as (None: as this starter)
+    # Where the job runs and its standard output and error go, once it is started:
+    # condor_tail reads them there.
+    places: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def create(
@@ -92,6 +95,7 @@ class Sandbox:
             env["X509_USER_PROXY"] = str(
                 self.scratch / _basename(proxy) if self.transfer else cwd / proxy
             )
+        self.places = {"dir": str(cwd), "stdout": str(stdout), "stderr": str(stderr)}
         with contextlib.ExitStack() as opened:  # the child has its own copies
             stdio = self._open_stdio(opened, stdin, stdout, stderr)
             argv = [cmd, *launch.arguments(job)]

@@ -200,7 +200,7 @@ class Starter:
             if self.killed is not None:  # came while its SIGSTOP took effect
                 proc.signal(self.killed)
                 proc.signal(signal.SIGCONT)
-            await self.send({"started": self.proc.pid})
+            await self.send({"started": self.proc.pid, **box.places})
             started, proc = time.time(), self.proc
             updates = req.updates or [8, 300]
             async with trio.open_nursery() as nursery:
