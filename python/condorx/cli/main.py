@@ -91,6 +91,7 @@ def _queue_commands() -> None:
         submit,
         tail,
         token,
+        transfer_data,
         userlog,
         userprio,
         vacate,
@@ -130,6 +131,7 @@ def _queue_commands() -> None:
         ("watch_q", watch_q.main),
         ("now", now.main),
         ("tail", tail.main),
+        ("transfer_data", transfer_data.main),
     ):
         main.add_command(cmd, name)
 

@@ -18,9 +18,12 @@ from condorx.classad import ClassAd
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
+from condorx.daemons.schedd import spool
+from condorx.security import current_user
 from condorx.submit.build import Facts, Jobs, build
 from condorx.submit.errors import SubmitError
 from condorx.submit.parse import parse
+from condorx.wire import Expr
 
 TOOL = "condor_submit"
 OPTIONS = [
@@ -55,6 +58,12 @@ OPTIONS = [
         metavar="NAME",
     ),
     a.Opt("verbose", 1, help="print each job's ClassAd as submitted (** Proc C.P:)"),
+    a.Opt(
+        "spool",
+        2,
+        help="send the input files with the jobs; their output waits in the schedd's"
+        " spool for condor_transfer_data",
+    ),
 ]
 USAGE = (
     "condor_submit [-append COMMAND]... [-queue ARGS] [-name SCHEDD] [-terse]\n"
@@ -101,9 +110,10 @@ def main(ctx: click.Context) -> None:
     # ad, after `** Proc C.P:`), unless -terse.
     verbose = not terse and ("verbose" in opts.flags or stdin)
     n = len(jobs.procs)
+    spooled = _spool(jobs, cluster_id) if "spool" in opts.flags and n else None
     if n:
         cluster_id = run_client(
-            client.submit, jobs.cluster, jobs.procs, cluster_id, tool="condor_submit"
+            client.submit, jobs.cluster, jobs.procs, cluster_id, spooled, tool="condor_submit"
         )
     if not stdin and not terse:
         print("Submitting job(s)", end="")
@@ -121,6 +131,34 @@ def main(ctx: click.Context) -> None:
             print(f"{cluster_id}.0 - {cluster_id}.{n - 1}")
     else:
         print(f"{n} job(s) submitted to cluster {cluster_id}.")
+
+
+# A spooled job stays in the queue once completed, for up to ten days, until its output
+# has been fetched (HTCondor's condor_submit -spool sets the same).
+_KEEP_FOR_TRANSFER = Expr(
+    "JobStatus == 4 && (time() - (CompletionDate ?: time())) < 864000"
+    " && (StageOutFinish ?: 0) < EnteredCurrentStatus"
+)
+
+
+def _spool(jobs: Jobs, cluster_id: int) -> list[dict[str, bytes]]:
+    """condor_submit -spool: each proc's input files, read here; its ad names them by
+    plain name (they will be in its spool directory) and keeps where its output is to
+    go (SUBMIT_Iwd, SUBMIT_Out, SUBMIT_Err) for condor_transfer_data."""
+    out = []
+    if "LeaveJobInQueue" not in jobs.cluster or jobs.cluster["LeaveJobInQueue"] is False:
+        jobs.cluster["LeaveJobInQueue"] = _KEEP_FOR_TRANSFER
+    for proc, ad in enumerate(_ads(jobs, cluster_id)):
+        try:
+            attrs, files = spool.gather(ad, current_user())  # read as whoever submits
+        except spool.SpoolError as e:
+            fail(f"ERROR: {e}")
+        for name in ("Iwd", "Out", "Err"):
+            if isinstance(ad.get(name), str):
+                attrs[f"SUBMIT_{name}"] = ad[name]
+        jobs.procs[proc].update(attrs)
+        out.append(files)
+    return out
 
 
 def _assignment(word: str) -> str:

@@ -90,8 +90,11 @@ class ScheddClient:
         cluster: Mapping[str, Any],
         procs: Sequence[Mapping[str, Any]],
         cluster_id: int | None = None,
+        spool: Sequence[Mapping[str, bytes]] | None = None,
     ) -> int:
-        req = Submit(procs=list(procs), cluster=dict(cluster), cluster_id=cluster_id)
+        """New jobs; with `spool`, each proc's input files go with it (condor_submit -spool)."""
+        spooled = [dict(f) for f in spool] if spool is not None else None
+        req = Submit(list(procs), dict(cluster), cluster_id, spooled)
         async with self.channel() as ch:
             reply = await ch.request(req.to_wire())
         return int(Submitted.from_wire(reply).cluster)
