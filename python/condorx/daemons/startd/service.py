@@ -334,20 +334,28 @@ class Startd:
         self.draining = drain
         self.table.drain_attrs = drain.ad()
         log.info("draining (%s, then %s): %s", drain.how, drain.on_completion, drain.reason)
-        for slot in self.table.all_slots():
-            if slot.state == "Matched":
-                await self.take(
-                    slot, Step(8, "Owner", "Idle", "the startd is draining", "end-claim")
-                )
-            elif slot.claim is not None or slot.state == "Backfill":
-                slot.flags.vacate_requested = Why.DRAIN
-                slot.flags.fast = drain.how == "fast"
-                slot.flags.no_retirement = drain.how == "quick"
+        await self._give_up_claims(
+            Why.DRAIN, "the startd is draining", drain.how == "fast", drain.how == "quick"
+        )
         for slot in self.table.all_slots():
             await self.settle(slot)
         await self._drain_progress()
         self._touch()
         return DrainStarted(drain.request_id)
+
+    async def _give_up_claims(
+        self, why: Why, cause: str, fast: bool, no_retirement: bool = False
+    ) -> None:
+        """Every slot lets its work go (a shutdown, a drain): a match not yet claimed at
+        once (8), a claim's job by retiring, or vacated at once (`no_retirement`), or
+        killed (`fast`), as the state machine then takes it."""
+        for slot in self.table.all_slots():
+            if slot.state == "Matched":
+                await self.take(slot, Step(8, "Owner", "Idle", cause, "end-claim"))
+            elif slot.claim is not None or slot.state == "Backfill":
+                slot.flags.vacate_requested = why
+                slot.flags.fast = fast
+                slot.flags.no_retirement = no_retirement
 
     def _check_drain(self, text: str) -> None:
         try:
@@ -872,14 +880,7 @@ class Startd:
         """Give up every claim the way `mode` says, then return (the startd exits)."""
         self.stopping = mode
         log.info("shutting down (%s)", mode)
-        for slot in self.table.all_slots():
-            if slot.state == "Matched":
-                await self.take(
-                    slot, Step(8, "Owner", "Idle", "the startd is shutting down", "end-claim")
-                )
-            elif slot.claim is not None or slot.state == "Backfill":
-                slot.flags.vacate_requested = Why.SHUTDOWN
-                slot.flags.fast = mode == "fast"
+        await self._give_up_claims(Why.SHUTDOWN, "the startd is shutting down", mode == "fast")
         while any(s.claim is not None for s in self.table.all_slots()) or self.backfill.running:
             await self.poll()
             with trio.move_on_after(0.5):
