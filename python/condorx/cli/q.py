@@ -28,6 +28,7 @@ from condorx.cli.analyze_view import analyze as _analyze
 from condorx.cli.common import fail, load, run_client
 from condorx.cli.userlog_jobs import read_jobs
 from condorx.client.schedd import ScheddClient
+from condorx.eventlog import EventLogError
 
 TOOL = "condor_q"
 OPTIONS = [
@@ -147,6 +148,8 @@ def _userlog_ads(path: str, constraint: str | None, limit: int | None) -> list[C
         ads = read_jobs(Path(path))
     except OSError as e:
         fail(f"condor_q: cannot read the user log {path}: {e.strerror}")
+    except EventLogError as e:
+        fail(f"condor_q: {e}")
     if constraint:
         wanted = ExprTree(constraint)
         ads = [ad for ad in ads if wanted.eval(ad) is True]

@@ -9,16 +9,12 @@ that has left the queue (terminated or aborted) is shown in its last state.
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
+from condorx import eventlog
 from condorx.attrs import JobStatus
 from condorx.classad import ClassAd
 
-_HEAD = re.compile(
-    r"^(\d{3}) \((\d+)\.(\d+)\.\d+\) (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}|\d{2}/\d{2} "
-    r"\d{2}:\d{2}:\d{2}) (.*)$"
-)
 _STATUS = {
     "000": JobStatus.IDLE,
     "001": JobStatus.RUNNING,
@@ -33,35 +29,15 @@ _STATUS = {
 }
 
 
-def _when(text: str) -> int:
-    fmt = "%Y-%m-%d %H:%M:%S" if "-" in text else "%m/%d %H:%M:%S"
-    t = time.strptime(text, fmt)
-    if "-" not in text:  # the old format has no year: this one
-        t = time.strptime(f"{time.localtime().tm_year}/{text}", "%Y/%m/%d %H:%M:%S")
-    return int(time.mktime(t))
-
-
 def read_jobs(path: Path) -> list[ClassAd]:
     """One ad per job the log names, in job id order."""
     jobs: dict[tuple[int, int], ClassAd] = {}
-    event: tuple[str, ClassAd] | None = None
-    body: list[str] = []
-    for line in path.read_text(errors="replace").splitlines():
-        if line == "...":
-            if event is not None:
-                _body(event[0], event[1], body)
-            event, body = None, []
-            continue
-        m = _HEAD.match(line)
-        if m is None:
-            body.append(line.strip())
-            continue
-        code, cluster, proc, when, text = m.groups()
-        key = (int(cluster), int(proc))
+    for ev in eventlog.parse_events(path.read_text(errors="replace"), str(path)):
+        key = (ev.cluster, ev.proc)
         ad = jobs.get(key)
         if ad is None:
             ad = jobs[key] = ClassAd({"ClusterId": key[0], "ProcId": key[1]})
-        stamp = _when(when)
+        code, stamp = f"{ev.number:03d}", int(ev.time)
         if code == "000":
             ad["QDate"] = stamp
         if code in _STATUS:
@@ -69,12 +45,11 @@ def read_jobs(path: Path) -> list[ClassAd]:
             ad["EnteredCurrentStatus"] = stamp
         if code == "001":
             ad["JobCurrentStartDate"] = stamp
-            host = text.rpartition(": ")[2]
-            if host:
-                ad["RemoteHost"] = host
+            if ev.host():
+                ad["RemoteHost"] = ev.host()
         if code in ("005", "009"):
             ad["CompletionDate"] = stamp
-        event, body = (code, ad), []
+        _body(code, ad, [b.strip() for b in ev.body])
     return [jobs[k] for k in sorted(jobs)]
 
 
