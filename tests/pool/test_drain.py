@@ -32,10 +32,9 @@ def start_pool(pool, extra: str = "") -> None:
 
 def run_sleeper(pool, name: str = "pid") -> int:
     pidfile = pool.root / name
-    (pool.root / "job.sub").write_text(
+    pool.submit(
         f"executable = /bin/sh\narguments = \"-c 'echo $$ > {pidfile}; exec sleep 600'\"\nqueue\n"
     )
-    pool.cli("condorx.cli.submit", "job.sub")
     return wait_for_pid(pidfile)
 
 

@@ -236,12 +236,6 @@ def test_a_schedd_job_the_slot_ranks_higher_preempts_fetched_work(pool):
     assert "preempting match (rank)" in log
 
 
-def submit(pool: Pool, text: str) -> int:
-    (pool.root / "job.sub").write_text(text)
-    out = pool.cli("condorx.cli.submit", "job.sub").stdout
-    return int(out.strip().split()[-1].rstrip("."))
-
-
 def queue(pool: Pool, *attrs: str) -> list[str]:
     return pool.cli("condorx.cli.q", "-af", *attrs).stdout.split()
 
@@ -253,7 +247,7 @@ def test_a_failing_prepare_job_hook_holds_a_schedd_job_with_code_19(pool):
     pool.reload()
     pool.start("collector", "negotiator", "startd", "schedd")
     marker = pool.root / "ran"
-    submit(pool, f"executable = /bin/touch\narguments = {marker}\nqueue\n")
+    pool.submit(f"executable = /bin/touch\narguments = {marker}\nqueue\n")
     wait_for(lambda: queue(pool, "JobStatus") == ["5"], "the job to be held")
     code, sub = queue(pool, "HoldReasonCode", "HoldReasonSubCode")
     assert (code, sub) == ("19", "7")
@@ -297,8 +291,7 @@ def test_job_exit_hears_hold_and_remove(pool):
     # Running means its process is there (the queue says Running once the run is
     # handed to the startd): a job stopped before it starts has no exit to hear of.
     runs = pool.root / "runs"
-    c = submit(
-        pool,
+    c = pool.submit(
         f"executable = /bin/sh\narguments = \"-c 'echo $$ >> {runs}; exec sleep 60'\"\nqueue\n",
     )
     wait_for(lambda: runs.exists(), "the job to run")
@@ -354,7 +347,7 @@ def test_a_hanging_job_exit_hook_is_cut_off_and_the_job_still_reported(pool):
         f.write(f"SLOW_HOOK_UPDATE_JOB_INFO = {slow}\nSTARTER_INITIAL_UPDATE_INTERVAL = 0\n")
     pool.reload()
     pool.start("collector", "negotiator", "startd", "schedd")
-    c = submit(pool, "executable = /bin/sleep\narguments = 1\nqueue\n")
+    c = pool.submit("executable = /bin/sleep\narguments = 1\nqueue\n")
     hist = lambda: pool.cli("condorx.cli.history", "-af", "ClusterId", "ExitCode").stdout.split()  # noqa: E731
     wait_for(lambda: hist() == [str(c), "0"], "the job to complete", timeout=40)
     log = (pool.root / "log" / "StarterLog").read_text()

@@ -14,12 +14,6 @@ from condorx.testing.pool import wait_for, wait_for_pid
 from condorx.testing.procs import descendants, job_running, job_stopped
 
 
-def submit(pool, text: str) -> int:
-    (pool.root / "job.sub").write_text(text)
-    out = pool.cli("condorx.cli.submit", "job.sub").stdout
-    return int(out.strip().split()[-1].rstrip("."))
-
-
 def history(pool, *attrs: str) -> list[list[str]]:
     out = pool.cli("condorx.cli.history", "-af", *attrs).stdout
     return [ln.split() for ln in out.splitlines()]
@@ -31,8 +25,7 @@ def queue(pool, *attrs: str) -> list[list[str]]:
 
 
 def test_jobs_run_and_their_output_comes_back(running):
-    c = submit(
-        running,
+    c = running.submit(
         """
 executable = /bin/sh
 arguments = "-c 'echo hello from $1; echo oops >&2; exit $2' job $(Process) $(Process)"
@@ -66,8 +59,7 @@ queue 3
 def test_output_that_cannot_be_written_holds_the_job(running, transfer, code, err, reason):
     blocker = running.root / "results"
     blocker.write_text("a file where the output's directory should be\n")
-    c = submit(
-        running,
+    c = running.submit(
         "executable = /bin/echo\narguments = hi\noutput = results/out\n"
         f"should_transfer_files = {transfer}\nqueue\n",
     )
@@ -79,15 +71,14 @@ def test_output_that_cannot_be_written_holds_the_job(running, transfer, code, er
 
 
 def test_a_job_killed_by_a_signal_is_recorded_so(running):
-    submit(running, "executable = /bin/sh\narguments = \"-c 'kill -9 $$'\"\nqueue\n")
+    running.submit("executable = /bin/sh\narguments = \"-c 'kill -9 $$'\"\nqueue\n")
     wait_for(lambda: history(running, "ProcId"), "the job to finish")
     assert history(running, "ExitBySignal", "ExitSignal", "JobStatus") == [["true", "9", "4"]]
 
 
 def test_file_transfer_runs_the_job_in_a_sandbox(running):
     (running.root / "input.txt").write_text("abc\n")
-    submit(
-        running,
+    running.submit(
         """
 executable = /bin/sh
 arguments = "-c 'tr a-z A-Z < input.txt > result.txt; pwd'"
@@ -110,8 +101,7 @@ def test_a_job_never_sees_what_the_one_before_it_on_its_claim_left(pool):
         f.write(POOL + "NUM_CPUS = 1\n")  # one slot: the jobs run one after the other
     pool.reload()
     pool.start("collector", "negotiator", "startd", "schedd")
-    submit(
-        pool,
+    pool.submit(
         """
 executable = /bin/sh
 arguments = "-c 'pwd; ls -A; echo left > junk; mkdir -p d/e; echo x > d/e/f'"
@@ -129,8 +119,7 @@ queue 3
 
 def test_condor_rm_of_a_running_job_kills_its_process_tree(running):
     pids = running.root / "pids"
-    c = submit(
-        running,
+    c = running.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'sleep 300 & echo $! > {pids}; echo $$ >> {pids}; wait'"
@@ -147,8 +136,7 @@ queue
 
 def test_a_startd_killed_mid_job_requeues_the_job_and_it_completes_later(running):
     marker = running.root / "started"
-    c = submit(
-        running,
+    c = running.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'if [ -e {marker} ]; then echo second; else touch {marker}; sleep 300; fi'"
@@ -185,8 +173,7 @@ def _alive(pid: int) -> bool:
 
 def test_suspend_stops_the_process_tree_and_continue_resumes_it(running):
     pids = running.root / "pids"
-    c = submit(
-        running,
+    c = running.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'sleep 300 & echo $! > {pids}; echo $$ >> {pids}; wait'"
@@ -216,8 +203,7 @@ def test_periodic_hold_stops_a_running_job(running):
     running.daemon("schedd").stop()
     running.daemon("schedd").start()
     pids = running.root / "pids"
-    c = submit(
-        running,
+    c = running.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'echo $$ > {pids}; sleep 300'"
@@ -238,8 +224,7 @@ def test_a_schedd_killed_mid_job_ends_the_claim_and_reruns_the_job_after_restart
     pids = running.root / "pids"
     marker = running.root / "ran-once"
     once = f"if [ -e {marker} ]; then echo again; else touch {marker}; sleep 300; fi"
-    c = submit(
-        running,
+    c = running.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'echo $$ >> {pids}; {once}'"

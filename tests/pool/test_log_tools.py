@@ -10,17 +10,10 @@ from condorx import eventlog
 from condorx.testing.pool import wait_for
 
 
-def submit(pool, text: str) -> int:
-    (pool.root / "job.sub").write_text(text)
-    out = pool.cli("condorx.cli.submit", "job.sub").stdout
-    return int(out.strip().split()[-1].rstrip("."))
-
-
 def test_condor_wait_returns_when_the_jobs_are_done_and_the_logs_read_as_htcondor_reads_them(
     running,
 ):
-    c = submit(
-        running,
+    c = running.submit(
         "executable = /bin/sh\narguments = \"-c 'exit $(Process)'\"\nlog = job.log\nqueue 2\n",
     )
     # condor_wait itself waits: it follows the log as the jobs run.
@@ -60,7 +53,7 @@ def test_condor_wait_returns_when_the_jobs_are_done_and_the_logs_read_as_htcondo
 
 
 def test_condor_wait_gives_up_on_a_job_that_does_not_end(running):
-    c = submit(running, "executable = /bin/true\nhold = true\nlog = held.log\nqueue\n")
+    c = running.submit("executable = /bin/true\nhold = true\nlog = held.log\nqueue\n")
     wait_for(lambda: (running.root / "held.log").exists(), "the submit event")
     r = running.cli("condorx.cli.wait", "-wait", "1", "held.log", f"{c}.0", check=False)
     assert (r.returncode, r.stdout) == (1, "Time expired.\n")

@@ -7,12 +7,10 @@ from condorx.testing.pool import alive, wait_for, wait_for_pid
 
 
 def sleeper(pool, pidfile: str) -> int:
-    (pool.root / "job.sub").write_text(
+    return pool.submit(
         f"executable = /bin/sh\narguments = \"-c 'echo $$ > {pool.root / pidfile};"
         " exec sleep 600'\"\nqueue\n"
     )
-    out = pool.cli("condorx.cli.submit", "job.sub").stdout
-    return int(out.strip().split()[-1].rstrip("."))
 
 
 def status(pool, job: int) -> int:

@@ -12,11 +12,7 @@ from condorx.testing.pool import wait_for
 def submit(pool, script: str, extra: str = "") -> int:
     (pool.root / "job.sh").write_text(script)
     (pool.root / "job.sh").chmod(0o755)
-    (pool.root / "job.sub").write_text(
-        f"executable = job.sh\noutput = out.txt\nerror = err.txt\n{extra}queue\n"
-    )
-    out = pool.cli("condorx.cli.submit", "job.sub").stdout
-    return int(out.strip().split()[-1].rstrip("."))
+    return pool.submit(f"executable = job.sh\noutput = out.txt\nerror = err.txt\n{extra}queue\n")
 
 
 def test_condor_tail_reads_a_running_jobs_output(running):

@@ -7,15 +7,8 @@ from __future__ import annotations
 from condorx.testing.pool import wait_for
 
 
-def submit(pool, text: str) -> int:
-    (pool.root / "job.sub").write_text(text)
-    out = pool.cli("condorx.cli.submit", "job.sub").stdout
-    return int(out.strip().split()[-1].rstrip("."))
-
-
 def test_watch_q_follows_the_jobs_until_they_are_done(running):
-    c = submit(
-        running,
+    c = running.submit(
         "executable = /bin/true\nlog = jobs.log\nbatch_name = mybatch\nqueue 2\n",
     )
     r = running.cli("condorx.cli.watch_q", "-exit", "all,done", "-no-updated-at")
@@ -29,7 +22,7 @@ def test_watch_q_follows_the_jobs_until_they_are_done(running):
     assert lines[3].startswith("Total Progress: [####")
     assert lines[5] == "Total: 2 jobs; 2 completed"
     # A held job, and a condition on it with its own exit code; -groupby cluster.
-    d = submit(running, "executable = /bin/true\nlog = held.log\nhold = true\nqueue\n")
+    d = running.submit("executable = /bin/true\nlog = held.log\nhold = true\nqueue\n")
     wait_for(lambda: (running.root / "held.log").exists(), "the submit event")
     r = running.cli(
         "condorx.cli.watch_q",

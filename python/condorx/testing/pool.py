@@ -222,6 +222,13 @@ class LocalPool:
 
         return trio.run(go)
 
+    def submit(self, text: str, name: str = "job.sub", cwd: Path | None = None) -> int:
+        """condor_submit of the description `text` (written as `name` in `cwd`, else the
+        pool's directory), as the tests' tool runs it; the cluster it made."""
+        (cwd or self.root).joinpath(name).write_text(text)
+        out = self.cli("condorx.cli.submit", name, cwd=cwd).stdout
+        return int(out.strip().split()[-1].rstrip("."))
+
     def condor_submit(self, text: str) -> tuple[float, float]:
         """condor_submit of the description `text` in a process of its own, as a user
         runs it (not forked from the tools' server, whose imports are already done): when
