@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from test_jobs_run import history, submit
+from test_jobs_run import history
 from test_startd_policy import slot_states, transitions
 
 from condorx.testing.pool import QUICK_POOL, wait_for
@@ -76,7 +76,7 @@ def test_a_job_takes_a_backfill_slot_and_the_other_keeps_backfilling(pool):
     pids = start(pool, 2)
     wait_for(lambda: slot_states(pool) == ["Backfill/Busy"] * 2, "both slots to backfill")
     client = int(pids.read_text().split()[0])
-    c = submit(pool, "executable = /bin/sleep\narguments = 3\nqueue\n")
+    c = pool.submit("executable = /bin/sleep\narguments = 3\nqueue\n")
     wait_for(lambda: "Claimed/Busy" in slot_states(pool), "the job to run on a backfill slot")
     assert "Backfill/Busy" in slot_states(pool) and alive(client)  # still in use by the other
     wait_for(lambda: history(pool, "ClusterId") == [[str(c)]], "the job to finish")
@@ -88,7 +88,7 @@ def test_the_last_backfill_slot_kills_the_client_for_a_job(pool):
     pids = start(pool, 1)
     wait_for(lambda: slot_states(pool) == ["Backfill/Busy"], "the slot to backfill")
     client, child = (int(x) for x in pids.read_text().split())
-    c = submit(pool, "executable = /bin/true\nqueue\n")
+    c = pool.submit("executable = /bin/true\nqueue\n")
     wait_for(lambda: history(pool, "ClusterId") == [[str(c)]], "the job to run")
     assert not alive(client) and not alive(child)
     seen = transitions(pool)
@@ -100,7 +100,7 @@ def test_a_claim_that_comes_while_the_client_is_killed_waits_for_it(pool):
     # until it is gone (29), and the schedd's claim, come meanwhile, takes it (31).
     pids = start(pool, 1, on_term="trap 'sleep 2; exit 0' TERM\n")
     wait_for(lambda: slot_states(pool) == ["Backfill/Busy"], "the slot to backfill")
-    c = submit(pool, "executable = /bin/true\nqueue\n")
+    c = pool.submit("executable = /bin/true\nqueue\n")
     wait_for(lambda: history(pool, "ClusterId") == [[str(c)]], "the job to run")
     client = int(pids.read_text().split()[0])
     assert not alive(client)

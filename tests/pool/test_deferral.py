@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from test_jobs_run import history, queue, submit
+from test_jobs_run import history, queue
 
 from condorx.testing.pool import wait_for
 from condorx.testing.procs import job_stopped
@@ -18,8 +18,7 @@ from condorx.testing.procs import job_stopped
 def test_a_deferred_job_waits_while_running_then_starts_on_time(running):
     stamp = running.root / "started-at"
     deferral = int(time.time()) + 8
-    c = submit(
-        running,
+    c = running.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'date +%s > {stamp}'"
@@ -41,8 +40,7 @@ def test_current_time_plus_n_waits_n_seconds_after_the_job_reaches_the_machine(r
     # the job waits its 6 s in full however long it sat in the queue: here it is held at
     # submission, released 4 s later, and still waits 6 s from then.
     stamp = running.root / "started-at"
-    c = submit(
-        running,
+    c = running.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'date +%s > {stamp}'"
@@ -66,8 +64,8 @@ queue
 def test_a_prep_time_job_is_matched_only_that_long_before_its_time(running):
     stamp = running.root / "started-at"
     deferral = int(time.time()) + 22  # a time, as in the seed's example: an expression
-    c = submit(  # of CurrentTime would move with the clock and never come within prep
-        running,
+    # (an expression of CurrentTime would move with the clock and never come within prep)
+    c = running.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'date +%s > {stamp}'"
@@ -94,12 +92,10 @@ queue
 
 
 def test_a_late_job_inside_its_window_runs_and_one_past_it_is_held(running):
-    ok = submit(
-        running,
+    ok = running.submit(
         "executable = /bin/true\ndeferral_time = CurrentTime - 2\ndeferral_window = 600\nqueue\n",
     )
-    late = submit(
-        running,
+    late = running.submit(
         "executable = /bin/true\ndeferral_time = CurrentTime - 100\ndeferral_window = 10\nqueue\n",
     )
     wait_for(lambda: history(running, "ClusterId") == [[str(ok)]], "the job in its window")
@@ -111,8 +107,7 @@ def test_a_late_job_inside_its_window_runs_and_one_past_it_is_held(running):
 
 def test_holding_a_waiting_job_takes_it_off_the_machine_before_it_starts(running):
     stamp = running.root / "ran"
-    c = submit(
-        running,
+    c = running.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'touch {stamp}'"
@@ -146,8 +141,7 @@ def _processes(mark: str) -> list[int]:
 def test_a_suspended_waiting_job_starts_at_its_time_and_is_suspended_at_once(running):
     stamp = running.root / "ran"
     deferral = int(time.time()) + 10
-    c = submit(
-        running,
+    c = running.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'touch {stamp}; exec sleep 300'"
@@ -174,8 +168,7 @@ queue
 
 def test_a_cron_job_runs_at_two_successive_minutes_as_one_job(running):
     runs = running.root / "runs"
-    c = submit(
-        running,
+    c = running.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'date +%s >> {runs}; sleep 2'"
@@ -208,8 +201,8 @@ def test_a_freed_claim_does_not_take_a_cron_job_before_it_is_due(running):
     # The user's plain job runs; when it ends, its claim looks for another job of the
     # same user. The cron job (due in half an hour) must stay Idle, not sit on the slot.
     later = (time.gmtime().tm_min + 30) % 60
-    cron_job = submit(running, f"executable = /bin/true\ncron_minute = {later}\nqueue\n")
-    plain = submit(running, "executable = /bin/sleep\narguments = 1\nqueue\n")
+    cron_job = running.submit(f"executable = /bin/true\ncron_minute = {later}\nqueue\n")
+    plain = running.submit("executable = /bin/sleep\narguments = 1\nqueue\n")
     wait_for(lambda: history(running, "ClusterId") == [[str(plain)]], "the plain job to run")
     time.sleep(3)  # the claim has been offered the cron job by now, and must have let it be
     assert queue(running, "ClusterId", "JobStatus") == [[str(cron_job), "1"]]
@@ -222,7 +215,7 @@ def test_condor_reconfig_recomputes_cron_times_in_the_new_zone(pool):
     pool.start("master")
     up = lambda: pool.cli("condorx.cli.q", "-af", "ClusterId", check=False).returncode == 0  # noqa: E731
     wait_for(up, "the master to start a schedd")
-    submit(pool, "executable = /bin/true\ncron_minute = 0\ncron_hour = 12\nqueue\n")
+    pool.submit("executable = /bin/true\ncron_minute = 0\ncron_hour = 12\nqueue\n")
     first = int(queue(pool, "DeferralTime")[0][0])
     assert time.gmtime(first).tm_hour == 12  # noon, UTC
     with open(pool.config_file, "a") as f:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_jobs_run import history, queue, submit
+from test_jobs_run import history, queue
 from test_startd_policy import slot_states, transitions
 
 from condorx.security import current_user
@@ -54,8 +54,7 @@ def start(pool: Pool, policy: str, extra: str = "") -> Machine:
 def sleeper(pool: Pool, name: str = "pid", extra: str = "") -> tuple[int, int]:
     pidfile = pool.root / name
     pidfile.unlink(missing_ok=True)
-    c = submit(
-        pool,
+    c = pool.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'echo $$ > {pidfile}; while true; do sleep 0.2; done'"
@@ -119,7 +118,7 @@ def test_time_of_day_policy_keeps_jobs_off_in_work_hours(pool):
     m = start(pool, "time_of_day.config")
     m.set(ClockOffset=int(_local(wed, 10) - time.time()))  # Wednesday, 10:00
     wait_for(lambda: slot_states(pool) == ["Owner/Idle"], "the slot to be Owner in work hours")
-    c = submit(pool, "executable = /bin/sleep\narguments = 600\nlog = job.log\nqueue\n")
+    c = pool.submit("executable = /bin/sleep\narguments = 600\nlog = job.log\nqueue\n")
     later(pool)
     assert queue(pool, "JobStatus") == [["1"]]  # not started during work hours
     m.set(ClockOffset=int(_local(wed, 20) - time.time()))  # Wednesday, 20:00
@@ -151,7 +150,7 @@ def test_no_preemption_policy_lets_jobs_finish_but_a_job_may_ask_for_less(pool):
     retire = pool.cli("condorx.cli.status", "-af", "MaxJobRetirementTime").stdout.strip()
     assert retire == str(3600 * 24 * 2)
     m.set(KeyboardIdle=5)  # PREEMPT is false: the owner coming back changes nothing
-    c = submit(pool, "executable = /bin/sh\narguments = \"-c 'sleep 4'\"\nlog = job.log\nqueue\n")
+    c = pool.submit("executable = /bin/sh\narguments = \"-c 'sleep 4'\"\nlog = job.log\nqueue\n")
     wait_for(lambda: slot_states(pool) == ["Claimed/Busy"], "the job to run")
     pool.cli("condorx.cli.vacate")  # retires the claim: the job finishes first
     wait_for(lambda: slot_states(pool) == ["Claimed/Retiring"], "the claim to retire")

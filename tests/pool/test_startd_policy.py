@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from test_jobs_run import history, queue, submit
+from test_jobs_run import history, queue
 
 from condorx.client.connection import Address, connect, daemon_credentials
 from condorx.testing.pool import QUICK_POOL, wait_for, wait_for_pid
@@ -100,7 +100,7 @@ def sleeper(pool: Pool, trap: str = "") -> tuple[int, int]:
     """Submit a job that runs until it is stopped; returns its cluster and, once it
     runs, its shell's pid."""
     (pool.root / "pid").unlink(missing_ok=True)
-    c = submit(pool, SLEEPER.format(root=pool.root, trap=trap))
+    c = pool.submit(SLEEPER.format(root=pool.root, trap=trap))
     return c, wait_for_pid(pool.root / "pid")
 
 
@@ -197,7 +197,7 @@ PREEMPT = KeyboardIdle < 60
 MaxJobRetirementTime = 30
 """,
     )
-    c = submit(p, "executable = /bin/sh\narguments = \"-c 'sleep 3'\"\nlog = job.log\nqueue\n")
+    c = p.submit("executable = /bin/sh\narguments = \"-c 'sleep 3'\"\nlog = job.log\nqueue\n")
     wait_for(lambda: slot_state(p) == "Claimed/Busy", "the job to run")
     keyboard(p, 5)
     wait_for(lambda: slot_state(p) == "Claimed/Retiring", "the claim to retire")
@@ -285,7 +285,7 @@ def test_a_claim_that_comes_before_its_match(desktop):
 
 def test_claim_worklife_ends_the_claim_after_its_job(pool):
     p = start(pool, "CLAIM_WORKLIFE = 2\n")
-    submit(p, "executable = /bin/sleep\narguments = 3\nlog = job.log\nqueue 2\n")
+    p.submit("executable = /bin/sleep\narguments = 3\nlog = job.log\nqueue 2\n")
     wait_for(lambda: len(history(p, "ClusterId")) == 2, "both jobs to run")
     log = (p.root / "log" / "StartLog").read_text()
     # Each job ran on a claim of its own: the first claim took no second job.
@@ -302,8 +302,7 @@ def test_a_job_the_slot_ranks_higher_preempts_the_running_one(pool):
     low, low_pid = sleeper(p)
     wait_for(lambda: slot_state(p) == "Claimed/Busy", "the first job to run")
     marker = p.root / "important-ran"
-    important = submit(
-        p,
+    important = p.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'touch {marker}'"
@@ -428,8 +427,7 @@ def test_a_job_using_the_cpu_is_measured_and_suspended(pool):
     # busy (CI: load 2 on 2 cores), so the bar is well under one core.
     p = start(pool, "WANT_SUSPEND = True\nSUSPEND = CondorLoadAvg > 0.25\nCONTINUE = False\n")
     pids = p.root / "pids"
-    c = submit(
-        p,
+    c = p.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'echo $$ > {pids}; while :; do :; done'"

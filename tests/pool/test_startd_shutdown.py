@@ -9,7 +9,7 @@ import signal
 import time
 from pathlib import Path
 
-from test_jobs_run import history, queue, submit
+from test_jobs_run import history, queue
 from test_startd_policy import transitions
 
 from condorx.testing.pool import QUICK_POOL, wait_for, wait_for_pid
@@ -25,8 +25,7 @@ def start(pool: Pool, extra: str = "") -> None:
 
 def running_job(pool: Pool, seconds: int, trap: str = "") -> tuple[int, int]:
     pidfile = pool.root / "pid"
-    c = submit(
-        pool,
+    c = pool.submit(
         f"""
 executable = /bin/sh
 arguments = "-c 'echo $$ > {pidfile}; {trap} sleep {seconds}'"
