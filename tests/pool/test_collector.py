@@ -48,6 +48,10 @@ def test_advertise_query_and_status(pool):
         "condorx.cli.status", "-af", "Name", "Memory * 2", "-constraint", 'State == "Claimed"'
     )
     assert af.stdout == "slot2@a 4096\n"
+    # As HTCondor's: nothing matched, nothing printed (no heading, no totals), status 0.
+    for view in ([], ["-total"], ["-schedd"], ["-negotiator"]):
+        r = pool.cli("condorx.cli.status", *view, "-constraint", "false")
+        assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
 
 
 def test_a_fresh_ad_replaces_the_old_and_stale_ads_expire(pool):

@@ -82,20 +82,33 @@ def main(ctx: click.Context) -> None:
             fail(f"{TOOL}: -af needs at least one attribute or expression")
         for row in run_client(client.query_rows, kind, exprs, constraint, tool=TOOL):
             print(" ".join(_af(v) for v in row))
-    elif kind == "scheduler":
-        _schedd_view(run_client(client.query_rows, kind, SCHEDD, constraint, tool=TOOL))
+    else:
+        _table(client, kind, constraint, "totals" in opts.flags)
+
+
+def _table(client: CollectorClient, kind: str, constraint: str | None, totals: bool) -> None:
+    """The default views. As HTCondor's, nothing at all (no heading, no totals) when no
+    ad matches."""
+    if kind == "scheduler":
+        rows = run_client(client.query_rows, kind, SCHEDD, constraint, tool=TOOL)
+        if rows:
+            _schedd_view(rows)
     elif kind in ("negotiator", "daemonmaster"):
         rows = run_client(client.query_rows, kind, ["Name", "MyAddress"], constraint, tool=TOOL)
-        print(f"{'Name':<40} Address\n")
+        if rows:
+            print(f"{'Name':<40} Address\n")
         for name, address in rows:
             print(f"{str(name):<40} {address}")
-    elif "totals" in opts.flags:
+    elif totals:
         # Only what the totals count travels: 100,000 slots' names and loads need not.
-        _totals(run_client(client.query_rows, kind, TOTALS, constraint, tool=TOOL))
+        rows = run_client(client.query_rows, kind, TOTALS, constraint, tool=TOOL)
+        if rows:
+            _totals(rows)
     else:
         rows = run_client(client.query_rows, kind, SLOT, constraint, tool=TOOL)
-        _slot_view(rows)
-        _totals([row[1:4] for row in rows])
+        if rows:
+            _slot_view(rows)
+            _totals([row[1:4] for row in rows])
 
 
 def _kind(opts: a.Parsed) -> str:
