@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import socket
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import click
 
 from condorx import eventlog
 from condorx.cli import args as a
+from condorx.cli.timefmt import format_date, format_time_nosecs
 
 TOOL = "condor_userlog"
 OPTIONS = [
@@ -36,22 +36,6 @@ OPTIONS = [
 USAGE = (
     "condor_userlog [-total | -raw] [-debug] [-evict] [-j cluster[.proc]] [-all] [-hostname] LOG..."
 )
-
-
-def format_date(t: float) -> str:
-    """`%2d/%-2d %02d:%02d`: month/day hour:minute, local time (HTCondor's format_date)."""
-    if t < 0:
-        return "    ???    "
-    lt = time.localtime(t)
-    return f"{lt.tm_mon:2d}/{lt.tm_mday:<2d} {lt.tm_hour:02d}:{lt.tm_min:02d}"
-
-
-def format_time_nosecs(secs: float) -> str:
-    """`ddd+hh:mm` (HTCondor's format_time_nosecs)."""
-    s = int(secs)
-    if s < 0:
-        return "[?????]"
-    return f"{s // 86400:3d}+{s % 86400 // 3600:02d}:{s % 3600 // 60:02d}"
 
 
 @dataclass

@@ -26,7 +26,7 @@ from condorx.classad import ClassAd, ExprTree
 from condorx.cli import args as a
 from condorx.cli.adformat import AutoFormat
 from condorx.cli.common import fail, load, run_client
-from condorx.cli.userlog import format_time_nosecs
+from condorx.cli.timefmt import format_date, format_date_year, format_time_nosecs
 from condorx.client import negotiator
 from condorx.config import Config
 from condorx.wire import RemoteError, WireError
@@ -79,10 +79,7 @@ def _since(rec: dict[str, Any], now: float) -> str:
 
 
 def _date_year(t: Any) -> str:
-    if not t:
-        return ""
-    lt = time.localtime(int(t))
-    return f"{lt.tm_mon:2d}/{lt.tm_mday:02d}/{lt.tm_year:<4d} {lt.tm_hour:02d}:{lt.tm_min:02d}"
+    return format_date_year(int(t)) if t else ""
 
 
 # HTCondor's columns, in its fixed order (the quota and group columns, for pools with
@@ -207,11 +204,7 @@ def _table(records: list[dict[str, Any]], names: list[str], now: float, everyone
     columns = [COLUMNS[n] for n in names]
     footer = f"Number of users: {len(records)}"
     width = min(max([10, len(footer)] + [len(r["Name"]) for r in records]), 99)
-    stamp = time.localtime(now)
-    print(
-        f"Last Priority Update: {stamp.tm_mon:2d}/{stamp.tm_mday:<2d} "
-        f"{stamp.tm_hour:02d}:{stamp.tm_min:02d}"
-    )
+    print(f"Last Priority Update: {format_date(now)}")
     for i, first in ((0, " " * width), (1, f"{'User Name':<{width}}")):
         print(first + "".join(" " + _centre(c.heads[i], c.width) for c in columns))
     dashes = "-" * width + "".join(" " + "-" * c.width for c in columns)

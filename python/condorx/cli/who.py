@@ -18,6 +18,7 @@ from condorx.classad import ClassAd
 from condorx.cli import args as a
 from condorx.cli.adformat import AutoFormat
 from condorx.cli.common import fail, load, run_client
+from condorx.cli.timefmt import format_time
 from condorx.client.connection import Address, call, user_credentials
 from condorx.config import Config
 from condorx.protocol.startd import QuerySlots, SlotAds
@@ -51,12 +52,6 @@ async def busy_slots(cfg: Config, address: str | None) -> list[ClassAd]:
     reply = await call(Address.parse(address), user_credentials(cfg), QuerySlots())
     ads = wire.ads_from_packed(SlotAds.from_wire(reply).ads, "slot ad")
     return [ad for ad in ads if ad.get("JobId") is not None]
-
-
-def format_time(secs: int) -> str:
-    """`%3d+%02d:%02d:%02d` (HTCondor's format_time)."""
-    days, hours = secs // 86400, secs % 86400 // 3600
-    return f"{days:3d}+{hours:02d}:{secs % 3600 // 60:02d}:{secs % 60:02d}"
 
 
 def row(ad: ClassAd) -> list[str]:
