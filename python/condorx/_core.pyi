@@ -33,6 +33,8 @@ __all__ = [
     "ads_from_wire",
     "ads_from_msgpack",
     "ads_to_msgpack",
+    "cedar_put_ads",
+    "cedar_get_ad",
     "autoclusters",
     "pool_policies",
     "__version__",
@@ -136,6 +138,16 @@ def ads_from_wire(maps: list[Any], expr_type: type) -> list[ClassAd | None]:
 def ads_from_msgpack(body: bytes, stamp: ClassAd | None = None) -> list[ClassAd] | None:
     """The ads of a msgpack array of wire maps, each with `stamp`'s attributes set over
     its own; None where it is not plain."""
+def cedar_put_ads(
+    ads: list[ClassAd],
+    encrypted: bool,
+    projection: list[str] | None = None,
+    exclude: list[str] | None = None,
+) -> list[bytes]:
+    """Each ad in HTCondor's wire form (count, `Name = expr` strings, two empty
+    strings), only the projection's attributes when given, never the excluded."""
+def cedar_get_ad(lines: list[str], literals_only: bool = False) -> ClassAd:
+    """An ad from the `Name = expr` strings a peer sent (old syntax, one each)."""
 def ads_to_msgpack(ads: list[ClassAd]) -> bytes:
     """The ads as one msgpack array of wire maps, for `ads_from_msgpack`."""
 def parse_ads(text: str, old: bool) -> list[ClassAd]:

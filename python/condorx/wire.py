@@ -36,6 +36,9 @@ MAX_FRAME = 256 * 1024 * 1024
 # message is well under 1 KiB): a stranger cannot make a daemon hold megabytes.
 PRE_AUTH_FRAME = 64 * 1024
 _HEADER = struct.Struct(">I")
+# What a condorx client sends first on TCP, before the daemon's hello: it tells condorx's
+# wire from HTCondor's (whose first byte, a packet's end flag, is 0 to 10) on one port.
+PREAMBLE = b"CDX1"
 _EXPR = 1
 
 
@@ -128,10 +131,12 @@ class Channel(ABC):
 class StreamChannel(Channel):
     """One connection: whole frames in and out over a trio stream."""
 
-    def __init__(self, stream: trio.abc.Stream, max_frame: int = MAX_FRAME) -> None:
+    def __init__(
+        self, stream: trio.abc.Stream, max_frame: int = MAX_FRAME, pending: bytes = b""
+    ) -> None:
         self.stream = stream
         self.max_frame = max_frame
-        self._buf = bytearray()
+        self._buf = bytearray(pending)  # bytes already read off the stream
         # Frames from several tasks (a reply's stream and notices beside it) never mix.
         self._sending = trio.Lock()
         self.session: Session | None = None

@@ -32,7 +32,9 @@ async def start(nursery: trio.Nursery, **limits: Any) -> Address:
 
 async def stranger(addr: Address) -> trio.SocketStream:
     assert addr.host is not None and addr.port is not None
-    return await trio.open_tcp_stream(addr.host, addr.port)
+    s = await trio.open_tcp_stream(addr.host, addr.port)
+    await s.send_all(wire.PREAMBLE)  # a stranger that speaks condorx's wire
+    return s
 
 
 async def read_until_closed(stream: trio.SocketStream) -> bytes:

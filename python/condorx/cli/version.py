@@ -7,48 +7,16 @@ in `if` conditions: condorx.config.conditions.VERSION); the BuildID names condor
 
 from __future__ import annotations
 
-import platform
-
 import click
 
 from condorx.cli import args as a
-from condorx.config.conditions import VERSION
+from condorx.version import arch, opsys, platform_string, version_string
 
-BUILD_DATE = "2026-09-24"  # the release date of the HTCondor version followed
-BUILD_ID = "condorx-0.1.0"
 OPTIONS = [
     a.Opt("arch", 1, help="print only the architecture (e.g. X86_64)"),
     a.Opt("opsys", 1, help="print only the operating system (e.g. LINUX)"),
     a.Opt("syscall", 1, help="print the system call library's version (none: condorx has none)"),
 ]
-
-
-def version_string() -> str:
-    text = ".".join(map(str, VERSION))
-    return f"$CondorVersion: {text} {BUILD_DATE} BuildID: {BUILD_ID} $"
-
-
-def arch() -> str:
-    machine = platform.machine().upper()
-    return {"AMD64": "X86_64", "ARM64": "AARCH64", "I686": "INTEL"}.get(machine, machine)
-
-
-def opsys() -> str:
-    return {"Darwin": "MACOSX", "Windows": "WINDOWS"}.get(platform.system(), "LINUX")
-
-
-def distro() -> str:
-    """`Ubuntu_22.04`, `AlmaLinux_9.4`, ... as HTCondor names the platform it was built on."""
-    try:
-        info = platform.freedesktop_os_release()
-    except OSError:
-        return platform.system()
-    name = info.get("NAME", "Linux").split()[0]
-    return f"{name}_{info['VERSION_ID']}" if info.get("VERSION_ID") else name
-
-
-def platform_string() -> str:
-    return f"$CondorPlatform: {arch()}-{distro()} $"
 
 
 @a.command("condor_version", OPTIONS, "condor_version [-arch | -opsys | -syscall]")

@@ -77,6 +77,7 @@ async def connect(
     else:
         assert addr.host is not None and addr.port is not None
         stream = await trio.open_tcp_stream(addr.host, addr.port)
+        await stream.send_all(wire.PREAMBLE)
     # Until the daemon has proven itself, it gets no more room than a stranger would.
     ch = wire.StreamChannel(stream, wire.PRE_AUTH_FRAME)
     try:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import trio
 
 from condorx import _core, locate, security, wire
+from condorx.cedar import collector as cedar_collector
 from condorx.classad import ClassAd, ExprTree
 from condorx.config import Config
 from condorx.daemons import query
@@ -105,7 +106,9 @@ class Collector:
         for start in range(0, len(entries), CHUNK):
             chunk = entries[start : start + CHUNK]
             ads = [e.ad for e in chunk]
-            if exprs:
+            if req.cedar is not None:
+                await ch.send({"more": query.cedar_rows(ads, req)})
+            elif exprs:
                 await ch.send({"more": query.evaluate(exprs, ads)})
             else:
                 # Whole ads as one msgpack body written and read in the core: the
@@ -129,6 +132,7 @@ async def serve(
     collector = Collector(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
     server = Server.configured("collector", collector.handlers(), key, cfg)
+    server.add_cedar(cedar_collector.commands(), cfg)
     host, port = locate.collector_bind(cfg)
     async with trio.open_nursery() as nursery:
         bound = await nursery.start(server.serve_tcp, host, port)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import trio
 
-from condorx import locate, security, wire
+from condorx import locate, security, version, wire
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config, ConfigError, load_config
@@ -235,6 +235,7 @@ class Master:
                             "MyAddress": self.address,
                             "ClassAdLifetime": interval * 3,
                             "DaemonList": ", ".join(self.daemon_list()),
+                            **version.stamp(),
                         }
                     ]
                 )

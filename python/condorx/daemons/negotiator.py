@@ -20,7 +20,7 @@ from typing import Any
 
 import trio
 
-from condorx import _core, cron, locate, security, wire
+from condorx import _core, cron, locate, security, version, wire
 from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
@@ -264,6 +264,7 @@ class Negotiator:
             "Name": self.name,
             "MyAddress": self.address,
             "NegotiatorIpAddr": self.address,
+            **version.stamp(),
             "ClassAdLifetime": self.interval * 3 + 60,
             "LastNegotiationCycleDuration0": self.last_cycle.get("seconds", 0.0),
             "LastNegotiationCycleMatches0": self.last_cycle.get("matches", 0),

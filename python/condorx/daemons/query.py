@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-from condorx import wire
+from condorx import _core, wire
 from condorx.classad import ClassAd, ExprTree, eval_each
 from condorx.errors import Refused
 
@@ -36,3 +36,12 @@ def evaluate(exprs: Iterable[Any], ads: list[ClassAd]) -> list[list[Any]]:
             raise Refused("bad-request", f"expression {text!r}: {e}") from None
         columns.append(wire.plain_values(eval_each(expr, ads)))
     return [list(row) for row in zip(*columns, strict=True)] if columns else [[] for _ in ads]
+
+
+def cedar_rows(ads: list[ClassAd], req: Any) -> list[bytes]:
+    """The ads in HTCondor's wire form, as a query for the CEDAR face asks (`cedar`:
+    "clear" or "encrypted" strings; `projection`: the attributes wanted, else all)."""
+    projection = req.projection
+    if projection is not None and not all(isinstance(p, str) for p in projection):
+        raise Refused("bad-request", "query: 'projection' must be a list of names")
+    return list(_core.cedar_put_ads(ads, req.cedar == "encrypted", projection or None))

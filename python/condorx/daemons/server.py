@@ -22,8 +22,10 @@ from typing import Any
 import trio
 
 from condorx import mux, security, wire
+from condorx.cedar.face import CedarCommand, CedarFace
 from condorx.config import Config
 from condorx.daemons.limits import Limits
+from condorx.daemons.peer import Peer
 from condorx.errors import CondorxError, Refused
 from condorx.protocol import core, table
 from condorx.protocol.message import Message, Reply
@@ -36,16 +38,6 @@ log = logging.getLogger("condorx.server")
 # Refused authentications and connections, and every change to the job queue: who, what,
 # when (the daemon's AUDIT_LOG).
 audit = logging.getLogger("condorx.audit")
-
-
-@dataclass(frozen=True)
-class Peer:
-    user: str
-    method: str  # "unix", "token" or "anonymous"
-    address: str
-    # Called when the connection ends, however it ends: a claim held over a connection
-    # lapses with it (the other side is gone).
-    on_close: list[Callable[[], None]] = field(default_factory=list)
 
 
 # A handler gets the request decoded into its type, and answers with its command's reply
@@ -74,6 +66,8 @@ class Server:
     # given (tests of the transport bring their own).
     commands: Mapping[str, Command] | None = None
     _open: Counter[str] = field(default_factory=Counter)
+    # HTCondor's clients on the same TCP port (`add_cedar`).
+    cedar: CedarFace | None = None
 
     def __post_init__(self) -> None:
         commands = self.commands if self.commands is not None else table.of(self.name)
@@ -98,7 +92,29 @@ class Server:
     ) -> Server:
         """A server with the daemon's limits and protection policy from `cfg`."""
         limits, policy = Limits.from_config(cfg), Policy.from_config(cfg)
-        return cls(name, handlers, pool_key, limits, policy)
+        server = cls(name, handlers, pool_key, limits, policy)
+        server.cfg = cfg
+        return server
+
+    cfg: Config | None = None
+
+    def add_cedar(self, commands: list[CedarCommand], cfg: Config) -> None:
+        """Answer HTCondor's clients too, on the TCP port, with these commands."""
+        self.cedar = CedarFace(self, commands, cfg)
+
+    def permits(self, request: type[Message], user: str) -> bool:
+        """Whether `user` may send this request (the permission table's say)."""
+        route = self._routes.get(request.command)
+        return route is not None and route[0].permission.allows(user)
+
+    async def call(self, peer: Peer, request: Message, ch: wire.Channel) -> dict[str, Any]:
+        """Serve a request that came another way than condorx's wire (the CEDAR face):
+        the same permission check, handler and audit line."""
+        frame = request.to_wire()
+        reply = await self._dispatch(peer, frame, ch)
+        if self.audited(frame):
+            audit.info("%s", _audit_line(self.name, peer, frame, reply))
+        return reply
 
     async def serve_tcp(
         self, host: str, port: int, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED
@@ -125,7 +141,29 @@ class Server:
 
     async def _tcp_connection(self, stream: trio.SocketStream) -> None:
         addr = _address(stream)
-        await self._connection(stream, addr, lambda ch, hello: self._token_auth(ch, hello, addr))
+        await self._connection(stream, addr, partial(self._sniffed, stream, addr))
+
+    async def _sniffed(self, stream: trio.SocketStream, addr: str, host: str) -> None:
+        """condorx's clients open with wire.PREAMBLE, HTCondor's with a CEDAR packet,
+        whose first byte (its end flag) is 0 to 10: serve each in its own tongue."""
+        first = b""
+        with trio.move_on_after(self.limits.handshake_timeout):
+            while len(first) < len(wire.PREAMBLE) and not (first and first[0] <= 10):
+                chunk = await stream.receive_some(65536)
+                if not chunk:
+                    break
+                first += chunk
+        if first[:1] and first[0] <= 10 and self.cedar is not None:
+            await self.cedar.serve(stream, first, addr)
+        elif first.startswith(wire.PREAMBLE):
+            auth = partial(self._token_auth, addr=addr)
+            await self._serve_connection(stream, host, auth, first[len(wire.PREAMBLE) :])
+        else:
+            audit.warning(
+                "%s closed a connection from %s: neither condorx's nor HTCondor's protocol",
+                self.name,
+                addr,
+            )
 
     async def _unix_connection(self, stream: trio.SocketStream) -> None:
         async def auth(ch: wire.Channel, hello: dict[str, Any]) -> _Accepted:
@@ -136,7 +174,7 @@ class Server:
             user = security.peer_user(stream.socket)  # type: ignore[arg-type]
             return _Accepted(Peer(user, "unix", "local"))
 
-        await self._connection(stream, "local", auth)
+        await self._connection(stream, "local", partial(self._serve_connection, stream, auth=auth))
 
     async def _token_auth(self, ch: wire.Channel, hello: dict[str, Any], addr: str) -> _Accepted:
         reply = await ch.receive()
@@ -166,17 +204,16 @@ class Server:
         return _Accepted(Peer(user, "token", addr), keys, mode)
 
     async def _connection(
-        self,
-        stream: trio.SocketStream,
-        host: str,
-        auth: Callable[[wire.Channel, dict[str, Any]], Awaitable[_Accepted]],
+        self, stream: trio.SocketStream, host: str, serve: Callable[[str], Awaitable[None]]
     ) -> None:
+        """Count the connection against its host's and the daemon's limits while
+        `serve(host)` runs, or refuse it as busy."""
         host = host.rpartition(":")[0] or host  # connections are counted per host
         try:
             if self._admit(host):
                 self._open[host] += 1
                 try:
-                    await self._serve_connection(stream, host, auth)
+                    await serve(host)
                 finally:
                     self._open[host] -= 1
                     if not self._open[host]:
@@ -214,9 +251,10 @@ class Server:
         stream: trio.SocketStream,
         host: str,
         auth: Callable[[wire.Channel, dict[str, Any]], Awaitable[_Accepted]],
+        pending: bytes = b"",
     ) -> None:
         # A stranger's frames are small until it has proven who it is.
-        ch = wire.StreamChannel(stream, wire.PRE_AUTH_FRAME)
+        ch = wire.StreamChannel(stream, wire.PRE_AUTH_FRAME, pending)
         hello = {"hello": self.name, "v": wire.VERSION, "nonce": secrets.token_bytes(16)}
         accepted: _Accepted | None = None
         with trio.move_on_after(self.limits.handshake_timeout):

@@ -36,3 +36,7 @@ class QueryAds(Message):
     type: str = ""
     constraint: Any = None
     exprs: list[Any] | None = None
+    # Whole ads in HTCondor's wire form (`cedar.codec`), "clear" or "encrypted" strings,
+    # with only the `projection`'s attributes when one is given: for the CEDAR face.
+    cedar: str | None = None
+    projection: list[Any] | None = None

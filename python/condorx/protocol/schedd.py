@@ -47,6 +47,10 @@ class QueryJobs(Message):
     limit: int | None = None
     after: str | None = None
     routes: list[Any] | None = None
+    # Whole ads in HTCondor's wire form (`cedar.codec`), "clear" or "encrypted" strings,
+    # with only the `projection`'s attributes when one is given: for the CEDAR face.
+    cedar: str | None = None
+    projection: list[Any] | None = None
 
 
 @dataclass(frozen=True)

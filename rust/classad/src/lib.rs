@@ -40,7 +40,7 @@ pub use error::{SyntaxError, SyntaxKind};
 pub use eval::{eval_attr, eval_expr, eval_standalone, EvalBuffer, Evaluator, Scope};
 pub use matching::{matches, symmetric_match};
 pub use name::Name;
-pub use old::{parse_old_ad, parse_old_ads};
+pub use old::{parse_old_ad, parse_old_ads, parse_old_line};
 pub use parser::{parse_ad, parse_expr, parse_next_ad};
 pub use unparse::{unparse, unparse_ad, unparse_ad_old, unparse_value};
 pub use value::{AdValue, ListValue, Value};

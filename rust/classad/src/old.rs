@@ -66,6 +66,12 @@ pub fn parse_old_ad(text: &str) -> Result<ClassAd, SyntaxError> {
     })
 }
 
+/// One `Name = expr` line on its own, as HTCondor's wire protocol sends each attribute
+/// of an ad (a string literal in it may hold a raw newline: the line is not split).
+pub fn parse_old_line(line: &str) -> Result<(Name, crate::ast::Expr), SyntaxError> {
+    parse_line(line, 0, line.len())
+}
+
 /// `Name = expr` found between byte offsets `start` and `end` of `text`.
 fn parse_line(
     text: &str,

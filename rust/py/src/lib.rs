@@ -4,6 +4,7 @@ mod analyze;
 mod api;
 mod autoclusters;
 mod bench;
+mod cedar;
 mod classad;
 mod convert;
 mod cron;
@@ -26,6 +27,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     analyze::register(m)?;
     cron::register(m)?;
     bench::register(m)?;
+    cedar::register(m)?;
     packed::register(m)?;
     wire::register(m)?;
     autoclusters::register(m)?;

@@ -9,7 +9,7 @@ from typing import Any
 
 import trio
 
-from condorx import wire
+from condorx import version, wire
 from condorx.attrs import JobStatus
 from condorx.client import negotiator
 from condorx.client.collector import CollectorClient
@@ -33,6 +33,7 @@ def ads(ledger: Ledger, me: Identity) -> list[dict[str, Any]]:
         "MyAddress": me.address,
         "ClassAdLifetime": me.interval * 3,
         "Machine": me.uid_domain,
+        **version.stamp(),
     }
     out = [
         {

@@ -22,6 +22,7 @@ import trio
 from condorx import cron, locate, security, wire
 from condorx._core import eval_against
 from condorx.attrs import JobStatus, Universe
+from condorx.cedar import schedd as cedar_schedd
 from condorx.classad import ClassAd, ExprTree, parseAds
 from condorx.client.connection import Address, daemon_credentials
 from condorx.client.startd import StartdClient
@@ -380,8 +381,10 @@ class Schedd:
         step = min(CHUNK, max(1, len(ads)))
         for start in range(0, len(ads), step):
             chunk = ads[start : start + step]
-            if exprs:
-                rows: list[Any] = query.evaluate(exprs, [ad for _, ad in chunk])
+            if req.cedar is not None:
+                rows: list[Any] = query.cedar_rows([ad for _, ad in chunk], req)
+            elif exprs:
+                rows = query.evaluate(exprs, [ad for _, ad in chunk])
             else:
                 rows = [ad.printOld() for _, ad in chunk]
             await ch.send({"more": rows})
@@ -877,6 +880,7 @@ async def serve(
         await schedd.requeue_orphans()
         await schedd.recompute_cron()
         server = Server.configured("schedd", schedd.handlers(), key, cfg)
+        server.add_cedar(cedar_schedd.commands(), cfg)
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("SCHEDD_PORT", 0))
         await nursery.start(server.serve_unix, locate.schedd_socket(cfg))
         me.address = ledger.address = f"<{locate.advertised_host(host)}:{port}>"

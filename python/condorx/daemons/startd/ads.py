@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from condorx import version
 from condorx.config import Config
 from condorx.daemons.startd.inputs import Inputs
 from condorx.daemons.startd.machine import Machine
@@ -95,6 +96,7 @@ def slot_ad(
         "HasFileTransfer": True,
         "HasJobDeferral": True,
         "StartdIpAddr": m.address,
+        **version.stamp(),
         "MyAddress": m.address,
         "UidDomain": m.uid_domain,
         "FileSystemDomain": m.fs_domain,

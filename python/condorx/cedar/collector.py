@@ -1,0 +1,117 @@
+"""The collector's CEDAR commands: every QUERY_* and the updates.
+
+A query's ad names a constraint (`Requirements`), the attributes wanted (`Projection`,
+space- or comma-separated) and at most how many ads (`LimitResults`); the answer is one
+message, `[1][ad] ... [1][ad] [0]`. An update carries the ad (a daemon's private ad may
+follow it); further `[command][ad]` updates may follow on the same session, until the
+client sends DC_NOP or closes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from condorx import _core
+from condorx.cedar.codec import CedarError
+from condorx.cedar.commands import QUERY_TYPES, Cmd
+from condorx.cedar.face import Call, CedarCommand
+from condorx.classad import ClassAd
+from condorx.protocol.collector import Advertise, QueryAds
+
+_ALL_TYPES = (
+    Cmd.QUERY_ANY_ADS,
+    Cmd.QUERY_GENERIC_ADS,
+    Cmd.QUERY_MULTIPLE_ADS,
+    Cmd.QUERY_MULTIPLE_PVT_ADS,
+)
+_UPDATES = (
+    Cmd.UPDATE_STARTD_AD,
+    Cmd.UPDATE_SCHEDD_AD,
+    Cmd.UPDATE_MASTER_AD,
+    Cmd.UPDATE_SUBMITTOR_AD,
+    Cmd.UPDATE_COLLECTOR_AD,
+    Cmd.UPDATE_NEGOTIATOR_AD,
+    Cmd.UPDATE_AD_GENERIC,
+    Cmd.UPDATE_STARTD_AD_WITH_ACK,
+    Cmd.UPDATE_ACCOUNTING_AD,
+    Cmd.UPDATE_OWN_SUBMITTOR_AD,
+)
+
+
+def constraint_of(query: ClassAd, attr: str = "Requirements") -> str | None:
+    """The query's constraint as expression text (None: every ad)."""
+    if attr not in query:
+        return None
+    return str(query.lookup(attr))
+
+
+def projection_of(query: ClassAd) -> list[str] | None:
+    value = query.get("Projection")
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value.replace(",", " ").split()
+
+
+def limit_of(query: ClassAd) -> int | None:
+    value = query.get("LimitResults")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _types(command: int, query: ClassAd) -> tuple[str, ...]:
+    if command in _ALL_TYPES:
+        target = query.get("TargetType")
+        if isinstance(target, str) and target and target.lower() not in ("any", "*"):
+            return (target.lower(),)
+        return ("",)
+    return QUERY_TYPES[command]
+
+
+async def _query(call: Call) -> bool:
+    query = (await call.payload()).classad()
+    rows: list[bytes] = []
+
+    async def take(chunk: Any) -> None:
+        rows.extend(chunk)
+
+    encoding = "encrypted" if call.conn.encrypted else "clear"
+    for kind in _types(call.command, query):
+        request = QueryAds(
+            type=kind,
+            constraint=constraint_of(query),
+            cedar=encoding,
+            projection=projection_of(query),
+        )
+        reply = await call.dispatch(request, take)
+        if not reply.get("ok"):
+            raise CedarError(f"query refused: {reply.get('error')}")
+    limit = limit_of(query)
+    out = call.writer()
+    for row in rows[:limit] if limit else rows:
+        out.integer(1).raw(row)
+    await call.send(out.integer(0))
+    return False
+
+
+async def _update(call: Call) -> bool:
+    msg = await call.payload()
+    ad = msg.classad()
+    if not msg.at_end():
+        msg.classad()  # a daemon's private ad: not kept (nothing here reads it yet)
+    reply = await call.dispatch(Advertise(_core.ads_to_msgpack([ad])))
+    if call.command == Cmd.UPDATE_STARTD_AD_WITH_ACK:
+        await call.send(call.writer().integer(1 if reply.get("ok") else 0))
+    return bool(reply.get("ok"))
+
+
+def commands() -> list[CedarCommand]:
+    out = [CedarCommand(n, "READ", _query, QueryAds) for n in QUERY_TYPES]
+    out += [CedarCommand(n, "ADVERTISE_" + _level(n), _update, Advertise) for n in _UPDATES]
+    return out
+
+
+def _level(command: int) -> str:
+    if command in (Cmd.UPDATE_STARTD_AD, Cmd.UPDATE_STARTD_AD_WITH_ACK):
+        return "STARTD"
+    if command in (Cmd.UPDATE_SCHEDD_AD, Cmd.UPDATE_SUBMITTOR_AD, Cmd.UPDATE_OWN_SUBMITTOR_AD):
+        return "SCHEDD"
+    return "MASTER"

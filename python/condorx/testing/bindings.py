@@ -1,0 +1,70 @@
+"""HTCondor's own Python bindings as clients of a condorx pool, for tests: a script runs
+in a process of its own (the bindings' configuration is process-wide, and a client that
+crashes must not take the test with it), configured by a CONDOR_CONFIG that includes the
+pool's own and names its collector, as a user's would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from typing import Any
+
+from condorx import locate
+from condorx.testing.pool import LocalPool
+
+# The wheel's Python: the venv's own (htcondor 25.14.1, module htcondor2).
+PYTHON = sys.executable
+
+
+@dataclass
+class Result:
+    returncode: int
+    value: Any
+    stdout: str
+    stderr: str
+
+
+def client_config(pool: LocalPool, extra: str = "") -> str:
+    address = locate.collector_address(pool.cfg)
+    if address is None:
+        raise RuntimeError("the pool's collector has not published its address")
+    return f"include : {pool.config_file}\nCOLLECTOR_HOST = {address.strip('<>')}\n{extra}"
+
+
+def run(
+    pool: LocalPool,
+    code: str,
+    config: str = "",
+    python: str = PYTHON,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
+) -> Result:
+    """Run `code` with the bindings; its `result(value)` call (JSON) is the value."""
+    path = pool.root / f"htcondor-{abs(hash(config)) % 10**8}.config"
+    path.write_text(client_config(pool, config))
+    prelude = textwrap.dedent(
+        """\
+        import json, sys
+        def result(value):
+            sys.stdout.write("RESULT " + json.dumps(value) + "\\n")
+        """
+    )
+    environ = {**os.environ, **(env or {}), "CONDOR_CONFIG": str(path)}
+    environ.pop("CONDORX_CONFIG", None)
+    r = subprocess.run(
+        [python, "-c", prelude + textwrap.dedent(code)],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=pool.root,
+    )
+    value = None
+    for line in r.stdout.splitlines():
+        if line.startswith("RESULT "):
+            value = json.loads(line[7:])
+    return Result(r.returncode, value, r.stdout, r.stderr)
