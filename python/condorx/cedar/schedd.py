@@ -11,13 +11,23 @@ when the query was refused).
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
+from condorx.cedar import qmgmt
 from condorx.cedar.collector import constraint_of, limit_of
 from condorx.cedar.commands import Cmd
 from condorx.cedar.face import Call, CedarCommand
 from condorx.classad import ClassAd
-from condorx.protocol.schedd import QueryJobs
+from condorx.protocol.schedd import Act, QueryJobs, Submit
+
+# JobAction numbers (HTCondor's enum_utils.h) and condorx's names for them.
+ACTIONS = {1: "hold", 2: "release", 3: "remove", 4: "remove-x", 8: "suspend", 9: "continue"}
+# Where each action's reason travels in the request ad.
+REASONS = {"hold": "HoldReason", "release": "ReleaseReason", "remove": "RemoveReason"}
+# A job's outcome as HTCondor's action_result_t numbers it.
+RESULTS = {"ok": 1, "not-found": 2, "bad-status": 3, "already-done": 4, "denied": 5}
+AR_LONG = 1
 
 
 def _projection(query: ClassAd) -> list[str] | None:
@@ -62,8 +72,65 @@ async def _query_jobs(call: Call) -> bool:
     return False
 
 
+async def _act(call: Call) -> bool:
+    """ACT_ON_JOBS, in HTCondor's two phases: the outcomes as they would be (nothing
+    changed yet), then, once the client confirms with 1, the action itself."""
+    ad = (await call.payload()).classad()
+    number = ad.get("JobAction")
+    action = ACTIONS.get(number) if isinstance(number, int) else None
+    ids = ad.get("ActionIds")
+    request = Act(
+        action=action or "",
+        ids=[i.strip() for i in ids.split(",") if i.strip()] if isinstance(ids, str) else None,
+        constraint=constraint_of(ad, "ActionConstraint"),
+        reason=_reason(ad, action),
+        per_job=True,
+        dry_run=True,
+    )
+    reply: dict[str, Any] = {"ok": False}
+    if action is not None and (request.ids is not None or request.constraint is not None):
+        reply = await call.dispatch(request)
+    results = reply.get("results") or {} if reply.get("ok") else {}
+    answer = _results_ad(ad, results, reply.get("queue_size"))
+    await call.send(call.writer().classad(answer))
+    if answer["ActionResult"] != 1:
+        return False
+    confirmed = (await call.payload()).integer()
+    if confirmed != 1:
+        return False
+    done = await call.dispatch(replace(request, dry_run=False))
+    await call.send(call.writer().integer(1 if done.get("ok") else 0))
+    return False
+
+
+def _reason(ad: ClassAd, action: str | None) -> str | None:
+    attr = REASONS.get(action or "")
+    value = ad.get(attr) if attr else None
+    return value if isinstance(value, str) else None
+
+
+def _results_ad(request: ClassAd, results: dict[str, Any], size: Any) -> ClassAd:
+    """HTCondor's result ad: per job (`job_C_P`) or totals (`result_total_N`)."""
+    codes = {job: RESULTS.get(str(outcome), 0) for job, outcome in results.items()}
+    kind = request.get("ActionResultType")
+    out = ClassAd({"ActionResultType": kind if isinstance(kind, int) else 2})
+    if kind == AR_LONG:
+        for job, code in codes.items():
+            out[f"job_{job.replace('.', '_')}"] = code
+    else:
+        for code in range(7):
+            out[f"result_total_{code}"] = sum(c == code for c in codes.values())
+    out["JobAction"] = request.get("JobAction") or 0
+    out["ActionResult"] = 1 if any(c == 1 for c in codes.values()) else 0
+    out["TotalJobAds"] = size if isinstance(size, int) else 0
+    return out
+
+
 def commands() -> list[CedarCommand]:
     return [
+        CedarCommand(Cmd.ACT_ON_JOBS, "WRITE", _act, Act, forced=True),
+        CedarCommand(Cmd.QMGMT_WRITE_CMD, "WRITE", qmgmt.serve, Submit, forced=True),
+        CedarCommand(Cmd.QMGMT_READ_CMD, "READ", qmgmt.serve, QueryJobs),
         CedarCommand(Cmd.QUERY_JOB_ADS, "READ", _query_jobs, QueryJobs),
         CedarCommand(Cmd.QUERY_JOB_ADS_WITH_AUTH, "READ", _query_jobs, QueryJobs, forced=True),
     ]

@@ -69,7 +69,8 @@ class Autoclusters(Message):
 @dataclass(frozen=True)
 class Act(Message):
     """remove, remove-x, hold, release, suspend or continue the jobs named by id or
-    chosen by a constraint; `per_job` for each job's outcome."""
+    chosen by a constraint; `per_job` for each job's outcome. `dry_run`: the outcomes as
+    they would be, nothing changed (the first phase of HTCondor's two-phase act)."""
 
     command = "act"
     action: str
@@ -77,6 +78,7 @@ class Act(Message):
     constraint: Any = None
     reason: str | None = None
     per_job: bool = False
+    dry_run: bool = False
 
 
 @dataclass(frozen=True)

@@ -427,9 +427,14 @@ class Schedd:
             allowed, denied = self._permitted(peer, keys)
             for key in allowed:
                 results[f"{key[0]}.{key[1]}"] = self._act_one(txn, action, key, reason, now, peer)
+            if req.dry_run:  # the ledger commits nothing of a change that raises
+                raise _DryRun((keys, denied, results))
             return keys, denied, results
 
-        keys, denied, results = await self.ledger.change(change)
+        try:
+            keys, denied, results = await self.ledger.change(change)
+        except _DryRun as outcome:
+            keys, denied, results = outcome.args[0]
         done = sum(r == "ok" for r in results.values())
         for job in denied:
             results[job] = "denied"
@@ -458,6 +463,10 @@ class Schedd:
                 results[job] = "already-done" if is_done else "bad-status"
                 continue
             ok = False
+            if req.dry_run:
+                done += 1
+                results[job] = "ok"
+                continue
             if await self.shadows.signal(key, action):
                 now = _now()
                 ok = bool(await self.ledger.change(functools.partial(change, key=key, now=now)))
@@ -726,6 +735,10 @@ class Schedd:
             MatchedMany: self.matched_many,
             Autoclusters: self.autoclusters,
         }
+
+
+class _DryRun(Exception):  # noqa: N818 - not an error: the outcome of a dry run
+    """Raised out of a dry run's change, carrying its outcome, so that nothing commits."""
 
 
 def _acted(

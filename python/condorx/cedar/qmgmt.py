@@ -1,0 +1,393 @@
+"""HTCondor's queue-management protocol (QMGMT_WRITE_CMD / QMGMT_READ_CMD): the RPCs
+HTCondor's bindings and tools send to submit and edit jobs, served as one transaction.
+
+Nothing an RPC asks for reaches the queue before CommitTransaction: new clusters and
+procs and their attributes are gathered here, then submitted (as condorx's own `Submit`,
+into the cluster id `NewCluster` reserved); attributes set on jobs already queued are
+applied as condorx's `Edit`, all or nothing. A connection that ends before its commit
+leaves nothing behind but a cluster id never used.
+
+Each RPC is one message, `[int number][arguments]`; the answer is `[int rval]`, and
+`[int errno]` after it when rval < 0, unless the RPC says otherwise (SetAttribute with
+the NoAck flag is not answered at all).
+"""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+from condorx import _core, wire
+from condorx.cedar.codec import CedarError, Reader
+from condorx.cedar.face import Call
+from condorx.classad import ClassAd
+from condorx.protocol.schedd import Edit, QueryJobs, Reserve, Submit
+
+NO_ACK = 0x02  # SetAttribute's flag: no answer wanted (condor_qmgr.h)
+
+
+class Rpc(IntEnum):
+    InitializeConnection = 10001
+    NewCluster = 10002
+    NewProc = 10003
+    DestroyCluster = 10004
+    DestroyProc = 10005
+    SetAttribute = 10006
+    CommitTransactionNoFlags = 10007
+    GetAttributeFloat = 10008
+    GetAttributeInt = 10009
+    GetAttributeString = 10010
+    GetAttributeExpr = 10011
+    DeleteAttribute = 10012
+    GetNextJob = 10013
+    GetJobAd = 10018
+    GetJobByConstraint = 10019
+    GetNextJobByConstraint = 10020
+    SetAttributeByConstraint = 10021
+    InitializeReadOnlyConnection = 10022
+    BeginTransaction = 10023
+    AbortTransaction = 10024
+    GetAllJobsByConstraint = 10026
+    SetAttribute2 = 10027
+    CloseSocket = 10028
+    SetEffectiveOwner = 10030
+    CommitTransaction = 10031
+    SetAttributeByConstraint2 = 10032
+    SetAllowProtectedAttrChanges = 10035
+    GetCapabilities = 10036
+
+
+@dataclass
+class _NewCluster:
+    ad: dict[str, str] = field(default_factory=dict)  # name -> expression text
+    procs: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Transaction:
+    """What a connection has asked for since its last commit or abort."""
+
+    clusters: dict[int, _NewCluster] = field(default_factory=dict)
+    # Attributes to set on jobs already queued: (cluster, proc) or a constraint.
+    edits: list[tuple[Any, str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+class Qmgmt:
+    """One QMGMT connection: its RPCs, until CloseSocket or the connection's end."""
+
+    def __init__(self, call: Call) -> None:
+        self.call = call
+        self.txn = Transaction()
+        self.read_only = False
+        self.number = 0  # the RPC being served
+        self._rpcs: dict[int, Callable[[Reader], Awaitable[bool]]] = {
+            Rpc.InitializeConnection: self._quiet,
+            Rpc.InitializeReadOnlyConnection: self._quiet,
+            Rpc.GetCapabilities: self._capabilities,
+            Rpc.NewCluster: self._new_cluster,
+            Rpc.NewProc: self._new_proc,
+            Rpc.SetAttribute: self._set_attribute,
+            Rpc.SetAttribute2: self._set_attribute,
+            Rpc.SetAttributeByConstraint: self._set_by_constraint,
+            Rpc.SetAttributeByConstraint2: self._set_by_constraint,
+            Rpc.BeginTransaction: self._begin,
+            Rpc.AbortTransaction: self._abort,
+            Rpc.CommitTransaction: self._commit,
+            Rpc.CommitTransactionNoFlags: self._commit,
+            Rpc.SetEffectiveOwner: self._effective_owner,
+            Rpc.SetAllowProtectedAttrChanges: self._allow_protected,
+            Rpc.GetAttributeFloat: self._get_attribute,
+            Rpc.GetAttributeInt: self._get_attribute,
+            Rpc.GetAttributeString: self._get_attribute,
+            Rpc.GetAttributeExpr: self._get_attribute,
+            Rpc.GetJobAd: self._get_job_ad,
+            Rpc.GetJobByConstraint: self._jobs_by_constraint,
+            Rpc.GetAllJobsByConstraint: self._jobs_by_constraint,
+            Rpc.CloseSocket: self._close,
+        }
+
+    async def serve(self) -> bool:
+        while True:
+            try:
+                msg = await self.call.payload()
+            except CedarError:
+                return False  # the client is gone: its transaction with it
+            number = self.number = msg.integer()
+            rpc = self._rpcs.get(number)
+            if rpc is None:
+                raise CedarError(f"queue management RPC {number} is not served")
+            if not await rpc(msg):
+                return False
+
+    # ---- answers ----------------------------------------------------------------------
+
+    async def _answer(self, rval: int, code: int = 0, *more: Any) -> None:
+        out = self.call.writer().integer(rval)
+        if rval < 0:
+            out.integer(code)
+        for value in more:
+            if isinstance(value, ClassAd):
+                out.classad(value)
+            elif isinstance(value, float):
+                out.double(value)
+            elif isinstance(value, int):
+                out.integer(value)
+            else:
+                out.string(str(value))
+        await self.call.send(out)
+
+    async def _quiet(self, msg: Reader) -> bool:
+        return True
+
+    async def _close(self, msg: Reader) -> bool:
+        return False
+
+    async def _capabilities(self, msg: Reader) -> bool:
+        msg.integer()  # the mask: which capabilities the client asks about
+        reply = ClassAd({"LateMaterialize": False})
+        await self.call.send(self.call.writer().classad(reply))
+        return True
+
+    # ---- building a submission --------------------------------------------------------
+
+    async def _new_cluster(self, msg: Reader) -> bool:
+        if self.read_only:
+            await self._denied()
+            return True
+        reply = await self.call.dispatch(Reserve())
+        if not reply.get("ok"):
+            reason = str((reply.get("error") or {}).get("message", "no cluster id"))
+            ad = ClassAd({"ErrorCode": errno.EACCES, "ErrorReason": reason})
+            await self._answer(-1, errno.EACCES, ad)
+            return True
+        cluster = int(reply["cluster"])
+        self.txn.clusters[cluster] = _NewCluster()
+        await self._answer(cluster)
+        return True
+
+    async def _new_proc(self, msg: Reader) -> bool:
+        new = self.txn.clusters.get(msg.integer())
+        if new is None:
+            await self._answer(-1, errno.EINVAL)
+            return True
+        new.procs.append({})
+        await self._answer(len(new.procs) - 1)
+        return True
+
+    async def _set_attribute(self, msg: Reader) -> bool:
+        cluster, proc = msg.integer(), msg.integer()
+        value, name = msg.text(), msg.text()
+        flags = msg.char() if not msg.at_end() else 0
+        problem = _check(name, value)
+        if problem is None and self.read_only:
+            problem = "a read-only connection may not set attributes"
+        if problem is not None:
+            if flags & NO_ACK:
+                self.txn.errors.append(problem)
+            else:
+                await self._answer(-1, errno.EINVAL)
+            return True
+        new = self.txn.clusters.get(cluster)
+        if new is not None and proc == -1:
+            new.ad[name] = value
+        elif new is not None and 0 <= proc < len(new.procs):
+            new.procs[proc][name] = value
+        else:
+            self.txn.edits.append(((cluster, proc), name, value))
+        if not flags & NO_ACK:
+            await self._answer(0)
+        return True
+
+    async def _set_by_constraint(self, msg: Reader) -> bool:
+        constraint, value, name = msg.text(), msg.text(), msg.text()
+        if not msg.at_end():
+            msg.char()
+        problem = _check(name, value) or (
+            "a read-only connection may not set attributes" if self.read_only else None
+        )
+        if problem is not None:
+            await self._answer(-1, errno.EINVAL)
+            return True
+        self.txn.edits.append((constraint or "true", name, value))
+        await self._answer(0)
+        return True
+
+    async def _begin(self, msg: Reader) -> bool:
+        self.txn = Transaction()
+        await self._answer(0)
+        return True
+
+    async def _abort(self, msg: Reader) -> bool:
+        self.txn = Transaction()
+        await self._answer(0)
+        return True
+
+    async def _effective_owner(self, msg: Reader) -> bool:
+        owner = msg.text()
+        # Acting as someone else is for queue super users; as oneself, always fine.
+        ok = not owner or owner.split("@")[0] == self.call.peer.user
+        await self._answer(0 if ok else -1, errno.EACCES)
+        return True
+
+    async def _allow_protected(self, msg: Reader) -> bool:
+        msg.integer()
+        await self._answer(0)
+        return True
+
+    async def _denied(self) -> None:
+        await self._answer(-1, errno.EACCES)
+
+    # ---- commit -----------------------------------------------------------------------
+
+    async def _commit(self, msg: Reader) -> bool:
+        if not msg.at_end():
+            msg.integer()  # CommitTransaction's flags
+        txn, self.txn = self.txn, Transaction()
+        error = txn.errors[0] if txn.errors else await self._apply(txn)
+        if error is None:
+            await self.call.send(self.call.writer().integer(0).classad(ClassAd()))
+        else:
+            ad = ClassAd({"ErrorCode": 2, "ErrorReason": error})
+            await self._answer(-1, errno.EINVAL, ad)
+        return True
+
+    async def _apply(self, txn: Transaction) -> str | None:
+        """Queue what the transaction built; the first refusal's reason, or None."""
+        for cluster, new in txn.clusters.items():
+            if not new.procs:
+                continue
+            try:
+                procs = [_wire(_own(ad, cluster, p)) for p, ad in enumerate(new.procs)]
+                request = Submit(
+                    procs=procs, cluster=_wire(_own(new.ad, cluster)), cluster_id=cluster
+                )
+            except ValueError as e:
+                return str(e)
+            reply = await self.call.dispatch(request)
+            if not reply.get("ok"):
+                return str((reply.get("error") or {}).get("message", "submission refused"))
+        for target, name, value in txn.edits:
+            if isinstance(target, tuple):
+                edit = Edit(attrs={name: value}, ids=[_job_id(*target)], strict=True)
+            else:
+                edit = Edit(attrs={name: value}, constraint=target, only_mine=True)
+            reply = await self.call.dispatch(edit)
+            if not reply.get("ok"):
+                return str((reply.get("error") or {}).get("message", "edit refused"))
+            denied = reply.get("denied") or []
+            if denied:
+                return f"permission denied to edit {', '.join(map(str, denied))}"
+        return None
+
+    # ---- reading the queue ------------------------------------------------------------
+
+    async def _job_ads(self, constraint: str) -> list[ClassAd]:
+        rows: list[bytes] = []
+
+        async def take(chunk: Any) -> None:
+            rows.extend(chunk)
+
+        await self.call.dispatch(QueryJobs(constraint=constraint, cedar="clear"), take)
+        return [Reader(row).classad() for row in rows]
+
+    async def _one_job(self, cluster: int, proc: int) -> ClassAd | None:
+        ads = await self._job_ads(f"ClusterId == {cluster} && ProcId == {proc}")
+        return ads[0] if ads else None
+
+    async def _get_attribute(self, msg: Reader) -> bool:
+        cluster, proc, name = msg.integer(), msg.integer(), msg.text()
+        # A cluster's own attributes: condorx keeps them with each proc; proc 0's say.
+        ad = await self._one_job(cluster, max(proc, 0))
+        value = _typed(ad, name, self.number) if ad is not None and name in ad else None
+        if value is None:
+            await self._answer(-1, errno.ENOENT)
+        else:
+            await self._answer(0, 0, value)
+        return True
+
+    async def _get_job_ad(self, msg: Reader) -> bool:
+        cluster, proc = msg.integer(), msg.integer()
+        ad = await self._one_job(cluster, proc) if proc >= 0 else None
+        if ad is None:
+            await self._answer(-1, errno.ENOENT)
+        else:
+            await self._answer(0, 0, ad)
+        return True
+
+    async def _jobs_by_constraint(self, msg: Reader) -> bool:
+        constraint, projection = msg.text(), msg.text()
+        wanted = projection.replace(",", " ").split() or None
+        out = self.call.writer()
+        for ad in await self._job_ads(constraint or "true"):
+            out.integer(0).raw(_core.cedar_put_ads([ad], self.call.conn.encrypted, wanted)[0])
+        out.integer(-1).integer(errno.ENOENT)
+        await self.call.send(out)
+        return True
+
+
+def _typed(ad: ClassAd, name: str, rpc: int) -> Any:
+    """The attribute as a GetAttribute* RPC answers it; None when it has no such type."""
+    if rpc == Rpc.GetAttributeExpr:
+        return str(ad.lookup(name))
+    value = ad.eval(name)
+    if rpc == Rpc.GetAttributeString:
+        return value if isinstance(value, str) else None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if rpc == Rpc.GetAttributeFloat else int(value)
+
+
+def _check(name: str, value: str) -> str | None:
+    """Why `name = value` cannot be set, or None."""
+    if not name or not value:
+        return f"attribute {name!r}: no value"
+    try:
+        _core.cedar_get_ad([f"{name} = {value}"])
+    except ValueError as e:
+        return f"attribute {name}: {e}"
+    return None
+
+
+# What HTCondor's submit code sends but the schedd decides (condorx's schedd refuses a
+# submission that sets them): when the job was queued, and what kind of ad it is.
+_SCHEDD_SETS = frozenset(
+    n.lower()
+    for n in ("QDate", "EnteredCurrentStatus", "MyType", "TargetType", "GlobalJobId", "User")
+)
+
+
+def _own(attrs: dict[str, str], cluster: int, proc: int = -1) -> dict[str, str]:
+    """The attributes a submission may carry: the ids must be the ones handed out, and
+    an undefined Owner (the bindings send one) is the authenticated user's."""
+    out = {}
+    for name, value in attrs.items():
+        lower = name.lower()
+        if lower in ("clusterid", "procid"):
+            want = cluster if lower == "clusterid" else proc
+            if value.strip() != str(want):
+                raise ValueError(f"{name} = {value}: this job is {cluster}.{max(proc, 0)}")
+        elif lower == "owner" and value.strip().lower() == "undefined":
+            continue
+        elif lower not in _SCHEDD_SETS:
+            out[name] = value
+    return out
+
+
+def _wire(attrs: dict[str, str]) -> dict[str, Any]:
+    ad = _core.cedar_get_ad([f"{name} = {value}" for name, value in attrs.items()])
+    return wire.ad_to_wire(ad)
+
+
+def _job_id(cluster: int, proc: int) -> str:
+    return f"{cluster}.{proc}" if proc >= 0 else str(cluster)
+
+
+async def serve(call: Call) -> bool:
+    """QMGMT_WRITE_CMD / QMGMT_READ_CMD."""
+    session = Qmgmt(call)
+    session.read_only = call.command == 1111
+    return await session.serve()
