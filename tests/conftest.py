@@ -21,6 +21,13 @@ def shared_dir() -> Path:
 SUMMARY: list[str] = []
 
 
+@pytest.fixture(scope="session")
+def summary() -> list[str]:
+    """Lines to show at the end of the run (a fixture: a test module importing this
+    conftest by name would get whichever folder's conftest was imported last)."""
+    return SUMMARY
+
+
 def pytest_terminal_summary(terminalreporter):  # noqa: D103 - pytest hook
     for line in SUMMARY:
         terminalreporter.write_line(line)

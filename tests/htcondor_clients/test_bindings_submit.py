@@ -37,8 +37,6 @@ def test_submit_and_edit_through_the_queue_management_protocol(pool):
     v = r.value
     user = getpass.getuser()
     assert v["procs"] == 3
-    assert v["jobs"] == [
-        [p, user, f"hello {p}", "teal", f"out.{p}", 1] for p in range(3)
-    ]
+    assert v["jobs"] == [[p, user, f"hello {p}", "teal", f"out.{p}", 1] for p in range(3)]
     # Rank is 0.0 unless the description sets it.
     assert v["edited"] == [[0, "plum", 0.0], [1, "plum", 42], [2, "plum", 0.0]]
