@@ -23,10 +23,12 @@ from condorx.cedar.commands import Cmd
 from condorx.cedar.handshake import Handshake, Session, Sessions
 from condorx.cedar.packets import Closed, Connection
 from condorx.cedar.policy import SecurityPolicy
+from condorx.classad import ClassAd
 from condorx.config import Config
 from condorx.daemons.limits import Limits
 from condorx.daemons.peer import Peer
 from condorx.protocol.message import Message
+from condorx.protocol.table import Permission
 
 log = logging.getLogger("condorx.cedar")
 audit = logging.getLogger("condorx.audit")
@@ -110,9 +112,11 @@ class CedarCommand:
     number: int
     level: str  # HTCondor's permission level: READ, WRITE, ADMINISTRATOR, DAEMON, ALLOW
     serve: Serve
-    # The condorx request whose permission decides who may run it (None: anyone).
+    # The condorx request whose permission decides who may run it, or that permission
+    # itself (neither: anyone).
     request: type[Message] | None = None
     forced: bool = False  # authentication is required whatever the policy says
+    permission: Permission | None = None
 
 
 async def _nop(call: Call) -> bool:
@@ -133,9 +137,9 @@ class CedarFace:
         spec = self.commands.get(command)
         if spec is None:
             return False
-        if spec.request is None:
-            return True
-        return self.server.permits(spec.request, _user(name))
+        if spec.request is not None:
+            return self.server.permits(spec.request, _user(name))
+        return spec.permission is None or spec.permission.allows(_user(name))
 
     async def serve(self, stream: trio.SocketStream, first: bytes, address: str) -> None:
         conn = Connection(stream, first, PRE_AUTH_MESSAGE)
@@ -165,9 +169,13 @@ class CedarFace:
         number = msg.integer()
         if number == Cmd.DC_AUTHENTICATE:
             outcome = await self.handshake.run(conn, msg, local)
-            if outcome is None:
-                return None
+            if outcome is None or outcome.real == Cmd.DC_AUTHENTICATE:
+                return None  # refused, or only authenticating
             conn.max_message = MAX_MESSAGE
+            if outcome.real == Cmd.DC_SEC_QUERY:  # a ping: may the client run it?
+                answer = ClassAd({"AuthorizationSucceeded": True})
+                await conn.send(Writer(conn.encrypted).classad(answer).bytes())
+                return None
             peer = _peer(outcome.session, address)
             return Call(self, conn, outcome.command, peer, outcome.session, None)
         spec = self.commands.get(number)

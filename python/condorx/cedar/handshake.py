@@ -21,7 +21,7 @@ import os
 import secrets
 import socket
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -92,6 +92,9 @@ class Outcome:
     command: int
     session: Session
     new: bool
+    # What the client sent DC_AUTHENTICATE for: a command (then `command`), or only to
+    # authenticate (DC_AUTHENTICATE) or to ask whether it may (DC_SEC_QUERY, a ping).
+    real: int = 0
 
 
 class Handshake:
@@ -115,18 +118,20 @@ class Handshake:
         """The rest of a DC_AUTHENTICATE whose command int `msg` has given; None when
         the connection is to be closed (refused, or a resumption of an unknown id)."""
         ad = msg.classad(PRE_AUTH_EXPRS, literals_only=True)
-        command = _int(ad, "Command")
+        real = command = _int(ad, "Command")
         if command in (Cmd.DC_AUTHENTICATE, Cmd.DC_SEC_QUERY):
             command = _int(ad, "AuthCommand")
         if command not in self.known:
             return None
         if _yes(ad, "UseSession"):
-            return await self._resume(conn, ad, command)
-        perm, forced = self.known[command]
-        decision = reconcile(ad, self.policy.for_level(perm, forced))
-        if decision is None:
-            return None
-        return await self._new(conn, ad, command, decision, local)
+            outcome = await self._resume(conn, ad, command)
+        else:
+            perm, forced = self.known[command]
+            decision = reconcile(ad, self.policy.for_level(perm, forced))
+            if decision is None:
+                return None
+            outcome = await self._new(conn, ad, command, decision, local)
+        return None if outcome is None else replace(outcome, real=real)
 
     async def _resume(self, conn: Connection, ad: ClassAd, command: int) -> Outcome | None:
         session = self.sessions.resume(_str(ad, "Sid"))

@@ -250,6 +250,7 @@ async def serve(
     master = Master(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
     server = Server.configured("master", master.handlers(), key, cfg)
+    server.add_cedar([], cfg)
     async with trio.open_nursery() as nursery:
         master.nursery = nursery
         sock = locate.master_socket(cfg)

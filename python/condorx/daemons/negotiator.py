@@ -291,6 +291,7 @@ async def serve(
     negotiator = Negotiator(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
     server = Server.configured("negotiator", negotiator.handlers(), key, cfg)
+    server.add_cedar([], cfg)
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("NEGOTIATOR_PORT", 0))

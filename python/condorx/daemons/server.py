@@ -22,6 +22,7 @@ from typing import Any
 import trio
 
 from condorx import mux, security, wire
+from condorx.cedar import daemon_core
 from condorx.cedar.face import CedarCommand, CedarFace
 from condorx.config import Config
 from condorx.daemons.limits import Limits
@@ -99,8 +100,9 @@ class Server:
     cfg: Config | None = None
 
     def add_cedar(self, commands: list[CedarCommand], cfg: Config) -> None:
-        """Answer HTCondor's clients too, on the TCP port, with these commands."""
-        self.cedar = CedarFace(self, commands, cfg)
+        """Answer HTCondor's clients too, on the TCP port, with these commands and
+        those every daemon answers (DC_NOP, DC_CONFIG_VAL)."""
+        self.cedar = CedarFace(self, [*commands, *daemon_core.commands(cfg)], cfg)
 
     def permits(self, request: type[Message], user: str) -> bool:
         """Whether `user` may send this request (the permission table's say)."""

@@ -262,6 +262,7 @@ async def serve(
         PollNow: router.poll_now,
     }
     server = Server.configured("job_router", handlers, key, cfg)
+    server.add_cedar([], cfg)
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("JOB_ROUTER_PORT", 0))

@@ -927,6 +927,7 @@ async def serve(
     startd = Startd(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
     server = Server.configured("startd", startd.handlers(), key, cfg)
+    server.add_cedar([], cfg)
     host = locate.bind_host(cfg)
     try:
         async with trio.open_nursery() as nursery:
