@@ -15,6 +15,7 @@ from condorx import _core
 from condorx.cedar.codec import CedarError
 from condorx.cedar.commands import QUERY_TYPES, Cmd
 from condorx.cedar.face import Call, CedarCommand
+from condorx.cedar.query_ad import constraint_of, limit_of, projection_of
 from condorx.classad import ClassAd
 from condorx.protocol.collector import Advertise, QueryAds
 
@@ -36,25 +37,6 @@ _UPDATES = (
     Cmd.UPDATE_ACCOUNTING_AD,
     Cmd.UPDATE_OWN_SUBMITTOR_AD,
 )
-
-
-def constraint_of(query: ClassAd, attr: str = "Requirements") -> str | None:
-    """The query's constraint as expression text (None: every ad)."""
-    if attr not in query:
-        return None
-    return str(query.lookup(attr))
-
-
-def projection_of(query: ClassAd) -> list[str] | None:
-    value = query.get("Projection")
-    if not isinstance(value, str) or not value.strip():
-        return None
-    return value.replace(",", " ").split()
-
-
-def limit_of(query: ClassAd) -> int | None:
-    value = query.get("LimitResults")
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _types(command: int, query: ClassAd) -> tuple[str, ...]:

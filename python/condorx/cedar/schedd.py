@@ -15,11 +15,11 @@ from dataclasses import replace
 from typing import Any
 
 from condorx.cedar import qmgmt
-from condorx.cedar.collector import constraint_of, limit_of
 from condorx.cedar.commands import Cmd
 from condorx.cedar.face import Call, CedarCommand
+from condorx.cedar.query_ad import constraint_of, limit_of, projection_of
 from condorx.classad import ClassAd
-from condorx.protocol.schedd import Act, QueryJobs, Submit
+from condorx.protocol.schedd import Act, History, QueryJobs, Submit
 
 # JobAction numbers (HTCondor's enum_utils.h) and condorx's names for them.
 ACTIONS = {1: "hold", 2: "release", 3: "remove", 4: "remove-x", 8: "suspend", 9: "continue"}
@@ -28,13 +28,6 @@ REASONS = {"hold": "HoldReason", "release": "ReleaseReason", "remove": "RemoveRe
 # A job's outcome as HTCondor's action_result_t numbers it.
 RESULTS = {"ok": 1, "not-found": 2, "bad-status": 3, "already-done": 4, "denied": 5}
 AR_LONG = 1
-
-
-def _projection(query: ClassAd) -> list[str] | None:
-    value = query.get("Projection")
-    if not isinstance(value, str) or not value.strip():
-        return None
-    return value.replace(",", " ").split()
 
 
 def _mine(query: ClassAd, call: Call, constraint: str | None) -> str | None:
@@ -58,7 +51,7 @@ async def _query_jobs(call: Call) -> bool:
         constraint=_mine(query, call, constraint_of(query)),
         limit=limit_of(query),
         cedar="encrypted" if call.conn.encrypted else "clear",
-        projection=_projection(query),
+        projection=projection_of(query),
     )
     reply = await call.dispatch(request, each)
     last = ClassAd({"Owner": 0})
@@ -126,8 +119,55 @@ def _results_ad(request: ClassAd, results: dict[str, Any], size: Any) -> ClassAd
     return out
 
 
+async def _history(call: Call) -> bool:
+    """QUERY_SCHEDD_HISTORY: the ads and then `{Owner = 0, NumJobMatches = N}`, all in
+    one message; or, when the request asks for `StreamResults`, first `{Owner = 1,
+    StreamResults = true}`, then each ad in a message of its own."""
+    query = (await call.payload()).classad()
+    source = query.get("HistoryRecordSource")
+    stream = query.get("StreamResults") is True
+    limit = query.get("NumJobMatches")
+    since = str(query.lookup("Since")) if "Since" in query else None
+    request = History(
+        constraint=constraint_of(query),
+        limit=limit if isinstance(limit, int) and limit > 0 else None,
+        since=since,
+        cedar="encrypted" if call.conn.encrypted else "clear",
+        projection=projection_of(query),
+    )
+    out = call.writer()
+    count = 0
+    if stream:
+        await call.send(call.writer().classad(ClassAd({"Owner": 1, "StreamResults": True})))
+
+    async def each(rows: Any) -> None:
+        nonlocal count
+        for row in rows:
+            count += 1
+            if stream:
+                await call.send(call.writer().raw(row))
+            else:
+                out.raw(row)
+
+    last = ClassAd({"Owner": 0})
+    if isinstance(source, str) and source.upper() not in ("", "SCHEDD"):
+        last["ErrorCode"] = 1
+        last["ErrorString"] = f"history records of {source} are not kept by this schedd"
+    else:
+        reply = await call.dispatch(request, each)
+        if not reply.get("ok"):
+            last["ErrorCode"] = 1
+            last["ErrorString"] = str((reply.get("error") or {}).get("message", "refused"))
+    last["NumJobMatches"] = count
+    last["MalformedAds"] = 0
+    last["AdCount"] = count
+    await call.send(out.classad(last))
+    return False
+
+
 def commands() -> list[CedarCommand]:
     return [
+        CedarCommand(Cmd.QUERY_SCHEDD_HISTORY, "READ", _history, History),
         CedarCommand(Cmd.ACT_ON_JOBS, "WRITE", _act, Act, forced=True),
         CedarCommand(Cmd.QMGMT_WRITE_CMD, "WRITE", qmgmt.serve, Submit, forced=True),
         CedarCommand(Cmd.QMGMT_READ_CMD, "READ", qmgmt.serve, QueryJobs),

@@ -54,6 +54,21 @@ class QueryJobs(Message):
 
 
 @dataclass(frozen=True)
+class History(Message):
+    """Finished jobs from the schedd's history, newest first: those `constraint` chooses,
+    at most `limit`, stopping at the first for which `since` holds (an expression, or a
+    job id `C.P`); whole ads, or in HTCondor's wire form (`cedar`, `projection`, as for
+    `QueryJobs`). Streamed."""
+
+    command = "history"
+    constraint: Any = None
+    limit: int | None = None
+    since: str | None = None
+    cedar: str | None = None
+    projection: list[Any] | None = None
+
+
+@dataclass(frozen=True)
 class Autoclusters(Message):
     """For a negotiator: the idle jobs that match `constraint` and are not matched yet,
     grouped as slots with these policies (`pool`: old-syntax ads) cannot tell them

@@ -41,6 +41,7 @@ from condorx.daemons.schedd import (
 from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
 from condorx.daemons.schedd.committed import Committed
 from condorx.daemons.schedd.gridmanager import GridManager
+from condorx.daemons.schedd.history_query import HistoryQueries
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Files, Ledger
 from condorx.daemons.schedd.queue import JobQueue, Transaction
@@ -57,6 +58,7 @@ from condorx.protocol.schedd import (
     Edit,
     Exited,
     ExitRecorded,
+    History,
     Matched,
     MatchedMany,
     Output,
@@ -734,6 +736,7 @@ class Schedd:
             Matched: self.matched,
             MatchedMany: self.matched_many,
             Autoclusters: self.autoclusters,
+            History: HistoryQueries(locate.history_file(self.cfg)).history,
         }
 
 
