@@ -122,6 +122,13 @@ def advertised_host(bound: str) -> str:
         return "127.0.0.1"
 
 
+def sinful(bound: str, port: int) -> str:
+    """A daemon's address as HTCondor writes it (a sinful string), for a socket bound to
+    `bound`: `noUDP`, for condorx daemons serve TCP alone (HTCondor's clients would
+    otherwise send some commands, such as RESCHEDULE, as UDP datagrams)."""
+    return f"<{advertised_host(bound)}:{port}?noUDP>"
+
+
 def write_address(path: Path, address: str) -> None:
     """Publish a daemon's address atomically (readers never see half a line)."""
     path.parent.mkdir(parents=True, exist_ok=True)

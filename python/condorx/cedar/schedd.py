@@ -19,7 +19,7 @@ from condorx.cedar.commands import Cmd
 from condorx.cedar.face import Call, CedarCommand
 from condorx.cedar.query_ad import constraint_of, limit_of, projection_of
 from condorx.classad import ClassAd
-from condorx.protocol.schedd import Act, History, QueryJobs, Submit
+from condorx.protocol.schedd import Act, History, QueryJobs, Reschedule, Submit
 
 # JobAction numbers (HTCondor's enum_utils.h) and condorx's names for them.
 ACTIONS = {1: "hold", 2: "release", 3: "remove", 4: "remove-x", 8: "suspend", 9: "continue"}
@@ -165,8 +165,15 @@ async def _history(call: Call) -> bool:
     return False
 
 
+async def _reschedule(call: Call) -> bool:
+    """RESCHEDULE: no payload, no answer."""
+    await call.dispatch(Reschedule())
+    return False
+
+
 def commands() -> list[CedarCommand]:
     return [
+        CedarCommand(Cmd.RESCHEDULE, "WRITE", _reschedule, Reschedule),
         CedarCommand(Cmd.QUERY_SCHEDD_HISTORY, "READ", _history, History),
         CedarCommand(Cmd.ACT_ON_JOBS, "WRITE", _act, Act, forced=True),
         CedarCommand(Cmd.QMGMT_WRITE_CMD, "WRITE", qmgmt.serve, Submit, forced=True),

@@ -54,19 +54,25 @@ class Address:
     unix: Path | None = None
     host: str | None = None
     port: int | None = None
+    # A sinful string's parameters (`noUDP`): shown with the address, no part of which
+    # daemon it names.
+    params: str = field(default="", compare=False)
 
     @classmethod
     def parse(cls, text: str) -> Address:
         text = text.strip().strip("<>")
         if text.startswith("unix:"):
             return cls(unix=Path(text[5:]))
-        host, _, port = text.split("?")[0].rpartition(":")
+        where, _, params = text.partition("?")
+        host, _, port = where.rpartition(":")
         if not host or not port.isdigit():
             raise ValueError(f"bad daemon address {text!r}")
-        return cls(host=host, port=int(port))
+        return cls(host=host, port=int(port), params=params)
 
     def __str__(self) -> str:
-        return f"unix:{self.unix}" if self.unix else f"<{self.host}:{self.port}>"
+        if self.unix:
+            return f"unix:{self.unix}"
+        return f"<{self.host}:{self.port}{'?' + self.params if self.params else ''}>"
 
 
 async def connect(

@@ -136,7 +136,7 @@ async def serve(
     host, port = locate.collector_bind(cfg)
     async with trio.open_nursery() as nursery:
         bound = await nursery.start(server.serve_tcp, host, port)
-        address = f"<{locate.advertised_host(host)}:{bound}>"
+        address = locate.sinful(host, bound)
         locate.write_address(locate.collector_address_file(cfg), address)
         nursery.start_soon(collector.expire_loop)
         log.info("collector serving at %s", address)

@@ -256,7 +256,7 @@ async def serve(
         sock = locate.master_socket(cfg)
         await nursery.start(server.serve_unix, sock)
         port = await nursery.start(server.serve_tcp, locate.bind_host(cfg), 0)
-        master.address = f"<{locate.advertised_host(locate.bind_host(cfg))}:{port}>"
+        master.address = locate.sinful(locate.bind_host(cfg), port)
         # The collector first, so that the others find it when they start.
         names = master.daemon_list()
         if "collector" in names:

@@ -295,7 +295,7 @@ async def serve(
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("NEGOTIATOR_PORT", 0))
-        negotiator.address = f"<{locate.advertised_host(host)}:{port}>"
+        negotiator.address = locate.sinful(host, port)
         locate.write_address(locate.negotiator_address_file(cfg), negotiator.address)
         nursery.start_soon(negotiator.advertise_loop)
         nursery.start_soon(negotiator.loop)

@@ -54,6 +54,13 @@ class QueryJobs(Message):
 
 
 @dataclass(frozen=True)
+class Reschedule(Message):
+    """Ask the pool's negotiator for a cycle now (condor_reschedule)."""
+
+    command = "reschedule"
+
+
+@dataclass(frozen=True)
 class History(Message):
     """Finished jobs from the schedd's history, newest first: those `constraint` chooses,
     at most `limit`, stopping at the first for which `since` holds (an expression, or a

@@ -72,6 +72,7 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(schedd.Route, A, schedd.Routed, audited=True),
         Command(schedd.QueryJobs, R, Count),  # after the rows, streamed
         Command(schedd.History, R, Count),  # after the rows, streamed
+        Command(schedd.Reschedule, W),
         Command(schedd.Autoclusters, D, Count),  # after the rows, streamed
         Command(schedd.Act, W, schedd.Acted, audited=True),
         Command(schedd.Edit, W, schedd.Acted, audited=True),

@@ -301,7 +301,7 @@ async def serve(
     try:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(server.serve_tcp, host, cfg.get_int("SIM_PORT", 0))
-            address = f"<{locate.advertised_host(host)}:{port}>"
+            address = locate.sinful(host, port)
             sim.machines.set_address(address)
             locate.write_address(locate.sim_address_file(cfg), address)
             nursery.start_soon(sim.advertise_loop)

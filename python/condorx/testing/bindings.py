@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from condorx import locate
@@ -18,6 +19,8 @@ from condorx.testing.pool import LocalPool
 
 # The wheel's Python: the venv's own (htcondor 25.14.1, module htcondor2).
 PYTHON = sys.executable
+# The legacy bindings (htcondor 24.0.24, module htcondor), in the venv bin/setup makes.
+LEGACY_PYTHON = str(Path(__file__).resolve().parents[3] / ".venv-htcondor24" / "bin" / "python")
 
 
 @dataclass
@@ -32,7 +35,7 @@ def client_config(pool: LocalPool, extra: str = "") -> str:
     address = locate.collector_address(pool.cfg)
     if address is None:
         raise RuntimeError("the pool's collector has not published its address")
-    return f"include : {pool.config_file}\nCOLLECTOR_HOST = {address.strip('<>')}\n{extra}"
+    return f"include : {pool.config_file}\nCOLLECTOR_HOST = {address}\n{extra}"
 
 
 def run(

@@ -266,7 +266,7 @@ async def serve(
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("JOB_ROUTER_PORT", 0))
-        address = f"<{locate.advertised_host(host)}:{port}>"
+        address = locate.sinful(host, port)
         locate.write_address(locate.job_router_address_file(cfg), address)
         nursery.start_soon(router.loop)
         log.info("job router at %s, polling every %d s", address, router.period)

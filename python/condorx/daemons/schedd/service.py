@@ -63,6 +63,7 @@ from condorx.protocol.schedd import (
     MatchedMany,
     Output,
     QueryJobs,
+    Reschedule,
     Reserve,
     Reserved,
     Retrieve,
@@ -84,6 +85,7 @@ class Schedd:
         self, cfg: Config, ledger: Ledger, me: Identity, shadows: Shadows, grid: GridManager
     ) -> None:
         self.cfg = cfg
+        self._aside: trio.Nursery | None = None  # where background requests run
         self.ledger = ledger
         self.me = me
         self.shadows = shadows
@@ -574,6 +576,7 @@ class Schedd:
         held or removed are stopped; the gridmanager looks at changed grid jobs."""
         news = self.ledger.news
         async with trio.open_nursery() as aside:  # the negotiator is asked aside
+            self._aside = aside
             task_status.started()
             async for first in news:
                 batch = [first]
@@ -737,7 +740,16 @@ class Schedd:
             MatchedMany: self.matched_many,
             Autoclusters: self.autoclusters,
             History: HistoryQueries(locate.history_file(self.cfg)).history,
+            Reschedule: self.reschedule,
         }
+
+    async def reschedule(self, peer: Peer, req: Reschedule, ch: wire.Channel) -> Done:
+        """condor_reschedule: the negotiator is asked in the background (it may be slow
+        to answer, or down); the asker need not wait for it."""
+        if self._aside is None:
+            raise Refused("busy", "the schedd is starting")
+        self._aside.start_soon(advertise.reschedule, self.cfg, self.ledger, self.me)
+        return Done()
 
 
 class _DryRun(Exception):  # noqa: N818 - not an error: the outcome of a dry run
@@ -899,7 +911,7 @@ async def serve(
         server.add_cedar(cedar_schedd.commands(), cfg)
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("SCHEDD_PORT", 0))
         await nursery.start(server.serve_unix, locate.schedd_socket(cfg))
-        me.address = ledger.address = f"<{locate.advertised_host(host)}:{port}>"
+        me.address = ledger.address = locate.sinful(host, port)
         locate.write_address(locate.schedd_address_file(cfg), me.address)
         await nursery.start(schedd.periodic_loop)
         await nursery.start(grid.loop)

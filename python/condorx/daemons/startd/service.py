@@ -933,7 +933,7 @@ async def serve(
         async with trio.open_nursery() as nursery:
             startd.nursery = nursery
             port = await nursery.start(server.serve_tcp, host, cfg.get_int("STARTD_PORT", 0))
-            address = f"<{locate.advertised_host(host)}:{port}>"
+            address = locate.sinful(host, port)
             startd.table.machine = replace(startd.table.machine, address=address)
             locate.write_address(locate.startd_address_file(cfg), address)
             # The starters' fork server, started beside the first poll, not at a claim.
