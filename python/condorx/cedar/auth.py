@@ -5,6 +5,8 @@
   creates the directory and says what it added; the daemon checks that the addition is
   its own address and `lstat`s the directory: a real directory (no link) owned by a
   user proves that the client runs as that user on this host.
+- **TOKEN** (IDTOKENS): the client proves it holds a token this pool signed
+  (`condorx.cedar.idtokens`).
 - **CLAIMTOBE**: the client names itself and is believed. Only where configured (for
   tests and personal pools).
 
@@ -20,9 +22,11 @@ import secrets
 import stat
 from pathlib import Path
 
+from condorx.cedar import idtokens
 from condorx.cedar.codec import Reader, Writer
 from condorx.cedar.commands import AuthBit
 from condorx.cedar.packets import Connection
+from condorx.cedar.policy import SecurityPolicy
 
 
 def _user_of(uid: int) -> str:
@@ -78,7 +82,7 @@ async def claimtobe(conn: Connection) -> str | None:
 
 
 async def authenticate(
-    conn: Connection, methods: list[int], local: tuple[str, int], fs_dir: str
+    conn: Connection, methods: list[int], local: tuple[str, int], policy: SecurityPolicy
 ) -> tuple[str, str] | None:
     """Run the method handshake and the method both sides share, first in the daemon's
     order; (name, method) or None when every shared method failed."""
@@ -91,7 +95,9 @@ async def authenticate(
             return None
         tried.add(chosen)
         if chosen == AuthBit.FS:
-            name = await fs(conn, local, fs_dir)
+            name = await fs(conn, local, policy.fs_dir)
+        elif chosen == AuthBit.TOKEN:
+            name = await idtokens.authenticate(conn, policy.token_keys(), policy.trust_domain)
         else:  # CLAIMTOBE: the only other method offered
             name = await claimtobe(conn)
         if name is not None:

@@ -57,6 +57,12 @@ class Reader:
     def integer(self) -> int:
         return int(_INT.unpack(self._take(8, "an integer"))[0])
 
+    def take(self, n: int) -> bytes:
+        """`n` raw bytes (put_bytes: the length travelled before them)."""
+        if n < 0 or n > MAX_STRING:
+            raise CedarError(f"a byte string of {n} bytes")
+        return self._take(n, "a byte string")
+
     def char(self) -> int:
         return self._take(1, "a character")[0]
 

@@ -127,7 +127,8 @@ class Handshake:
             outcome = await self._resume(conn, ad, command)
         else:
             perm, forced = self.known[command]
-            decision = reconcile(ad, self.policy.for_level(perm, forced))
+            ours = self.policy.for_level(perm, forced)
+            decision = reconcile(ad, ours, self.policy.trust_domain)
             if decision is None:
                 return None
             outcome = await self._new(conn, ad, command, decision, local)
@@ -173,7 +174,7 @@ class Handshake:
         name: str | None = None
         method = ""
         if decision.authenticate:
-            found = await auth.authenticate(conn, decision.methods, local, self.policy.fs_dir)
+            found = await auth.authenticate(conn, decision.methods, local, self.policy)
             if found is not None:
                 name, method = found
                 # The key travels by ECDH, not from the daemon: none to send.

@@ -15,13 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from condorx import locate
+from condorx.cedar import idtokens
 from condorx.cedar.commands import AuthBit, method_bit
 from condorx.classad import ClassAd
 from condorx.config import Config
 
 DENIED = "DENIED"
 # The methods this daemon can run, in the bits HTCondor's handshake uses.
-SERVED = (AuthBit.FS, AuthBit.CLAIMTOBE)
+SERVED = (AuthBit.FS, AuthBit.TOKEN, AuthBit.CLAIMTOBE)
 _DEFAULT_METHODS = "FS,IDTOKENS,KERBEROS,SCITOKENS,SSL"
 
 
@@ -66,11 +68,20 @@ class SecurityPolicy:
     cfg: Config
     uid_domain: str
     fs_dir: str
+    trust_domain: str  # the issuer this pool's tokens name (TRUST_DOMAIN)
 
     @classmethod
     def from_config(cls, cfg: Config) -> SecurityPolicy:
         domain = cfg.get("UID_DOMAIN") or "localhost"
-        return cls(cfg, domain, cfg.get("FS_LOCAL_DIR") or "/tmp")
+        trust = cfg.get("TRUST_DOMAIN") or domain
+        return cls(cfg, domain, cfg.get("FS_LOCAL_DIR") or "/tmp", trust)
+
+    def token_keys(self) -> dict[str, bytes]:
+        """The keys tokens may be signed with, by name (POOL: the pool signing key)."""
+        try:
+            return {"POOL": idtokens.signing_key(locate.pool_key_file(self.cfg))}
+        except idtokens.TokenError:
+            return {}
 
     def _knob(self, level: str, name: str) -> str | None:
         return self.cfg.get(f"SEC_{level}_{name}") or self.cfg.get(f"SEC_DEFAULT_{name}")
@@ -113,7 +124,7 @@ def _attr(ad: ClassAd, name: str, alt: str | None = None) -> Req:
     return Req.parse(value)
 
 
-def reconcile(client: ClassAd, ours: LevelPolicy) -> Decision | None:
+def reconcile(client: ClassAd, ours: LevelPolicy, trust_domain: str = "") -> Decision | None:
     """The daemon's decision, or None when the two sides cannot agree."""
     c_auth = _attr(client, "AuthenticationNew", "Authentication")
     authenticate = _act(c_auth, ours.authentication)
@@ -154,6 +165,10 @@ def reconcile(client: ClassAd, ours: LevelPolicy) -> Decision | None:
     if shared:
         ad["AuthMethods"] = shared[0]
         ad["AuthMethodsList"] = ",".join(shared)
+    if trust_domain:
+        ad["TrustDomain"] = trust_domain
+    if any(method_bit(m) == AuthBit.TOKEN for m in ours.methods):
+        ad["IssuerKeys"] = "POOL"  # whose tokens the client may offer
     if crypto:
         ad["CryptoMethods"] = "AES"
         ad["CryptoMethodsList"] = "AES"
