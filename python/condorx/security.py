@@ -4,12 +4,15 @@ Two methods, as HTCondor's FS and IDTOKENS methods play the same roles:
 
 - **unix**: on the local socket the kernel tells the daemon the peer's uid
   (SO_PEERCRED); the user is that uid's login name. Nothing to forge, nothing to configure.
-- **token**: over TCP the peer proves that it holds a token for a user. A token is
-  `condorx1:<user>:<secret>` where the secret is HMAC-SHA256(pool signing key, user), so
-  the daemon needs no token database: it recomputes the secret from the pool key. The proof
-  is an HMAC of both sides' fresh nonces under that secret, so a captured handshake cannot
-  be replayed. Whoever holds the pool key itself (the pool's own daemons, the admin) can act
-  as `condor`, the pool's identity.
+- **token**: over TCP the peer proves that it holds a token for a user: one token format
+  for the whole pool, HTCondor's (a JWT signed from the pool signing key,
+  `condorx.tokens`), so the tokens condor_token_create makes serve HTCondor's clients
+  and condorx's alike. The peer sends the token's header and payload, never its
+  signature; the daemon recomputes the signature from the pool key (it needs no token
+  database) and checks that the token has not expired. The proof is an HMAC of both
+  sides' fresh nonces under the signature, so a captured handshake cannot be replayed.
+  Whoever holds the pool key itself (the pool's own daemons, the admin) can act as
+  `condor`, the pool's identity.
 
 Authorization is `may_act_on`: a user acts on their own jobs only, unless listed in
 QUEUE_SUPER_USERS.
@@ -24,12 +27,13 @@ import pwd
 import secrets
 import socket
 import struct
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from condorx import tokens
 from condorx.errors import CondorxError
 
-TOKEN_PREFIX = "condorx1"
 POOL_IDENTITY = "condor"
 # Who a peer is when it proved nothing: it may only read (queries).
 ANONYMOUS = "unauthenticated"
@@ -55,24 +59,31 @@ def ensure_pool_key(path: Path) -> bytes:
     return key
 
 
-def user_secret(pool_key: bytes, user: str) -> bytes:
-    return hmac.new(pool_key, b"user:" + user.encode(), hashlib.sha256).digest()
-
-
-def make_token(pool_key: bytes, user: str) -> str:
-    if not user or ":" in user:
+def make_token(
+    pool_key: bytes,
+    user: str,
+    issuer: str = "condorx",
+    lifetime: int | None = None,
+    scopes: list[str] | None = None,
+) -> str:
+    """A token for `user` (user@domain, or a bare name: then @issuer)."""
+    if not user or ":" in user or user.startswith("@"):
         raise AuthError(f"bad user name for a token: {user!r}")
-    return f"{TOKEN_PREFIX}:{user}:{user_secret(pool_key, user).hex()}"
-
-
-def parse_token(token: str) -> tuple[str, bytes]:
-    parts = token.strip().split(":")
-    if len(parts) != 3 or parts[0] != TOKEN_PREFIX:
-        raise AuthError("not a condorx token")
+    subject = user if "@" in user else f"{user}@{issuer}"
     try:
-        return parts[1], bytes.fromhex(parts[2])
-    except ValueError:
-        raise AuthError("not a condorx token") from None
+        return tokens.make(tokens.jwt_key(pool_key), issuer, subject, lifetime, scopes)
+    except tokens.TokenError as e:
+        raise AuthError(str(e)) from None
+
+
+def parse_token(token: str) -> tuple[str, bytes, str]:
+    """A token's user, its secret (the signature) and what the daemon is shown of it."""
+    try:
+        unsigned, signature = tokens.split(token)
+        claims = tokens.read(unsigned)
+    except tokens.TokenError as e:
+        raise AuthError(f"not a token: {e}") from None
+    return tokens.local_user(claims.subject), signature, unsigned
 
 
 def proof(
@@ -84,11 +95,6 @@ def proof(
     return hmac.new(secret, msg, hashlib.sha256).digest()
 
 
-def secret_for(pool_key: bytes, user: str) -> bytes:
-    """The secret a token for `user` holds (the pool identity's is the pool key itself)."""
-    return pool_key if user == POOL_IDENTITY else user_secret(pool_key, user)
-
-
 def check_proof(
     pool_key: bytes,
     user: str,
@@ -96,9 +102,27 @@ def check_proof(
     client_nonce: bytes,
     mac: bytes,
     terms: bytes = b"",
+    token: str | None = None,
 ) -> bytes:
-    """The proven identity's secret (to key the session with), or AuthError."""
-    secret = secret_for(pool_key, user)
+    """The proven identity's secret (to key the session with), or AuthError: the
+    signature of the token shown (`header.payload`), or the pool key itself for the
+    pool identity."""
+    if token is None:
+        if user != POOL_IDENTITY:
+            raise AuthError(f"token authentication failed for {user!r}: no token shown")
+        secret = pool_key
+    else:
+        try:
+            claims = tokens.read(token)
+            if claims.key_id != "POOL":
+                raise tokens.TokenError(f"the token is signed with {claims.key_id!r}")
+            if claims.expires is not None and claims.expires < time.time():
+                raise tokens.TokenError("the token has expired")
+        except tokens.TokenError as e:
+            raise AuthError(f"token authentication failed for {user!r}: {e}") from None
+        if tokens.local_user(claims.subject) != user:
+            raise AuthError(f"token authentication failed for {user!r}: the token is another's")
+        secret = tokens.sign(tokens.jwt_key(pool_key), token)
     want = proof(secret, server_nonce, client_nonce, user, terms)
     if not hmac.compare_digest(want, mac):
         raise AuthError(f"token authentication failed for {user!r}")

@@ -1,13 +1,13 @@
-"""IDTOKENS: a token in HTCondor's format (a JWT signed from the pool signing key, as
-condor_token_create makes it) lets HTCondor's bindings authenticate to condorx as the
-token's subject; a token signed with another key, or expired, does not."""
+"""IDTOKENS: a token in HTCondor's format (a JWT signed from the pool signing key, made by
+condorx's condor_token_create) lets HTCondor's bindings authenticate to condorx as the
+token's subject; a token signed with another key, or expired, does not; condor_token_list
+shows the tokens as HTCondor's does."""
 
 from __future__ import annotations
 
 import getpass
 
-from condorx import locate
-from condorx.cedar import idtokens
+from condorx import locate, tokens
 from condorx.testing import bindings
 
 SUBMIT_AS_TOKEN = """
@@ -40,15 +40,35 @@ def _config(pool, token: str) -> str:
 
 def _token(pool, key: bytes | None = None, lifetime: int | None = 3600) -> str:
     cfg = pool.cfg
-    key = key or idtokens.signing_key(locate.pool_key_file(cfg))
+    key = key or tokens.signing_key(locate.pool_key_file(cfg))
     trust = cfg.get("TRUST_DOMAIN") or ""
-    return idtokens.make(key, trust, f"{getpass.getuser()}@{cfg.get('UID_DOMAIN')}", lifetime)
+    return tokens.make(key, trust, f"{getpass.getuser()}@{cfg.get('UID_DOMAIN')}", lifetime)
 
 
-def test_a_pool_token_authenticates_the_bindings(pool):
-    r = bindings.run(pool, SUBMIT_AS_TOKEN, _config(pool, _token(pool)))
+def test_a_token_from_condor_token_create_authenticates_the_bindings(pool):
+    user = f"{getpass.getuser()}@{pool.cfg.get('UID_DOMAIN')}"
+    made = pool.root / "made.token"
+    pool.cli("condorx.cli.token:create", "-identity", user, "-lifetime", "3600", "-file", str(made))
+    assert made.stat().st_mode & 0o077 == 0
+    r = bindings.run(pool, SUBMIT_AS_TOKEN, _config(pool, made.read_text().strip()))
     assert r.returncode == 0, r.stderr
     assert r.value == {"owner": getpass.getuser(), "via": "token", "ping": True}
+    listed = pool.cli("condorx.cli.token:list_tokens", "-file", str(made)).stdout
+    assert listed.startswith('Header: {"alg":"HS256","kid":"POOL","typ":"JWT"} Payload: {')
+    assert f'"sub":"{user}"' in listed and listed.rstrip().endswith(f"File: {made}")
+
+
+def test_condor_token_create_limits_and_names_its_tokens(pool):
+    out = pool.cli(
+        "condorx.cli.token:create", "-identity", "alice", "-authz", "READ", "-authz", "WRITE"
+    ).stdout.strip()
+    header, payload = tokens.decoded(out)
+    assert header == {"alg": "HS256", "kid": "POOL", "typ": "JWT"}
+    assert payload["sub"] == f"alice@{pool.cfg.get('UID_DOMAIN')}"
+    assert payload["iss"] == pool.cfg.get("TRUST_DOMAIN")
+    assert payload["scope"] == "condor:/READ condor:/WRITE" and "exp" not in payload
+    bad = pool.cli("condorx.cli.token:create", "-key", "OTHER", check=False)
+    assert bad.returncode == 2 and "OTHER" in bad.stderr
 
 
 def test_a_token_from_another_key_or_expired_is_refused(pool):

@@ -1,12 +1,8 @@
-"""HTCondor's IDTOKENS: tokens (JWTs signed with HS256 by a key derived from the pool
-signing key) and the server's side of the TOKEN authentication method (AKEP2 over CEDAR
-messages, HTCondor's `condor_auth_passwd.cpp` in its version 2).
+"""The daemon's side of HTCondor's TOKEN authentication method (IDTOKENS): AKEP2 over
+CEDAR messages, HTCondor's `condor_auth_passwd.cpp` in its version 2. The tokens
+themselves are `condorx.tokens`.
 
-The pool signing key file (SEC_TOKEN_POOL_SIGNING_KEY_FILE, passwords.d/POOL) holds the
-key XORed with DE AD BE EF; HTCondor reads it, undoes that, and doubles it. The JWT key
-is HKDF-SHA256(that, salt "htcondor", info "master jwt"), 32 bytes.
-
-Authentication (the client speaks first):
+The client speaks first:
 1. client: [status][len(a)][a = the token's subject][header.payload][256][ra: 256 bytes]
 2. the daemon recomputes the token's signature (it never travels), and from it the
    keys ka and kb (HKDF-SHA256, salt = a fixed 256-byte seed + header.payload, info
@@ -18,27 +14,18 @@ Authentication (the client speaks first):
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
-import json
 import os
-import time
-import uuid
-from dataclasses import dataclass
-from pathlib import Path
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
-from condorx.cedar.codec import CedarError, Reader, Writer
+from condorx.cedar.codec import Reader, Writer
 from condorx.cedar.packets import Connection
+from condorx.tokens import Claims, TokenError, hkdf, read, sign, verify
 
 KEY_LEN = 256  # the random challenges' length (AUTH_PW_KEY_LEN)
 OK, ERROR = 0, -1
 # The name the daemon gives itself in the exchange (HTCondor's CONDOR_PASSWORD_FQU).
 SERVER_NAME = "condor@password"
-_SCRAMBLE = bytes.fromhex("deadbeef")
 # HTCondor's fixed seeds for ka and kb (setup_seed in condor_auth_passwd.cpp).
 _SEED_KA = bytes.fromhex(
     "3e4a502047d5f4e5dc7c69bb5210cbb6167add8084f7dd9ef3ad2cca71d283dd"
@@ -62,123 +49,10 @@ _SEED_KB = bytes.fromhex(
 )
 
 
-class TokenError(CedarError):
-    """A token that cannot be made, read or trusted."""
-
-
-def _hkdf(key: bytes, salt: bytes, info: bytes, length: int = 32) -> bytes:
-    return HKDF(algorithm=hashes.SHA256(), length=length, salt=salt, info=info).derive(key)
-
-
-def signing_key(path: Path) -> bytes:
-    """The JWT key from a pool signing key file, as HTCondor derives it."""
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise TokenError(f"cannot read the signing key {path}: {e.strerror}") from None
-    if not raw:
-        raise TokenError(f"the signing key {path} is empty")
-    plain = bytes(c ^ _SCRAMBLE[i % 4] for i, c in enumerate(raw))
-    return _hkdf(plain + plain, b"htcondor", b"master jwt")
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _unb64(text: str) -> bytes:
-    try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (ValueError, TypeError):
-        raise TokenError("a token part is not base64url") from None
-
-
-def sign(key: bytes, unsigned: str) -> bytes:
-    return hmac.new(key, unsigned.encode(), hashlib.sha256).digest()
-
-
-def make(
-    key: bytes,
-    issuer: str,
-    subject: str,
-    lifetime: int | None = None,
-    scopes: list[str] | None = None,
-    key_id: str = "POOL",
-    now: float | None = None,
-) -> str:
-    """A token as condor_token_create makes one: `subject` (user@domain) authenticated by
-    `issuer` (the TRUST_DOMAIN), limited to `scopes` (condor:/READ ...) when given."""
-    issued = int(time.time() if now is None else now)
-    header = {"alg": "HS256", "kid": key_id, "typ": "JWT"}
-    claims: dict[str, object] = {
-        "iat": issued,
-        "iss": issuer,
-        "jti": uuid.uuid4().hex,
-        "sub": subject,
-    }
-    if lifetime is not None:
-        claims["exp"] = issued + lifetime
-    if scopes:
-        claims["scope"] = " ".join(scopes)
-    unsigned = ".".join(
-        _b64(json.dumps(part, separators=(",", ":")).encode()) for part in (header, claims)
-    )
-    return f"{unsigned}.{_b64(sign(key, unsigned))}"
-
-
-@dataclass(frozen=True)
-class Claims:
-    key_id: str
-    issuer: str
-    subject: str
-    token_id: str
-    expires: int | None
-    scopes: tuple[str, ...]
-
-
-def read(unsigned: str) -> Claims:
-    """The claims of `header.payload` (nothing checked but their shape)."""
-    parts = unsigned.split(".")
-    if len(parts) < 2:
-        raise TokenError("a token is header.payload[.signature]")
-    try:
-        header = json.loads(_unb64(parts[0]))
-        claims = json.loads(_unb64(parts[1]))
-    except (ValueError, UnicodeDecodeError):
-        raise TokenError("a token part is not JSON") from None
-    if not isinstance(header, dict) or not isinstance(claims, dict):
-        raise TokenError("a token part is not a JSON object")
-    if header.get("alg") != "HS256":
-        raise TokenError(f"token algorithm {header.get('alg')!r} is not served (HS256 is)")
-    exp = claims.get("exp")
-    scope = claims.get("scope")
-    return Claims(
-        str(header.get("kid") or ""),
-        str(claims.get("iss") or ""),
-        str(claims.get("sub") or ""),
-        str(claims.get("jti") or ""),
-        exp if isinstance(exp, int) else None,
-        tuple(scope.split()) if isinstance(scope, str) else (),
-    )
-
-
-def verify(unsigned: str, key: bytes, issuer: str, now: float | None = None) -> Claims:
-    """The claims of a token this pool issued and that is still good; its signature is
-    the caller's to recompute (it never travels in the handshake)."""
-    claims = read(unsigned)
-    if claims.issuer != issuer:
-        raise TokenError(f"the token was issued by {claims.issuer!r}, not {issuer!r}")
-    if not claims.token_id or not claims.subject:
-        raise TokenError("the token names no id or no subject")
-    if claims.expires is not None and claims.expires < (time.time() if now is None else now):
-        raise TokenError("the token has expired")
-    return claims
-
-
 def _keys(signature: bytes, unsigned: str) -> tuple[bytes, bytes]:
     tail = unsigned.encode()
-    ka = _hkdf(signature, _SEED_KA + tail, b"master ka")
-    kb = _hkdf(signature, _SEED_KB + tail, b"master kb")
+    ka = hkdf(signature, _SEED_KA + tail, b"master ka")
+    kb = hkdf(signature, _SEED_KB + tail, b"master kb")
     return ka, kb
 
 

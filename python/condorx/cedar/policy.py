@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from condorx import locate
-from condorx.cedar import idtokens
+from condorx import locate, tokens
 from condorx.cedar.commands import AuthBit, method_bit
 from condorx.classad import ClassAd
 from condorx.config import Config
@@ -79,8 +78,8 @@ class SecurityPolicy:
     def token_keys(self) -> dict[str, bytes]:
         """The keys tokens may be signed with, by name (POOL: the pool signing key)."""
         try:
-            return {"POOL": idtokens.signing_key(locate.pool_key_file(self.cfg))}
-        except idtokens.TokenError:
+            return {"POOL": tokens.signing_key(locate.pool_key_file(self.cfg))}
+        except tokens.TokenError:
             return {}
 
     def _knob(self, level: str, name: str) -> str | None:

@@ -30,8 +30,9 @@ class Credentials:
     def proof(self, server_nonce: bytes) -> tuple[dict[str, object], Keys, str]:
         """The token handshake's message, the session keys it makes, and the user."""
         nonce = secrets.token_bytes(16)
+        shown: str | None = None
         if self.token:
-            user, secret = security.parse_token(self.token)
+            user, secret, shown = security.parse_token(self.token)
         elif self.pool_key:
             user, secret = security.POOL_IDENTITY, self.pool_key
         else:
@@ -44,6 +45,8 @@ class Credentials:
             "mac": mac,
             "protection": self.policy.to_wire(),
         }
+        if shown is not None:
+            message["token"] = shown  # header.payload: the daemon recomputes the rest
         return message, Keys.derive(secret, server_nonce, nonce, user), user
 
 
@@ -154,7 +157,10 @@ def user_credentials(cfg: Config, environ: Mapping[str, str] | None = None) -> C
         key = locate.pool_key_file(cfg).read_bytes().strip()
     except OSError:
         return Credentials(policy=policy)
-    return Credentials(token=security.make_token(key, security.current_user()), policy=policy)
+    issuer = cfg.get("TRUST_DOMAIN") or "condorx"
+    return Credentials(
+        token=security.make_token(key, security.current_user(), issuer), policy=policy
+    )
 
 
 def daemon_credentials(cfg: Config) -> Credentials:

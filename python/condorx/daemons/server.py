@@ -195,11 +195,14 @@ class Server:
         local: bool = False,
     ) -> _Accepted:
         user, nonce, mac = reply.get("user"), reply.get("nonce"), reply.get("mac")
+        token = reply.get("token")
         if not (isinstance(user, str) and isinstance(nonce, bytes) and isinstance(mac, bytes)):
+            raise security.AuthError("malformed token authentication")
+        if token is not None and not isinstance(token, str):
             raise security.AuthError("malformed token authentication")
         asked = Policy.from_wire(reply.get("protection"))
         secret = security.check_proof(
-            self.pool_key, user, hello["nonce"], nonce, mac, asked.terms()
+            self.pool_key, user, hello["nonce"], nonce, mac, asked.terms(), token
         )
         mode = Mode.CLEAR if local else negotiate(self.policy, asked)
         keys = Keys.derive(secret, hello["nonce"], nonce, user)
