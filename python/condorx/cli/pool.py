@@ -68,8 +68,25 @@ def up(directory: Path | None) -> None:
         return
     start_master(cfg, env)
     _wait_ready(cfg)
+    htcondor = write_htcondor_config(cfg, root, config)
     click.echo(f"Personal pool up in {root}.")
     click.echo(f"Use it from other shells with: export CONDORX_CONFIG={config}")
+    click.echo(f"HTCondor's own clients (pip install htcondor): export CONDOR_CONFIG={htcondor}")
+
+
+def write_htcondor_config(cfg: Config, root: Path, config: Path) -> Path:
+    """A configuration HTCondor's clients read: the pool's own, and where its collector
+    listens (a personal pool's collector takes a free port, published in a file that
+    only condorx reads), written anew each time the pool comes up."""
+    path = root / "htcondor_config"
+    address = locate.collector_address(cfg) or ""
+    path.write_text(
+        "# For HTCondor's own clients (its Python bindings, its tools):\n"
+        f"#     export CONDOR_CONFIG={path}\n"
+        f"include : {config}\n"
+        f"COLLECTOR_HOST = {address}\n"
+    )
+    return path
 
 
 def start_master(cfg: Config, env: dict[str, str]) -> None:

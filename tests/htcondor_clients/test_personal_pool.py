@@ -1,0 +1,73 @@
+"""README's story for HTCondor's own clients: after `condorx pool up`, a script that uses
+`pip install htcondor` (with CONDOR_CONFIG as pool up says) submits a job, which runs,
+and reads its history and its event log, as on a personal HTCondor."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+SCRIPT = """
+import json, time, htcondor2 as htcondor
+schedd = htcondor.Schedd()
+sub = htcondor.Submit({
+    "executable": "/bin/echo", "arguments": "hello from $(ClusterId).$(ProcId)",
+    "output": "out.txt", "log": "job.log",
+})
+cluster = schedd.submit(sub).cluster()
+deadline = time.time() + 90
+while schedd.query(f"ClusterId == {cluster}", ["ProcId"]) and time.time() < deadline:
+    time.sleep(0.5)
+done = list(schedd.history(f"ClusterId == {cluster}", ["ExitCode", "JobStatus"]))
+events = [e.type.name for e in htcondor.JobEventLog("job.log").events(stop_after=0)]
+slots = len(htcondor.Collector().query(htcondor.AdTypes.Startd))
+print(json.dumps({"done": [[d["JobStatus"], d["ExitCode"]] for d in done],
+                  "events": events, "slots": slots, "cluster": cluster}))
+"""
+
+
+def test_a_pip_installed_htcondor_script_runs_a_job_on_condorx_pool_up():
+    with tempfile.TemporaryDirectory(prefix="cx-htc-") as d:
+        root = Path(d)
+        env = {**os.environ, "CONDORX_CONFIG": str(root / "condor_config")}
+        env.pop("CONDOR_CONFIG", None)
+
+        def condorx(*argv: str) -> str:
+            r = subprocess.run(
+                [sys.executable, "-m", "condorx.cli.main", *argv],
+                env=env,
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert r.returncode == 0, r.stderr
+            return r.stdout
+
+        said = condorx("pool", "up", "--dir", str(root))
+        try:
+            line = [x for x in said.splitlines() if "CONDOR_CONFIG=" in x][0]
+            config = line.split("CONDOR_CONFIG=", 1)[1].strip()
+            user = {**os.environ, "CONDOR_CONFIG": config}
+            user.pop("CONDORX_CONFIG", None)
+            r = subprocess.run(
+                [sys.executable, "-c", textwrap.dedent(SCRIPT)],
+                env=user,
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=180,
+            )
+            assert r.returncode == 0, r.stderr
+        finally:
+            condorx("pool", "down")
+        v = json.loads(r.stdout.strip().splitlines()[-1])
+        assert v["done"] == [[4, 0]]
+        assert v["events"][0] == "SUBMIT" and v["events"][-1] == "JOB_TERMINATED"
+        assert v["slots"] >= 1
+        assert (root / "out.txt").read_text() == f"hello from {v['cluster']}.0\n"
