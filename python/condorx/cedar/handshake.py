@@ -21,6 +21,7 @@ import os
 import secrets
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from cryptography.hazmat.primitives import hashes, serialization
@@ -105,13 +106,13 @@ class Handshake:
         policy: SecurityPolicy,
         sessions: Sessions,
         known: dict[int, tuple[str, bool]],
-        allowed: object,
+        allowed: Callable[[int, str | None], bool],
     ) -> None:
         self.policy = policy
         self.sessions = sessions
         # command -> (HTCondor permission level, whether it forces authentication)
         self.known = known
-        # allowed(command, name) -> whether this identity may run the command
+        # Whether an identity (None: nobody proven) may run a command.
         self.allowed = allowed
 
     async def run(self, conn: Connection, msg: Reader, local: tuple[str, int]) -> Outcome | None:
@@ -191,7 +192,7 @@ class Handshake:
         sid = self.sessions.new_id()
         perm, forced = self.known[command]
         commands = self._valid_commands(name, decision.authenticate and name is not None, perm)
-        authorized = (not forced or name is not None) and bool(self.allowed(command, name))  # type: ignore[operator]
+        authorized = (not forced or name is not None) and self.allowed(command, name)
         post = ClassAd(
             {
                 "Sid": sid,
@@ -225,7 +226,7 @@ class Handshake:
         for cmd, (level, forced) in self.known.items():
             if level not in (perm, "ALLOW") or (forced and not proved):
                 continue
-            if self.allowed(cmd, name):  # type: ignore[operator]
+            if self.allowed(cmd, name):
                 out.add(cmd)
         return out
 

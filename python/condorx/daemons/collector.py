@@ -67,7 +67,8 @@ class Collector:
                 raise Refused("bad-request", f"ad {i}: MyType and Name must be strings")
         default = self.default_lifetime
         for ad, kind, name, lifetime in zip(ads, kinds, names, lifetimes, strict=True):
-            if not isinstance(lifetime, int) or lifetime <= 0:
+            # An integer, not undefined or error (IntEnums both: Undefined is 2).
+            if type(lifetime) is not int or lifetime <= 0:
                 lifetime = default
             table = self.ads.setdefault(kind.lower(), {})
             if name not in table:
