@@ -41,3 +41,23 @@ def test_act_holds_releases_and_removes_jobs_by_id_and_by_constraint(pool):
     assert v["remove"] == 1
     assert v["after"]["1.0"] == 1 and v["after"]["1.1"] == 1
     assert v["after"].get("1.2", 3) == 3  # removed (gone, or leaving)
+
+
+ACT_UNAUTHENTICATED = """
+import htcondor2 as htcondor
+schedd = htcondor.Schedd()
+try:
+    schedd.act(htcondor.JobAction.Hold, ["1.0"])
+except Exception as e:
+    result({"error": type(e).__name__})
+else:
+    result({"error": None})
+"""
+
+
+def test_an_act_that_cannot_authenticate_is_an_error_not_a_crash(pool):
+    # The client offers only a method the daemon does not serve here (CLAIMTOBE is not
+    # configured): the handshake cannot authenticate, and ACT_ON_JOBS requires it.
+    r = bindings.run(pool, ACT_UNAUTHENTICATED, "SEC_CLIENT_AUTHENTICATION_METHODS = CLAIMTOBE\n")
+    assert r.returncode == 0, f"the client died ({r.returncode}): {r.stderr[-500:]}"
+    assert r.value == {"error": "HTCondorException"}

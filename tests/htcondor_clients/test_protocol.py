@@ -195,3 +195,21 @@ def test_a_client_that_stops_mid_handshake_is_let_go(pool):
 
     trio.run(go)
     assert len(trio.run(_query_jobs, schedd_address(pool))) == len(statuses(pool))
+
+
+def test_a_replayed_encrypted_packet_ends_the_connection(pool):
+    async def go() -> None:
+        addr = schedd_address(pool)
+        conn = await cc.open_connection(addr.host, addr.port)
+        await cc.authenticate(conn, Cmd.QMGMT_WRITE_CMD, "REQUIRED")
+        sealed = conn._packet(Writer(True).integer(Rpc.GetCapabilities).integer(0).bytes(), 1)
+        await conn.stream.send_all(sealed)
+        assert "LateMaterialize" in Reader(await conn.receive(), True).classad()
+        await conn.stream.send_all(sealed)  # the same bytes again: its IV is spent
+        try:
+            data = await conn.receive()
+        except Closed:
+            return
+        raise AssertionError(f"the daemon answered a replayed packet: {data!r}")
+
+    trio.run(go)
