@@ -102,3 +102,18 @@ def test_changed_or_cut_bytes_are_a_cedar_error(encrypted, at, xor, cut):
         assert not encrypted and got != body
 
     trio.run(go)
+
+
+def test_a_silent_peer_is_let_go_after_exactly_the_idle_time():
+    async def go() -> float:
+        a, b, _ = _pair()
+        b.idle = 30.0
+        start = trio.current_time()
+        try:
+            await b.receive()
+        except CedarError as e:
+            assert "said nothing for 30 s" in str(e)
+            return trio.current_time() - start
+        raise AssertionError("a silent peer's message was received")
+
+    assert trio.run(go, clock=trio.testing.MockClock(autojump_threshold=0)) == 30.0

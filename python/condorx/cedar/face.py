@@ -154,6 +154,8 @@ class CedarFace:
                     address,
                 )
                 return
+            # Past the handshake, a connection may idle as long as condorx's own may.
+            conn.idle = self.server.limits.idle_timeout
             while call is not None:
                 keep = await self.commands[call.command].serve(call)
                 if not keep:
@@ -163,6 +165,9 @@ class CedarFace:
             return
         except CedarError as e:
             audit.warning("%s refused a CEDAR peer at %s: %s", self.server.name, address, e)
+        except Exception:
+            # A daemon never dies of a peer's bytes: this connection ends, the rest go on.
+            log.exception("%s: a CEDAR connection from %s failed", self.server.name, address)
 
     async def _open(self, conn: Connection, local: tuple[str, int], address: str) -> Call | None:
         msg = Reader(await conn.receive(), conn.encrypted)

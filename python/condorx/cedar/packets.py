@@ -16,6 +16,7 @@ sender's sent digest first), so nobody can have rewritten the clear handshake.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import struct
 
@@ -64,6 +65,8 @@ class Connection:
         self._buf = bytearray(first)
         # Bytes a whole message may hold; the caller raises it after authentication.
         self.max_message = max_message or 64 * 1024
+        # How long a peer may leave the connection silent while a message is awaited.
+        self.idle = math.inf
         self._sent = hashlib.sha256()
         self._received = hashlib.sha256()
         self._sent_bytes = 0
@@ -89,10 +92,14 @@ class Connection:
 
     async def _fill(self, n: int) -> None:
         while len(self._buf) < n:
+            chunk: bytes | bytearray = b""
             try:
-                chunk = await self.stream.receive_some(max(65536, n - len(self._buf)))
+                with trio.move_on_after(self.idle) as silent:
+                    chunk = await self.stream.receive_some(max(65536, n - len(self._buf)))
             except trio.BrokenResourceError as e:
                 raise Closed(f"connection broken: {e}") from None
+            if silent.cancelled_caught:
+                raise CedarError(f"the peer said nothing for {self.idle:g} s")
             if not chunk:
                 if not self._buf:
                     raise Closed("connection closed by peer")
