@@ -150,8 +150,15 @@ class Writer:
         self.buf += raw + b"\0" if value is not None or self.encrypted else raw
         return self
 
-    def classad(self, ad: ClassAd, projection: list[str] | None = None) -> Writer:
-        self.buf += _core.cedar_put_ads([ad], self.encrypted, projection)[0]
+    def classad(
+        self, ad: ClassAd, projection: list[str] | None = None, types: bool = True
+    ) -> Writer:
+        """The ad; without its two trailing strings (MyType, TargetType) when `types`
+        is false, as HTCondor's getClassAdNoTypes readers expect."""
+        data = _core.cedar_put_ads([ad], self.encrypted, projection)[0]
+        if not types:  # the two empty strings: NULs, or 8-byte lengths and NULs
+            data = data[: -(18 if self.encrypted else 2)]
+        self.buf += data
         return self
 
     def raw(self, data: bytes) -> Writer:

@@ -235,6 +235,7 @@ class Master:
                             "MyAddress": self.address,
                             "ClassAdLifetime": interval * 3,
                             "DaemonList": ", ".join(self.daemon_list()),
+                            "Machine": self.cfg.get("FULL_HOSTNAME") or "",
                             **version.stamp(),
                         }
                     ]

@@ -21,6 +21,7 @@ from typing import Any
 import trio
 
 from condorx import _core, cron, locate, security, version, wire
+from condorx.cedar import negotiator as cedar_negotiator
 from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
@@ -264,6 +265,8 @@ class Negotiator:
             "Name": self.name,
             "MyAddress": self.address,
             "NegotiatorIpAddr": self.address,
+            # HTCondor's clients locate a daemon only when its ad names its host.
+            "Machine": self.cfg.get("FULL_HOSTNAME") or locate.advertised_host(""),
             **version.stamp(),
             "ClassAdLifetime": self.interval * 3 + 60,
             "LastNegotiationCycleDuration0": self.last_cycle.get("seconds", 0.0),
@@ -291,7 +294,7 @@ async def serve(
     negotiator = Negotiator(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
     server = Server.configured("negotiator", negotiator.handlers(), key, cfg)
-    server.add_cedar([], cfg)
+    server.add_cedar(cedar_negotiator.commands(), cfg)
     host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("NEGOTIATOR_PORT", 0))
