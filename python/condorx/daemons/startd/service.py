@@ -36,6 +36,7 @@ import trio
 
 from condorx import hooks, job_lease, locate, security, wire
 from condorx._core import benchmark_kflops, benchmark_mips
+from condorx.cedar import startd as cedar_startd
 from condorx.classad import ClassAd, ExprTree
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
@@ -927,7 +928,7 @@ async def serve(
     startd = Startd(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
     server = Server.configured("startd", startd.handlers(), key, cfg)
-    server.add_cedar([], cfg)
+    server.add_cedar(cedar_startd.commands(), cfg)
     host = locate.bind_host(cfg)
     try:
         async with trio.open_nursery() as nursery:
