@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 SCRIPT = """
@@ -71,3 +72,72 @@ def test_a_pip_installed_htcondor_script_runs_a_job_on_condorx_pool_up():
         assert v["events"][0] == "SUBMIT" and v["events"][-1] == "JOB_TERMINATED"
         assert v["slots"] >= 1
         assert (root / "out.txt").read_text() == f"hello from {v['cluster']}.0\n"
+
+
+COMMANDS = """
+import json, time, htcondor2 as htcondor
+coll = htcondor.Collector()
+master = coll.locate(htcondor.DaemonTypes.Master)
+def schedd_answers():
+    try:
+        htcondor.Schedd().query(limit=1)
+        return True
+    except Exception:
+        return False
+def until(want):
+    deadline = time.time() + 60
+    while schedd_answers() != want and time.time() < deadline:
+        time.sleep(0.3)
+    return schedd_answers()
+out = {"before": schedd_answers()}
+htcondor.send_command(master, htcondor.DaemonCommand.DaemonOff, "SCHEDD")
+out["off"] = until(False)
+htcondor.send_command(master, htcondor.DaemonCommand.DaemonOn, "SCHEDD")
+out["on"] = until(True)
+htcondor.send_command(master, htcondor.DaemonCommand.OffGraceful)
+print(json.dumps(out))
+"""
+
+
+def test_htcondors_send_command_turns_the_masters_daemons_off_and_on():
+    with tempfile.TemporaryDirectory(prefix="cx-htc-") as d:
+        root = Path(d)
+        env = {**os.environ, "CONDORX_CONFIG": str(root / "condor_config")}
+        env.pop("CONDOR_CONFIG", None)
+
+        def condorx(*argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+            r = subprocess.run(
+                [sys.executable, "-m", "condorx.cli.main", *argv],
+                env=env,
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert r.returncode == 0 or not check, r.stderr
+            return r
+
+        condorx("pool", "up", "--dir", str(root))
+        try:
+            user = {**os.environ, "CONDOR_CONFIG": str(root / "htcondor_config")}
+            user.pop("CONDORX_CONFIG", None)
+            r = subprocess.run(
+                [sys.executable, "-c", textwrap.dedent(COMMANDS)],
+                env=user,
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=180,
+            )
+            assert r.returncode == 0, r.stderr
+            assert json.loads(r.stdout.strip().splitlines()[-1]) == {
+                "before": True,
+                "off": False,
+                "on": True,
+            }
+            deadline = time.monotonic() + 60
+            while condorx("pool", "status", check=False).returncode == 0:
+                assert time.monotonic() < deadline, "the master did not stop on DC_OFF_GRACEFUL"
+                time.sleep(0.3)
+        finally:
+            condorx("pool", "down", check=False)

@@ -16,6 +16,7 @@ from pathlib import Path
 import trio
 
 from condorx import locate, security, version, wire
+from condorx.cedar import master as cedar_master
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config, ConfigError, load_config
@@ -251,7 +252,7 @@ async def serve(
     master = Master(cfg)
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
     server = Server.configured("master", master.handlers(), key, cfg)
-    server.add_cedar([], cfg)
+    server.add_cedar(cedar_master.commands(), cfg)
     async with trio.open_nursery() as nursery:
         master.nursery = nursery
         sock = locate.master_socket(cfg)
