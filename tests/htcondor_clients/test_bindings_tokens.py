@@ -76,3 +76,31 @@ def test_a_token_from_another_key_or_expired_is_refused(pool):
         r = bindings.run(pool, SUBMIT_AS_TOKEN, _config(pool, token))
         assert r.returncode != 0
         assert "Traceback" in r.stderr and "Segmentation" not in r.stderr
+
+
+ADVERTISE = """
+import classad2, htcondor2 as htcondor
+coll = htcondor.Collector()
+ad = classad2.ClassAd({"MyType": "Generic", "Name": "probe-1", "Color": "green"})
+coll.advertise([ad], "UPDATE_AD_GENERIC")
+seen = [a["Color"] for a in coll.query(htcondor.AdTypes.Generic, 'Name == "probe-1"')]
+gone = classad2.ClassAd({"MyType": "Query", "TargetType": "Generic",
+                         "Requirements": classad2.ExprTree('Name == "probe-1"')})
+coll.advertise([gone], "INVALIDATE_ADS_GENERIC")
+left = len(coll.query(htcondor.AdTypes.Generic, 'Name == "probe-1"'))
+result({"seen": seen, "left": left})
+"""
+
+
+def test_the_pools_identity_advertises_and_invalidates_through_the_bindings(pool):
+    # Only the pool's own identity may advertise: a token for condor@<its domain>.
+    identity = f"condor@{pool.cfg.get('UID_DOMAIN')}"
+    key = tokens.signing_key(locate.pool_key_file(pool.cfg))
+    token = tokens.make(key, pool.cfg.get("TRUST_DOMAIN") or "", identity, 3600)
+    r = bindings.run(pool, ADVERTISE, _config(pool, token))
+    assert r.returncode == 0, r.stderr
+    assert r.value == {"seen": ["green"], "left": 0}
+    # A user's token may not: nothing is stored.
+    bindings.run(pool, ADVERTISE.split("gone =")[0], _config(pool, _token(pool)))
+    look = "import htcondor2 as h\nresult(len(h.Collector().query(h.AdTypes.Generic)))"
+    assert bindings.run(pool, look).value == 0

@@ -17,7 +17,7 @@ from condorx.cedar.commands import QUERY_TYPES, Cmd
 from condorx.cedar.face import Call, CedarCommand
 from condorx.cedar.query_ad import constraint_of, limit_of, projection_of
 from condorx.classad import ClassAd
-from condorx.protocol.collector import Advertise, QueryAds
+from condorx.protocol.collector import Advertise, Invalidate, QueryAds
 
 _ALL_TYPES = (
     Cmd.QUERY_ANY_ADS,
@@ -85,9 +85,44 @@ async def _update(call: Call) -> bool:
     return bool(reply.get("ok"))
 
 
+# INVALIDATE_* and the ad type each drops (GENERIC: the ad's own TargetType).
+_INVALIDATES: dict[int, str] = {
+    Cmd.INVALIDATE_STARTD_ADS: "machine",
+    Cmd.INVALIDATE_SCHEDD_ADS: "scheduler",
+    Cmd.INVALIDATE_MASTER_ADS: "daemonmaster",
+    Cmd.INVALIDATE_SUBMITTOR_ADS: "submitter",
+    Cmd.INVALIDATE_COLLECTOR_ADS: "collector",
+    Cmd.INVALIDATE_NEGOTIATOR_ADS: "negotiator",
+    Cmd.INVALIDATE_ACCOUNTING_ADS: "accounting",
+    Cmd.INVALIDATE_ADS_GENERIC: "",
+}
+
+
+async def _invalidate(call: Call) -> bool:
+    """Drop the ads the request names (its Name) or chooses (its Requirements)."""
+    ad = (await call.payload()).classad()
+    kind = _INVALIDATES[call.command]
+    if not kind:
+        target = ad.get("TargetType")
+        kind = target.lower() if isinstance(target, str) else ""
+    name = ad.get("Name")
+    names: list[str] = [name] if isinstance(name, str) else []
+    if not names and kind:
+
+        async def take(rows: Any) -> None:
+            names.extend(str(row[0]) for row in rows if row and isinstance(row[0], str))
+
+        query = QueryAds(type=kind, constraint=constraint_of(ad), exprs=["Name"])
+        await call.dispatch(query, take)
+    if kind and names:
+        await call.dispatch(Invalidate(type=kind, names=list(names)))
+    return True  # more updates may follow on the session
+
+
 def commands() -> list[CedarCommand]:
     out = [CedarCommand(n, "READ", _query, QueryAds) for n in QUERY_TYPES]
     out += [CedarCommand(n, "ADVERTISE_" + _level(n), _update, Advertise) for n in _UPDATES]
+    out += [CedarCommand(n, "ADVERTISE_MASTER", _invalidate, Invalidate) for n in _INVALIDATES]
     return out
 
 
