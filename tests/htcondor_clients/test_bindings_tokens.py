@@ -104,3 +104,25 @@ def test_the_pools_identity_advertises_and_invalidates_through_the_bindings(pool
     bindings.run(pool, ADVERTISE.split("gone =")[0], _config(pool, _token(pool)))
     look = "import htcondor2 as h\nresult(len(h.Collector().query(h.AdTypes.Generic)))"
     assert bindings.run(pool, look).value == 0
+
+
+READ_THEN_SUBMIT = """
+import htcondor2 as htcondor
+schedd = htcondor.Schedd()
+before = len(schedd.query())
+try:
+    schedd.submit(htcondor.Submit({"executable": "/bin/true"}), count=1)
+    submitted = "yes"
+except Exception as e:
+    submitted = type(e).__name__
+result({"read": before, "submitted": submitted, "after": len(schedd.query())})
+"""
+
+
+def test_a_token_limited_to_read_may_query_and_not_submit(pool):
+    user = f"{getpass.getuser()}@{pool.cfg.get('UID_DOMAIN')}"
+    out = pool.cli("condorx.cli.token:create", "-identity", user, "-authz", "READ").stdout
+    r = bindings.run(pool, READ_THEN_SUBMIT, _config(pool, out.strip()))
+    assert r.returncode == 0, r.stderr
+    assert r.value["submitted"] == "HTCondorException"
+    assert r.value["after"] == r.value["read"]

@@ -20,6 +20,7 @@ import os
 import pwd
 import secrets
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from condorx.cedar import idtokens
@@ -81,11 +82,47 @@ async def claimtobe(conn: Connection) -> str | None:
     return user or None
 
 
+@dataclass(frozen=True)
+class Proven:
+    """Who authenticated, how, and (a token's scopes) which levels alone it may use."""
+
+    name: str
+    method: str
+    limits: frozenset[str] | None = None
+
+
+# What each permission level implies (HTCondor's DCpermissionHierarchy).
+_IMPLIES = {
+    "WRITE": "READ",
+    "NEGOTIATOR": "READ",
+    "ADMINISTRATOR": "WRITE",
+    "CONFIG": "READ",
+    "DAEMON": "WRITE",
+    "ADVERTISE_STARTD": "READ",
+    "ADVERTISE_SCHEDD": "READ",
+    "ADVERTISE_MASTER": "READ",
+}
+
+
+def limits_of(scopes: tuple[str, ...]) -> frozenset[str] | None:
+    """The levels a token's `condor:/LEVEL` scopes allow, with those they imply; None
+    when it names none (no limit)."""
+    named = [s[len("condor:/") :].upper() for s in scopes if s.startswith("condor:/")]
+    if not named:
+        return None
+    levels: set[str] = set()
+    for level in named:
+        while level and level not in levels:
+            levels.add(level)
+            level = _IMPLIES.get(level, "")
+    return frozenset(levels)
+
+
 async def authenticate(
     conn: Connection, methods: list[int], local: tuple[str, int], policy: SecurityPolicy
-) -> tuple[str, str] | None:
+) -> Proven | None:
     """Run the method handshake and the method both sides share, first in the daemon's
-    order; (name, method) or None when every shared method failed."""
+    order; who was proven, or None when every shared method failed."""
     tried: set[int] = set()
     while True:
         offered = Reader(await conn.receive(), conn.encrypted).integer()
@@ -94,11 +131,15 @@ async def authenticate(
         if not chosen:
             return None
         tried.add(chosen)
+        method = AuthBit(chosen).name
         if chosen == AuthBit.FS:
             name = await fs(conn, local, policy.fs_dir)
         elif chosen == AuthBit.TOKEN:
-            name = await idtokens.authenticate(conn, policy.token_keys(), policy.trust_domain)
+            found = await idtokens.authenticate(conn, policy.token_keys(), policy.trust_domain)
+            if found is not None:
+                return Proven(found[0], method, limits_of(found[1]))
+            name = None
         else:  # CLAIMTOBE: the only other method offered
             name = await claimtobe(conn)
         if name is not None:
-            return name, AuthBit(chosen).name
+            return Proven(name, method)

@@ -53,6 +53,8 @@ class Session:
     commands: frozenset[int]
     expires: float
     lease: float
+    # The permission levels a token's scopes limit it to (None: no limit).
+    limits: frozenset[str] | None = None
     last_used: float = field(default_factory=time.monotonic)
 
     def alive(self, now: float) -> bool:
@@ -174,10 +176,11 @@ class Handshake:
             await conn.send(Writer().classad(decision.ad).bytes())
         name: str | None = None
         method = ""
+        limits: frozenset[str] | None = None
         if decision.authenticate:
             found = await auth.authenticate(conn, decision.methods, local, self.policy)
             if found is not None:
-                name, method = found
+                name, method, limits = found.name, found.method, found.limits
                 # The key travels by ECDH, not from the daemon: none to send.
                 await conn.send(Writer().integer(0).bytes())
             elif decision.auth_required:
@@ -191,8 +194,13 @@ class Handshake:
             conn.start_encryption(key)
         sid = self.sessions.new_id()
         perm, forced = self.known[command]
-        commands = self._valid_commands(name, decision.authenticate and name is not None, perm)
-        authorized = (not forced or name is not None) and self.allowed(command, name)
+        proved = decision.authenticate and name is not None
+        commands = self._valid_commands(name, proved, perm, limits)
+        authorized = (
+            (not forced or name is not None)
+            and _within(perm, limits)
+            and self.allowed(command, name)
+        )
         post = ClassAd(
             {
                 "Sid": sid,
@@ -216,19 +224,29 @@ class Handshake:
             frozenset(commands),
             time.monotonic() + decision.duration,
             decision.lease,
+            limits,
         )
         self.sessions.add(session)
         return Outcome(command, session, new=True)
 
-    def _valid_commands(self, name: str | None, proved: bool, perm: str) -> set[int]:
+    def _valid_commands(
+        self, name: str | None, proved: bool, perm: str, limits: frozenset[str] | None
+    ) -> set[int]:
         """The commands of this permission level that this session may be reused for."""
         out = set()
         for cmd, (level, forced) in self.known.items():
             if level not in (perm, "ALLOW") or (forced and not proved):
                 continue
+            if not _within(level, limits):
+                continue
             if self.allowed(cmd, name):
                 out.add(cmd)
         return out
+
+
+def _within(level: str, limits: frozenset[str] | None) -> bool:
+    """Whether a token's limits (if any) let its holder use this permission level."""
+    return limits is None or level == "ALLOW" or level in limits
 
 
 def _derive(private: ec.EllipticCurvePrivateKey, peer_b64: str) -> bytes:
