@@ -84,3 +84,23 @@ def test_a_client_that_never_negotiates_sends_raw_commands(pool):
     r = bindings.run(pool, SCHEDD_QUERIES, "SEC_CLIENT_NEGOTIATION = NEVER\n")
     assert r.returncode == 0, r.stderr
     _check_jobs(r.value)
+
+
+SUMMARY = """
+import htcondor2 as htcondor
+schedd = htcondor.Schedd()
+ads = schedd.query(opts=htcondor.QueryOpt.SummaryOnly)
+chosen = schedd.query("ProcId > 0", opts=htcondor.QueryOpt.SummaryOnly)
+result([[dict(a) for a in ads], [dict(a) for a in chosen]])
+"""
+
+
+def test_a_summary_only_query_answers_htcondors_totals(pool):
+    r = bindings.run(pool, SUMMARY)
+    assert r.returncode == 0, r.stderr
+    (every,), (chosen,) = r.value
+    assert every["MyType"] == "Summary" and every["ErrorCode"] == 0
+    assert (every["Jobs"], every["Idle"], every["Running"], every["Held"]) == (3, 3, 0, 0)
+    assert (every["AllusersJobs"], every["AllusersIdle"]) == (3, 3)
+    assert (chosen["Jobs"], chosen["Idle"], chosen["AllusersJobs"]) == (2, 2, 3)
+    assert isinstance(every["ServerTime"], int)

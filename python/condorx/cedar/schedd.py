@@ -42,27 +42,69 @@ def _mine(query: ClassAd, call: Call, constraint: str | None) -> str | None:
 
 async def _query_jobs(call: Call) -> bool:
     query = (await call.payload()).classad()
+    constraint = _mine(query, call, constraint_of(query))
+    last = ClassAd({"Owner": 0, "ErrorCode": 0, "ServerTime": int(time.time())})
+    if query.get("SummaryOnly") is True:
+        reply = await _summary(call, constraint, last, query.get("MyJobs") is not None)
+    else:
 
-    async def each(rows: Any) -> None:
-        for row in rows:
-            await call.send(call.writer().raw(row))
+        async def each(rows: Any) -> None:
+            for row in rows:
+                await call.send(call.writer().raw(row))
 
-    request = QueryJobs(
-        constraint=_mine(query, call, constraint_of(query)),
-        limit=limit_of(query),
-        cedar="encrypted" if call.conn.encrypted else "clear",
-        projection=projection_of(query),
-    )
-    reply = await call.dispatch(request, each)
-    last = ClassAd({"Owner": 0})
-    if query.get("SendServerTime") is True:
-        last["ServerTime"] = int(time.time())
+        request = QueryJobs(
+            constraint=constraint,
+            limit=limit_of(query),
+            cedar="encrypted" if call.conn.encrypted else "clear",
+            projection=projection_of(query),
+        )
+        reply = await call.dispatch(request, each)
     if not reply.get("ok"):
         error = reply.get("error") or {}
         last["ErrorCode"] = 1
         last["ErrorString"] = str(error.get("message", "query refused"))
     await call.send(call.writer().classad(last))
     return False
+
+
+# JobStatus -> the count HTCondor's summary puts it in (TransferringOutput is Running).
+_COUNTED = {
+    1: "Idle",
+    2: "Running",
+    3: "Removed",
+    4: "Completed",
+    5: "Held",
+    6: "Running",
+    7: "Suspended",
+}
+
+
+async def _summary(call: Call, constraint: str | None, ad: ClassAd, mine: bool) -> dict[str, Any]:
+    """The totals of a SummaryOnly query, as HTCondor's schedd publishes them: the
+    chosen jobs' (no prefix), everyone's (Allusers) and, for "my jobs", the user's (My)."""
+    rows: list[Any] = []
+
+    async def take(chunk: Any) -> None:
+        rows.extend(chunk)
+
+    reply = await call.dispatch(QueryJobs(exprs=["JobStatus", "Owner", constraint or "true"]), take)
+    if not reply.get("ok"):
+        return reply
+    chosen = [r for r in rows if r[2] is True]
+    mine_rows = [r for r in rows if r[1] == call.peer.user]
+    ad["MyType"] = "Summary"
+    for prefix, group in (("", chosen), ("Allusers", rows), ("My", mine_rows if mine else None)):
+        if group is None:
+            continue
+        counts = dict.fromkeys(("Idle", "Running", "Removed", "Completed", "Held", "Suspended"), 0)
+        for status, *_ in group:
+            name = _COUNTED.get(status) if isinstance(status, int) else None
+            if name is not None:
+                counts[name] += 1
+        ad[f"{prefix}Jobs"] = len(group)
+        for name, n in counts.items():
+            ad[f"{prefix}{name}"] = n
+    return reply
 
 
 async def _act(call: Call) -> bool:
