@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 
 import trio
 
-from condorx import security, wire
+from condorx import wire
 from condorx.client.peers import Peers
-from condorx.errors import ClassAdParseError
+from condorx.daemons.peer import PEER_FAILURES, why
 from condorx.protocol.message import Each, Message
 from condorx.protocol.schedd import Matched, MatchedMany
 from condorx.protocol.startd import Match, Matches
@@ -29,15 +29,6 @@ log = logging.getLogger("condorx.negotiator")
 
 # What a peer can do to a request: refuse it (RemoteError), break the connection or the
 # protocol, send what does not parse, or not answer within NEGOTIATOR_TIMEOUT.
-PEER_FAILURES: tuple[type[Exception], ...] = (
-    OSError,
-    security.AuthError,
-    trio.BrokenResourceError,
-    trio.TooSlowError,
-    wire.WireError,
-    wire.RemoteError,
-    ClassAdParseError,
-)
 
 # Failures of a batch logged one line per match; the rest of the batch in one line.
 _LOGGED = 3
@@ -155,6 +146,3 @@ def _not_made(offers: list[Offer], reason: str) -> None:
         log.info("%d more matches not made: %s", len(offers) - _LOGGED, reason)
 
 
-def why(e: Exception) -> str:
-    # TooSlowError from fail_after says nothing; its name does.
-    return str(e) or type(e).__name__

@@ -12,6 +12,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -20,6 +21,7 @@ from condorx.cedar import master as cedar_master
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config, ConfigError, load_config
+from condorx.daemons.advertiser import Advertiser
 from condorx.daemons.run import DAEMON_NO_RESTART, DAEMONS
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.errors import Refused
@@ -222,28 +224,17 @@ class Master:
             Status: self.status,
         }
 
-    async def advertise_loop(self) -> None:
-        collector = CollectorClient(self.cfg, daemon_credentials(self.cfg))
+    def ad(self) -> dict[str, Any]:
         interval = max(1, self.cfg.get_int("MASTER_UPDATE_INTERVAL", 300))
-        while True:
-            await trio.sleep(2)  # the collector may be starting with us
-            try:
-                await collector.advertise(
-                    [
-                        {
-                            "MyType": "DaemonMaster",
-                            "Name": f"master@{locate.advertised_host('')}",
-                            "MyAddress": self.address,
-                            "ClassAdLifetime": interval * 3,
-                            "DaemonList": ", ".join(self.daemon_list()),
-                            "Machine": self.cfg.get("FULL_HOSTNAME") or "",
-                            **version.stamp(),
-                        }
-                    ]
-                )
-            except (OSError, wire.WireError) as e:
-                log.info("cannot update the collector: %s", e)
-            await trio.sleep(interval)
+        return {
+            "MyType": "DaemonMaster",
+            "Name": f"master@{locate.advertised_host('')}",
+            "MyAddress": self.address,
+            "ClassAdLifetime": interval * 3,
+            "DaemonList": ", ".join(self.daemon_list()),
+            "Machine": self.cfg.get("FULL_HOSTNAME") or "",
+            **version.stamp(),
+        }
 
 
 async def serve(
@@ -269,7 +260,14 @@ async def serve(
         for name in names:
             master.start(name)
         locate.write_address(locate.master_address_file(cfg), master.address)
-        nursery.start_soon(master.advertise_loop)
+        # The collector may be starting with us: the first update waits a moment.
+        advertiser = Advertiser(
+            CollectorClient(cfg, daemon_credentials(cfg)),
+            lambda: [master.ad()],
+            cfg.get_int("MASTER_UPDATE_INTERVAL", 300),
+            first_delay=2.0,
+        )
+        await nursery.start(advertiser.run)
         task_status.started(master.address)
         try:
             await master.done.wait()

@@ -30,8 +30,10 @@ from condorx.client.schedd import ScheddClient
 from condorx.config import Config
 from condorx.daemons import matchable
 from condorx.daemons.accounting import Accounting
+from condorx.daemons.advertiser import Advertiser
 from condorx.daemons.handed_out import HandedOut
-from condorx.daemons.handout import PEER_FAILURES, HandOut, Offer, why
+from condorx.daemons.handout import HandOut, Offer
+from condorx.daemons.peer import PEER_FAILURES, why
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.negotiation import Submitter, negotiate
 from condorx.protocol.message import Done, Message
@@ -276,16 +278,6 @@ class Negotiator:
             "LastNegotiationCyclePhase4Duration0": self.last_cycle.get("hand_out", 0.0),
         }
 
-    async def advertise_loop(self) -> None:
-        while True:
-            wait = self.interval
-            try:
-                with trio.fail_after(self.timeout):
-                    await self.collector.advertise([self.ad()])
-            except PEER_FAILURES as e:
-                log.warning("cannot update the collector: %s", why(e))
-                wait = min(wait, 2)  # try again soon: the collector may be starting
-            await trio.sleep(wait)
 
 
 async def serve(
@@ -300,7 +292,13 @@ async def serve(
         port = await nursery.start(server.serve_tcp, host, cfg.get_int("NEGOTIATOR_PORT", 0))
         negotiator.address = locate.sinful(host, port)
         locate.write_address(locate.negotiator_address_file(cfg), negotiator.address)
-        nursery.start_soon(negotiator.advertise_loop)
+        advertiser = Advertiser(
+            negotiator.collector,
+            lambda: [negotiator.ad()],
+            negotiator.interval,
+            timeout=negotiator.timeout,
+        )
+        await nursery.start(advertiser.run)
         nursery.start_soon(negotiator.loop)
         log.info("negotiator at %s, cycle every %d s", negotiator.address, negotiator.interval)
         task_status.started(negotiator.address)

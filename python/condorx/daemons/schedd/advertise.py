@@ -1,5 +1,6 @@
 """The schedd's ads in the collector: its own (Scheduler) and one per user with jobs
-(Submitter), refreshed every SCHEDD_INTERVAL and soon after the queue changes."""
+(Submitter), refreshed every SCHEDD_INTERVAL and soon after the queue changes; and
+asking the negotiator for a cycle."""
 
 from __future__ import annotations
 
@@ -7,14 +8,13 @@ import logging
 from collections import Counter
 from typing import Any
 
-import trio
-
 from condorx import version, wire
 from condorx.attrs import JobStatus
 from condorx.client import negotiator
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import Address, daemon_credentials
 from condorx.config import Config
+from condorx.daemons.advertiser import Advertiser
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
 
@@ -62,28 +62,15 @@ def ads(ledger: Ledger, me: Identity) -> list[dict[str, Any]]:
     return out
 
 
-async def loop(
-    cfg: Config,
-    ledger: Ledger,
-    me: Identity,
-    *,
-    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
-) -> None:
-    """Advertise every SCHEDD_INTERVAL, and soon after the queue changes."""
-    task_status.started()
+def advertiser(cfg: Config, ledger: Ledger, me: Identity) -> Advertiser:
+    """Our ads every SCHEDD_INTERVAL, and soon after the queue changes (a burst of
+    commits gathered into one update)."""
     collector = CollectorClient(cfg, daemon_credentials(cfg))
-    interval = max(1, me.interval)
-    while True:
-        wait = interval
-        try:
-            await collector.advertise(ads(ledger, me))
-        except (OSError, wire.WireError) as e:
-            log.warning("cannot update the collector: %s", e)
-            wait = min(wait, 2)  # try again soon: the collector may be starting
-        with trio.move_on_after(wait):
-            await ledger.changed.wait()
-        ledger.changed = trio.Event()
-        await trio.sleep(min(1.0, interval))  # one update for a burst of changes
+    sender = Advertiser(
+        collector, lambda: ads(ledger, me), me.interval, burst=min(1.0, max(1, me.interval))
+    )
+    ledger.on_commit = sender.poke
+    return sender
 
 
 async def reschedule(cfg: Config, ledger: Ledger, me: Identity) -> None:

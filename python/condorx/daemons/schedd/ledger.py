@@ -68,8 +68,8 @@ class Ledger:
         self.queue = queue
         self.files = files
         self.address = ""  # the schedd's, for user-log events; set once it listens
-        # Set at every commit; whoever waits on it renews it (the advertiser).
-        self.changed = trio.Event()
+        # Called at every commit (the advertiser's poke: the schedd's ads changed).
+        self.on_commit: Callable[[], None] = lambda: None
         self._pending: list[_Pending[Any]] = []
         self._kick = trio.Event()
         self._closed = False
@@ -184,7 +184,7 @@ class Ledger:
 
         await trio.to_thread.run_sync(durable)
         txn.apply()
-        self.changed.set()
+        self.on_commit()
         if news:
             self._news_out.send_nowait(news)
         await self._user_log(txn)

@@ -915,7 +915,7 @@ async def serve(
         locate.write_address(locate.schedd_address_file(cfg), me.address)
         await nursery.start(schedd.periodic_loop)
         await nursery.start(grid.loop)
-        await nursery.start(advertise.loop, cfg, ledger, me)
+        await nursery.start(advertise.advertiser(cfg, ledger, me).run)
         log.info("schedd %s serving %d jobs at %s", me.name, len(ledger), me.address)
         task_status.started(me.address)
 

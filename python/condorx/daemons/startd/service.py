@@ -42,6 +42,7 @@ from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config
 from condorx.daemons import batch
+from condorx.daemons.advertiser import Advertiser
 from condorx.daemons.run import DAEMON_NO_RESTART
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.daemons.startd import draining, peek, runas, starter_forks, states
@@ -118,7 +119,7 @@ class Startd:
         self.exit_status = 0
         self.benchmarking = False
         self.collector = CollectorClient(cfg, daemon_credentials(cfg))
-        self.changed = trio.Event()
+        self.advertiser = Advertiser(self.collector, self.ads, self.table.update_interval)
         self.stepped = trio.Event()  # set (and replaced) at every transition
         self.wake = trio.Event()
         self.starters: dict[str, StarterProcess] = {}
@@ -462,22 +463,13 @@ class Startd:
                 await self.wake.wait()
             self.wake = trio.Event()
 
-    async def advertise_loop(self) -> None:
-        while True:
-            wait = self.table.update_interval
-            try:
-                self.table.sequence += 1
-                await self.collector.advertise(self.table.ads())
-            except (OSError, wire.WireError) as e:
-                log.warning("cannot update the collector: %s", e)
-                wait = min(wait, 2)  # try again soon: the collector may be starting
-            with trio.move_on_after(wait):
-                await self.changed.wait()
-            self.changed = trio.Event()
-            await trio.sleep(0.2)  # gather a burst of changes into one update
+    def ads(self) -> list[dict[str, Any]]:
+        """The slots' ads for the collector, as a new update in sequence."""
+        self.table.sequence += 1
+        return self.table.ads()
 
     def _touch(self) -> None:
-        self.changed.set()
+        self.advertiser.poke()
 
     # -- handlers -------------------------------------------------------------------------
 
@@ -941,7 +933,7 @@ async def serve(
             nursery.start_soon(trio.to_thread.run_sync, starter_forks.warm)
             await startd.poll()  # Owner to Unclaimed (1) before the first advertisement
             nursery.start_soon(startd.poll_loop)
-            nursery.start_soon(startd.advertise_loop)
+            await nursery.start(startd.advertiser.run)
             startd.fetcher.start(nursery)
             log.info("startd with %d slots at %s", len(startd.table.slots), address)
             task_status.started(address)
