@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import trio
 
-from condorx import _core, locate, security, wire
+from condorx import _core, locate, wire
 from condorx.cedar import collector as cedar_collector
 from condorx.classad import ClassAd, ExprTree
 from condorx.config import Config
@@ -131,14 +131,12 @@ async def serve(
 ) -> None:
     """Run a collector until cancelled; reports its address once it accepts requests."""
     collector = Collector(cfg)
-    key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server.configured("collector", collector.handlers(), key, cfg)
-    server.add_cedar(cedar_collector.commands(), cfg)
+    server = Server.for_daemon("collector", collector.handlers(), cfg, cedar_collector.commands())
     host, port = locate.collector_bind(cfg)
     async with trio.open_nursery() as nursery:
-        bound = await nursery.start(server.serve_tcp, host, port)
-        address = locate.sinful(host, bound)
-        locate.write_address(locate.collector_address_file(cfg), address)
+        address = await server.listen(
+            nursery, port, host=host, address_file=locate.collector_address_file(cfg)
+        )
         nursery.start_soon(collector.expire_loop)
         log.info("collector serving at %s", address)
         task_status.started(address)

@@ -16,7 +16,7 @@ from typing import Any
 
 import trio
 
-from condorx import locate, security, version, wire
+from condorx import locate, version, wire
 from condorx.cedar import master as cedar_master
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
@@ -241,15 +241,11 @@ async def serve(
     cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
 ) -> None:
     master = Master(cfg)
-    key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server.configured("master", master.handlers(), key, cfg)
-    server.add_cedar(cedar_master.commands(), cfg)
+    server = Server.for_daemon("master", master.handlers(), cfg, cedar_master.commands())
     async with trio.open_nursery() as nursery:
         master.nursery = nursery
-        sock = locate.master_socket(cfg)
-        await nursery.start(server.serve_unix, sock)
-        port = await nursery.start(server.serve_tcp, locate.bind_host(cfg), 0)
-        master.address = locate.sinful(locate.bind_host(cfg), port)
+        # Its address file once its daemons are started: that says the pool is up.
+        master.address = await server.listen(nursery, 0, unix=locate.master_socket(cfg))
         # The collector first, so that the others find it when they start.
         names = master.daemon_list()
         if "collector" in names:

@@ -20,7 +20,7 @@ from typing import Any
 
 import trio
 
-from condorx import _core, cron, locate, security, version, wire
+from condorx import _core, cron, locate, version, wire
 from condorx.cedar import negotiator as cedar_negotiator
 from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
@@ -284,14 +284,14 @@ async def serve(
     cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
 ) -> None:
     negotiator = Negotiator(cfg)
-    key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server.configured("negotiator", negotiator.handlers(), key, cfg)
-    server.add_cedar(cedar_negotiator.commands(), cfg)
-    host = locate.bind_host(cfg)
+    handlers = negotiator.handlers()
+    server = Server.for_daemon("negotiator", handlers, cfg, cedar_negotiator.commands())
     async with trio.open_nursery() as nursery:
-        port = await nursery.start(server.serve_tcp, host, cfg.get_int("NEGOTIATOR_PORT", 0))
-        negotiator.address = locate.sinful(host, port)
-        locate.write_address(locate.negotiator_address_file(cfg), negotiator.address)
+        negotiator.address = await server.listen(
+            nursery,
+            cfg.get_int("NEGOTIATOR_PORT", 0),
+            address_file=locate.negotiator_address_file(cfg),
+        )
         advertiser = Advertiser(
             negotiator.collector,
             lambda: [negotiator.ad()],

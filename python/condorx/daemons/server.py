@@ -21,7 +21,7 @@ from typing import Any
 
 import trio
 
-from condorx import mux, security, wire
+from condorx import locate, mux, security, wire
 from condorx.cedar import daemon_core
 from condorx.cedar.face import CedarCommand, CedarFace
 from condorx.config import Config
@@ -98,6 +98,42 @@ class Server:
         return server
 
     cfg: Config | None = None
+
+    @classmethod
+    def for_daemon(
+        cls,
+        name: str,
+        handlers: Mapping[type[Message], Handler],
+        cfg: Config,
+        cedar: list[CedarCommand] | None = None,
+    ) -> Server:
+        """A daemon's server: the pool key, its limits and protection policy, and its
+        CEDAR face (`cedar`, and the commands every daemon answers)."""
+        key = security.ensure_pool_key(locate.pool_key_file(cfg))
+        server = cls.configured(name, handlers, key, cfg)
+        server.add_cedar(cedar or [], cfg)
+        return server
+
+    async def listen(
+        self,
+        nursery: trio.Nursery,
+        port: int,
+        *,
+        host: str | None = None,
+        unix: Path | None = None,
+        address_file: Path | None = None,
+    ) -> str:
+        """Serve TCP on `port` (and the Unix socket `unix`) from `nursery`: the daemon's
+        address, a sinful string, published in `address_file` when one is named."""
+        assert self.cfg is not None, "a daemon's server is made by Server.for_daemon"
+        host = locate.bind_host(self.cfg) if host is None else host
+        bound = await nursery.start(self.serve_tcp, host, port)
+        if unix is not None:
+            await nursery.start(self.serve_unix, unix)
+        address = locate.sinful(host, bound)
+        if address_file is not None:
+            locate.write_address(address_file, address)
+        return address
 
     def add_cedar(self, commands: list[CedarCommand], cfg: Config) -> None:
         """Answer HTCondor's clients too, on the TCP port, with these commands and

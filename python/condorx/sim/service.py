@@ -21,7 +21,7 @@ from typing import Any
 
 import trio
 
-from condorx import job_lease, locate, security, wire
+from condorx import job_lease, locate, wire
 from condorx.client.collector import CollectorClient
 from condorx.client.connection import daemon_credentials
 from condorx.config import Config
@@ -295,13 +295,10 @@ async def serve(
 ) -> None:
     """Run the simulator until cancelled; reports its address once it accepts requests."""
     sim = Simulator(cfg)
-    key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server.configured("startd", sim.handlers(), key, cfg)
-    host = locate.bind_host(cfg)
+    server = Server.for_daemon("startd", sim.handlers(), cfg)
     try:
         async with trio.open_nursery() as nursery:
-            port = await nursery.start(server.serve_tcp, host, cfg.get_int("SIM_PORT", 0))
-            address = locate.sinful(host, port)
+            address = await server.listen(nursery, cfg.get_int("SIM_PORT", 0))
             sim.machines.set_address(address)
             locate.write_address(locate.sim_address_file(cfg), address)
             nursery.start_soon(sim.advertise_loop)

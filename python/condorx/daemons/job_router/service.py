@@ -20,7 +20,7 @@ from typing import Any
 
 import trio
 
-from condorx import locate, security, wire
+from condorx import locate, wire
 from condorx.classad import ClassAd
 from condorx.client.connection import daemon_credentials
 from condorx.client.schedd import ScheddClient, history_ads
@@ -256,18 +256,17 @@ async def serve(
 ) -> None:
     router = Router(cfg)
     router.load_table()
-    key = security.ensure_pool_key(locate.pool_key_file(cfg))
     handlers: dict[type[Message], Handler] = {
         DescribeRoutes: router.describe,
         PollNow: router.poll_now,
     }
-    server = Server.configured("job_router", handlers, key, cfg)
-    server.add_cedar([], cfg)
-    host = locate.bind_host(cfg)
+    server = Server.for_daemon("job_router", handlers, cfg)
     async with trio.open_nursery() as nursery:
-        port = await nursery.start(server.serve_tcp, host, cfg.get_int("JOB_ROUTER_PORT", 0))
-        address = locate.sinful(host, port)
-        locate.write_address(locate.job_router_address_file(cfg), address)
+        address = await server.listen(
+            nursery,
+            cfg.get_int("JOB_ROUTER_PORT", 0),
+            address_file=locate.job_router_address_file(cfg),
+        )
         nursery.start_soon(router.loop)
         log.info("job router at %s, polling every %d s", address, router.period)
         task_status.started(address)

@@ -889,8 +889,6 @@ async def serve(
         locate.spool(cfg),
     )
     ledger = Ledger(JobQueue(Store(locate.job_queue_db(cfg))), files)
-    key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    host = locate.bind_host(cfg)
     async with trio.open_nursery() as nursery:
         await nursery.start(ledger.run)
         shadows = Shadows(
@@ -907,12 +905,13 @@ async def serve(
         # The queue is settled before anyone may read it: orphans requeued, cron times new.
         await schedd.requeue_orphans()
         await schedd.recompute_cron()
-        server = Server.configured("schedd", schedd.handlers(), key, cfg)
-        server.add_cedar(cedar_schedd.commands(), cfg)
-        port = await nursery.start(server.serve_tcp, host, cfg.get_int("SCHEDD_PORT", 0))
-        await nursery.start(server.serve_unix, locate.schedd_socket(cfg))
-        me.address = ledger.address = locate.sinful(host, port)
-        locate.write_address(locate.schedd_address_file(cfg), me.address)
+        server = Server.for_daemon("schedd", schedd.handlers(), cfg, cedar_schedd.commands())
+        me.address = ledger.address = await server.listen(
+            nursery,
+            cfg.get_int("SCHEDD_PORT", 0),
+            unix=locate.schedd_socket(cfg),
+            address_file=locate.schedd_address_file(cfg),
+        )
         await nursery.start(schedd.periodic_loop)
         await nursery.start(grid.loop)
         await nursery.start(advertise.advertiser(cfg, ledger, me).run)

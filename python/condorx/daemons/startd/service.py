@@ -918,15 +918,11 @@ async def serve(
     cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
 ) -> None:
     startd = Startd(cfg)
-    key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    server = Server.configured("startd", startd.handlers(), key, cfg)
-    server.add_cedar(cedar_startd.commands(), cfg)
-    host = locate.bind_host(cfg)
+    server = Server.for_daemon("startd", startd.handlers(), cfg, cedar_startd.commands())
     try:
         async with trio.open_nursery() as nursery:
             startd.nursery = nursery
-            port = await nursery.start(server.serve_tcp, host, cfg.get_int("STARTD_PORT", 0))
-            address = locate.sinful(host, port)
+            address = await server.listen(nursery, cfg.get_int("STARTD_PORT", 0))
             startd.table.machine = replace(startd.table.machine, address=address)
             locate.write_address(locate.startd_address_file(cfg), address)
             # The starters' fork server, started beside the first poll, not at a claim.
