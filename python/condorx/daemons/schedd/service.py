@@ -38,6 +38,7 @@ from condorx.daemons.schedd import (
     spool,
     transitions,
 )
+from condorx.daemons.schedd.attr_rules import AttrRules
 from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
 from condorx.daemons.schedd.committed import Committed
 from condorx.daemons.schedd.gridmanager import GridManager
@@ -91,6 +92,7 @@ class Schedd:
         self.shadows = shadows
         self.grid = grid
         self.super_users = cfg.get_list("QUEUE_SUPER_USERS") or ["root", "condor"]
+        self.attr_rules = AttrRules.from_config(cfg)
         self.max_procs = cfg.get_int("MAX_JOBS_PER_SUBMISSION", 1_000_000)
         # The owners this schedd has seen submit (HTCondor's owner history): a queue super
         # user submits for them alone, unless QUEUE_SUPER_USER_MAY_IMPERSONATE matches.
@@ -504,6 +506,7 @@ class Schedd:
         attrs = req.attrs
         if not attrs:
             raise Refused("bad-request", "edit: 'attrs' must be a non-empty map")
+        self.attr_rules.check_edit(peer.user, [str(n) for n in attrs], self.super_users)
         evaluate = req.evaluate
         answer = req.per_job or req.strict
         now = _now()
