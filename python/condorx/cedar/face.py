@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import trio
 
-from condorx import security, wire
+from condorx import security, tokens, wire
 from condorx.cedar.codec import CedarError, Reader, Writer
 from condorx.cedar.commands import Cmd
 from condorx.cedar.handshake import Handshake, Session, Sessions
@@ -210,7 +210,7 @@ def _user(name: str | None) -> str:
     """condorx's user for an authenticated name (`alice@domain` is alice)."""
     if name is None:
         return security.ANONYMOUS
-    return name.split("@", 1)[0] or security.ANONYMOUS
+    return tokens.local_user(name) or security.ANONYMOUS
 
 
 def _peer(session: Session | None, address: str) -> Peer:
