@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -20,10 +19,6 @@ queue 3
 @pytest.fixture(scope="module")
 def pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPool]:
     """Collector and schedd, with one cluster of three jobs."""
-    pool = LocalPool(Path(tmp_path_factory.mktemp("pool")))
-    try:
-        pool.start("collector", "schedd")
+    with LocalPool.running(tmp_path_factory.mktemp("pool"), "collector", "schedd") as pool:
         pool.submit(JOBS)
         yield pool
-    finally:
-        pool.stop()

@@ -5,7 +5,6 @@ reset, delete), each an administrator's."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -36,12 +35,8 @@ result(out)
 
 @pytest.fixture(scope="module")
 def negotiator_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPool]:
-    pool = LocalPool(Path(tmp_path_factory.mktemp("pool")))
-    try:
-        pool.start("collector", "negotiator")
+    with LocalPool.running(tmp_path_factory.mktemp("pool"), "collector", "negotiator") as pool:
         yield pool
-    finally:
-        pool.stop()
 
 
 def test_priorities_and_edits_through_the_bindings(negotiator_pool):

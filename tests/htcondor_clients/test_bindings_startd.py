@@ -4,7 +4,6 @@ names the request; cancelDrainJobs (CANCEL_DRAIN_JOBS) lets them take jobs again
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -33,12 +32,9 @@ result(out)
 
 @pytest.fixture(scope="module")
 def startd_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalPool]:
-    pool = LocalPool(Path(tmp_path_factory.mktemp("pool")), QUICK_POOL)
-    try:
-        pool.start("collector", "startd")
+    root = tmp_path_factory.mktemp("pool")
+    with LocalPool.running(root, "collector", "startd", config=QUICK_POOL) as pool:
         yield pool
-    finally:
-        pool.stop()
 
 
 def test_drain_and_cancel_through_the_bindings(startd_pool):

@@ -11,7 +11,10 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 SCRIPT = """
 import json, time, htcondor2 as htcondor
@@ -32,46 +35,70 @@ print(json.dumps({"done": [[d["JobStatus"], d["ExitCode"]] for d in done],
 """
 
 
-def test_a_pip_installed_htcondor_script_runs_a_job_on_condorx_pool_up():
+class _PoolUp:
+    """A pool from `condorx pool up` in a scratch directory: condorx's commands run
+    against it, and a user's script with the CONDOR_CONFIG that pool up names."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.env = {**os.environ, "CONDORX_CONFIG": str(root / "condor_config")}
+        self.env.pop("CONDOR_CONFIG", None)
+        self.said = ""  # what pool up printed
+
+    def condorx(self, *argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        r = subprocess.run(
+            [sys.executable, "-m", "condorx.cli.main", *argv],
+            env=self.env,
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert r.returncode == 0 or not check, r.stderr
+        return r
+
+    def user_script(self, script: str) -> subprocess.CompletedProcess[str]:
+        """`script` run as a user would, with the CONDOR_CONFIG pool up told of."""
+        line = [x for x in self.said.splitlines() if "CONDOR_CONFIG=" in x][0]
+        user = {**os.environ, "CONDOR_CONFIG": line.split("CONDOR_CONFIG=", 1)[1].strip()}
+        user.pop("CONDORX_CONFIG", None)
+        r = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(script)],
+            env=user,
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert r.returncode == 0, r.stderr
+        return r
+
+
+@contextmanager
+def _pool_up(down: bool = True) -> Iterator[_PoolUp]:
+    """`down`: condorx pool down must succeed at the end (False: the test stops the
+    master itself)."""
     with tempfile.TemporaryDirectory(prefix="cx-htc-") as d:
-        root = Path(d)
-        env = {**os.environ, "CONDORX_CONFIG": str(root / "condor_config")}
-        env.pop("CONDOR_CONFIG", None)
-
-        def condorx(*argv: str) -> str:
-            r = subprocess.run(
-                [sys.executable, "-m", "condorx.cli.main", *argv],
-                env=env,
-                cwd=root,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            assert r.returncode == 0, r.stderr
-            return r.stdout
-
-        said = condorx("pool", "up", "--dir", str(root))
+        pool = _PoolUp(Path(d))
+        pool.said = pool.condorx("pool", "up", "--dir", d).stdout
         try:
-            line = [x for x in said.splitlines() if "CONDOR_CONFIG=" in x][0]
-            config = line.split("CONDOR_CONFIG=", 1)[1].strip()
-            user = {**os.environ, "CONDOR_CONFIG": config}
-            user.pop("CONDORX_CONFIG", None)
-            r = subprocess.run(
-                [sys.executable, "-c", textwrap.dedent(SCRIPT)],
-                env=user,
-                cwd=root,
-                capture_output=True,
-                text=True,
-                timeout=180,
-            )
-            assert r.returncode == 0, r.stderr
+            yield pool
         finally:
-            condorx("pool", "down")
-        v = json.loads(r.stdout.strip().splitlines()[-1])
-        assert v["done"] == [[4, 0]]
-        assert v["events"][0] == "SUBMIT" and v["events"][-1] == "JOB_TERMINATED"
-        assert v["slots"] >= 1
-        assert (root / "out.txt").read_text() == f"hello from {v['cluster']}.0\n"
+            pool.condorx("pool", "down", check=down)
+
+
+def _last_json(r: subprocess.CompletedProcess[str]) -> Any:
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_a_pip_installed_htcondor_script_runs_a_job_on_condorx_pool_up():
+    with _pool_up() as pool:
+        v = _last_json(pool.user_script(SCRIPT))
+        out = (pool.root / "out.txt").read_text()
+    assert v["done"] == [[4, 0]]
+    assert v["events"][0] == "SUBMIT" and v["events"][-1] == "JOB_TERMINATED"
+    assert v["slots"] >= 1
+    assert out == f"hello from {v['cluster']}.0\n"
 
 
 COMMANDS = """
@@ -100,44 +127,10 @@ print(json.dumps(out))
 
 
 def test_htcondors_send_command_turns_the_masters_daemons_off_and_on():
-    with tempfile.TemporaryDirectory(prefix="cx-htc-") as d:
-        root = Path(d)
-        env = {**os.environ, "CONDORX_CONFIG": str(root / "condor_config")}
-        env.pop("CONDOR_CONFIG", None)
-
-        def condorx(*argv: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-            r = subprocess.run(
-                [sys.executable, "-m", "condorx.cli.main", *argv],
-                env=env,
-                cwd=root,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-            assert r.returncode == 0 or not check, r.stderr
-            return r
-
-        condorx("pool", "up", "--dir", str(root))
-        try:
-            user = {**os.environ, "CONDOR_CONFIG": str(root / "htcondor_config")}
-            user.pop("CONDORX_CONFIG", None)
-            r = subprocess.run(
-                [sys.executable, "-c", textwrap.dedent(COMMANDS)],
-                env=user,
-                cwd=root,
-                capture_output=True,
-                text=True,
-                timeout=180,
-            )
-            assert r.returncode == 0, r.stderr
-            assert json.loads(r.stdout.strip().splitlines()[-1]) == {
-                "before": True,
-                "off": False,
-                "on": True,
-            }
-            deadline = time.monotonic() + 60
-            while condorx("pool", "status", check=False).returncode == 0:
-                assert time.monotonic() < deadline, "the master did not stop on DC_OFF_GRACEFUL"
-                time.sleep(0.3)
-        finally:
-            condorx("pool", "down", check=False)
+    with _pool_up(down=False) as pool:
+        r = pool.user_script(COMMANDS)
+        assert _last_json(r) == {"before": True, "off": False, "on": True}
+        deadline = time.monotonic() + 60
+        while pool.condorx("pool", "status", check=False).returncode == 0:
+            assert time.monotonic() < deadline, "the master did not stop on DC_OFF_GRACEFUL"
+            time.sleep(0.3)

@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -257,6 +259,17 @@ class LocalPool:
             return n
 
         return trio.run(count)
+
+    @classmethod
+    @contextmanager
+    def running(cls, root: Path, *daemons: str, config: str = "") -> Iterator[LocalPool]:
+        """A pool in `root` with `daemons` started, stopped when the block ends."""
+        pool = cls(root, config)
+        try:
+            pool.start(*daemons)
+            yield pool
+        finally:
+            pool.stop()
 
     def stop(self) -> None:
         if self in _RUNNING:
