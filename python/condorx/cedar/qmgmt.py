@@ -270,11 +270,16 @@ class Qmgmt:
             reply = await self.call.dispatch(request)
             if not reply.get("ok"):
                 return str((reply.get("error") or {}).get("message", "submission refused"))
+        # One Edit (one ledger change) per job or constraint, with all its attributes:
+        # an edit refused leaves that target as it was, attribute for attribute.
+        grouped: dict[Any, dict[str, str]] = {}
         for target, name, value in txn.edits:
+            grouped.setdefault(target, {})[name] = value
+        for target, attrs in grouped.items():
             if isinstance(target, tuple):
-                edit = Edit(attrs={name: value}, ids=[_job_id(*target)], strict=True)
+                edit = Edit(attrs=attrs, ids=[_job_id(*target)], strict=True)
             else:
-                edit = Edit(attrs={name: value}, constraint=target, only_mine=True)
+                edit = Edit(attrs=attrs, constraint=target, only_mine=True)
             reply = await self.call.dispatch(edit)
             if not reply.get("ok"):
                 return str((reply.get("error") or {}).get("message", "edit refused"))
