@@ -45,6 +45,13 @@ class Jobs:
     cluster: dict[str, Any]
     procs: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # max_materialize, when the description sets it: the jobs are to be a job factory's,
+    # in the queue so many at once (0: all). `max_idle` makes a factory too.
+    materialize_limit: int | None = None
+
+    @property
+    def is_factory(self) -> bool:
+        return self.materialize_limit is not None or "JobMaterializeMaxIdle" in self.cluster
 
 
 @dataclass
@@ -98,14 +105,7 @@ def build(
                 jobs.procs.append(dict(same))
                 continue
             proc = len(jobs.procs) if jobs else 0
-            per = {
-                "cluster": str(cluster_id),
-                "clusterid": str(cluster_id),
-                "process": str(proc),
-                "procid": str(proc),
-                "jobid": f"{cluster_id}.{proc}",
-            }
-            per.update({k.lower(): v for k, v in proc_vars.items()})
+            per = proc_macros(cluster_id, proc, proc_vars)
             ctx = _Proc(desc, qs, per, cluster_id, facts, cfg, env)
             if jobs is None or first is None:
                 first = ctx
@@ -124,7 +124,38 @@ def build(
         return Jobs(cluster={})
     assert first is not None
     jobs.warnings = _unused(desc, first)
+    jobs.materialize_limit = _materialize_limit(first)
     return jobs
+
+
+def _materialize_limit(first: _Proc) -> int | None:
+    """max_materialize (or JobMaterializeLimit), read as HTCondor reads it: an integer
+    expression; None when not set."""
+    for name in ("max_materialize", "jobmaterializelimit"):
+        text = first.command(name)
+        if text is None or not text.strip():
+            continue
+        try:
+            value = ExprTree(text).eval()
+        except ValueError:
+            value = None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise SubmitError(f"{first.where(name)}: {name} = {text} is not a number")
+        return max(int(value), 0)
+    return None
+
+
+def proc_macros(cluster_id: int, proc: int, proc_vars: Mapping[str, str]) -> dict[str, str]:
+    """The macros one proc sees besides the description's: its ids and its queue items."""
+    per = {
+        "cluster": str(cluster_id),
+        "clusterid": str(cluster_id),
+        "process": str(proc),
+        "procid": str(proc),
+        "jobid": f"{cluster_id}.{proc}",
+    }
+    per.update({k.lower(): v for k, v in proc_vars.items()})
+    return per
 
 
 def _spec(
@@ -134,6 +165,7 @@ def _spec(
     facts: Facts,
     cfg: Config | None,
     env: Mapping[str, str],
+    rows: list[str] | None = None,
 ) -> queue.QueueSpec:
     ctx = _Proc(
         desc,
@@ -145,11 +177,13 @@ def _spec(
         env,
     )
     args = ctx.expand(qs.args, qs.line)
-    return queue.parse(args, desc.where(qs.line), Path(facts.cwd))
+    return queue.parse(args, desc.where(qs.line), Path(facts.cwd), rows)
 
 
 # Names DAGMan and HTCondor's own tools set that submit never warns about.
 _NEVER_WARNED = {
+    "max_materialize",  # condor_submit's own: how a factory's cluster is made
+    "jobmaterializelimit",
     "dag_status",
     "failed_count",
     "job",

@@ -99,7 +99,7 @@ def parse(
             _apply_extra(desc, append)
             _queue(desc, _gather_list(stmt, lines))
         else:
-            _statement(desc, stmt.text, stmt.line)
+            _statement(desc, _gather_block(stmt, lines).text, stmt.line)
     if branches:
         raise SubmitError(f"{source}: endif(s) not found before end-of-file")
     if queue is not None and desc.queues:
@@ -172,6 +172,26 @@ def _gather_list(stmt: Statement, lines: LineSource) -> Statement:
         parts.append(more)
         if more.startswith(")"):
             return Statement("\n".join(parts), stmt.line)
+
+
+_BLOCK = re.compile(r"^(?P<name>[+]?[A-Za-z_][A-Za-z0-9_.]*)\s*@=\s*(?P<tag>\S+)$")
+
+
+def _gather_block(stmt: Statement, lines: LineSource) -> Statement:
+    """`NAME @=tag`, the lines of a value, then `@tag`: one statement whose value keeps
+    its newlines (HTCondor's submit language, and the digests its clients send)."""
+    m = _BLOCK.match(stmt.text)
+    if m is None:
+        return stmt
+    end = "@" + m.group("tag")
+    body: list[str] = []
+    while True:
+        more = lines.physical()
+        if more is None:
+            raise SubmitError(f"{lines.source}, line {stmt.line}: no {end} ends this value")
+        if more == end:
+            return Statement(f"{m.group('name')} = " + "\n".join(body), stmt.line)
+        body.append(more)
 
 
 def _statement(desc: Description, text: str, line: int) -> None:

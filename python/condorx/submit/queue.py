@@ -22,6 +22,8 @@ from pathlib import Path
 from condorx.argsyntax import SyntaxProblem, is_v2, submit_v2
 from condorx.submit.errors import SubmitError
 
+# What a row is trimmed of: not str.strip()'s whitespace, which takes the unit separator.
+_BLANKS = " \t\r\n"
 _FORM = re.compile(r"\s(in|from|matching)(?=\s|\(|$)", re.IGNORECASE)
 
 
@@ -40,17 +42,39 @@ class QueueSpec:
         for index, item in enumerate(self.items):
             # A blank row sets no variable: its procs keep the row before's values, as
             # condor_submit's rows do (SubmitStepFromQArgs::select_rowdata).
-            if item.strip():
+            if item.strip(_BLANKS):
                 values = _split_item(item, len(self.vars))
             for step in range(self.count):
-                m = dict(zip(self.vars, values, strict=True))
-                m.update({"Step": str(step), "ItemIndex": str(index), "Row": str(index)})
-                out.append(m)
+                out.append(self._vars(values, step, index))
         return out
 
+    @property
+    def total(self) -> int:
+        """How many procs the statement makes."""
+        return self.count * (1 if self.items is None else len(self.items))
 
-def parse(args: str, where: str, base: Path) -> QueueSpec:
-    """Parse what follows `queue`; `base` resolves `from file` and `matching` globs."""
+    def proc_vars(self, proc: int) -> dict[str, str]:
+        """One proc's macro values (`procs()[proc]`, without making the others')."""
+        row, step = divmod(proc, self.count)
+        if self.items is None:
+            return {"Step": str(step), "ItemIndex": "0", "Row": "0"}
+        values = [""] * len(self.vars)
+        for back in range(row, -1, -1):  # a blank row keeps the values of the one before
+            if self.items[back].strip(_BLANKS):
+                values = _split_item(self.items[back], len(self.vars))
+                break
+        return self._vars(values, step, row)
+
+    def _vars(self, values: list[str], step: int, row: int) -> dict[str, str]:
+        m = dict(zip(self.vars, values, strict=True))
+        m.update({"Step": str(step), "ItemIndex": str(row), "Row": str(row)})
+        return m
+
+
+def parse(args: str, where: str, base: Path, rows: list[str] | None = None) -> QueueSpec:
+    """Parse what follows `queue`; `base` resolves `from file` and `matching` globs.
+    `rows`, when given, are the lines of a `from` file already read (a job factory's,
+    which its submitter sent with it)."""
     text = args.strip()
     m = _FORM.search(" " + text)
     if m is None:
@@ -66,6 +90,8 @@ def parse(args: str, where: str, base: Path) -> QueueSpec:
     rest, pick = _slice(rest, where)
     if kind == "in":
         spec.items = _inline_items(rest, where)
+    elif kind == "from" and rows is not None:
+        spec.items = [ln.strip(_BLANKS) for ln in rows]
     elif kind == "from":
         spec.items = _from_items(rest, where, base)
     else:
@@ -127,7 +153,7 @@ def _from_items(rest: str, where: str, base: Path) -> list[str]:
             raise SubmitError(f"{where}: queue ... from ( has no closing )")
         lines = rest[1:-1].splitlines()
         # A blank line is a row (of no values) here, a `#` line a comment.
-        inner = [ln.strip() for ln in lines if not ln.strip().startswith("#")]
+        inner = [ln.strip(_BLANKS) for ln in lines if not ln.strip().startswith("#")]
         while inner and not inner[0]:  # what followed `(` on its own line
             inner.pop(0)
         return inner
@@ -144,7 +170,10 @@ def _from_items(rest: str, where: str, base: Path) -> list[str]:
         except UnicodeDecodeError:
             raise SubmitError(f"{where}: queue items file {path} is not text") from None
     # Every line is a row, as HTCondor reads it: a `#` line too, and a blank one.
-    return [ln.strip() for ln in text.splitlines()]
+    lines = text.split("\n")
+    if lines[-1] == "":  # what follows the last newline (or an empty file)
+        lines.pop()
+    return [ln.strip(_BLANKS) for ln in lines]
 
 
 def _command_output(cmd: str, where: str, base: Path) -> str:
@@ -195,5 +224,8 @@ def _matching(rest: str, where: str, base: Path) -> list[str]:
 def _split_item(item: str, n: int) -> list[str]:
     if n == 1:
         return [item]
+    if "\x1f" in item:  # the unit separator (HTCondor's bindings send rows so): only it
+        parts = [p.strip(_BLANKS) for p in item.split("\x1f", n - 1)]
+        return parts + [""] * (n - len(parts))
     parts = re.split(r"[,\s]+", item.strip(), maxsplit=n - 1)
     return parts + [""] * (n - len(parts))
