@@ -116,5 +116,12 @@ PROTECTED = frozenset(
         "RoutedFromJobId",
         "RouteName",
         "RoutedBy",
+        # A job factory's state and files (late materialization): the schedd's alone (a
+        # user who could name the files would have the schedd read any file).
+        "JobMaterializeNextProcId",
+        "JobMaterializePaused",
+        "JobMaterializeDigestFile",
+        "JobMaterializeItemsFile",
+        "JobMaterializeRowsFile",
     )
 )

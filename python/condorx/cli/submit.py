@@ -10,6 +10,7 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -110,10 +111,19 @@ def main(ctx: click.Context) -> None:
     # ad, after `** Proc C.P:`), unless -terse.
     verbose = not terse and ("verbose" in opts.flags or stdin)
     n = len(jobs.procs)
+    factory = _factory(jobs)
+    if factory is not None and "spool" in opts.flags:
+        fail("ERROR: -spool cannot be used with max_materialize or max_idle")
     spooled = _spool(jobs, cluster_id) if "spool" in opts.flags and n else None
     if n:
         cluster_id = run_client(
-            client.submit, jobs.cluster, jobs.procs, cluster_id, spooled, tool="condor_submit"
+            client.submit,
+            jobs.cluster,
+            jobs.procs,
+            cluster_id,
+            spooled,
+            factory,
+            tool="condor_submit",
         )
     if not stdin and not terse:
         print("Submitting job(s)", end="")
@@ -159,6 +169,16 @@ def _spool(jobs: Jobs, cluster_id: int) -> list[dict[str, bytes]]:
         jobs.procs[proc].update(attrs)
         out.append(files)
     return out
+
+
+def _factory(jobs: Jobs) -> dict[str, Any] | None:
+    """With max_materialize or max_idle, the jobs are a job factory's: the schedd makes
+    them as their turn comes, so many in the queue at once (all, when the limit is 0)."""
+    if not jobs.is_factory or not jobs.procs:
+        return None
+    n = len(jobs.procs)
+    limit = jobs.materialize_limit or 0
+    return {"limit": n if limit <= 0 else min(limit, n)}
 
 
 def _assignment(word: str) -> str:

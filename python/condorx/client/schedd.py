@@ -91,10 +91,13 @@ class ScheddClient:
         procs: Sequence[Mapping[str, Any]],
         cluster_id: int | None = None,
         spool: Sequence[Mapping[str, bytes]] | None = None,
+        factory: Mapping[str, Any] | None = None,
     ) -> int:
-        """New jobs; with `spool`, each proc's input files go with it (condor_submit -spool)."""
+        """New jobs; with `spool`, each proc's input files go with it (condor_submit -spool);
+        with `factory` ({"limit": n}), the schedd makes them as their turn comes."""
         spooled = [dict(f) for f in spool] if spool is not None else None
-        req = Submit(list(procs), dict(cluster), cluster_id, spooled)
+        made = dict(factory) if factory is not None else None
+        req = Submit(list(procs), dict(cluster), cluster_id, spooled, made)
         async with self.channel() as ch:
             reply = await ch.request(req.to_wire())
         return int(Submitted.from_wire(reply).cluster)

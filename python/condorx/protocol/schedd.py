@@ -11,13 +11,18 @@ from condorx.protocol.message import Message, Reply
 @dataclass(frozen=True)
 class Submit(Message):
     """New jobs: one cluster ad's attributes and each proc's own (wire maps); with
-    `spool`, each proc's input files (name to bytes); `cluster_id` one reserved before."""
+    `spool`, each proc's input files (name to bytes); `cluster_id` one reserved before;
+    `factory`, made as their turn comes."""
 
     command = "submit"
     procs: list[Any]
     cluster: dict[str, Any] | None = None
     cluster_id: int | None = None
     spool: list[Any] | None = None
+    # A job factory (late materialization): {"limit": jobs in the queue at once, 0 for
+    # no limit}; the procs are then made as their turn comes. With "digest" (HTCondor's
+    # submit digest) and "items" (its rows), the procs are made from them, not sent.
+    factory: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -70,8 +70,14 @@ class Ledger:
         self.address = ""  # the schedd's, for user-log events; set once it listens
         # Called at every commit (the advertiser's poke: the schedd's ads changed).
         self.on_commit: Callable[[], None] = lambda: None
+        # Run last in every batch's transaction (the job factories make their next jobs);
+        # True when it wants another commit even with nothing else to do.
+        self.top_up: Callable[[Transaction], bool] = lambda txn: False
+        # Told of every transaction once it is applied.
+        self.on_applied: Callable[[Transaction], None] = lambda txn: None
         self._pending: list[_Pending[Any]] = []
         self._kick = trio.Event()
+        self._again = False
         self._closed = False
         self._news_out, self._news_in = trio.open_memory_channel[Committed](math.inf)
 
@@ -149,7 +155,9 @@ class Ledger:
             item.done.set()
 
     def _stage(self, batch: list[_Pending[Any]]) -> Transaction:
-        """One transaction with every change of the batch that does not raise."""
+        """One transaction with every change of the batch that does not raise, and then
+        the jobs the factories make."""
+        topping = True
         while True:
             txn = self.queue.begin()
             for item in batch:
@@ -165,6 +173,14 @@ class Ledger:
                     item.error = e
                     break
             else:
+                self._again = False
+                if topping:
+                    try:
+                        self._again = self.top_up(txn)
+                    except Exception:  # a factory's bug must not stop commits
+                        log.exception("making the job factories' jobs failed")
+                        topping = False
+                        continue  # stage the batch again, without the factories' jobs
                 return txn
 
     async def _commit(self, txn: Transaction) -> None:
@@ -184,6 +200,9 @@ class Ledger:
 
         await trio.to_thread.run_sync(durable)
         txn.apply()
+        self.on_applied(txn)
+        if self._again:
+            self._kick.set()
         self.on_commit()
         if news:
             self._news_out.send_nowait(news)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from condorx.classad import ClassAd
+from condorx.daemons.schedd import factory_state
 from condorx.daemons.schedd.store import CLUSTER_AD, Key, Store, ad_to_blob
 
 NEXT_CLUSTER = "next_cluster"
@@ -152,6 +153,21 @@ class Transaction:
             return self.queue.clusters.get(key[0])
         return self.queue.jobs.get(key)
 
+    def procs_of(self, cluster: int) -> list[Key]:
+        """The cluster's jobs as this transaction leaves them."""
+        keys = {(cluster, p) for p in self.queue.procs.get(cluster, ())}
+        for key, ad in self.staged.items():
+            if key[0] == cluster and key[1] != CLUSTER_AD:
+                if ad is None:
+                    keys.discard(key)
+                else:
+                    keys.add(key)
+        return sorted(keys)
+
+    def delete_cluster(self, cluster: int) -> None:
+        """Take an empty cluster's ad out (a stopped factory's that made no job)."""
+        self.staged[(cluster, CLUSTER_AD)] = None
+
     def delete_job(self, key: Key) -> None:
         """Take a job out of the queue (its cluster ad goes with the last proc)."""
         self.staged[key] = None
@@ -188,8 +204,15 @@ class Transaction:
         return {
             c
             for c, n in gone.items()
-            if n >= len(self.queue.procs.get(c, ())) and not self._adds_to(c)
+            if n >= len(self.queue.procs.get(c, ()))
+            and not self._adds_to(c)
+            and not self._factory_pending(c)
         }
+
+    def _factory_pending(self, cluster: int) -> bool:
+        """A job factory keeps its cluster while it has jobs still to make."""
+        ad = self.cluster_ad(cluster)
+        return ad is not None and factory_state.pending(ad)
 
     def _adds_to(self, cluster: int) -> bool:
         return any(
@@ -205,6 +228,11 @@ class Transaction:
         put, delete, meta = self._rows
         if put or delete or meta:
             self.queue.store.commit(put, delete, meta)
+
+    def clusters_gone(self) -> list[int]:
+        """The clusters whose ads this transaction took out (after `prepare`)."""
+        assert self._rows is not None
+        return [cluster for cluster, proc in self._rows[1] if proc == CLUSTER_AD]
 
     def apply(self) -> None:
         """Swap the committed ads into the table (on the event loop, after `write`)."""

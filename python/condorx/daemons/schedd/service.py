@@ -32,6 +32,8 @@ from condorx.daemons.matchable import runs_here
 from condorx.daemons.schedd import (
     advertise,
     deferral,
+    factory,
+    factory_state,
     history,
     policy,
     routing,
@@ -74,6 +76,7 @@ from condorx.protocol.schedd import (
     Submit,
     Submitted,
 )
+from condorx.submit.errors import SubmitError
 
 log = logging.getLogger("condorx.schedd")
 
@@ -98,6 +101,12 @@ class Schedd:
         # user submits for them alone, unless QUEUE_SUPER_USER_MAY_IMPERSONATE matches.
         self.owners_seen = {owner for owner, _ in ledger.counts()}
         self.impersonate = _impersonation(cfg)
+        # Clusters whose jobs are made as their turn comes; they make them inside the
+        # ledger's own transactions.
+        self.factories = factory.Factories(locate.spool(cfg), me.name, me.uid_domain)
+        self.factories.load_all(ledger.queue.clusters)
+        ledger.top_up = self.factories.top_up
+        ledger.on_applied = self.factories.applied
         # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
         # builds the ads), by the user they were given to.
         self.reserved: dict[int, str] = {}
@@ -131,6 +140,8 @@ class Schedd:
         wanted = req.cluster_id
         if wanted is not None and self.reserved.get(wanted) != peer.user:
             raise Refused("bad-request", f"cluster id {wanted!r} was not reserved by {peer.user}")
+        if req.factory is not None:
+            return await self._submit_factory(req, req.factory, who, wanted, peer.user)
         inputs = _spooled_inputs(req.spool, len(procs))
         if inputs is not None:
             # The files are in the spool before their jobs are in the queue, so a job in
@@ -151,6 +162,48 @@ class Schedd:
         self.reserved.pop(cluster, None)
         self.owners_seen.add(who.owner)
         return Submitted(cluster, len(procs))
+
+    async def _submit_factory(
+        self,
+        req: Submit,
+        spec: dict[str, Any],
+        who: transitions.Submitter,
+        wanted: int | None,
+        user: str,
+    ) -> Submitted:
+        """A cluster whose jobs are made as their turn comes (late materialization)."""
+        if req.spool is not None:
+            raise Refused("bad-request", "submit: a job factory's files cannot be spooled")
+        limit = spec.get("limit", 0)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            raise Refused("bad-request", f"submit: factory limit {limit!r} is not a count")
+        cluster_ad = wire.ad_from_wire(req.cluster or {}, "cluster ad")
+        if wanted is None:
+            wanted = await self.ledger.change(lambda txn: txn.new_cluster())
+        try:
+            source = factory.source_of(spec, req.procs, wanted, cluster_ad)
+        except SubmitError as e:
+            raise Refused("bad-request", f"submit: {e}") from None
+        if source.total > self.max_procs:
+            raise Refused(
+                "bad-request",
+                f"submit: {source.total} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
+            )
+        attrs = await trio.to_thread.run_sync(self.factories.create, wanted, source)
+        if limit:
+            attrs[factory_state.LIMIT] = limit
+        now, cluster = _now(), wanted
+        try:
+            await self.ledger.change(
+                lambda txn: transitions.submit_factory(txn, who, cluster_ad, attrs, now, cluster)
+            )
+        except BaseException:
+            self.factories.discard(cluster)
+            raise
+        self.reserved.pop(cluster, None)
+        self.owners_seen.add(who.owner)
+        log.info("%s: job factory %d of %d procs", user, cluster, source.total)
+        return Submitted(cluster, source.total)
 
     def _owner(self, peer: Peer, cluster: Any) -> str:
         """Whose jobs a submission makes: the submitter's, or the Owner its cluster ad
@@ -433,6 +486,9 @@ class Schedd:
             allowed, denied = self._permitted(peer, keys)
             for key in allowed:
                 results[f"{key[0]}.{key[1]}"] = self._act_one(txn, action, key, reason, now, peer)
+            if action in ("remove", "remove-x"):
+                for cluster in self._removed_clusters(peer, req, allowed):
+                    self.factories.stop(txn, cluster)
             if req.dry_run:  # the ledger commits nothing of a change that raises
                 raise _DryRun((keys, denied, results))
             return keys, denied, results
@@ -445,6 +501,20 @@ class Schedd:
         for job in denied:
             results[job] = "denied"
         return _acted(keys, done, denied, results if per_job else None, len(self.ledger))
+
+    def _removed_clusters(self, peer: Peer, req: Act, removed: list[Key]) -> set[int]:
+        """The clusters a removal takes whole (named by cluster id, or chosen by a
+        constraint): their factories make no more jobs. A job named by its own id takes
+        only itself."""
+        clusters = {k[0] for k in removed} if req.constraint else set()
+        for text in req.ids or []:
+            key = _parse_id(str(text))
+            if key is not None and key[1] < 0:
+                ad = self.ledger.queue.clusters.get(key[0])
+                owner = ad.get("Owner") if ad is not None else None
+                if security.may_act_on(peer.user, str(owner), self.super_users):
+                    clusters.add(key[0])
+        return clusters
 
     def _is_removed(self, key: Key) -> bool:
         ad = self.ledger.get(key)
@@ -672,7 +742,7 @@ class Schedd:
                 keys.append(key)
             else:
                 found = self.ledger.procs(key[0])
-                if not found:
+                if not found and key[0] not in self.ledger.queue.clusters:
                     raise Refused("not-found", f"cluster {key[0]} not found")
                 keys.extend((key[0], p) for p in found)
         if constraint:
@@ -908,6 +978,7 @@ async def serve(
         # The queue is settled before anyone may read it: orphans requeued, cron times new.
         await schedd.requeue_orphans()
         await schedd.recompute_cron()
+        await ledger.change(schedd.factories.resume)  # their jobs, as the queue now has room
         server = Server.for_daemon("schedd", schedd.handlers(), cfg, cedar_schedd.commands())
         me.address = ledger.address = await server.listen(
             nursery,

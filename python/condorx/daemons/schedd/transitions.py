@@ -63,32 +63,67 @@ def submit(
     cluster_ad["TotalSubmitProcs"] = len(sub.procs)
     deferral.on_entry(cluster_ad, now)
     txn.put_cluster(cluster, cluster_ad)
-    status = cluster_ad.get("JobStatus")
     for proc, p in enumerate(sub.procs):
-        own, ad = dict(p.own), p.ad
-        if not deferral.ENTRY_NAMES.isdisjoint(k.lower() for k in own):
-            ad = _own_deferral(own, ad, cluster_ad, now)  # its own schedule or time
-        own["ProcId"] = ad["ProcId"] = proc
-        own["GlobalJobId"] = ad["GlobalJobId"] = f"{who.schedd_name}#{cluster}.{proc}#{now}"
-        # The row is exactly this map: no need to read it back out of the ad.
-        txn.put_job((cluster, proc), ad, wire.dumps(own))
-        txn.event("submit", (cluster, proc))
-        if cluster_ad.get("JobUniverse") == Universe.GRID:
-            probe = ad.copy()
-            probe.chain(cluster_ad)  # the proc as it will read, its cluster's included
-            why = grid.cannot_run(probe)
-            if why is not None and hold(txn, (cluster, proc), why, 0, 0, now):
-                continue
-        if own.get("JobStatus", status) == JobStatus.HELD:
-            held = own if "HoldReason" in own else cluster_ad
-            txn.event(
-                "hold",
-                (cluster, proc),
-                reason=str(held.get("HoldReason") or "submitted on hold"),
-                code=int(held.get("HoldReasonCode") or HoldCode.SUBMITTED_ON_HOLD),
-                subcode=0,
-            )
+        add_proc(txn, who, (cluster, proc), cluster_ad, dict(p.own), p.ad, now)
     return cluster
+
+
+def submit_factory(
+    txn: Transaction,
+    who: Submitter,
+    cluster_ad: ClassAd,
+    factory: dict[str, Any],
+    now: int,
+    cluster: int | None = None,
+) -> int:
+    """Add a cluster whose jobs a factory makes as their turn comes (late
+    materialization): its cluster ad, with `factory`'s attributes (how many procs, how
+    many at once, where its rows are), and no proc yet; its id."""
+    cluster_ad = cluster_ad.copy()
+    if cluster is None:
+        cluster = txn.new_cluster()
+    _stamp_cluster(cluster_ad, cluster, who, now)
+    for name, value in factory.items():
+        cluster_ad[name] = value
+    cluster_ad["JobMaterializeNextProcId"] = 0
+    deferral.on_entry(cluster_ad, now)
+    txn.put_cluster(cluster, cluster_ad)
+    return cluster
+
+
+def add_proc(
+    txn: Transaction,
+    who: Submitter,
+    key: Key,
+    cluster_ad: ClassAd,
+    own: dict[str, Any],
+    ad: ClassAd,
+    now: int,
+) -> None:
+    """Stage one new proc: `own` its row (a wire map, changed here), `ad` the same decoded."""
+    cluster, proc = key
+    if not deferral.ENTRY_NAMES.isdisjoint(k.lower() for k in own):
+        ad = _own_deferral(own, ad, cluster_ad, now)  # its own schedule or time
+    own["ProcId"] = ad["ProcId"] = proc
+    own["GlobalJobId"] = ad["GlobalJobId"] = f"{who.schedd_name}#{cluster}.{proc}#{now}"
+    # The row is exactly this map: no need to read it back out of the ad.
+    txn.put_job(key, ad, wire.dumps(own))
+    txn.event("submit", key)
+    if cluster_ad.get("JobUniverse") == Universe.GRID:
+        probe = ad.copy()
+        probe.chain(cluster_ad)  # the proc as it will read, its cluster's included
+        why = grid.cannot_run(probe)
+        if why is not None and hold(txn, key, why, 0, 0, now):
+            return
+    if own.get("JobStatus", cluster_ad.get("JobStatus")) == JobStatus.HELD:
+        held = own if "HoldReason" in own else cluster_ad
+        txn.event(
+            "hold",
+            key,
+            reason=str(held.get("HoldReason") or "submitted on hold"),
+            code=int(held.get("HoldReasonCode") or HoldCode.SUBMITTED_ON_HOLD),
+            subcode=0,
+        )
 
 
 def _own_deferral(own: dict[str, Any], ad: ClassAd, cluster_ad: ClassAd, now: int) -> ClassAd:
