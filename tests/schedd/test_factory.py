@@ -89,7 +89,7 @@ def test_removing_the_cluster_stops_its_factory(schedd, how):
 def test_a_digest_and_its_rows_make_the_jobs(schedd):
     """HTCondor's clients send a digest and its rows (the unit separator between values);
     the first job is the cluster ad as sent, the others what the digest makes of theirs."""
-    digest = "FACTORY.Iwd = /tmp\narguments = $(x)\nmy.Tag = \"$(y)\"\nQueue 1 x,y from rows\n"
+    digest = 'FACTORY.Iwd = /tmp\narguments = $(x)\nmy.Tag = "$(y)"\nQueue 1 x,y from rows\n'
     rows = ["a\x1fone", "b\x1ftwo three", "c\x1f"]
     factory = {"limit": 0, "digest": digest, "items": rows}
     c = schedd.call(schedd.client().submit, cluster(schedd.root), [], None, None, factory)

@@ -94,6 +94,12 @@ class Reader:
         self.pos = end + 1
         return raw.decode("utf-8", "replace")
 
+    def rest(self) -> bytes:
+        """The message's remaining bytes (code_bytes: raw, no length before them)."""
+        chunk = self.data[self.pos :]
+        self.pos = len(self.data)
+        return chunk
+
     def text(self) -> str:
         """A string that must not be NULL."""
         s = self.string()

@@ -27,6 +27,9 @@ from condorx.classad import ClassAd
 from condorx.protocol.schedd import Edit, QueryJobs, Reserve, Submit
 
 NO_ACK = 0x02  # SetAttribute's flag: no answer wanted (condor_qmgr.h)
+# What SendMaterializeData's answer calls the rows: the client puts it in the digest's
+# queue statement, which the schedd reads with the rows it was sent, not from a file.
+_ITEMS_NAME = "materialize-items"
 
 
 class Rpc(IntEnum):
@@ -58,12 +61,19 @@ class Rpc(IntEnum):
     SetAttributeByConstraint2 = 10032
     SetAllowProtectedAttrChanges = 10035
     GetCapabilities = 10036
+    SetJobFactory = 10037
+    SendMaterializeData = 10039
 
 
 @dataclass
 class _NewCluster:
     ad: dict[str, str] = field(default_factory=dict)  # name -> expression text
     procs: list[dict[str, str]] = field(default_factory=list)
+    # Late materialization: the rows SendMaterializeData sent, the digest and limit
+    # SetJobFactory set. A cluster with a digest is a job factory.
+    items: list[str] | None = None
+    digest: str | None = None
+    limit: int = 0
 
 
 @dataclass
@@ -108,6 +118,8 @@ class Qmgmt:
             Rpc.GetJobByConstraint: self._jobs_by_constraint,
             Rpc.GetAllJobsByConstraint: self._jobs_by_constraint,
             Rpc.CloseSocket: self._close,
+            Rpc.SetJobFactory: self._set_job_factory,
+            Rpc.SendMaterializeData: self._materialize_data,
         }
 
     async def serve(self) -> bool:
@@ -148,7 +160,7 @@ class Qmgmt:
 
     async def _capabilities(self, msg: Reader) -> bool:
         msg.integer()  # the mask: which capabilities the client asks about
-        reply = ClassAd({"LateMaterialize": False})
+        reply = ClassAd({"LateMaterialize": True, "LateMaterializeVersion": 2})
         await self.call.send(self.call.writer().classad(reply))
         return True
 
@@ -216,6 +228,41 @@ class Qmgmt:
         await self._answer(0)
         return True
 
+    async def _materialize_data(self, msg: Reader) -> bool:
+        """SendMaterializeData: a factory's item rows, raw bytes to the message's end,
+        one row a line; the answer names where they are kept and how many there are."""
+        new = self.txn.clusters.get(msg.integer())
+        msg.integer()  # flags: none defined
+        data = msg.rest()
+        if new is None or self.read_only:
+            await self._answer(-1, errno.EPERM)
+            return True
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            await self._answer(-1, errno.EINVAL)
+            return True
+        new.items = text.split("\n")
+        if new.items and new.items[-1] == "":
+            new.items.pop()  # what followed the last row's newline
+        out = self.call.writer().string(_ITEMS_NAME).integer(len(new.items)).integer(0)
+        await self.call.send(out)
+        return True
+
+    async def _set_job_factory(self, msg: Reader) -> bool:
+        """SetJobFactory: the cluster's submit digest, and how many of its jobs may be in
+        the queue at once. The cluster becomes a job factory at commit."""
+        cluster, limit = msg.integer(), msg.integer()
+        msg.text()  # a factory file name: HTCondor no longer takes one
+        digest = msg.text()
+        new = self.txn.clusters.get(cluster)
+        if new is None or self.read_only or not digest:
+            await self._answer(-1, errno.EPERM if new is None else errno.EINVAL)
+            return True
+        new.digest, new.limit = digest, max(limit, 0)
+        await self._answer(0)
+        return True
+
     async def _begin(self, msg: Reader) -> bool:
         self.txn = Transaction()
         await self._answer(0)
@@ -258,6 +305,11 @@ class Qmgmt:
     async def _apply(self, txn: Transaction) -> str | None:
         """Queue what the transaction built; the first refusal's reason, or None."""
         for cluster, new in txn.clusters.items():
+            if new.digest is not None:
+                error = await self._submit_factory(cluster, new)
+                if error is not None:
+                    return error
+                continue
             if not new.procs:
                 continue
             try:
@@ -286,6 +338,20 @@ class Qmgmt:
             denied = reply.get("denied") or []
             if denied:
                 return f"permission denied to edit {', '.join(map(str, denied))}"
+        return None
+
+    async def _submit_factory(self, cluster: int, new: _NewCluster) -> str | None:
+        try:
+            ad = _wire(_own(new.ad, cluster))
+        except ValueError as e:
+            return str(e)
+        spec: dict[str, Any] = {"limit": new.limit, "digest": new.digest}
+        if new.items is not None:
+            spec["items"] = new.items
+        request = Submit(procs=[], cluster=ad, cluster_id=cluster, factory=spec)
+        reply = await self.call.dispatch(request)
+        if not reply.get("ok"):
+            return str((reply.get("error") or {}).get("message", "submission refused"))
         return None
 
     # ---- reading the queue ------------------------------------------------------------
