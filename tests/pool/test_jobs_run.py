@@ -47,6 +47,25 @@ queue 3
     assert "(1) Normal termination (return value 2)" in log
 
 
+def test_a_job_factory_runs_all_its_jobs_a_few_at_a_time(running):
+    """max_materialize = 2 of 5: each job that finishes makes room for the next, until
+    all five ran; then the cluster, and its factory's rows, leave the queue."""
+    c = running.submit(
+        "executable = /bin/sh\n"
+        "arguments = \"-c 'echo job $1' x $(Process)\"\n"
+        "output = out.$(Process)\nlog = job.log\nmax_materialize = 2\nqueue 5\n"
+    )
+    wait_for(lambda: len(history(running, "ProcId")) == 5, "five jobs to finish")
+    rows = sorted(history(running, "ClusterId", "ProcId", "JobStatus", "ExitCode"))
+    assert rows == [[str(c), str(p), "4", "0"] for p in range(5)]
+    for p in range(5):
+        assert (running.root / f"out.{p}").read_text() == f"job {p}\n"
+    log = (running.root / "job.log").read_text()
+    assert log.count("Job submitted from host") == 5 and log.count("Job terminated.") == 5
+    wait_for(lambda: queue(running, "ProcId") == [], "the cluster to leave")
+    assert not list(running.root.rglob("condorx_submit.*"))
+
+
 @pytest.mark.parametrize(
     ("transfer", "code", "err", "reason"),
     [
