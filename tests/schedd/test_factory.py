@@ -135,3 +135,18 @@ def test_a_bad_factory_is_refused_naming_what_is_wrong(schedd, factory, procs, w
         schedd.call(schedd.client().submit, cluster(schedd.root), procs, None, None, factory)
     assert _ads(schedd) == []
     assert _factory_files(schedd) == []
+
+
+def test_condor_qedit_of_the_cluster_changes_the_factory_and_the_jobs_to_come(schedd):
+    """As HTCondor's: an edit naming the cluster is the cluster ad's, so the limit grows
+    at once and the jobs made later carry the edit too."""
+    c = _submit(schedd, FIVE)
+    schedd.cli("condor_qedit", str(c), "JobMaterializeLimit", "3")
+    assert _procs(schedd, c) == [0, 1, 2]
+    schedd.cli("condor_qedit", str(c), "Color", '"teal"')
+    schedd.cli("condor_rm", f"{c}.0")
+    by_proc = {ad["ProcId"]: ad for ad in _ads(schedd, f"ClusterId == {c}")}
+    assert sorted(by_proc) == [1, 2, 3]
+    assert {p: ad["Color"] for p, ad in by_proc.items()} == {1: "teal", 2: "teal", 3: "teal"}
+    with pytest.raises(AssertionError, match="JobMaterializeNextProcId"):
+        schedd.cli("condor_qedit", str(c), "JobMaterializeNextProcId", "0")

@@ -507,7 +507,12 @@ class Schedd:
         constraint): their factories make no more jobs. A job named by its own id takes
         only itself."""
         clusters = {k[0] for k in removed} if req.constraint else set()
-        for text in req.ids or []:
+        return clusters | self._clusters_named(peer, req.ids)
+
+    def _clusters_named(self, peer: Peer, ids: list[Any] | None) -> set[int]:
+        """The clusters `ids` name whole (`5`, not `5.0`) that the peer may act on."""
+        clusters = set()
+        for text in ids or []:
             key = _parse_id(str(text))
             if key is not None and key[1] < 0:
                 ad = self.ledger.queue.clusters.get(key[0])
@@ -515,6 +520,16 @@ class Schedd:
                 if security.may_act_on(peer.user, str(owner), self.super_users):
                     clusters.add(key[0])
         return clusters
+
+    def _factories_named(self, peer: Peer, ids: list[Any] | None, constraint: Any) -> set[int]:
+        """The job factories `ids` name whole, or whose cluster ads `constraint` matches."""
+        named = {c for c in self._clusters_named(peer, ids) if c in self.factories.sources}
+        if constraint:
+            ads = [((c, -1), self.ledger.queue.clusters.get(c)) for c in self.factories.sources]
+            for (c, _), ad in _select([(k, a) for k, a in ads if a is not None], constraint):
+                if security.may_act_on(peer.user, str(ad.get("Owner")), self.super_users):
+                    named.add(c)
+        return named
 
     def _is_removed(self, key: Key) -> bool:
         ad = self.ledger.get(key)
@@ -597,6 +612,11 @@ class Schedd:
                 transitions.edited(txn, key, [str(n) for n in attrs], now)
                 transitions.let_go(txn, key, now)  # LeaveJobInQueue = false lets it go
                 results[f"{key[0]}.{key[1]}"] = "ok"
+            # A factory named by its cluster id or chosen by the constraint: its own ad
+            # too, for the jobs to come.
+            for cluster in self._factories_named(peer, req.ids, req.constraint):
+                for name, text in attrs.items():
+                    transitions.edit_cluster(txn, cluster, str(name), str(text))
             return keys, allowed, denied, results
 
         keys, allowed, denied, results = await self.ledger.change(change)

@@ -325,6 +325,18 @@ def edit(txn: Transaction, key: Key, name: str, expr_text: str, evaluate: bool =
     txn.set_attr(key, name, value)
 
 
+def edit_cluster(txn: Transaction, cluster: int, name: str, expr_text: str) -> None:
+    """Set `name` in a cluster's own ad (a job factory's: the jobs it makes later, and
+    its limits, JobMaterializeLimit and JobMaterializeMaxIdle, read it there)."""
+    if name.lower() in PROTECTED:
+        raise QueueError("permission", f"{name} is set by the schedd and cannot be edited")
+    try:
+        value = ExprTree(expr_text)
+    except ValueError as e:
+        raise QueueError("bad-request", f"attribute {name}: {e}") from None
+    txn.set_attr((cluster, -1), name, value)
+
+
 _SCHEDULE = frozenset(n.lower() for n in cron.ATTRIBUTES)
 
 
