@@ -9,6 +9,7 @@ from jobs import cluster
 from test_submit_query import _ads
 
 from condorx.errors import Refused
+from condorx.testing.schedd import LocalSchedd
 
 FIVE = """\
 executable = /bin/echo
@@ -150,3 +151,15 @@ def test_condor_qedit_of_the_cluster_changes_the_factory_and_the_jobs_to_come(sc
     assert {p: ad["Color"] for p, ad in by_proc.items()} == {1: "teal", 2: "teal", 3: "teal"}
     with pytest.raises(AssertionError, match="JobMaterializeNextProcId"):
         schedd.cli("condor_qedit", str(c), "JobMaterializeNextProcId", "0")
+
+
+def test_a_schedd_that_makes_no_factories_says_so(tmp_path):
+    """SCHEDD_ALLOW_LATE_MATERIALIZE = false: a factory is refused, naming the knob."""
+    s = LocalSchedd(tmp_path, "SCHEDD_ALLOW_LATE_MATERIALIZE = false\n")
+    try:
+        s.start()
+        with pytest.raises(Refused, match="SCHEDD_ALLOW_LATE_MATERIALIZE"):
+            s.call(s.client().submit, cluster(tmp_path), [{}, {}], None, None, {"limit": 1})
+        assert _ads(s) == []
+    finally:
+        s.stop()

@@ -93,6 +93,7 @@ class Qmgmt:
         self.call = call
         self.txn = Transaction()
         self.read_only = False
+        self.late_materialize = True  # SCHEDD_ALLOW_LATE_MATERIALIZE
         self.number = 0  # the RPC being served
         self._rpcs: dict[int, Callable[[Reader], Awaitable[bool]]] = {
             Rpc.InitializeConnection: self._quiet,
@@ -160,7 +161,7 @@ class Qmgmt:
 
     async def _capabilities(self, msg: Reader) -> bool:
         msg.integer()  # the mask: which capabilities the client asks about
-        reply = ClassAd({"LateMaterialize": True, "LateMaterializeVersion": 2})
+        reply = ClassAd({"LateMaterialize": self.late_materialize, "LateMaterializeVersion": 2})
         await self.call.send(self.call.writer().classad(reply))
         return True
 
@@ -234,7 +235,7 @@ class Qmgmt:
         new = self.txn.clusters.get(msg.integer())
         msg.integer()  # flags: none defined
         data = msg.rest()
-        if new is None or self.read_only:
+        if new is None or self.read_only or not self.late_materialize:
             await self._answer(-1, errno.EPERM)
             return True
         try:
@@ -256,7 +257,7 @@ class Qmgmt:
         msg.text()  # a factory file name: HTCondor no longer takes one
         digest = msg.text()
         new = self.txn.clusters.get(cluster)
-        if new is None or self.read_only or not digest:
+        if new is None or self.read_only or not digest or not self.late_materialize:
             await self._answer(-1, errno.EPERM if new is None else errno.EINVAL)
             return True
         new.digest, new.limit = digest, max(limit, 0)
@@ -457,8 +458,15 @@ def _job_id(cluster: int, proc: int) -> str:
     return f"{cluster}.{proc}" if proc >= 0 else str(cluster)
 
 
-async def serve(call: Call) -> bool:
-    """QMGMT_WRITE_CMD / QMGMT_READ_CMD."""
-    session = Qmgmt(call)
-    session.read_only = call.command == 1111
-    return await session.serve()
+def serving(late_materialize: bool) -> Callable[[Call], Awaitable[bool]]:
+    """QMGMT_WRITE_CMD / QMGMT_READ_CMD, with job factories or without."""
+
+    async def serve(call: Call) -> bool:
+        session = Qmgmt(call)
+        session.read_only = call.command == 1111
+        session.late_materialize = late_materialize
+        return await session.serve()
+
+    return serve
+
+

@@ -19,6 +19,7 @@ from condorx.cedar.commands import Cmd
 from condorx.cedar.face import Call, CedarCommand
 from condorx.cedar.query_ad import constraint_of, limit_of, projection_of
 from condorx.classad import ClassAd
+from condorx.config import Config
 from condorx.protocol.schedd import Act, History, QueryJobs, Reschedule, Submit
 
 # JobAction numbers (HTCondor's enum_utils.h) and condorx's names for them.
@@ -213,13 +214,17 @@ async def _reschedule(call: Call) -> bool:
     return False
 
 
-def commands() -> list[CedarCommand]:
+def commands(cfg: Config | None = None) -> list[CedarCommand]:
+    """The schedd's commands; `cfg` says whether it makes job factories
+    (SCHEDD_ALLOW_LATE_MATERIALIZE, true unless set otherwise)."""
+    late = cfg.get_bool("SCHEDD_ALLOW_LATE_MATERIALIZE", True) if cfg is not None else True
+    serve_qmgmt = qmgmt.serving(late)
     return [
         CedarCommand(Cmd.RESCHEDULE, "WRITE", _reschedule, Reschedule),
         CedarCommand(Cmd.QUERY_SCHEDD_HISTORY, "READ", _history, History),
         CedarCommand(Cmd.ACT_ON_JOBS, "WRITE", _act, Act, forced=True),
-        CedarCommand(Cmd.QMGMT_WRITE_CMD, "WRITE", qmgmt.serve, Submit, forced=True),
-        CedarCommand(Cmd.QMGMT_READ_CMD, "READ", qmgmt.serve, QueryJobs),
+        CedarCommand(Cmd.QMGMT_WRITE_CMD, "WRITE", serve_qmgmt, Submit, forced=True),
+        CedarCommand(Cmd.QMGMT_READ_CMD, "READ", serve_qmgmt, QueryJobs),
         CedarCommand(Cmd.QUERY_JOB_ADS, "READ", _query_jobs, QueryJobs),
         CedarCommand(Cmd.QUERY_JOB_ADS_WITH_AUTH, "READ", _query_jobs, QueryJobs, forced=True),
     ]

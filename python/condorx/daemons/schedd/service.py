@@ -172,6 +172,8 @@ class Schedd:
         user: str,
     ) -> Submitted:
         """A cluster whose jobs are made as their turn comes (late materialization)."""
+        if not self.cfg.get_bool("SCHEDD_ALLOW_LATE_MATERIALIZE", True):
+            raise Refused("permission", "submit: SCHEDD_ALLOW_LATE_MATERIALIZE is false here")
         if req.spool is not None:
             raise Refused("bad-request", "submit: a job factory's files cannot be spooled")
         limit = spec.get("limit", 0)
@@ -999,7 +1001,7 @@ async def serve(
         await schedd.requeue_orphans()
         await schedd.recompute_cron()
         await ledger.change(schedd.factories.resume)  # their jobs, as the queue now has room
-        server = Server.for_daemon("schedd", schedd.handlers(), cfg, cedar_schedd.commands())
+        server = Server.for_daemon("schedd", schedd.handlers(), cfg, cedar_schedd.commands(cfg))
         me.address = ledger.address = await server.listen(
             nursery,
             cfg.get_int("SCHEDD_PORT", 0),
