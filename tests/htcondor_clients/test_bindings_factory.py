@@ -89,3 +89,28 @@ def test_a_factory_makes_the_jobs_htcondors_submit_code_makes(pool, tmp_path, le
         assert differ == {}, f"proc {built['ProcId']}"
     n, idle = v["idle"]
     assert n == 6 and [int(ad["ProcId"]) for ad in idle] == [0]
+
+
+CLUSTER_ADS = """
+import htcondor2 as htcondor
+schedd = htcondor.Schedd()
+sub = htcondor.Submit({"executable": "/bin/echo", "arguments": "$(item)",
+                       "max_materialize": "1"})
+cluster = schedd.submit(sub, itemdata=iter(["a", "b", "c"])).cluster()
+names = ["ClusterId", "ProcId", "JobMaterializeNextProcId", "TotalSubmitProcs"]
+where = f"ClusterId == {cluster}"
+both = schedd.query(where, names, opts=htcondor.QueryOpt.IncludeClusterAd)
+only = schedd.query(where, names, opts=htcondor.QueryOpt(0x50))  # and fetch_NoProcAds
+result({"both": [[a.get(n) for n in names] for a in both],
+        "only": [[a.get(n) for n in names] for a in only], "cluster": cluster})
+"""
+
+
+def test_the_cluster_ad_of_a_factory_is_queried_before_its_jobs(pool):
+    """QueryOpt.IncludeClusterAd, and with NoProcAds (fetch_ClusterAds, condor_q -factory): the
+    cluster's own ad, whose factory state says what is to come."""
+    r = bindings.run(pool, CLUSTER_ADS)
+    assert r.returncode == 0, r.stderr
+    c = r.value["cluster"]
+    assert r.value["both"] == [[c, -1, 1, 3], [c, 0, 1, 3]]
+    assert r.value["only"] == [[c, -1, 1, 3]]

@@ -58,6 +58,8 @@ async def _query_jobs(call: Call) -> bool:
             limit=limit_of(query),
             cedar="encrypted" if call.conn.encrypted else "clear",
             projection=projection_of(query),
+            clusters=query.get("IncludeClusterAd") is True or None,
+            procs=False if query.get("NoProcAds") is True else None,
         )
         reply = await call.dispatch(request, each)
     if not reply.get("ok"):

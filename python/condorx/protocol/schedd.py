@@ -56,6 +56,10 @@ class QueryJobs(Message):
     # with only the `projection`'s attributes when one is given: for the CEDAR face.
     cedar: str | None = None
     projection: list[Any] | None = None
+    # Cluster ads too (each before its procs), and (procs False) only them: what
+    # condor_q -factory and the bindings' QueryOpt.IncludeClusterAd / ClusterAds ask.
+    clusters: bool | None = None
+    procs: bool | None = None
 
 
 @dataclass(frozen=True)

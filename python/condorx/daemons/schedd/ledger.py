@@ -93,6 +93,10 @@ class Ledger:
         """The jobs as they are now, safe to walk across later commits."""
         return self.queue.snapshot()
 
+    def cluster_ads(self) -> list[tuple[Key, ClassAd]]:
+        """Each cluster's own ad, keyed (cluster, -1)."""
+        return [((c, -1), ad) for c, ad in self.queue.clusters.items()]
+
     def counts(self) -> Counter[tuple[str, int | None]]:
         """How many jobs each (owner, JobStatus) has now."""
         return self.queue.counts

@@ -428,7 +428,9 @@ class Schedd:
         return Reserved(cluster)
 
     async def query(self, peer: Peer, req: QueryJobs, ch: wire.Channel) -> Count:
-        jobs = self.ledger.snapshot()
+        jobs = self.ledger.snapshot() if req.procs is not False else []
+        if req.clusters:  # each cluster's own ad just before its jobs
+            jobs = sorted([*jobs, *self.ledger.cluster_ads()], key=lambda item: item[0])
         after = routing.parse_id(req.after)
         if after is not None:  # the next page: the jobs after this one (queue order is
             jobs = [(k, ad) for k, ad in jobs if k > after]  # submission order, by id)
