@@ -89,6 +89,41 @@ def test_a_submission_cut_off_before_its_commit_leaves_nothing(pool):
     assert not any(job.startswith(f"{cluster}.") for job in after)
 
 
+def test_a_transaction_is_all_or_nothing(pool):
+    """Two new clusters and an edit in one transaction: the edit names a job that is not
+    there, so the commit is refused, and neither cluster is queued."""
+    before = statuses(pool)
+
+    async def transaction() -> tuple[int, int, int]:
+        addr = schedd_address(pool)
+        conn = await cc.open_connection(addr.host, addr.port)
+        await cc.authenticate(conn, Cmd.QMGMT_WRITE_CMD, "REQUIRED")
+
+        async def rpc(w: Writer) -> Reader:
+            await conn.send(w.bytes())
+            return Reader(await conn.receive(), conn.encrypted)
+
+        clusters = []
+        for _ in range(2):
+            cluster = (await rpc(Writer(True).integer(Rpc.NewCluster))).integer()
+            assert (await rpc(Writer(True).integer(Rpc.NewProc).integer(cluster))).integer() == 0
+            for name, value in (("Cmd", '"/bin/true"'), ("JobUniverse", "5")):
+                w = Writer(True).integer(Rpc.SetAttribute).integer(cluster).integer(-1)
+                assert (await rpc(w.string(value).string(name))).integer() == 0
+            clusters.append(cluster)
+        w = Writer(True).integer(Rpc.SetAttribute).integer(99999).integer(0)
+        assert (await rpc(w.string("1").string("Flavor"))).integer() == 0
+        answer = (await rpc(Writer(True).integer(Rpc.CommitTransaction).integer(0))).integer()
+        await conn.aclose()
+        return clusters[0], clusters[1], answer
+
+    first, second, answer = trio.run(transaction)
+    assert answer < 0
+    after = statuses(pool)
+    assert after == before
+    assert not any(job.split(".")[0] in (str(first), str(second)) for job in after)
+
+
 def test_an_unknown_session_is_refused_and_a_known_one_resumes(pool):
     async def go() -> tuple[str, str, int]:
         addr = collector_address(pool)

@@ -24,7 +24,7 @@ from condorx import _core, wire
 from condorx.cedar.codec import CedarError, Reader
 from condorx.cedar.face import Call
 from condorx.classad import ClassAd
-from condorx.protocol.schedd import Edit, QueryJobs, Reserve, Submit
+from condorx.protocol.schedd import Edit, QueryJobs, Reserve, Submit, Transact
 
 NO_ACK = 0x02  # SetAttribute's flag: no answer wanted (condor_qmgr.h)
 # What SendMaterializeData's answer calls the rows: the client puts it in the digest's
@@ -304,56 +304,47 @@ class Qmgmt:
         return True
 
     async def _apply(self, txn: Transaction) -> str | None:
-        """Queue what the transaction built; the first refusal's reason, or None."""
-        for cluster, new in txn.clusters.items():
-            if new.digest is not None:
-                error = await self._submit_factory(cluster, new)
-                if error is not None:
-                    return error
-                continue
-            if not new.procs:
-                continue
-            try:
-                procs = [_wire(_own(ad, cluster, p)) for p, ad in enumerate(new.procs)]
-                request = Submit(
-                    procs=procs, cluster=_wire(_own(new.ad, cluster)), cluster_id=cluster
-                )
-            except ValueError as e:
-                return str(e)
-            reply = await self.call.dispatch(request)
-            if not reply.get("ok"):
-                return str((reply.get("error") or {}).get("message", "submission refused"))
-        # One Edit (one ledger change) per job or constraint, with all its attributes:
-        # an edit refused leaves that target as it was, attribute for attribute.
+        """Queue what the transaction built, as one queue change (all or nothing); the
+        refusal's reason, or None."""
+        submits: list[dict[str, Any]] = []
+        try:
+            for cluster, new in txn.clusters.items():
+                request = self._submission(cluster, new)
+                if request is not None:
+                    submits.append(_fields(request))
+        except ValueError as e:
+            return str(e)
+        # One edit per job or constraint, with all its attributes.
         grouped: dict[Any, dict[str, str]] = {}
         for target, name, value in txn.edits:
             grouped.setdefault(target, {})[name] = value
+        edits = []
         for target, attrs in grouped.items():
             if isinstance(target, tuple):
                 edit = Edit(attrs=attrs, ids=[_job_id(*target)], strict=True)
             else:
                 edit = Edit(attrs=attrs, constraint=target, only_mine=True)
-            reply = await self.call.dispatch(edit)
-            if not reply.get("ok"):
-                return str((reply.get("error") or {}).get("message", "edit refused"))
-            denied = reply.get("denied") or []
-            if denied:
-                return f"permission denied to edit {', '.join(map(str, denied))}"
+            edits.append(_fields(edit))
+        if not submits and not edits:
+            return None
+        reply = await self.call.dispatch(Transact(submits=submits, edits=edits))
+        if not reply.get("ok"):
+            return str((reply.get("error") or {}).get("message", "the transaction was refused"))
         return None
 
-    async def _submit_factory(self, cluster: int, new: _NewCluster) -> str | None:
-        try:
-            ad = _wire(_own(new.ad, cluster))
-        except ValueError as e:
-            return str(e)
-        spec: dict[str, Any] = {"limit": new.limit, "digest": new.digest}
-        if new.items is not None:
-            spec["items"] = new.items
-        request = Submit(procs=[], cluster=ad, cluster_id=cluster, factory=spec)
-        reply = await self.call.dispatch(request)
-        if not reply.get("ok"):
-            return str((reply.get("error") or {}).get("message", "submission refused"))
-        return None
+    def _submission(self, cluster: int, new: _NewCluster) -> Submit | None:
+        """The Submit a new cluster makes (a job factory's, with a digest); None for a
+        cluster id that was taken and given no proc. ValueError names a bad attribute."""
+        if new.digest is None and not new.procs:
+            return None
+        ad = _wire(_own(new.ad, cluster))
+        if new.digest is not None:
+            spec: dict[str, Any] = {"limit": new.limit, "digest": new.digest}
+            if new.items is not None:
+                spec["items"] = new.items
+            return Submit(procs=[], cluster=ad, cluster_id=cluster, factory=spec)
+        procs = [_wire(_own(attrs, cluster, p)) for p, attrs in enumerate(new.procs)]
+        return Submit(procs=procs, cluster=ad, cluster_id=cluster)
 
     # ---- reading the queue ------------------------------------------------------------
 
@@ -454,6 +445,13 @@ def _wire(attrs: dict[str, str]) -> dict[str, Any]:
     return wire.ad_to_wire(ad)
 
 
+def _fields(request: Any) -> dict[str, Any]:
+    """A request's fields as a map (a Transact carries Submits and Edits so)."""
+    frame = dict(request.to_wire())
+    frame.pop("cmd", None)
+    return frame
+
+
 def _job_id(cluster: int, proc: int) -> str:
     return f"{cluster}.{proc}" if proc >= 0 else str(cluster)
 
@@ -468,5 +466,3 @@ def serving(late_materialize: bool) -> Callable[[Call], Awaitable[bool]]:
         return await session.serve()
 
     return serve
-
-

@@ -26,6 +26,16 @@ class Submit(Message):
 
 
 @dataclass(frozen=True)
+class Transact(Message):
+    """Submissions (Submit's fields, each a map) and edits (Edit's) as one queue change,
+    all or nothing: a queue-management transaction of HTCondor's clients at its commit."""
+
+    command = "transact"
+    submits: list[Any]
+    edits: list[Any]
+
+
+@dataclass(frozen=True)
 class Reserve(Message):
     """The next cluster id, for a submission that needs $(Cluster) before its ads."""
 
@@ -183,6 +193,11 @@ class MatchedMany(Message):
 class Submitted(Reply):
     cluster: int
     count: int
+
+
+@dataclass(frozen=True)
+class Transacted(Reply):
+    clusters: list[Any]  # each submission's cluster id, in order
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,7 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
     ),
     "schedd": (
         Command(schedd.Submit, W, schedd.Submitted, audited=True),
+        Command(schedd.Transact, W, schedd.Transacted, audited=True),
         Command(schedd.Reserve, W, schedd.Reserved, audited=True),
         Command(schedd.Route, A, schedd.Routed, audited=True),
         Command(schedd.QueryJobs, R, Count),  # after the rows, streamed

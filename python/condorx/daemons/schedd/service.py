@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +25,13 @@ from condorx.cedar import schedd as cedar_schedd
 from condorx.classad import ClassAd, ExprTree, parseAds
 from condorx.client.connection import Address, daemon_credentials
 from condorx.client.startd import StartdClient
-from condorx.config import Config, ConfigError
+from condorx.config import Config
 from condorx.daemons import batch, query
 from condorx.daemons.matchable import runs_here
 from condorx.daemons.schedd import (
     advertise,
     deferral,
     factory,
-    factory_state,
     history,
     policy,
     routing,
@@ -46,6 +44,7 @@ from condorx.daemons.schedd.committed import Committed
 from condorx.daemons.schedd.gridmanager import GridManager
 from condorx.daemons.schedd.history_query import HistoryQueries
 from condorx.daemons.schedd.identity import Identity
+from condorx.daemons.schedd.intake import Intake, Staged
 from condorx.daemons.schedd.ledger import Files, Ledger
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
@@ -75,8 +74,9 @@ from condorx.protocol.schedd import (
     RunNow,
     Submit,
     Submitted,
+    Transact,
+    Transacted,
 )
-from condorx.submit.errors import SubmitError
 
 log = logging.getLogger("condorx.schedd")
 
@@ -96,20 +96,13 @@ class Schedd:
         self.grid = grid
         self.super_users = cfg.get_list("QUEUE_SUPER_USERS") or ["root", "condor"]
         self.attr_rules = AttrRules.from_config(cfg)
-        self.max_procs = cfg.get_int("MAX_JOBS_PER_SUBMISSION", 1_000_000)
-        # The owners this schedd has seen submit (HTCondor's owner history): a queue super
-        # user submits for them alone, unless QUEUE_SUPER_USER_MAY_IMPERSONATE matches.
-        self.owners_seen = {owner for owner, _ in ledger.counts()}
-        self.impersonate = _impersonation(cfg)
         # Clusters whose jobs are made as their turn comes; they make them inside the
         # ledger's own transactions.
         self.factories = factory.Factories(locate.spool(cfg), me.name, me.uid_domain)
         self.factories.load_all(ledger.queue.clusters)
         ledger.top_up = self.factories.top_up
         ledger.on_applied = self.factories.applied
-        # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
-        # builds the ads), by the user they were given to.
-        self.reserved: dict[int, str] = {}
+        self.intake = Intake(cfg, ledger, me, self.factories, self.super_users)
         # The idle jobs grouped for the negotiators' last requests.
         self.clusters = Groups()
         self.shadows.note_idle(
@@ -128,145 +121,47 @@ class Schedd:
     # -- handlers -------------------------------------------------------------------------
 
     async def submit(self, peer: Peer, req: Submit, ch: wire.Channel) -> Submitted:
-        procs = req.procs
-        if len(procs) > self.max_procs:
-            raise Refused(
-                "bad-request",
-                f"submit: {len(procs)} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
-            )
-        who = transitions.Submitter(
-            self._owner(peer, req.cluster), self.me.uid_domain, self.me.name
-        )
-        wanted = req.cluster_id
-        if wanted is not None and self.reserved.get(wanted) != peer.user:
-            raise Refused("bad-request", f"cluster id {wanted!r} was not reserved by {peer.user}")
-        if req.factory is not None:
-            return await self._submit_factory(req, req.factory, who, wanted, peer.user)
-        inputs = _spooled_inputs(req.spool, len(procs))
-        if inputs is not None:
-            # The files are in the spool before their jobs are in the queue, so a job in
-            # the queue always has its files: the cluster id comes first.
-            if wanted is None:
-                wanted = await self.ledger.change(lambda txn: txn.new_cluster())
-            procs = await self._spool(wanted, procs, inputs, peer.user)
-        now = _now()
+        staged = await self.intake.prepare(peer, req)
         try:
-            sub = Submission.decode(req.cluster or {}, procs)
-            cluster = await self.ledger.change(
-                lambda txn: transitions.submit(txn, who, sub, now, cluster=wanted)
-            )
+            cluster = await self.ledger.change(staged.stage)
         except BaseException:
-            if inputs is not None and wanted is not None and not self.ledger.procs(wanted):
-                self._unspool(wanted, len(procs))
+            staged.undo()
             raise
-        self.reserved.pop(cluster, None)
-        self.owners_seen.add(who.owner)
-        return Submitted(cluster, len(procs))
+        self.intake.committed(staged, cluster)
+        return Submitted(cluster, staged.procs)
 
-    async def _submit_factory(
-        self,
-        req: Submit,
-        spec: dict[str, Any],
-        who: transitions.Submitter,
-        wanted: int | None,
-        user: str,
-    ) -> Submitted:
-        """A cluster whose jobs are made as their turn comes (late materialization)."""
-        if not self.cfg.get_bool("SCHEDD_ALLOW_LATE_MATERIALIZE", True):
-            raise Refused("permission", "submit: SCHEDD_ALLOW_LATE_MATERIALIZE is false here")
-        if req.spool is not None:
-            raise Refused("bad-request", "submit: a job factory's files cannot be spooled")
-        limit = spec.get("limit", 0)
-        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
-            raise Refused("bad-request", f"submit: factory limit {limit!r} is not a count")
-        cluster_ad = wire.ad_from_wire(req.cluster or {}, "cluster ad")
-        if wanted is None:
-            wanted = await self.ledger.change(lambda txn: txn.new_cluster())
+    async def transact(self, peer: Peer, req: Transact, ch: wire.Channel) -> Transacted:
+        """A queue-management transaction of HTCondor's clients: its submissions and its
+        edits in one queue change, all or nothing."""
+        staged: list[Staged] = []
         try:
-            source = factory.source_of(spec, req.procs, wanted, cluster_ad)
-        except SubmitError as e:
-            raise Refused("bad-request", f"submit: {e}") from None
-        if source.total > self.max_procs:
-            raise Refused(
-                "bad-request",
-                f"submit: {source.total} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
-            )
-        attrs = await trio.to_thread.run_sync(self.factories.create, wanted, source)
-        if limit:
-            attrs[factory_state.LIMIT] = limit
-        now, cluster = _now(), wanted
-        try:
-            await self.ledger.change(
-                lambda txn: transitions.submit_factory(txn, who, cluster_ad, attrs, now, cluster)
-            )
+            for frame in req.submits:
+                if not isinstance(frame, dict):
+                    raise Refused("bad-request", "transact: a submission is not a map")
+                staged.append(await self.intake.prepare(peer, Submit.from_wire(frame)))
+            edits = []
+            for frame in req.edits:
+                if not isinstance(frame, dict):
+                    raise Refused("bad-request", "transact: an edit is not a map")
+                edits.append(self._edit_change(peer, Edit.from_wire(frame), _now()))
+
+            def change(txn: Transaction) -> list[int]:
+                clusters = [s.stage(txn) for s in staged]
+                for edit in edits:
+                    _, _, denied, results = edit(txn)
+                    failed = denied or [j for j, r in results.items() if r != "ok"]
+                    if failed:
+                        raise Refused("permission", f"cannot edit {', '.join(failed)}")
+                return clusters
+
+            clusters = await self.ledger.change(change)
         except BaseException:
-            self.factories.discard(cluster)
+            for s in staged:
+                s.undo()
             raise
-        self.reserved.pop(cluster, None)
-        self.owners_seen.add(who.owner)
-        log.info("%s: job factory %d of %d procs", user, cluster, source.total)
-        return Submitted(cluster, source.total)
-
-    def _owner(self, peer: Peer, cluster: Any) -> str:
-        """Whose jobs a submission makes: the submitter's, or the Owner its cluster ad
-        names when a queue super user (or the pool's daemons) submits for an owner this
-        schedd has seen submit, or one QUEUE_SUPER_USER_MAY_IMPERSONATE matches (a
-        simulated pool loading a real queue's jobs, each user's as theirs), as HTCondor's
-        schedd has it. Anyone else naming another owner is refused."""
-        named = cluster.get("Owner") if isinstance(cluster, dict) else None
-        if named is None or named == peer.user:
-            return peer.user
-        if (
-            not isinstance(named, str)
-            or not named
-            or not security.may_act_on(peer.user, named, self.super_users)
-        ):
-            raise Refused("permission", f"{peer.user} may not submit jobs as {named!r}")
-        if self.impersonate is not None:
-            allowed = self.impersonate.search(named) is not None
-        else:
-            allowed = named in self.owners_seen
-        if not allowed:
-            raise Refused(
-                "permission",
-                f"{peer.user} may not submit jobs as {named!r}: this schedd has not seen"
-                f" {named} submit, and QUEUE_SUPER_USER_MAY_IMPERSONATE does not match",
-            )
-        return named
-
-    async def _spool(
-        self, cluster: int, procs: list[Any], inputs: list[dict[str, bytes]], owner: str
-    ) -> list[Any]:
-        """Write each proc's input files to its spool directory (before the jobs exist,
-        so that a job in the queue always has its files); the procs, pointed there."""
-        root = locate.spool(self.cfg)
-        out = []
-        for proc, (attrs, files) in enumerate(zip(procs, inputs, strict=True)):
-            if not isinstance(attrs, dict):
-                raise Refused("bad-request", f"proc {proc}: expected a map of attributes")
-            attrs = dict(attrs)
-            try:
-                spool.check_paths(attrs, files, f"proc {proc}")
-            except spool.SpoolError as e:
-                raise Refused("bad-request", str(e)) from None
-            spool.mark(attrs, spool.job_dir(root, (cluster, proc)), files)
-            out.append(attrs)
-
-        def write_all() -> None:
-            for proc, files in enumerate(inputs):
-                spool.write(spool.job_dir(root, (cluster, proc)), files, owner)
-
-        try:
-            await trio.to_thread.run_sync(write_all)
-        except OSError as e:
-            self._unspool(cluster, len(procs))
-            raise Refused("spool", f"cannot spool the input files: {e}") from None
-        return out
-
-    def _unspool(self, cluster: int, count: int) -> None:
-        root = locate.spool(self.cfg)
-        for proc in range(count):
-            spool.remove(spool.job_dir(root, (cluster, proc)))
+        for s, cluster in zip(staged, clusters, strict=True):
+            self.intake.committed(s, cluster)
+        return Transacted(clusters)
 
     async def retrieve(self, peer: Peer, req: Retrieve, ch: wire.Channel) -> Output:
         """A spooled job's output (condor_transfer_data): its owner's to fetch."""
@@ -424,7 +319,7 @@ class Schedd:
     async def reserve(self, peer: Peer, req: Reserve, ch: wire.Channel) -> Reserved:
         """Hand out the next cluster id (durably, so it is never given twice)."""
         cluster = await self.ledger.change(lambda txn: txn.new_cluster())
-        self.reserved[cluster] = peer.user
+        self.intake.reserved[cluster] = peer.user
         return Reserved(cluster)
 
     async def query(self, peer: Peer, req: QueryJobs, ch: wire.Channel) -> Count:
@@ -592,13 +487,23 @@ class Schedd:
         return "ok" if transitions.release(txn, key, reason, now, by) else "bad-status"
 
     async def edit(self, peer: Peer, req: Edit, ch: wire.Channel) -> Acted:
+        change = self._edit_change(peer, req, _now())
+        keys, allowed, denied, results = await self.ledger.change(change)
+        for job in denied:
+            results[job] = "denied"
+        answer = req.per_job or req.strict
+        return _acted(keys, len(allowed), denied, results if answer else None, len(self.ledger))
+
+    def _edit_change(
+        self, peer: Peer, req: Edit, now: int
+    ) -> Callable[[Transaction], tuple[list[Key], list[Key], list[str], dict[str, str]]]:
+        """The queue change an edit makes: (jobs chosen, edited, denied, each one's result)."""
         attrs = req.attrs
         if not attrs:
             raise Refused("bad-request", "edit: 'attrs' must be a non-empty map")
         self.attr_rules.check_edit(peer.user, [str(n) for n in attrs], self.super_users)
         evaluate = req.evaluate
         answer = req.per_job or req.strict
-        now = _now()
 
         def change(txn: Transaction) -> tuple[list[Key], list[Key], list[str], dict[str, str]]:
             results: dict[str, str] = {}
@@ -623,10 +528,7 @@ class Schedd:
                     transitions.edit_cluster(txn, cluster, str(name), str(text))
             return keys, allowed, denied, results
 
-        keys, allowed, denied, results = await self.ledger.change(change)
-        for job in denied:
-            results[job] = "denied"
-        return _acted(keys, len(allowed), denied, results if answer else None, len(self.ledger))
+        return change
 
     async def exited(self, peer: Peer, req: Exited, ch: wire.Channel) -> ExitRecorded:
         """A job's process ended (the shadow's report); only the pool itself may say so."""
@@ -825,6 +727,7 @@ class Schedd:
     def handlers(self) -> dict[type[Message], Handler]:
         return {
             Submit: self.submit,
+            Transact: self.transact,
             Reserve: self.reserve,
             Route: self.route,
             QueryJobs: self.query,
@@ -860,22 +763,6 @@ def _acted(
     if results is None:
         return Acted(len(keys), done, list(denied))
     return Acted(len(keys), done, list(denied), results, size)
-
-
-def _spooled_inputs(data: Any, count: int) -> list[dict[str, bytes]] | None:
-    """A submission's spooled input files: one map of name to bytes per proc, or None."""
-    if data is None:
-        return None
-    if not isinstance(data, list) or len(data) != count:
-        raise Refused("bad-request", "submit: 'spool' must list one map of files per proc")
-    for proc, files in enumerate(data):
-        if not isinstance(files, dict):
-            raise Refused("bad-request", f"submit: proc {proc}'s spooled files must be a map")
-        try:
-            spool.check_names(files, f"proc {proc}")
-        except spool.SpoolError as e:
-            raise Refused("bad-request", str(e)) from None
-    return data
 
 
 # A sandboxed copy's spooled names and its input files.
@@ -1015,15 +902,3 @@ async def serve(
         await nursery.start(advertise.advertiser(cfg, ledger, me).run)
         log.info("schedd %s serving %d jobs at %s", me.name, len(ledger), me.address)
         task_status.started(me.address)
-
-
-def _impersonation(cfg: Config) -> re.Pattern[str] | None:
-    text = (cfg.get("QUEUE_SUPER_USER_MAY_IMPERSONATE") or "").strip()
-    if not text:
-        return None
-    try:
-        return re.compile(text)
-    except re.error as e:
-        raise ConfigError(
-            f"QUEUE_SUPER_USER_MAY_IMPERSONATE: not a regular expression: {e}"
-        ) from None

@@ -1,0 +1,251 @@
+"""How a submission enters the queue: checked (its owner, its size, its reserved cluster
+id), its files put in place (spooled inputs, a job factory's rows), and only then staged.
+
+`prepare` does everything that may be refused or needs the disk before the queue is
+touched, and returns a `Staged`: the change that queues the submission and the undo for
+its files. The caller commits the change alone (`submit`) or with others in one
+transaction (a queue-management transaction of HTCondor's clients: all or nothing).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+
+from condorx import locate, security, wire
+from condorx.config import Config, ConfigError
+from condorx.daemons.schedd import factory, factory_state, spool, transitions
+from condorx.daemons.schedd.factory import Factories
+from condorx.daemons.schedd.identity import Identity
+from condorx.daemons.schedd.ledger import Ledger
+from condorx.daemons.schedd.queue import Transaction
+from condorx.daemons.schedd.submission import Submission
+from condorx.daemons.server import Peer
+from condorx.errors import Refused
+from condorx.protocol.schedd import Submit
+from condorx.submit.errors import SubmitError
+
+log = logging.getLogger("condorx.schedd")
+
+
+@dataclass
+class Staged:
+    """A submission ready to queue: `stage` stages it (its cluster id), `undo` takes its
+    files back when it is not committed."""
+
+    stage: Callable[[Transaction], int]
+    undo: Callable[[], None]
+    procs: int
+    owner: str
+    cluster: int | None  # its reserved (or already chosen) id
+
+
+class Intake:
+    def __init__(
+        self,
+        cfg: Config,
+        ledger: Ledger,
+        me: Identity,
+        factories: Factories,
+        super_users: list[str],
+    ) -> None:
+        self.cfg, self.ledger, self.me = cfg, ledger, me
+        self.factories = factories
+        self.super_users = super_users
+        self.max_procs = cfg.get_int("MAX_JOBS_PER_SUBMISSION", 1_000_000)
+        # The owners this schedd has seen submit (HTCondor's owner history): a queue super
+        # user submits for them alone, unless QUEUE_SUPER_USER_MAY_IMPERSONATE matches.
+        self.owners_seen = {owner for owner, _ in ledger.counts()}
+        self.impersonate = _impersonation(cfg)
+        # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
+        # builds the ads), by the user they were given to.
+        self.reserved: dict[int, str] = {}
+
+    def committed(self, staged: Staged, cluster: int) -> None:
+        """After the commit: the reserved id is used, the owner known."""
+        self.reserved.pop(cluster, None)
+        self.owners_seen.add(staged.owner)
+
+    async def prepare(self, peer: Peer, req: Submit) -> Staged:
+        """Check a submission and put its files in place; refused (naming what) or ready."""
+        procs = req.procs
+        if len(procs) > self.max_procs:
+            raise Refused(
+                "bad-request",
+                f"submit: {len(procs)} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
+            )
+        who = transitions.Submitter(self.owner(peer, req.cluster), self.me.uid_domain, self.me.name)
+        wanted = req.cluster_id
+        if wanted is not None and self.reserved.get(wanted) != peer.user:
+            raise Refused("bad-request", f"cluster id {wanted!r} was not reserved by {peer.user}")
+        if req.factory is not None:
+            return await self._factory(req, req.factory, who, wanted)
+        inputs = _spooled_inputs(req.spool, len(procs))
+        if inputs is not None:
+            # The files are in the spool before their jobs are in the queue, so a job in
+            # the queue always has its files: the cluster id comes first.
+            if wanted is None:
+                wanted = await self.ledger.change(lambda txn: txn.new_cluster())
+            procs = await self._spool(wanted, procs, inputs, peer.user)
+        cluster, count = wanted, len(procs)
+
+        def undo() -> None:
+            if inputs is not None and cluster is not None and not self._queued(cluster):
+                self._unspool(cluster, count)
+
+        try:
+            sub = Submission.decode(req.cluster or {}, procs)
+        except BaseException:
+            undo()
+            raise
+        now = _now()
+        return Staged(
+            lambda txn: transitions.submit(txn, who, sub, now, cluster=cluster),
+            undo,
+            count,
+            who.owner,
+            cluster,
+        )
+
+    def _queued(self, cluster: int) -> bool:
+        return cluster in self.ledger.queue.clusters
+
+    async def _factory(
+        self, req: Submit, spec: dict[str, Any], who: transitions.Submitter, wanted: int | None
+    ) -> Staged:
+        """A cluster whose jobs are made as their turn comes (late materialization)."""
+        if not self.cfg.get_bool("SCHEDD_ALLOW_LATE_MATERIALIZE", True):
+            raise Refused("permission", "submit: SCHEDD_ALLOW_LATE_MATERIALIZE is false here")
+        if req.spool is not None:
+            raise Refused("bad-request", "submit: a job factory's files cannot be spooled")
+        limit = spec.get("limit", 0)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            raise Refused("bad-request", f"submit: factory limit {limit!r} is not a count")
+        cluster_ad = wire.ad_from_wire(req.cluster or {}, "cluster ad")
+        if wanted is None:
+            wanted = await self.ledger.change(lambda txn: txn.new_cluster())
+        try:
+            source = factory.source_of(spec, req.procs, wanted, cluster_ad)
+        except SubmitError as e:
+            raise Refused("bad-request", f"submit: {e}") from None
+        if source.total > self.max_procs:
+            raise Refused(
+                "bad-request",
+                f"submit: {source.total} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
+            )
+        attrs = await trio.to_thread.run_sync(self.factories.create, wanted, source)
+        if limit:
+            attrs[factory_state.LIMIT] = limit
+        now, cluster = _now(), wanted
+
+        def undo() -> None:
+            if not self._queued(cluster):
+                self.factories.discard(cluster)
+
+        log.info("%s: job factory %d of %d procs", who.owner, cluster, source.total)
+        return Staged(
+            lambda txn: transitions.submit_factory(txn, who, cluster_ad, attrs, now, cluster),
+            undo,
+            source.total,
+            who.owner,
+            cluster,
+        )
+
+    def owner(self, peer: Peer, cluster: Any) -> str:
+        """Whose jobs a submission makes: the submitter's, or the Owner its cluster ad
+        names when a queue super user (or the pool's daemons) submits for an owner this
+        schedd has seen submit, or one QUEUE_SUPER_USER_MAY_IMPERSONATE matches (a
+        simulated pool loading a real queue's jobs, each user's as theirs), as HTCondor's
+        schedd has it. Anyone else naming another owner is refused."""
+        named = cluster.get("Owner") if isinstance(cluster, dict) else None
+        if named is None or named == peer.user:
+            return peer.user
+        if (
+            not isinstance(named, str)
+            or not named
+            or not security.may_act_on(peer.user, named, self.super_users)
+        ):
+            raise Refused("permission", f"{peer.user} may not submit jobs as {named!r}")
+        if self.impersonate is not None:
+            allowed = self.impersonate.search(named) is not None
+        else:
+            allowed = named in self.owners_seen
+        if not allowed:
+            raise Refused(
+                "permission",
+                f"{peer.user} may not submit jobs as {named!r}: this schedd has not seen"
+                f" {named} submit, and QUEUE_SUPER_USER_MAY_IMPERSONATE does not match",
+            )
+        return named
+
+    async def _spool(
+        self, cluster: int, procs: list[Any], inputs: list[dict[str, bytes]], owner: str
+    ) -> list[Any]:
+        """Write each proc's input files to its spool directory (before the jobs exist,
+        so that a job in the queue always has its files); the procs, pointed there."""
+        root = locate.spool(self.cfg)
+        out = []
+        for proc, (attrs, files) in enumerate(zip(procs, inputs, strict=True)):
+            if not isinstance(attrs, dict):
+                raise Refused("bad-request", f"proc {proc}: expected a map of attributes")
+            attrs = dict(attrs)
+            try:
+                spool.check_paths(attrs, files, f"proc {proc}")
+            except spool.SpoolError as e:
+                raise Refused("bad-request", str(e)) from None
+            spool.mark(attrs, spool.job_dir(root, (cluster, proc)), files)
+            out.append(attrs)
+
+        def write_all() -> None:
+            for proc, files in enumerate(inputs):
+                spool.write(spool.job_dir(root, (cluster, proc)), files, owner)
+
+        try:
+            await trio.to_thread.run_sync(write_all)
+        except OSError as e:
+            self._unspool(cluster, len(procs))
+            raise Refused("spool", f"cannot spool the input files: {e}") from None
+        return out
+
+    def _unspool(self, cluster: int, count: int) -> None:
+        root = locate.spool(self.cfg)
+        for proc in range(count):
+            spool.remove(spool.job_dir(root, (cluster, proc)))
+
+
+def _spooled_inputs(data: Any, count: int) -> list[dict[str, bytes]] | None:
+    """A submission's spooled input files: one map of name to bytes per proc, or None."""
+    if data is None:
+        return None
+    if not isinstance(data, list) or len(data) != count:
+        raise Refused("bad-request", "submit: 'spool' must list one map of files per proc")
+    for proc, files in enumerate(data):
+        if not isinstance(files, dict):
+            raise Refused("bad-request", f"submit: proc {proc}'s spooled files must be a map")
+        try:
+            spool.check_names(files, f"proc {proc}")
+        except spool.SpoolError as e:
+            raise Refused("bad-request", str(e)) from None
+    return data
+
+
+def _impersonation(cfg: Config) -> re.Pattern[str] | None:
+    text = (cfg.get("QUEUE_SUPER_USER_MAY_IMPERSONATE") or "").strip()
+    if not text:
+        return None
+    try:
+        return re.compile(text)
+    except re.error as e:
+        raise ConfigError(
+            f"QUEUE_SUPER_USER_MAY_IMPERSONATE: not a regular expression: {e}"
+        ) from None
+
+
+def _now() -> int:
+    return int(time.time())
