@@ -133,6 +133,16 @@ class Connection:
             if end != 0:
                 return b"".join(parts)
 
+    async def receive_raw(self, n: int) -> bytes:
+        """`n` bytes straight off the stream, outside any packet: a file's body when
+        nothing is encrypted (HTCondor's put_file without a session key)."""
+        if self._aes is not None:
+            raise CedarError("raw bytes on an encrypted connection")
+        await self._fill(n)
+        data = bytes(self._buf[:n])
+        del self._buf[:n]
+        return data
+
     def _open(self, header: bytes, payload: bytes) -> bytes:
         assert self._aes is not None and self._digests is not None
         aad = header
@@ -160,6 +170,12 @@ class Connection:
             out += self._packet(chunk, 1 if last else 0)
         if out:
             await self.stream.send_all(bytes(out))
+
+    async def send_raw(self, data: bytes) -> None:
+        """Bytes straight onto the stream, outside any packet (see `receive_raw`)."""
+        if self._aes is not None:
+            raise CedarError("raw bytes on an encrypted connection")
+        await self.stream.send_all(data)
 
     def _packet(self, chunk: bytes, end: int) -> bytes:
         if self._aes is None:

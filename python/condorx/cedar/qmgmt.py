@@ -344,7 +344,13 @@ class Qmgmt:
                 spec["items"] = new.items
             return Submit(procs=[], cluster=ad, cluster_id=cluster, factory=spec)
         procs = [_wire(_own(attrs, cluster, p)) for p, attrs in enumerate(new.procs)]
-        return Submit(procs=procs, cluster=ad, cluster_id=cluster)
+        if not _awaits_files(new):
+            return Submit(procs=procs, cluster=ad, cluster_id=cluster)
+        # Held for their input files (spool=True): the schedd holds them so itself.
+        for attrs in (ad, *procs):
+            for name in _HOLD:
+                attrs.pop(name, None)
+        return Submit(procs=procs, cluster=ad, cluster_id=cluster, spooling=True)
 
     # ---- reading the queue ------------------------------------------------------------
 
@@ -438,6 +444,17 @@ def _own(attrs: dict[str, str], cluster: int, proc: int = -1) -> dict[str, str]:
         elif lower not in _SCHEDD_SETS:
             out[name] = value
     return out
+
+
+_HOLD = ("HoldReason", "HoldReasonCode", "HoldReasonSubCode")
+SPOOLING_INPUT = "16"  # HoldReasonCode: HTCondor's submit code holds spool=True jobs so
+
+
+def _awaits_files(new: _NewCluster) -> bool:
+    """Whether the submission's jobs wait for input files spooled later."""
+    return any(
+        attrs.get("HoldReasonCode", "").strip() == SPOOLING_INPUT for attrs in (new.ad, *new.procs)
+    )
 
 
 def _wire(attrs: dict[str, str]) -> dict[str, Any]:

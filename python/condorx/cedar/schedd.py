@@ -14,13 +14,21 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from condorx.cedar import qmgmt
+from condorx.cedar import qmgmt, sandbox
 from condorx.cedar.commands import Cmd
 from condorx.cedar.face import Call, CedarCommand
 from condorx.cedar.query_ad import constraint_of, limit_of, projection_of
 from condorx.classad import ClassAd
 from condorx.config import Config
-from condorx.protocol.schedd import Act, History, QueryJobs, Reschedule, Submit
+from condorx.protocol.schedd import (
+    Act,
+    History,
+    QueryJobs,
+    Reschedule,
+    StageIn,
+    StageOut,
+    Submit,
+)
 
 # JobAction numbers (HTCondor's enum_utils.h) and condorx's names for them.
 ACTIONS = {1: "hold", 2: "release", 3: "remove", 4: "remove-x", 8: "suspend", 9: "continue"}
@@ -225,6 +233,10 @@ def commands(cfg: Config | None = None) -> list[CedarCommand]:
         CedarCommand(Cmd.RESCHEDULE, "WRITE", _reschedule, Reschedule),
         CedarCommand(Cmd.QUERY_SCHEDD_HISTORY, "READ", _history, History),
         CedarCommand(Cmd.ACT_ON_JOBS, "WRITE", _act, Act, forced=True),
+        CedarCommand(Cmd.SPOOL_JOB_FILES_WITH_PERMS, "WRITE", sandbox.spool, StageIn, forced=True),
+        CedarCommand(
+            Cmd.TRANSFER_DATA_WITH_PERMS, "WRITE", sandbox.retrieve, StageOut, forced=True
+        ),
         CedarCommand(Cmd.QMGMT_WRITE_CMD, "WRITE", serve_qmgmt, Submit, forced=True),
         CedarCommand(Cmd.QMGMT_READ_CMD, "READ", serve_qmgmt, QueryJobs),
         CedarCommand(Cmd.QUERY_JOB_ADS, "READ", _query_jobs, QueryJobs),

@@ -23,6 +23,9 @@ class Submit(Message):
     # no limit}; the procs are then made as their turn comes. With "digest" (HTCondor's
     # submit digest) and "items" (its rows), the procs are made from them, not sent.
     factory: dict[str, Any] | None = None
+    # Jobs whose input files come later (HTCondor's spool=True): queued held for them,
+    # their ads rewritten to run from their spool directories.
+    spooling: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,32 @@ class Retrieve(Message):
 
     command = "retrieve"
     job: str
+    # "spool": every output file by its name in the spool (HTCondor's clients put them
+    # back themselves); else stdout and stderr under the starter's names.
+    names: str | None = None
+
+
+@dataclass(frozen=True)
+class StageIn(Message):
+    """Input files of jobs queued without them (HTCondor's SPOOL_JOB_FILES): without
+    `files`, whether the peer's `jobs` may take them (each held for them, none taken);
+    with `files` (per job, name to bytes), they are kept and the jobs released."""
+
+    command = "stage_in"
+    jobs: list[Any]
+    files: list[Any] | None = None
+
+
+@dataclass(frozen=True)
+class StageOut(Message):
+    """A retrieval of spooled jobs' output (HTCondor's TRANSFER_DATA): `constraint`
+    picks the peer's jobs (StageOutStart set on the finished ones); `done` with `jobs`
+    records that it is over (StageOutFinish), so jobs kept for it may leave."""
+
+    command = "stage_out"
+    constraint: str | None = None
+    jobs: list[Any] | None = None
+    done: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -193,6 +222,11 @@ class MatchedMany(Message):
 class Submitted(Reply):
     cluster: int
     count: int
+
+
+@dataclass(frozen=True)
+class JobIds(Reply):
+    jobs: list[Any]  # "cluster.proc"
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,8 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(schedd.Edit, W, schedd.Acted, audited=True),
         Command(schedd.Exited, D, schedd.ExitRecorded, audited=True),
         Command(schedd.Retrieve, W, schedd.Output),
+        Command(schedd.StageIn, W, audited=True),
+        Command(schedd.StageOut, W, schedd.JobIds, audited=True),
         Command(schedd.RunNow, W, audited=True),
         # The negotiator's matches are left out: a cycle may make thousands (the job log
         # has them).

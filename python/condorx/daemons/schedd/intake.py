@@ -20,7 +20,7 @@ import trio
 
 from condorx import locate, security, wire
 from condorx.config import Config, ConfigError
-from condorx.daemons.schedd import factory, factory_state, spool, transitions
+from condorx.daemons.schedd import factory, factory_state, spool, stage, transitions
 from condorx.daemons.schedd.factory import Factories
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
@@ -86,6 +86,12 @@ class Intake:
             raise Refused("bad-request", f"cluster id {wanted!r} was not reserved by {peer.user}")
         if req.factory is not None:
             return await self._factory(req, req.factory, who, wanted)
+        if req.spooling:
+            if req.spool is not None:
+                raise Refused("bad-request", "submit: files spooled now and later both")
+            if wanted is None:
+                wanted = await self.ledger.change(lambda txn: txn.new_cluster())
+            return self._awaiting_files(req, who, wanted)
         inputs = _spooled_inputs(req.spool, len(procs))
         if inputs is not None:
             # The files are in the spool before their jobs are in the queue, so a job in
@@ -109,6 +115,31 @@ class Intake:
             lambda txn: transitions.submit(txn, who, sub, now, cluster=cluster),
             undo,
             count,
+            who.owner,
+            cluster,
+        )
+
+    def _awaiting_files(self, req: Submit, who: transitions.Submitter, cluster: int) -> Staged:
+        """Jobs whose input files come later (HTCondor's spool=True): queued held for
+        them, each ad rewritten to run from its spool directory."""
+        root = locate.spool(self.cfg)
+        base = req.cluster or {}
+        procs = []
+        for proc, attrs in enumerate(req.procs):
+            if not isinstance(attrs, dict):
+                raise Refused("bad-request", f"proc {proc}: expected a map of attributes")
+            view = {**base, **attrs}
+            changes = stage.rewrite(view, spool.job_dir(root, (cluster, proc)))
+            undefined = wire.Expr("undefined")
+            procs.append(
+                {**attrs, **{k: undefined if v is None else v for k, v in changes.items()}}
+            )
+        sub = Submission.decode(base, procs)
+        now, held = _now(), (stage.SPOOLING_REASON, stage.SPOOLING_INPUT)
+        return Staged(
+            lambda txn: transitions.submit(txn, who, sub, now, cluster=cluster, held=held),
+            lambda: None,
+            len(procs),
             who.owner,
             cluster,
         )

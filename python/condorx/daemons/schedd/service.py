@@ -36,6 +36,7 @@ from condorx.daemons.schedd import (
     policy,
     routing,
     spool,
+    stage,
     transitions,
 )
 from condorx.daemons.schedd.attr_rules import AttrRules
@@ -61,6 +62,7 @@ from condorx.protocol.schedd import (
     Exited,
     ExitRecorded,
     History,
+    JobIds,
     Matched,
     MatchedMany,
     Output,
@@ -72,6 +74,8 @@ from condorx.protocol.schedd import (
     Route,
     Routed,
     RunNow,
+    StageIn,
+    StageOut,
     Submit,
     Submitted,
     Transact,
@@ -174,8 +178,81 @@ class Schedd:
         if not security.may_act_on(peer.user, str(ad.get("Owner")), self.super_users):
             raise Refused("permission", f"{peer.user} may not fetch job {key[0]}.{key[1]}")
         root = locate.spool(self.cfg)
-        files = await trio.to_thread.run_sync(spool.outputs, root, key, ad)
+        take = spool.output_files if req.names == "spool" else spool.outputs
+        files = await trio.to_thread.run_sync(take, root, key, ad)
         return Output(files)
+
+    async def stage_in(self, peer: Peer, req: StageIn, ch: wire.Channel) -> Done:
+        """HTCondor's clients' input files for jobs queued without them: first whether
+        the jobs may take them, then each job's files, kept and the job released."""
+        keys = [self._own_job(peer, str(j), "spool files for") for j in req.jobs]
+        now = _now()
+        if req.files is None:
+
+            def check(txn: Transaction) -> None:
+                for key in keys:
+                    stage.check_stage_in(txn, key)
+                    txn.set_attr(key, "StageInStart", now)
+
+            await self.ledger.change(check)
+            return Done()
+        if len(req.files) != len(keys) or not all(isinstance(f, dict) for f in req.files):
+            raise Refused("bad-request", "stage_in: one map of files per job")
+        root = locate.spool(self.cfg)
+        for key, files in zip(keys, req.files, strict=True):
+            try:
+                spool.check_names(files, f"job {key[0]}.{key[1]}")
+            except spool.SpoolError as e:
+                raise Refused("bad-request", str(e)) from None
+            if not all(isinstance(v, bytes) for v in files.values()):
+                raise Refused("bad-request", "stage_in: a file's content is not bytes")
+            job = self.ledger.get(key)
+            owner = str(job.get("Owner")) if job is not None else None
+            try:
+                await trio.to_thread.run_sync(spool.write, spool.job_dir(root, key), files, owner)
+            except OSError as e:
+                raise Refused("spool", f"cannot keep the input files: {e}") from None
+
+        def release(txn: Transaction) -> None:
+            for key in keys:
+                stage.staged_in(txn, key, now)
+
+        await self.ledger.change(release)
+        return Done()
+
+    async def stage_out(self, peer: Peer, req: StageOut, ch: wire.Channel) -> JobIds:
+        """A retrieval of the peer's spooled jobs' output begins (the jobs `constraint`
+        picks) or is over (`done`, the jobs named)."""
+        now = _now()
+        if req.done:
+            keys = [self._own_job(peer, str(j), "retrieve") for j in req.jobs or []]
+        else:
+            chosen = _select(self.ledger.snapshot(), req.constraint or "true")
+            keys = [
+                k
+                for k, ad in chosen
+                if security.may_act_on(peer.user, str(ad.get("Owner")), self.super_users)
+            ]
+
+        def mark(txn: Transaction) -> None:
+            for key in keys:
+                stage.stage_out(txn, key, now, bool(req.done))
+
+        if keys:
+            await self.ledger.change(mark)
+        return JobIds([f"{c}.{p}" for c, p in keys])
+
+    def _own_job(self, peer: Peer, text: str, what: str) -> Key:
+        """The job a request names, which must be the peer's (or a queue super user's)."""
+        key = _parse_id(text)
+        if key is None or key[1] < 0:
+            raise Refused("bad-request", f"bad job id {text!r}")
+        ad = self.ledger.get(key)
+        if ad is None:
+            raise Refused("not-found", f"job {key[0]}.{key[1]} not found")
+        if not security.may_act_on(peer.user, str(ad.get("Owner")), self.super_users):
+            raise Refused("permission", f"{peer.user} may not {what} job {key[0]}.{key[1]}")
+        return key
 
     async def run_now(self, peer: Peer, req: RunNow, ch: wire.Channel) -> Done:
         """condor_now: the now-job runs at once on the vacate-job's slot (HTCondor's
@@ -727,6 +804,8 @@ class Schedd:
     def handlers(self) -> dict[type[Message], Handler]:
         return {
             Submit: self.submit,
+            StageIn: self.stage_in,
+            StageOut: self.stage_out,
             Transact: self.transact,
             Reserve: self.reserve,
             Route: self.route,

@@ -122,6 +122,24 @@ def outputs(root: Path, key: Key, ad: ClassAd) -> dict[str, bytes]:
     return found
 
 
+def output_files(root: Path, key: Key, ad: ClassAd) -> dict[str, bytes]:
+    """What the job wrote, by its names in the spool directory (stdout and stderr as the
+    job's Out and Err name them there): every file that was not an input."""
+    directory = spooled_dir(root, key, ad)
+    if directory is None or not directory.is_dir():
+        return {}
+    inputs = {n for n in str(ad.get(MARKER) or "").split(",") if n}
+    keep = {_leaf(ad.get("Out")), _leaf(ad.get("Err"))}
+    found: dict[str, bytes] = {}
+    for entry in sorted(directory.iterdir()):
+        if entry.name in inputs and entry.name not in keep:
+            continue
+        data = read_plain(entry)
+        if data is not None:
+            found[entry.name] = data
+    return found
+
+
 def gather(ad: ClassAd, owner: object = None) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The job's input files (executable, stdin, X509 proxy, transfer_input_files), read
     from where its ad names them, and the attributes that name them by plain name once

@@ -51,15 +51,23 @@ class Submitter:
 
 
 def submit(
-    txn: Transaction, who: Submitter, sub: Submission, now: int, cluster: int | None = None
+    txn: Transaction,
+    who: Submitter,
+    sub: Submission,
+    now: int,
+    cluster: int | None = None,
+    held: tuple[str, int] | None = None,
 ) -> int:
     """Add one cluster of `sub`'s procs (under a reserved id, or a new one); its id.
+    `held`: the jobs are queued held, for this reason and code.
 
     `sub` is not changed: a change may be staged more than once (see `ledger`)."""
     cluster_ad = sub.cluster.copy()
     if cluster is None:
         cluster = txn.new_cluster()
-    _stamp_cluster(cluster_ad, cluster, who, now)
+    if held is not None:
+        cluster_ad["JobStatus"] = int(JobStatus.HELD)
+    _stamp_cluster(cluster_ad, cluster, who, now, held)
     cluster_ad["TotalSubmitProcs"] = len(sub.procs)
     deferral.on_entry(cluster_ad, now)
     txn.put_cluster(cluster, cluster_ad)
@@ -154,7 +162,9 @@ def _next_cron_run(txn: Transaction, key: Key, now: int, ran: bool = False) -> N
         hold(txn, key, run, HoldCode.INVALID_CRON_SETTINGS, 0, now)
 
 
-def _stamp_cluster(ad: ClassAd, cluster: int, who: Submitter, now: int) -> None:
+def _stamp_cluster(
+    ad: ClassAd, cluster: int, who: Submitter, now: int, held: tuple[str, int] | None = None
+) -> None:
     """The attributes the schedd owns, whatever the client sent."""
     for name in ad.own_keys():
         if name.lower() in PROTECTED and name.lower() not in _CLIENT_MAY_SET:
@@ -174,8 +184,9 @@ def _stamp_cluster(ad: ClassAd, cluster: int, who: Submitter, now: int) -> None:
         status = JobStatus.IDLE
     ad["JobStatus"] = int(status)
     if status == JobStatus.HELD:
-        ad["HoldReason"] = "submitted on hold"
-        ad["HoldReasonCode"] = int(HoldCode.SUBMITTED_ON_HOLD)
+        reason, code = held or ("submitted on hold", int(HoldCode.SUBMITTED_ON_HOLD))
+        ad["HoldReason"] = reason
+        ad["HoldReasonCode"] = code
         ad["HoldReasonSubCode"] = 0
         ad["NumHolds"] = 1
 
