@@ -63,7 +63,7 @@ def test_a_forged_token_is_refused(schedd):
 
 def test_only_pool_daemons_may_report_exits(schedd):
     c = schedd.call(schedd.client().submit, cluster(schedd.root), procs(1))
-    with pytest.raises(RemoteError, match="only the pool's daemons may"):
+    with pytest.raises(RemoteError, match="needs DAEMON permission, which ALLOW_DAEMON"):
         schedd.call(schedd.client().exited, f"{c}.0", 0)
 
 

@@ -44,7 +44,9 @@ class Server(Protocol):
     name: str
     limits: Limits
 
-    def permits(self, request: type[Message], user: str) -> bool: ...
+    def permits(self, request: type[Message], peer: Peer) -> bool: ...
+
+    def authorized(self, level: str, peer: Peer) -> bool: ...
 
     async def call(self, peer: Peer, request: Message, ch: wire.Channel) -> dict[str, Any]: ...
 
@@ -133,13 +135,19 @@ class CedarFace:
         known = {n: (c.level, c.forced) for n, c in self.commands.items()}
         self.handshake = Handshake(SecurityPolicy.from_config(cfg), Sessions(), known, self.allowed)
 
-    def allowed(self, command: int, name: str | None) -> bool:
+    def allowed(self, command: int, name: str | None, address: str) -> bool:
+        """Whether `name` (None: nobody proven) at `address` may run `command`: its
+        HTCondor level, and the level of the condorx request it becomes, as the ALLOW /
+        DENY lists grant them."""
         spec = self.commands.get(command)
         if spec is None:
             return False
+        peer = Peer(_user(name), "cedar", address)
+        if not self.server.authorized(spec.level, peer):
+            return False
         if spec.request is not None:
-            return self.server.permits(spec.request, _user(name))
-        return spec.permission is None or spec.permission.allows(_user(name))
+            return self.server.permits(spec.request, peer)
+        return spec.permission is None or self.server.authorized(spec.permission.level, peer)
 
     async def serve(self, stream: trio.SocketStream, first: bytes, address: str) -> None:
         conn = Connection(stream, first, PRE_AUTH_MESSAGE)
@@ -173,7 +181,7 @@ class CedarFace:
         msg = Reader(await conn.receive(), conn.encrypted)
         number = msg.integer()
         if number == Cmd.DC_AUTHENTICATE:
-            outcome = await self.handshake.run(conn, msg, local)
+            outcome = await self.handshake.run(conn, msg, local, address)
             if outcome is None or outcome.real == Cmd.DC_AUTHENTICATE:
                 return None  # refused, or only authenticating
             conn.max_message = MAX_MESSAGE

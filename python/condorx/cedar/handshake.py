@@ -108,18 +108,21 @@ class Handshake:
         policy: SecurityPolicy,
         sessions: Sessions,
         known: dict[int, tuple[str, bool]],
-        allowed: Callable[[int, str | None], bool],
+        allowed: Callable[[int, str | None, str], bool],
     ) -> None:
         self.policy = policy
         self.sessions = sessions
         # command -> (HTCondor permission level, whether it forces authentication)
         self.known = known
-        # Whether an identity (None: nobody proven) may run a command.
+        # Whether an identity (None: nobody proven) at an address may run a command.
         self.allowed = allowed
 
-    async def run(self, conn: Connection, msg: Reader, local: tuple[str, int]) -> Outcome | None:
-        """The rest of a DC_AUTHENTICATE whose command int `msg` has given; None when
-        the connection is to be closed (refused, or a resumption of an unknown id)."""
+    async def run(
+        self, conn: Connection, msg: Reader, local: tuple[str, int], address: str = ""
+    ) -> Outcome | None:
+        """The rest of a DC_AUTHENTICATE whose command int `msg` has given (from the peer
+        at `address`); None when the connection is to be closed (refused, or a
+        resumption of an unknown id)."""
         ad = msg.classad(PRE_AUTH_EXPRS, literals_only=True)
         real = command = _int(ad, "Command")
         if command in (Cmd.DC_AUTHENTICATE, Cmd.DC_SEC_QUERY):
@@ -134,7 +137,7 @@ class Handshake:
             decision = reconcile(ad, ours, self.policy.trust_domain)
             if decision is None:
                 return None
-            outcome = await self._new(conn, ad, command, decision, local)
+            outcome = await self._new(conn, ad, command, decision, local, address)
         return None if outcome is None else replace(outcome, real=real)
 
     async def _resume(self, conn: Connection, ad: ClassAd, command: int) -> Outcome | None:
@@ -162,6 +165,7 @@ class Handshake:
         command: int,
         decision: Decision,
         local: tuple[str, int],
+        address: str,
     ) -> Outcome | None:
         peer_key = _str(ad, "ECDHPublicKey")
         private: ec.EllipticCurvePrivateKey | None = None
@@ -195,11 +199,11 @@ class Handshake:
         sid = self.sessions.new_id()
         perm, forced = self.known[command]
         proved = decision.authenticate and name is not None
-        commands = self._valid_commands(name, proved, perm, limits)
+        commands = self._valid_commands(name, proved, perm, limits, address)
         authorized = (
             (not forced or name is not None)
             and _within(perm, limits)
-            and self.allowed(command, name)
+            and self.allowed(command, name, address)
         )
         post = ClassAd(
             {
@@ -230,7 +234,12 @@ class Handshake:
         return Outcome(command, session, new=True)
 
     def _valid_commands(
-        self, name: str | None, proved: bool, perm: str, limits: frozenset[str] | None
+        self,
+        name: str | None,
+        proved: bool,
+        perm: str,
+        limits: frozenset[str] | None,
+        address: str,
     ) -> set[int]:
         """The commands of this permission level that this session may be reused for."""
         out = set()
@@ -239,7 +248,7 @@ class Handshake:
                 continue
             if not _within(level, limits):
                 continue
-            if self.allowed(cmd, name):
+            if self.allowed(cmd, name, address):
                 out.add(cmd)
         return out
 

@@ -25,6 +25,8 @@ from condorx import locate, mux, security, wire
 from condorx.cedar import daemon_core
 from condorx.cedar.face import CedarCommand, CedarFace
 from condorx.config import Config
+from condorx.daemons import authz
+from condorx.daemons.authz import Authorizer
 from condorx.daemons.limits import Limits
 from condorx.daemons.peer import Peer
 from condorx.errors import CondorxError, Refused
@@ -69,6 +71,9 @@ class Server:
     _open: Counter[str] = field(default_factory=Counter)
     # HTCondor's clients on the same TCP port (`add_cedar`).
     cedar: CedarFace | None = None
+    # The ALLOW_* / DENY_* lists (condorx's own when the daemon has no configuration).
+    authz: Authorizer | None = None
+    uid_domain: str = ""
 
     def __post_init__(self) -> None:
         commands = self.commands if self.commands is not None else table.of(self.name)
@@ -84,6 +89,8 @@ class Server:
         unanswered = sorted(set(commands) - set(self._routes))
         if unanswered:
             raise ValueError(f"the {self.name} has no handler for {', '.join(unanswered)}")
+        if self.authz is None:
+            self.authz = Authorizer.from_config(None, self.name)
         # Whether an anonymous peer may connect at all: only to read, where anyone may.
         self._readable = any(c.permission is Permission.READ for c, _ in self._routes.values())
 
@@ -93,7 +100,9 @@ class Server:
     ) -> Server:
         """A server with the daemon's limits and protection policy from `cfg`."""
         limits, policy = Limits.from_config(cfg), Policy.from_config(cfg)
-        server = cls(name, handlers, pool_key, limits, policy)
+        authz = Authorizer.from_config(cfg, name)
+        server = cls(name, handlers, pool_key, limits, policy, authz=authz)
+        server.uid_domain = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or ""
         server.cfg = cfg
         return server
 
@@ -140,10 +149,27 @@ class Server:
         those every daemon answers (DC_NOP, DC_CONFIG_VAL)."""
         self.cedar = CedarFace(self, [*commands, *daemon_core.commands(cfg)], cfg)
 
-    def permits(self, request: type[Message], user: str) -> bool:
-        """Whether `user` may send this request (the permission table's say)."""
+    def permits(self, request: type[Message], peer: Peer) -> bool:
+        """Whether `peer` may send this request (its level in the permission table, as
+        the ALLOW / DENY lists grant it)."""
         route = self._routes.get(request.command)
-        return route is not None and route[0].permission.allows(user)
+        return route is not None and self.authorized(route[0].permission.level, peer)
+
+    def authorized(self, level: str, peer: Peer) -> bool:
+        """Whether `peer` has HTCondor's permission `level` here: every level but READ
+        needs a proven identity, and then the ALLOW / DENY lists decide."""
+        if level == authz.ALLOW:
+            return True
+        if level != authz.READ and peer.user == security.ANONYMOUS:
+            return False
+        assert self.authz is not None
+        return self.authz.verify(level, self.identity(peer), peer.address)
+
+    def identity(self, peer: Peer) -> str:
+        """The peer as the lists name it: `user@domain`, or unauthenticated@unmapped."""
+        if peer.user == security.ANONYMOUS:
+            return authz.UNAUTHENTICATED
+        return peer.user if "@" in peer.user else f"{peer.user}@{self.uid_domain or 'local'}"
 
     async def call(self, peer: Peer, request: Message, ch: wire.Channel) -> dict[str, Any]:
         """Serve a request that came another way than condorx's wire (the CEDAR face):
@@ -344,7 +370,7 @@ class Server:
                 return
             if request == mux.SWITCH and isinstance(ch, wire.StreamChannel):
                 # Only the pool's daemons hold many conversations with one another.
-                if not Permission.DAEMON.allows(peer.user):
+                if not self.authorized(Permission.DAEMON.level, peer):
                     await ch.send(wire.error_reply("permission", "only daemons multiplex"))
                     continue
                 await ch.send({"ok": True})
@@ -401,8 +427,8 @@ class Server:
         if route is None:
             return wire.error_reply("bad-request", f"unknown command {name!r}")
         command, handler = route
-        if not command.permission.allows(peer.user):
-            return _not_allowed(peer, command)
+        if not self.authorized(command.permission.level, peer):
+            return _not_allowed(peer, command, self.identity(peer))
         try:
             reply = await handler(peer, command.request.from_wire(request), ch)
             if not isinstance(reply, command.reply):
@@ -435,9 +461,8 @@ class Server:
             needed = route[0].permission
         session = ch.session if isinstance(ch, wire.StreamChannel) else None
         protection = session.mode.value if session is not None else "clear"
-        return core.Pinged(
-            needed.allows(peer.user), peer.user, peer.method, protection, needed.value.upper()
-        )
+        allowed = self.authorized(needed.level, peer)
+        return core.Pinged(allowed, peer.user, peer.method, protection, needed.value.upper())
 
     def audited(self, request: dict[str, Any]) -> bool:
         """Whether the request is one the audit log records (a change to the job queue)."""
@@ -445,14 +470,15 @@ class Server:
         return route is not None and route[0].audited
 
 
-def _not_allowed(peer: Peer, command: Command) -> dict[str, Any]:
+def _not_allowed(peer: Peer, command: Command, identity: str) -> dict[str, Any]:
     if peer.user == security.ANONYMOUS:
         return wire.error_reply("authentication", f"{command.name} needs an identity: use a token")
-    who = {
-        Permission.DAEMON: "the pool's daemons",
-        Permission.ADMINISTRATOR: "an administrator",
-    }.get(command.permission, "an authenticated user")
-    return wire.error_reply("permission", f"{peer.user} may not {command.name}: only {who} may")
+    level = command.permission.level
+    return wire.error_reply(
+        "permission",
+        f"{peer.user} may not {command.name}: it needs {level} permission, which"
+        f" ALLOW_{level} / DENY_{level} do not grant {identity} from {peer.address}",
+    )
 
 
 _IDLE = object()

@@ -20,6 +20,11 @@ class Permission(enum.Enum):
     DAEMON = "daemon"  # the pool's own daemons
     ADMINISTRATOR = "administrator"  # the pool, root, or the user the daemons run as
 
+    @property
+    def level(self) -> str:
+        """HTCondor's name for this level (what the ALLOW_<LEVEL> lists grant)."""
+        return self.name
+
     def allows(self, user: str) -> bool:
         if self is Permission.READ:
             return True
