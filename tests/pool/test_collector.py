@@ -67,7 +67,7 @@ def test_a_fresh_ad_replaces_the_old_and_stale_ads_expire(pool):
 def test_only_pool_daemons_may_advertise(pool):
     pool.start("collector")
     user = CollectorClient(pool.cfg, user_credentials(pool.cfg))
-    with pytest.raises(RemoteError, match="only the pool's daemons"):
+    with pytest.raises(RemoteError, match="needs DAEMON permission"):
         trio.run(user.advertise, [slot("slot1@evil")])
 
 
