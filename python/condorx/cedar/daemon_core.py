@@ -1,6 +1,7 @@
 """The commands every daemon answers on its CEDAR face, as HTCondor's DaemonCore does:
-DC_NOP (nothing; it ends a run of updates), and DC_CONFIG_VAL, the daemon's own view of
-its configuration (`htcondor2.RemoteParam`, `condor_config_val -name`).
+DC_NOP (nothing; it ends a run of updates), DC_CONFIG_VAL, the daemon's own view of its
+configuration (`htcondor2.RemoteParam`, `condor_config_val -name`), and the query of its
+own ads (`Collector.directQuery`).
 
 DC_CONFIG_VAL's (and the older CONFIG_VAL's: the value, or "Not defined") answer for a
 name is the value (NULL when the name is not defined),
@@ -12,11 +13,13 @@ from __future__ import annotations
 
 import re
 
+from condorx import _core, wire
 from condorx.cedar.codec import Writer
-from condorx.cedar.commands import Cmd
+from condorx.cedar.commands import QUERY_TYPES, Cmd
 from condorx.cedar.face import Call, CedarCommand, Serve
+from condorx.cedar.query_ad import constraint_of, projection_of
+from condorx.classad import ExprTree
 from condorx.config import Config
-from condorx.protocol.table import Permission
 
 
 def _config_val(cfg: Config) -> Serve:
@@ -69,23 +72,53 @@ async def _nop(call: Call) -> bool:
 # The DC_NOP_<LEVEL> commands (60020 + n): `condor_ping` and `htcondor2.ping` ask about a
 # permission level by naming one of these. Each level's condorx permission.
 _NOPS = {
-    60020: ("READ", Permission.READ),
-    60021: ("WRITE", Permission.WRITE),
-    60022: ("NEGOTIATOR", Permission.DAEMON),
-    60023: ("ADMINISTRATOR", Permission.ADMINISTRATOR),
-    60024: ("OWNER", Permission.ADMINISTRATOR),
-    60025: ("CONFIG", Permission.ADMINISTRATOR),
-    60026: ("DAEMON", Permission.DAEMON),
-    60027: ("ADVERTISE_STARTD", Permission.DAEMON),
-    60028: ("ADVERTISE_SCHEDD", Permission.DAEMON),
-    60029: ("ADVERTISE_MASTER", Permission.DAEMON),
+    60020: "READ",
+    60021: "WRITE",
+    60022: "NEGOTIATOR",
+    60023: "ADMINISTRATOR",
+    60024: "ADMINISTRATOR",  # OWNER: folded into ADMINISTRATOR (HTCondor 9.9)
+    60025: "CONFIG",
+    60026: "DAEMON",
+    60027: "ADVERTISE_STARTD",
+    60028: "ADVERTISE_SCHEDD",
+    60029: "ADVERTISE_MASTER",
+}
+
+# The queries a daemon answers about itself (`Collector.directQuery` sends the daemon
+# the QUERY_<TYPE>_ADS it would send the collector), by daemon.
+_OWN_QUERIES = {
+    "schedd": (Cmd.QUERY_SCHEDD_ADS, Cmd.QUERY_SUBMITTOR_ADS),
+    "startd": (Cmd.QUERY_STARTD_ADS,),
+    "master": (Cmd.QUERY_MASTER_ADS,),
+    "negotiator": (Cmd.QUERY_NEGOTIATOR_ADS,),
 }
 
 
+def own_queries(daemon: str) -> list[CedarCommand]:
+    """The QUERY_* commands `daemon` answers with its own ads (what it advertises)."""
+    return [CedarCommand(n, "READ", _own_query) for n in _OWN_QUERIES.get(daemon, ())]
+
+
+async def _own_query(call: Call) -> bool:
+    query = (await call.payload()).classad()
+    kinds = QUERY_TYPES[call.command]
+    constraint = constraint_of(query)
+    test = ExprTree(constraint) if constraint else None
+    chosen = []
+    for raw in call.face.own_ads():
+        ad = wire.ad_from_wire(raw, "own ad")
+        if str(ad.get("MyType") or "").lower() not in kinds:
+            continue
+        if test is None or test.eval(scope=ad) is True:
+            chosen.append(ad)
+    out = call.writer()
+    for row in _core.cedar_put_ads(chosen, call.conn.encrypted, projection_of(query)):
+        out.integer(1).raw(row)
+    await call.send(out.integer(0))
+    return False
+
+
 def commands(cfg: Config) -> list[CedarCommand]:
-    nops = [
-        CedarCommand(n, level, _nop, permission=perm, forced=perm is not Permission.READ)
-        for n, (level, perm) in _NOPS.items()
-    ]
+    nops = [CedarCommand(n, level, _nop, forced=level != "READ") for n, level in _NOPS.items()]
     values = [CedarCommand(n, "READ", _config_val(cfg)) for n in (Cmd.DC_CONFIG_VAL, CONFIG_VAL)]
     return [*values, *nops]

@@ -130,6 +130,8 @@ class CedarFace:
 
     def __init__(self, server: Server, commands: list[CedarCommand], cfg: Config) -> None:
         self.server = server
+        # The daemon's own ads, as it advertises them (what `directQuery` asks for).
+        self.own_ads: Callable[[], list[dict[str, Any]]] = list
         self.commands = {c.number: c for c in commands}
         self.commands.setdefault(Cmd.DC_NOP, CedarCommand(Cmd.DC_NOP, "ALLOW", _nop))
         known = {n: (c.level, c.forced) for n, c in self.commands.items()}

@@ -257,6 +257,7 @@ async def serve(
             master.start(name)
         locate.write_address(locate.master_address_file(cfg), master.address)
         # The collector may be starting with us: the first update waits a moment.
+        server.show(lambda: [master.ad()])
         advertiser = Advertiser(
             CollectorClient(cfg, daemon_credentials(cfg)),
             lambda: [master.ad()],

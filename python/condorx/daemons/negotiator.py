@@ -292,6 +292,7 @@ async def serve(
             cfg.get_int("NEGOTIATOR_PORT", 0),
             address_file=locate.negotiator_address_file(cfg),
         )
+        server.show(lambda: [negotiator.ad()])
         advertiser = Advertiser(
             negotiator.collector,
             lambda: [negotiator.ad()],

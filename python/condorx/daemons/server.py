@@ -147,7 +147,13 @@ class Server:
     def add_cedar(self, commands: list[CedarCommand], cfg: Config) -> None:
         """Answer HTCondor's clients too, on the TCP port, with these commands and
         those every daemon answers (DC_NOP, DC_CONFIG_VAL)."""
-        self.cedar = CedarFace(self, [*commands, *daemon_core.commands(cfg)], cfg)
+        own = daemon_core.own_queries(self.name)
+        self.cedar = CedarFace(self, [*commands, *daemon_core.commands(cfg), *own], cfg)
+
+    def show(self, ads: Callable[[], list[dict[str, Any]]]) -> None:
+        """What the daemon advertises, for HTCondor's clients that ask it directly."""
+        if self.cedar is not None:
+            self.cedar.own_ads = ads
 
     def permits(self, request: type[Message], peer: Peer) -> bool:
         """Whether `peer` may send this request (its level in the permission table, as

@@ -978,6 +978,7 @@ async def serve(
         )
         await nursery.start(schedd.periodic_loop)
         await nursery.start(grid.loop)
+        server.show(lambda: advertise.ads(ledger, me))
         await nursery.start(advertise.advertiser(cfg, ledger, me).run)
         log.info("schedd %s serving %d jobs at %s", me.name, len(ledger), me.address)
         task_status.started(me.address)

@@ -919,6 +919,7 @@ async def serve(
 ) -> None:
     startd = Startd(cfg)
     server = Server.for_daemon("startd", startd.handlers(), cfg, cedar_startd.commands())
+    server.show(lambda: startd.table.ads())  # as advertised, without a new sequence number
     try:
         async with trio.open_nursery() as nursery:
             startd.nursery = nursery
