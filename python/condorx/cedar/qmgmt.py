@@ -81,8 +81,9 @@ class Transaction:
     """What a connection has asked for since its last commit or abort."""
 
     clusters: dict[int, _NewCluster] = field(default_factory=dict)
-    # Attributes to set on jobs already queued: (cluster, proc) or a constraint.
-    edits: list[tuple[Any, str, str]] = field(default_factory=list)
+    # Attributes to set on jobs already queued, (cluster, proc) or a constraint, and the
+    # value's text (None: DeleteAttribute).
+    edits: list[tuple[Any, str, str | None]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
 
@@ -95,6 +96,7 @@ class Qmgmt:
         self.read_only = False
         self.late_materialize = True  # SCHEDD_ALLOW_LATE_MATERIALIZE
         self.number = 0  # the RPC being served
+        self._scan: list[ClassAd] = []  # what GetNextJob* hands out, one by one
         self._rpcs: dict[int, Callable[[Reader], Awaitable[bool]]] = {
             Rpc.InitializeConnection: self._quiet,
             Rpc.InitializeReadOnlyConnection: self._quiet,
@@ -116,8 +118,13 @@ class Qmgmt:
             Rpc.GetAttributeString: self._get_attribute,
             Rpc.GetAttributeExpr: self._get_attribute,
             Rpc.GetJobAd: self._get_job_ad,
-            Rpc.GetJobByConstraint: self._jobs_by_constraint,
+            Rpc.GetJobByConstraint: self._job_by_constraint,
             Rpc.GetAllJobsByConstraint: self._jobs_by_constraint,
+            Rpc.GetNextJob: self._next_job,
+            Rpc.GetNextJobByConstraint: self._next_job,
+            Rpc.DeleteAttribute: self._delete_attribute,
+            Rpc.DestroyProc: self._destroy_proc,
+            Rpc.DestroyCluster: self._destroy_cluster,
             Rpc.CloseSocket: self._close,
             Rpc.SetJobFactory: self._set_job_factory,
             Rpc.SendMaterializeData: self._materialize_data,
@@ -264,6 +271,42 @@ class Qmgmt:
         await self._answer(0)
         return True
 
+    async def _delete_attribute(self, msg: Reader) -> bool:
+        cluster, proc, name = msg.integer(), msg.integer(), msg.text()
+        if self.read_only or not name:
+            await self._answer(-1, errno.EACCES if self.read_only else errno.EINVAL)
+            return True
+        new = self.txn.clusters.get(cluster)
+        if new is not None and proc == -1:
+            new.ad.pop(name, None)
+        elif new is not None and 0 <= proc < len(new.procs):
+            new.procs[proc].pop(name, None)
+        else:
+            self.txn.edits.append(((cluster, proc), name, None))
+        await self._answer(0)
+        return True
+
+    async def _destroy_proc(self, msg: Reader) -> bool:
+        """Undo a NewProc of this transaction (its last). A job already queued goes by
+        ACT_ON_JOBS (condor_rm), not this."""
+        cluster, proc = msg.integer(), msg.integer()
+        new = self.txn.clusters.get(cluster)
+        if new is None or proc != len(new.procs) - 1:
+            await self._answer(-1, errno.EPERM if new is None else errno.EINVAL)
+            return True
+        new.procs.pop()
+        await self._answer(0)
+        return True
+
+    async def _destroy_cluster(self, msg: Reader) -> bool:
+        """Undo a NewCluster of this transaction (condor_submit does, when a proc fails)."""
+        cluster = msg.integer()
+        if self.txn.clusters.pop(cluster, None) is None:
+            await self._answer(-1, errno.EPERM)
+            return True
+        await self._answer(0)
+        return True
+
     async def _begin(self, msg: Reader) -> bool:
         self.txn = Transaction()
         await self._answer(0)
@@ -314,16 +357,18 @@ class Qmgmt:
                     submits.append(_fields(request))
         except ValueError as e:
             return str(e)
-        # One edit per job or constraint, with all its attributes.
-        grouped: dict[Any, dict[str, str]] = {}
+        # One edit per job or constraint, with all its attributes (set or deleted).
+        grouped: dict[Any, dict[str, str | None]] = {}
         for target, name, value in txn.edits:
             grouped.setdefault(target, {})[name] = value
         edits = []
-        for target, attrs in grouped.items():
+        for target, changes in grouped.items():
+            attrs = {k: v for k, v in changes.items() if v is not None}
+            unset = [k for k, v in changes.items() if v is None] or None
             if isinstance(target, tuple):
-                edit = Edit(attrs=attrs, ids=[_job_id(*target)], strict=True)
+                edit = Edit(attrs=attrs, ids=[_job_id(*target)], strict=True, unset=unset)
             else:
-                edit = Edit(attrs=attrs, constraint=target, only_mine=True)
+                edit = Edit(attrs=attrs, constraint=target, only_mine=True, unset=unset)
             edits.append(_fields(edit))
         if not submits and not edits:
             return None
@@ -385,6 +430,28 @@ class Qmgmt:
             await self._answer(-1, errno.ENOENT)
         else:
             await self._answer(0, 0, ad)
+        return True
+
+    async def _job_by_constraint(self, msg: Reader) -> bool:
+        """GetJobByConstraint: the first job the constraint chooses."""
+        ads = await self._job_ads(msg.text() or "true")
+        if ads:
+            await self._answer(0, 0, ads[0])
+        else:
+            await self._answer(-1, errno.ENOENT)
+        return True
+
+    async def _next_job(self, msg: Reader) -> bool:
+        """GetNextJob / GetNextJobByConstraint: a scan of the queue, begun again when
+        `initScan` says so, one job per call; ENOENT once it is done."""
+        first = msg.integer()
+        constraint = msg.text() if self.number == Rpc.GetNextJobByConstraint else ""
+        if first:
+            self._scan = list(reversed(await self._job_ads(constraint or "true")))
+        if self._scan:
+            await self._answer(0, 0, self._scan.pop())
+        else:
+            await self._answer(-1, errno.ENOENT)
         return True
 
     async def _jobs_by_constraint(self, msg: Reader) -> bool:

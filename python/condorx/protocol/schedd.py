@@ -127,10 +127,11 @@ class Act(Message):
 
 @dataclass(frozen=True)
 class Edit(Message):
-    """Set attributes (name to expression text) of the jobs named or chosen. `per_job`:
-    each named job's outcome in the reply's results. `strict`: all or nothing, as
-    condor_qedit's transaction (a named job missing or another user's changes no job).
-    `only_mine`: the constraint chooses among this user's jobs alone."""
+    """Set attributes (name to expression text) of the jobs named or chosen, and take
+    the `unset` ones out. `per_job`: each named job's outcome in the reply's results.
+    `strict`: all or nothing, as condor_qedit's transaction (a named job missing or
+    another user's changes no job). `only_mine`: the constraint chooses among this
+    user's jobs alone."""
 
     command = "edit"
     attrs: dict[str, Any]
@@ -140,6 +141,7 @@ class Edit(Message):
     per_job: bool = False
     strict: bool = False
     only_mine: bool = False
+    unset: list[Any] | None = None
 
 
 @dataclass(frozen=True)

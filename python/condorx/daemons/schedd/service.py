@@ -575,10 +575,10 @@ class Schedd:
         self, peer: Peer, req: Edit, now: int
     ) -> Callable[[Transaction], tuple[list[Key], list[Key], list[str], dict[str, str]]]:
         """The queue change an edit makes: (jobs chosen, edited, denied, each one's result)."""
-        attrs = req.attrs
-        if not attrs:
+        attrs, unset = req.attrs, [str(n) for n in req.unset or []]
+        if not attrs and not unset:
             raise Refused("bad-request", "edit: 'attrs' must be a non-empty map")
-        self.attr_rules.check_edit(peer.user, [str(n) for n in attrs], self.super_users)
+        self.attr_rules.check_edit(peer.user, [*map(str, attrs), *unset], self.super_users)
         evaluate = req.evaluate
         answer = req.per_job or req.strict
 
@@ -595,7 +595,9 @@ class Schedd:
             for key in allowed:
                 for name, text in attrs.items():
                     transitions.edit(txn, key, str(name), str(text), evaluate)
-                transitions.edited(txn, key, [str(n) for n in attrs], now)
+                for name in unset:
+                    transitions.unset(txn, key, name)
+                transitions.edited(txn, key, [*map(str, attrs), *unset], now)
                 transitions.let_go(txn, key, now)  # LeaveJobInQueue = false lets it go
                 results[f"{key[0]}.{key[1]}"] = "ok"
             # A factory named by its cluster id or chosen by the constraint: its own ad

@@ -336,6 +336,15 @@ def edit(txn: Transaction, key: Key, name: str, expr_text: str, evaluate: bool =
     txn.set_attr(key, name, value)
 
 
+def unset(txn: Transaction, key: Key, name: str) -> None:
+    """Take an attribute out of a job's own ad (DeleteAttribute): its cluster's value, if
+    any, shows through again."""
+    if name.lower() in PROTECTED:
+        raise QueueError("permission", f"{name} is set by the schedd and cannot be deleted")
+    _job(txn, key)  # the job must be there
+    txn.delete_attr(key, name)
+
+
 def edit_cluster(txn: Transaction, cluster: int, name: str, expr_text: str) -> None:
     """Set `name` in a cluster's own ad (a job factory's: the jobs it makes later, and
     its limits, JobMaterializeLimit and JobMaterializeMaxIdle, read it there)."""

@@ -1,0 +1,111 @@
+"""The queue-management RPCs beyond those the bindings' submit and edit send, spoken as
+HTCondor's qmgmt client stubs speak them (qmgmt_send_stubs.cpp): GetJobByConstraint,
+the GetNextJob scans, DeleteAttribute, DestroyProc and DestroyCluster."""
+
+from __future__ import annotations
+
+import errno
+
+import trio
+
+from condorx.cedar.codec import Reader, Writer
+from condorx.cedar.commands import Cmd
+from condorx.cedar.qmgmt import Rpc
+from condorx.client.connection import Address
+from condorx.testing import cedar_client as cc
+
+
+def _schedd(pool) -> Address:
+    return Address.parse(pool.daemon("schedd").address())
+
+
+def _session(pool, body):
+    """Run `body(rpc)` on a QMGMT_WRITE connection; `rpc(writer)` answers a Reader."""
+
+    async def go():
+        addr = _schedd(pool)
+        conn = await cc.open_connection(addr.host, addr.port)
+        await cc.authenticate(conn, Cmd.QMGMT_WRITE_CMD, "REQUIRED")
+
+        async def rpc(w: Writer) -> Reader:
+            await conn.send(w.bytes())
+            return Reader(await conn.receive(), conn.encrypted)
+
+        try:
+            return await body(rpc)
+        finally:
+            await conn.aclose()
+
+    return trio.run(go)
+
+
+def _ad_or_errno(r: Reader):
+    rval = r.integer()
+    return r.classad() if rval >= 0 else r.integer()
+
+
+def test_scans_of_the_queue(pool):
+    async def body(rpc):
+        w = Writer(True).integer(Rpc.GetJobByConstraint).string("ProcId == 1")
+        one = _ad_or_errno(await rpc(w))
+        none = _ad_or_errno(await rpc(Writer(True).integer(Rpc.GetJobByConstraint).string("false")))
+        scan = []
+        first = 1
+        while True:
+            got = _ad_or_errno(await rpc(Writer(True).integer(Rpc.GetNextJob).integer(first)))
+            first = 0
+            if not hasattr(got, "get"):
+                scan.append(got)
+                break
+            scan.append((got["ClusterId"], got["ProcId"]))
+        w = Writer(True).integer(Rpc.GetNextJobByConstraint).integer(1).string("ProcId >= 1")
+        chosen = [_ad_or_errno(await rpc(w))]
+        w = Writer(True).integer(Rpc.GetNextJobByConstraint).integer(0).string("ProcId >= 1")
+        chosen.append(_ad_or_errno(await rpc(w)))
+        w = Writer(True).integer(Rpc.GetNextJobByConstraint).integer(0).string("ProcId >= 1")
+        chosen.append(_ad_or_errno(await rpc(w)))
+        return one["ProcId"], none, scan, [c["ProcId"] if hasattr(c, "get") else c for c in chosen]
+
+    one, none, scan, chosen = _session(pool, body)
+    assert one == 1 and none == errno.ENOENT
+    jobs = scan[:-1]
+    assert [p for _, p in jobs] == [0, 1, 2] and scan[-1] == errno.ENOENT
+    assert chosen == [1, 2, errno.ENOENT]
+
+
+def test_delete_attribute_and_destroy_within_a_transaction(pool):
+    async def body(rpc):
+        # Flavor is the cluster's; proc 2 gets its own, then loses it again.
+        (cluster,) = {ad["ClusterId"] for ad in await _jobs(rpc)}
+        w = Writer(True).integer(Rpc.SetAttribute).integer(cluster).integer(2)
+        assert (await rpc(w.string('"plum"').string("Flavor"))).integer() == 0
+        assert (await rpc(Writer(True).integer(Rpc.CommitTransaction).integer(0))).integer() == 0
+        set_to = {ad["ProcId"]: ad["Flavor"] for ad in await _jobs(rpc)}
+        w = Writer(True).integer(Rpc.DeleteAttribute).integer(cluster).integer(2).string("Flavor")
+        assert (await rpc(w)).integer() == 0
+        assert (await rpc(Writer(True).integer(Rpc.CommitTransaction).integer(0))).integer() == 0
+        after = {ad["ProcId"]: ad["Flavor"] for ad in await _jobs(rpc)}
+        # A cluster begun, then destroyed, is never queued.
+        new = (await rpc(Writer(True).integer(Rpc.NewCluster))).integer()
+        assert (await rpc(Writer(True).integer(Rpc.NewProc).integer(new))).integer() == 0
+        destroyed = await rpc(Writer(True).integer(Rpc.DestroyProc).integer(new).integer(0))
+        gone = (await rpc(Writer(True).integer(Rpc.DestroyCluster).integer(new))).integer()
+        again = _ad_or_errno(await rpc(Writer(True).integer(Rpc.DestroyCluster).integer(new)))
+        assert (await rpc(Writer(True).integer(Rpc.CommitTransaction).integer(0))).integer() == 0
+        queued = {ad["ClusterId"] for ad in await _jobs(rpc)}
+        return set_to, after, destroyed.integer(), gone, again, new, queued, cluster
+
+    set_to, after, destroyed, gone, again, new, queued, cluster = _session(pool, body)
+    assert set_to == {0: "mint", 1: "mint", 2: "plum"}
+    assert after == {0: "mint", 1: "mint", 2: "mint"}  # the cluster's value shows again
+    assert (destroyed, gone, again) == (0, 0, errno.EPERM)
+    assert new not in queued and queued == {cluster}
+
+
+async def _jobs(rpc):
+    w = Writer(True).integer(Rpc.GetAllJobsByConstraint).string("true").string("")
+    r = await rpc(w)
+    ads = []
+    while r.integer() == 0:
+        ads.append(r.classad())
+    return ads
