@@ -117,3 +117,33 @@ def test_a_silent_peer_is_let_go_after_exactly_the_idle_time():
         raise AssertionError("a silent peer's message was received")
 
     assert trio.run(go, clock=trio.testing.MockClock(autojump_threshold=0)) == 30.0
+
+
+def test_a_client_whose_bytes_are_all_there_still_lets_others_run():
+    """Messages already in the socket are read without a trip through the scheduler,
+    but not forever: another task runs before a reader of 200 such messages is done."""
+
+    async def go() -> tuple[int, int]:
+        a, b = trio.socket.socketpair()
+        writer, reader = trio.SocketStream(a), trio.SocketStream(b)
+        sender = Connection(writer)
+        for i in range(200):
+            await sender.send(Writer().integer(i).bytes())
+        conn = Connection(reader)
+        state = {"read": 0, "seen_at": -1}
+
+        async def other() -> None:
+            state["seen_at"] = state["read"]
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(other)
+            for _ in range(200):
+                Reader(await conn.receive()).integer()
+                state["read"] += 1
+        await writer.aclose()
+        await reader.aclose()
+        return state["seen_at"], state["read"]
+
+    seen_at, read = trio.run(go)
+    assert read == 200
+    assert 0 <= seen_at < 200

@@ -10,7 +10,7 @@ import trio
 
 from condorx.cedar.codec import Reader, Writer
 from condorx.cedar.commands import Cmd
-from condorx.cedar.qmgmt import Rpc
+from condorx.cedar.qmgmt import NO_ACK, Rpc
 from condorx.client.connection import Address
 from condorx.testing import cedar_client as cc
 
@@ -20,7 +20,8 @@ def _schedd(pool) -> Address:
 
 
 def _session(pool, body):
-    """Run `body(rpc)` on a QMGMT_WRITE connection; `rpc(writer)` answers a Reader."""
+    """Run `body(rpc)` on a QMGMT_WRITE connection; `rpc(writer)` answers a Reader,
+    `rpc.send(writer)` sends an RPC that has no answer."""
 
     async def go():
         addr = _schedd(pool)
@@ -31,6 +32,10 @@ def _session(pool, body):
             await conn.send(w.bytes())
             return Reader(await conn.receive(), conn.encrypted)
 
+        async def send(w: Writer) -> None:  # an RPC that is not answered (NoAck)
+            await conn.send(w.bytes())
+
+        rpc.send = send  # type: ignore[attr-defined]
         try:
             return await body(rpc)
         finally:
@@ -109,3 +114,26 @@ async def _jobs(rpc):
     while r.integer() == 0:
         ads.append(r.classad())
     return ads
+
+
+def test_an_unanswered_value_that_does_not_parse_fails_the_commit_naming_it(pool):
+    """SetAttribute with NoAck gets no answer: its value is parsed at commit, which
+    refuses the transaction naming the attribute, and queues nothing of it."""
+
+    async def body(rpc):
+        before = len(await _jobs(rpc))
+        cluster = (await rpc(Writer(True).integer(Rpc.NewCluster))).integer()
+        assert (await rpc(Writer(True).integer(Rpc.NewProc).integer(cluster))).integer() == 0
+        for name, value in (("Cmd", '"/bin/true"'), ("Broken", "(1 +")):
+            w = Writer(True).integer(Rpc.SetAttribute2).integer(cluster).integer(0)
+            await rpc.send(w.string(value).string(name).char(NO_ACK))
+        r = await rpc(Writer(True).integer(Rpc.CommitTransaction).integer(0))
+        rval = r.integer()
+        code = r.integer() if rval < 0 else 0
+        reason = r.classad().get("ErrorReason") if rval < 0 else ""
+        return before, rval, code, reason, len(await _jobs(rpc))
+
+    before, rval, code, reason, after = _session(pool, body)
+    assert rval < 0 and code == errno.EINVAL
+    assert "Broken" in reason
+    assert after == before

@@ -202,7 +202,9 @@ class Qmgmt:
         cluster, proc = msg.integer(), msg.integer()
         value, name = msg.text(), msg.text()
         flags = msg.char() if not msg.at_end() else 0
-        problem = _check(name, value)
+        # Unanswered (NoAck) values are parsed with the rest at commit, which names the
+        # attribute of any that does not parse: a submission sends thousands of them.
+        problem = _check(name, value) if not flags & NO_ACK else _check_present(name, value)
         if problem is None and self.read_only:
             problem = "a read-only connection may not set attributes"
         if problem is not None:
@@ -475,6 +477,10 @@ def _typed(ad: ClassAd, name: str, rpc: int) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if rpc == Rpc.GetAttributeFloat else int(value)
+
+
+def _check_present(name: str, value: str) -> str | None:
+    return None if name and value else f"attribute {name!r}: no value"
 
 
 def _check(name: str, value: str) -> str | None:
