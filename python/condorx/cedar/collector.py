@@ -77,9 +77,16 @@ async def _query(call: Call) -> bool:
 async def _update(call: Call) -> bool:
     msg = await call.payload()
     ad = msg.classad()
-    if not msg.at_end():
-        msg.classad()  # a daemon's private ad: not kept (nothing here reads it yet)
-    reply = await call.dispatch(Advertise(_core.ads_to_msgpack([ad])))
+    ads = [ad]
+    if not msg.at_end():  # a daemon's private ad (a startd's claim ids)
+        private = msg.classad()
+        if call.command in (Cmd.UPDATE_STARTD_AD, Cmd.UPDATE_STARTD_AD_WITH_ACK):
+            private["MyType"] = "MachinePrivate"
+            for name in ("Name", "MyAddress", "ClassAdLifetime"):
+                if name not in private and name in ad:
+                    private[name] = ad[name]
+            ads.append(private)
+    reply = await call.dispatch(Advertise(_core.ads_to_msgpack(ads)))
     if call.command == Cmd.UPDATE_STARTD_AD_WITH_ACK:
         await call.send(call.writer().integer(1 if reply.get("ok") else 0))
     return bool(reply.get("ok"))
@@ -119,8 +126,15 @@ async def _invalidate(call: Call) -> bool:
     return True  # more updates may follow on the session
 
 
+# Queries of private ads: HTCondor's negotiator's alone.
+_PRIVATE_QUERIES = (Cmd.QUERY_STARTD_PVT_ADS, Cmd.QUERY_MULTIPLE_PVT_ADS)
+
+
 def commands() -> list[CedarCommand]:
-    out = [CedarCommand(n, "READ", _query, QueryAds) for n in QUERY_TYPES]
+    out = [
+        CedarCommand(n, "NEGOTIATOR" if n in _PRIVATE_QUERIES else "READ", _query, QueryAds)
+        for n in QUERY_TYPES
+    ]
     out += [CedarCommand(n, "ADVERTISE_" + _level(n), _update, Advertise) for n in _UPDATES]
     out += [CedarCommand(n, "ADVERTISE_MASTER", _invalidate, Invalidate) for n in _INVALIDATES]
     return out

@@ -48,7 +48,9 @@ class Server(Protocol):
 
     def authorized(self, level: str, peer: Peer) -> bool: ...
 
-    async def call(self, peer: Peer, request: Message, ch: wire.Channel) -> dict[str, Any]: ...
+    async def call(
+        self, peer: Peer, request: Message, ch: wire.Channel, granted: str | None = None
+    ) -> dict[str, Any]: ...
 
 
 class Sink(wire.Channel):
@@ -101,7 +103,11 @@ class Call:
         async def ignore(rows: Any) -> None:
             return None
 
-        return await self.face.server.call(self.peer, request, Sink(on_rows or ignore))
+        spec = self.face.commands.get(self.command)
+        granted = spec.level if spec is not None else None
+        return await self.face.server.call(
+            self.peer, request, Sink(on_rows or ignore), granted=granted
+        )
 
 
 # A command's server: reads the payload through the Call and answers; True to keep the
@@ -139,17 +145,12 @@ class CedarFace:
 
     def allowed(self, command: int, name: str | None, address: str) -> bool:
         """Whether `name` (None: nobody proven) at `address` may run `command`: its
-        HTCondor level, and the level of the condorx request it becomes, as the ALLOW /
-        DENY lists grant them."""
+        HTCondor level, as the ALLOW / DENY lists grant it. (The condorx requests the
+        command becomes are then served without condorx's own level check.)"""
         spec = self.commands.get(command)
         if spec is None:
             return False
-        peer = Peer(_user(name), "cedar", address)
-        if not self.server.authorized(spec.level, peer):
-            return False
-        if spec.request is not None:
-            return self.server.permits(spec.request, peer)
-        return spec.permission is None or self.server.authorized(spec.permission.level, peer)
+        return self.server.authorized(spec.level, Peer(_user(name), "cedar", address))
 
     async def serve(self, stream: trio.SocketStream, first: bytes, address: str) -> None:
         conn = Connection(stream, first, PRE_AUTH_MESSAGE)
@@ -194,9 +195,10 @@ class CedarFace:
             peer = _peer(outcome.session, address)
             return Call(self, conn, outcome.command, peer, outcome.session, None)
         spec = self.commands.get(number)
-        if spec is None or spec.forced:
+        if spec is None or spec.forced or not self.allowed(number, None, address):
             # Forced authentication inside a raw command is not served yet: the peer
-            # must negotiate (HTCondor's default).
+            # must negotiate (HTCondor's default). A raw command is nobody's: the lists
+            # must grant its level to unauthenticated@unmapped.
             log.info("%s: raw CEDAR command %d from %s refused", self.server.name, number, address)
             return None
         peer = _peer(None, address)
@@ -212,6 +214,8 @@ class CedarFace:
         if number not in self.commands:
             return None
         if call.session is not None and number not in call.session.commands:
+            return None
+        if call.session is None and not self.allowed(number, None, call.peer.address):
             return None
         return Call(self, call.conn, number, call.peer, call.session, msg)
 

@@ -26,6 +26,10 @@ SERVED = (AuthBit.FS, AuthBit.TOKEN, AuthBit.CLAIMTOBE)
 _DEFAULT_METHODS = "FS,IDTOKENS,KERBEROS,SCITOKENS,SSL"
 
 
+# The levels anyone may use without proving who they are.
+_OPEN_LEVELS = frozenset({"READ", "ALLOW", "CLIENT"})
+
+
 class Req(IntEnum):
     """A side's stated wish for a feature (ordered as HTCondor orders them)."""
 
@@ -83,10 +87,14 @@ class SecurityPolicy:
             return {}
 
     def _knob(self, level: str, name: str) -> str | None:
+        """SEC_<LEVEL>_<NAME>, else SEC_DEFAULT_<NAME>."""
         return self.cfg.get(f"SEC_{level}_{name}") or self.cfg.get(f"SEC_DEFAULT_{name}")
 
     def for_level(self, level: str, forced: bool) -> LevelPolicy:
-        authentication = Req.parse(self._knob(level, "AUTHENTICATION"), Req.OPTIONAL)
+        # Unset, a level above READ requires authentication, as HTCondor's recommended
+        # security has it (and as condorx's lists do: they grant it to proven peers).
+        default = Req.OPTIONAL if level in _OPEN_LEVELS else Req.REQUIRED
+        authentication = Req.parse(self._knob(level, "AUTHENTICATION"), default)
         if forced:
             authentication = Req.REQUIRED
         methods = self._knob(level, "AUTHENTICATION_METHODS") or _DEFAULT_METHODS

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import trio
 
@@ -36,9 +38,16 @@ class Entry:
     expires: float
 
 
+# Daemons' private ads (a startd's claim ids): kept beside the public ads of the same
+# names, read only with NEGOTIATOR permission, never by a query of every type.
+PRIVATE = {"machineprivate": "machine"}
+
+
 class Collector:
     def __init__(self, cfg: Config) -> None:
         self.cfg = cfg
+        # Whether a peer has an HTCondor permission level here (the server's lists).
+        self.authorized: Callable[[str, Peer], bool] = lambda level, peer: False
         # By type (lower case), then by name.
         self.ads: dict[str, dict[str, Entry]] = {}
         # Each type's names in order, kept until a name comes or goes: most updates
@@ -78,18 +87,25 @@ class Collector:
 
     async def invalidate(self, peer: Peer, req: Invalidate, ch: wire.Channel) -> Count:
         kind = req.type.lower()
+        gone = self._drop(kind, req.names)
+        for private, public in PRIVATE.items():  # a private ad goes with its public one
+            if public == kind:
+                self._drop(private, req.names)
+        return Count(gone)
+
+    def _drop(self, kind: str, names: list[Any]) -> int:
         table = self.ads.get(kind, {})
         gone = 0
-        for name in req.names:
+        for name in names:
             if table.pop(str(name), None) is not None:
                 gone += 1
         if gone:
             self._order.pop(kind, None)
-        return Count(gone)
+        return gone
 
     def entries(self, kind: str) -> list[Entry]:
-        """The ads of a type (every type when empty), in order of type and name."""
-        kinds = [kind] if kind else sorted(self.ads)
+        """The ads of a type (every public type when empty), in order of type and name."""
+        kinds = [kind] if kind else sorted(k for k in self.ads if k not in PRIVATE)
         out: list[Entry] = []
         for k in kinds:
             table = self.ads.get(k, {})
@@ -100,6 +116,8 @@ class Collector:
         return out
 
     async def query(self, peer: Peer, req: QueryAds, ch: wire.Channel) -> Count:
+        if req.type.lower() in PRIVATE and not self.authorized("NEGOTIATOR", peer):
+            raise Refused("permission", f"{peer.user} may not read private ads")
         self._expire(time.time())
         entries = self.entries(req.type.lower())
         entries = query.select(entries, [e.ad for e in entries], req.constraint)
@@ -132,6 +150,7 @@ async def serve(
     """Run a collector until cancelled; reports its address once it accepts requests."""
     collector = Collector(cfg)
     server = Server.for_daemon("collector", collector.handlers(), cfg, cedar_collector.commands())
+    collector.authorized = server.authorized
     host, port = locate.collector_bind(cfg)
     async with trio.open_nursery() as nursery:
         address = await server.listen(

@@ -177,11 +177,16 @@ class Server:
             return authz.UNAUTHENTICATED
         return peer.user if "@" in peer.user else f"{peer.user}@{self.uid_domain or 'local'}"
 
-    async def call(self, peer: Peer, request: Message, ch: wire.Channel) -> dict[str, Any]:
+    async def call(
+        self, peer: Peer, request: Message, ch: wire.Channel, granted: str | None = None
+    ) -> dict[str, Any]:
         """Serve a request that came another way than condorx's wire (the CEDAR face):
-        the same permission check, handler and audit line."""
+        the same handler and audit line, and the same permission check unless the
+        request serves a command whose HTCondor level (`granted`) the lists already
+        granted (HTCondor's level is then the authority: ALLOW_ADVERTISE_STARTD for an
+        UPDATE_STARTD_AD, where condorx's own wire asks DAEMON)."""
         frame = request.to_wire()
-        reply = await self._dispatch(peer, frame, ch)
+        reply = await self._dispatch(peer, frame, ch, checked=granted is not None)
         if self.audited(frame):
             audit.info("%s", _audit_line(self.name, peer, frame, reply))
         return reply
@@ -425,7 +430,9 @@ class Server:
         finally:
             lapse()
 
-    async def _dispatch(self, peer: Peer, request: Any, ch: wire.Channel) -> dict[str, Any]:
+    async def _dispatch(
+        self, peer: Peer, request: Any, ch: wire.Channel, checked: bool = False
+    ) -> dict[str, Any]:
         if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):
             return wire.error_reply("bad-request", "a request is a map with a 'cmd' string")
         name = request["cmd"]
@@ -433,7 +440,7 @@ class Server:
         if route is None:
             return wire.error_reply("bad-request", f"unknown command {name!r}")
         command, handler = route
-        if not self.authorized(command.permission.level, peer):
+        if not checked and not self.authorized(command.permission.level, peer):
             return _not_allowed(peer, command, self.identity(peer))
         try:
             reply = await handler(peer, command.request.from_wire(request), ch)
