@@ -248,3 +248,27 @@ def test_a_replayed_encrypted_packet_ends_the_connection(pool):
         raise AssertionError(f"the daemon answered a replayed packet: {data!r}")
 
     trio.run(go)
+
+
+def test_a_query_of_several_types_takes_each_types_own_constraint_and_limit(pool):
+    """QUERY_MULTIPLE_ADS (condor_status of several types): TargetType lists the types,
+    and <Type>Requirements / <Type>LimitResults apply to that type alone."""
+
+    async def query(ad: ClassAd) -> list[str]:
+        addr = collector_address(pool)
+        conn = await cc.open_connection(addr.host, addr.port)
+        await cc.authenticate(conn, Cmd.QUERY_MULTIPLE_ADS)
+        await conn.send(Writer(conn.encrypted).classad(ad).bytes())
+        reply = Reader(await conn.receive(), conn.encrypted)
+        types = []
+        while reply.integer() == 1:
+            types.append(reply.classad()["MyType"])
+        await conn.aclose()
+        return types
+
+    both = ClassAd({"TargetType": "Scheduler,Submitter", "Requirements": True})
+    no_schedd = ClassAd({**both, "SchedulerRequirements": False})
+    assert sorted(set(trio.run(query, both))) == ["Scheduler", "Submitter"]
+    assert set(trio.run(query, no_schedd)) == {"Submitter"}
+    one = ClassAd({**both, "SubmitterLimitResults": 1})
+    assert trio.run(query, one).count("Submitter") == 1

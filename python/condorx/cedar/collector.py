@@ -9,6 +9,7 @@ client sends DC_NOP or closes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from condorx import _core
@@ -39,36 +40,70 @@ _UPDATES = (
 )
 
 
-def _types(command: int, query: ClassAd) -> tuple[str, ...]:
+_MULTIPLE = (Cmd.QUERY_MULTIPLE_ADS, Cmd.QUERY_MULTIPLE_PVT_ADS)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One ad type a query asks for, with its constraint and limit."""
+
+    kind: str
+    constraint: str | None
+    limit: int | None
+
+
+def _parts(command: int, query: ClassAd) -> list[_Part]:
+    constraint, limit = constraint_of(query), limit_of(query)
+    target = query.get("TargetType")
+    if command in _MULTIPLE and isinstance(target, str) and target.strip():
+        # QUERY_MULTIPLE: a list of types, each with its own <Type>Requirements and
+        # <Type>LimitResults if it has them (HTCondor's collector reads them so).
+        parts = []
+        for tag in target.replace(",", " ").split():
+            own = query.lookup(f"{tag}Requirements") if f"{tag}Requirements" in query else None
+            tag_limit = query.get(f"{tag}LimitResults")
+            parts.append(
+                _Part(
+                    tag.lower(),
+                    str(own) if own is not None else constraint,
+                    tag_limit if isinstance(tag_limit, int) and tag_limit > 0 else limit,
+                )
+            )
+        return parts
     if command in _ALL_TYPES:
-        target = query.get("TargetType")
         if isinstance(target, str) and target and target.lower() not in ("any", "*"):
-            return (target.lower(),)
-        return ("",)
-    return QUERY_TYPES[command]
+            return [_Part(target.lower(), constraint, limit)]
+        return [_Part("", constraint, limit)]
+    return [_Part(kind, constraint, None) for kind in QUERY_TYPES[command]]
+
+
+def _taker(rows: list[bytes]) -> Any:
+    async def take(chunk: Any) -> None:
+        rows.extend(chunk)
+
+    return take
 
 
 async def _query(call: Call) -> bool:
     query = (await call.payload()).classad()
-    rows: list[bytes] = []
-
-    async def take(chunk: Any) -> None:
-        rows.extend(chunk)
-
     encoding = "encrypted" if call.conn.encrypted else "clear"
-    for kind in _types(call.command, query):
+    found: list[bytes] = []
+    for part in _parts(call.command, query):
+        rows: list[bytes] = []
+        take = _taker(rows)
         request = QueryAds(
-            type=kind,
-            constraint=constraint_of(query),
+            type=part.kind,
+            constraint=part.constraint,
             cedar=encoding,
             projection=projection_of(query),
         )
         reply = await call.dispatch(request, take)
         if not reply.get("ok"):
             raise CedarError(f"query refused: {reply.get('error')}")
-    limit = limit_of(query)
+        found += rows[: part.limit] if part.limit else rows
+    limit = limit_of(query) if call.command not in _MULTIPLE else None
     out = call.writer()
-    for row in rows[:limit] if limit else rows:
+    for row in found[:limit] if limit else found:
         out.integer(1).raw(row)
     await call.send(out.integer(0))
     return False
