@@ -170,14 +170,29 @@ def commands() -> list[CedarCommand]:
         CedarCommand(n, "NEGOTIATOR" if n in _PRIVATE_QUERIES else "READ", _query, QueryAds)
         for n in QUERY_TYPES
     ]
-    out += [CedarCommand(n, "ADVERTISE_" + _level(n), _update, Advertise) for n in _UPDATES]
-    out += [CedarCommand(n, "ADVERTISE_MASTER", _invalidate, Invalidate) for n in _INVALIDATES]
+    out += [CedarCommand(n, _level(n), _update, Advertise) for n in _UPDATES]
+    out += [CedarCommand(n, _level(n), _invalidate, Invalidate) for n in _INVALIDATES]
     return out
 
 
+# Each update's and invalidation's permission level, as HTCondor's collector registers
+# them (the ADVERTISE_* lists fall back to DAEMON's; the others are DAEMON).
+_LEVELS = {
+    Cmd.UPDATE_STARTD_AD: "ADVERTISE_STARTD",
+    Cmd.UPDATE_STARTD_AD_WITH_ACK: "ADVERTISE_STARTD",
+    Cmd.INVALIDATE_STARTD_ADS: "ADVERTISE_STARTD",
+    Cmd.UPDATE_SCHEDD_AD: "ADVERTISE_SCHEDD",
+    Cmd.UPDATE_SUBMITTOR_AD: "ADVERTISE_SCHEDD",
+    Cmd.INVALIDATE_SCHEDD_ADS: "ADVERTISE_SCHEDD",
+    Cmd.INVALIDATE_SUBMITTOR_ADS: "ADVERTISE_SCHEDD",
+    Cmd.UPDATE_MASTER_AD: "ADVERTISE_MASTER",
+    Cmd.INVALIDATE_MASTER_ADS: "ADVERTISE_MASTER",
+    Cmd.UPDATE_NEGOTIATOR_AD: "NEGOTIATOR",
+    Cmd.UPDATE_ACCOUNTING_AD: "NEGOTIATOR",
+    Cmd.INVALIDATE_NEGOTIATOR_ADS: "NEGOTIATOR",
+    Cmd.INVALIDATE_ACCOUNTING_ADS: "NEGOTIATOR",
+}
+
+
 def _level(command: int) -> str:
-    if command in (Cmd.UPDATE_STARTD_AD, Cmd.UPDATE_STARTD_AD_WITH_ACK):
-        return "STARTD"
-    if command in (Cmd.UPDATE_SCHEDD_AD, Cmd.UPDATE_SUBMITTOR_AD, Cmd.UPDATE_OWN_SUBMITTOR_AD):
-        return "SCHEDD"
-    return "MASTER"
+    return _LEVELS.get(command, "DAEMON")
