@@ -1,0 +1,448 @@
+"""HTCondor's DAG language, as DAGMan reads it: one command a line, keywords in any case,
+`#` comments; a node is named before it is used (PARENT, SCRIPT, RETRY, ...);
+`ALL_NODES` stands for every node but the FINAL and SERVICE ones, wherever it is said;
+INCLUDE reads another file into this DAG and SPLICE another DAG in as `splice+node`.
+A line that cannot be read is a DagError naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from condorx.dag.errors import DagError
+from condorx.dag.graph import topological
+from condorx.dag.model import Dag, Node, Script
+
+ALL_NODES = "ALL_NODES"
+# The node kinds ALL_NODES does not stand for.
+_NOT_ALL = ("FINAL", "SERVICE", "PROVISIONER")
+_VAR = re.compile(r'\s*([+A-Za-z_][A-Za-z0-9_.+]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
+
+
+@dataclass
+class _Line:
+    words: list[str]
+    text: str  # the whole line, trimmed
+    source: str
+    number: int
+
+    def where(self) -> str:
+        return f"{self.source}, line {self.number}"
+
+    def fail(self, why: str) -> DagError:
+        return DagError(f"{self.where()}: {why}")
+
+
+def parse(path: str | os.PathLike[str], prefix: str = "") -> Dag:
+    """The DAG in `path`: its nodes in order, edges checked, no cycle."""
+    dag = Dag(str(path))
+    reader = _Reader(dag, prefix)
+    reader.read(Path(path))
+    reader.finish()
+    topological(dag)  # a cycle is an error now, not when the DAG runs
+    return dag
+
+
+class _Reader:
+    def __init__(self, dag: Dag, prefix: str) -> None:
+        self.dag = dag
+        self.prefix = prefix
+        self.deferred: list[Callable[[Node], None]] = []  # what ALL_NODES said
+        self.including: list[Path] = []
+        self.commands: dict[str, Callable[[_Line], None]] = {
+            "JOB": self._job,
+            "SUBDAG": self._subdag,
+            "FINAL": self._final,
+            "SERVICE": self._service,
+            "PROVISIONER": self._provisioner,
+            "PARENT": self._parent,
+            "SCRIPT": self._script,
+            "PRE_SKIP": self._pre_skip,
+            "RETRY": self._retry,
+            "ABORT-DAG-ON": self._abort_on,
+            "VARS": self._vars,
+            "PRIORITY": self._priority,
+            "CATEGORY": self._category,
+            "MAXJOBS": self._maxjobs,
+            "CONFIG": self._config,
+            "DOT": self._dot,
+            "NODE_STATUS_FILE": self._node_status,
+            "JOBSTATE_LOG": self._jobstate_log,
+            "SAVE_POINT_FILE": self._save_point,
+            "SET_JOB_ATTR": self._set_job_attr,
+            "ENV": self._env,
+            "REJECT": self._reject,
+            "INCLUDE": self._include,
+            "SPLICE": self._splice,
+            "SUBMIT-DESCRIPTION": self._submit_description,
+        }
+
+    # ---- reading ----------------------------------------------------------------------
+
+    def read(self, path: Path) -> None:
+        if path.resolve() in self.including:
+            raise DagError(f"{path}: INCLUDE of a file that includes it")
+        try:
+            text = path.read_text()
+        except OSError as e:
+            raise DagError(f"cannot read DAG file {path}: {e.strerror}") from None
+        except UnicodeDecodeError:
+            raise DagError(f"DAG file {path} is not text") from None
+        self.including.append(path.resolve())
+        self.path = path
+        self._lines = _lines(text, str(path))
+        for line in self._lines:
+            handler = self.commands.get(line.words[0].upper())
+            if handler is None:
+                raise line.fail(f"unknown DAG command {line.words[0]!r}")
+            handler(line)
+        self.including.pop()
+
+    def finish(self) -> None:
+        """What ALL_NODES said, for every node (FINAL and SERVICE nodes aside)."""
+        for apply in self.deferred:
+            for node in self.dag.nodes.values():
+                if node.kind not in _NOT_ALL:
+                    apply(node)
+
+    def _block(self, line: _Line) -> str:
+        """The lines of an inline description, up to a line that is `}`."""
+        body: list[str] = []
+        for inner in self._lines:
+            if inner.text == "}":
+                return "\n".join(body) + "\n"
+            body.append(inner.text)
+        raise line.fail("an inline submit description has no closing }")
+
+    def _node(self, line: _Line, name: str) -> Node:
+        node = self.dag.nodes.get(self.prefix + name)
+        if node is None:
+            raise line.fail(f"unknown node {name}")
+        return node
+
+    def _each(self, line: _Line, name: str, apply: Callable[[Node], None]) -> None:
+        """Apply to the node named, or (ALL_NODES) to every node once the DAG is read."""
+        if name.upper() == ALL_NODES:
+            self.deferred.append(apply)
+        else:
+            apply(self._node(line, name))
+
+    # ---- nodes --------------------------------------------------------------------------
+
+    def _add(self, line: _Line, kind: str, args: list[str], keywords: tuple[str, ...]) -> Node:
+        if len(args) < 2:
+            raise line.fail(f"{kind} needs a node name and a file")
+        name, submit, rest = args[0], args[1], args[2:]
+        if name.upper() == ALL_NODES or "+" in name:
+            raise line.fail(f"{name!r} may not name a node")
+        full = self.prefix + name
+        if full in self.dag.nodes:
+            raise line.fail(f"node {name} is defined twice")
+        node = Node(full, submit, kind, line=line.number, source=line.source)
+        if submit == "{":
+            node.inline, node.submit = self._block(line), ""
+        it = iter(rest)
+        for word in it:
+            key = word.upper()
+            if key not in keywords:
+                raise line.fail(f"unexpected {word!r} after {kind} {name}")
+            if key == "DIR":
+                node.directory = next(it, None)
+                if node.directory is None:
+                    raise line.fail("DIR needs a directory")
+            elif key == "NOOP":
+                node.noop = True
+            elif key == "DONE":
+                node.done = True
+        self.dag.nodes[full] = node
+        return node
+
+    def _job(self, line: _Line) -> None:
+        self._add(line, "JOB", line.words[1:], ("DIR", "NOOP", "DONE"))
+
+    def _subdag(self, line: _Line) -> None:
+        if len(line.words) < 2 or line.words[1].upper() != "EXTERNAL":
+            raise line.fail("SUBDAG must be SUBDAG EXTERNAL")
+        self._add(line, "SUBDAG", line.words[2:], ("DIR", "NOOP", "DONE"))
+
+    def _final(self, line: _Line) -> None:
+        if self.dag.final is not None:
+            raise line.fail(f"a second FINAL node (the first is {self.dag.final})")
+        node = self._add(line, "FINAL", line.words[1:], ("DIR", "NOOP"))
+        self.dag.final = node.name
+
+    def _service(self, line: _Line) -> None:
+        self._add(line, "SERVICE", line.words[1:], ("DIR", "NOOP"))
+
+    def _provisioner(self, line: _Line) -> None:
+        self._add(line, "PROVISIONER", line.words[1:], ())
+
+    def _submit_description(self, line: _Line) -> None:
+        if len(line.words) != 3 or line.words[2] != "{":
+            raise line.fail("SUBMIT-DESCRIPTION needs a name and {")
+        self.dag.submit_descriptions[line.words[1]] = self._block(line)
+
+    # ---- edges --------------------------------------------------------------------------
+
+    def _parent(self, line: _Line) -> None:
+        words = line.words[1:]
+        upper = [w.upper() for w in words]
+        if "CHILD" not in upper:
+            raise line.fail("PARENT without CHILD")
+        at = upper.index("CHILD")
+        parents, children = words[:at], words[at + 1 :]
+        if not parents or not children:
+            raise line.fail("PARENT ... CHILD ... needs nodes on both sides")
+        ups = [n for p in parents for n in self._ends(line, p, last=True)]
+        downs = [n for c in children for n in self._ends(line, c, last=False)]
+        for up in ups:
+            for down in downs:
+                if up is down:
+                    raise line.fail(f"node {up.name} is its own parent")
+                if down.name not in up.children:
+                    up.children.append(down.name)
+                    down.parents.append(up.name)
+
+    def _ends(self, line: _Line, name: str, last: bool) -> list[Node]:
+        """The nodes an edge meets: the node itself, or a splice's last (as a parent) or
+        first (as a child) nodes."""
+        full = self.prefix + name
+        if full in self.dag.splices:
+            inner = [n for n in self.dag.nodes.values() if n.name.startswith(full + "+")]
+            names = {n.name for n in inner}
+            if last:
+                return [n for n in inner if not set(n.children) & names]
+            return [n for n in inner if not set(n.parents) & names]
+        node = self._node(line, name)
+        if node.kind in _NOT_ALL:
+            raise line.fail(f"a {node.kind} node ({name}) has no parents or children")
+        return [node]
+
+    # ---- what nodes do ------------------------------------------------------------------
+
+    def _script(self, line: _Line) -> None:
+        words = line.words[1:]
+        script = Script("", "")
+        while words and words[0].upper() in ("DEFER", "DEBUG"):
+            if words[0].upper() == "DEFER":
+                if len(words) < 3:
+                    raise line.fail("DEFER needs a status and a time")
+                script.defer_status = _int(line, words[1], "DEFER status")
+                script.defer_time = _int(line, words[2], "DEFER time")
+                words = words[3:]
+            else:
+                if len(words) < 3 or words[2].upper() not in ("STDOUT", "STDERR", "ALL"):
+                    raise line.fail("DEBUG needs a file and STDOUT, STDERR or ALL")
+                script.debug_file, script.debug_type = words[1], words[2].upper()
+                words = words[3:]
+        if len(words) < 3 or words[0].upper() not in ("PRE", "POST", "HOLD"):
+            raise line.fail("SCRIPT needs PRE, POST or HOLD, a node and a command")
+        script.kind = words[0].upper()
+        script.command = _rest(line.text, len(line.words) - len(words) + 2)
+
+        def apply(node: Node) -> None:
+            node.scripts[script.kind] = script
+
+        self._each(line, words[1], apply)
+
+    def _pre_skip(self, line: _Line) -> None:
+        name, value = _two(line, "PRE_SKIP needs a node and an exit code")
+        code = _int(line, value, "PRE_SKIP's exit code")
+        self._each(line, name, lambda node: setattr(node, "pre_skip", code))
+
+    def _retry(self, line: _Line) -> None:
+        words = line.words[1:]
+        if len(words) not in (2, 4) or (len(words) == 4 and words[2].upper() != "UNLESS-EXIT"):
+            raise line.fail("RETRY needs a node, a count, and UNLESS-EXIT value or nothing")
+        count = _int(line, words[1], "RETRY's count")
+        unless = _int(line, words[3], "UNLESS-EXIT's value") if len(words) == 4 else None
+
+        def apply(node: Node) -> None:
+            node.retries, node.retry_unless_exit = count, unless
+
+        self._each(line, words[0], apply)
+
+    def _abort_on(self, line: _Line) -> None:
+        words = line.words[1:]
+        if len(words) not in (2, 4) or (len(words) == 4 and words[2].upper() != "RETURN"):
+            raise line.fail("ABORT-DAG-ON needs a node, an exit value, and RETURN value or nothing")
+        value = _int(line, words[1], "ABORT-DAG-ON's exit value")
+        returned = _int(line, words[3], "RETURN's value") if len(words) == 4 else None
+
+        def apply(node: Node) -> None:
+            node.abort_on, node.abort_return = value, returned
+
+        self._each(line, words[0], apply)
+
+    def _vars(self, line: _Line) -> None:
+        if len(line.words) < 3:
+            raise line.fail('VARS needs a node and name="value" pairs')
+        name = line.words[1]
+        rest = _rest(line.text, 2)
+        where = "append"
+        if line.words[2].upper() in ("PREPEND", "APPEND"):
+            where, rest = line.words[2].lower(), _rest(line.text, 3)
+        pairs = _pairs(line, rest)
+
+        def apply(node: Node) -> None:
+            node.vars.extend((k, v, where) for k, v in pairs)
+
+        self._each(line, name, apply)
+
+    def _priority(self, line: _Line) -> None:
+        name, value = _two(line, "PRIORITY needs a node and a number")
+        priority = _int(line, value, "PRIORITY")
+        self._each(line, name, lambda node: setattr(node, "priority", priority))
+
+    def _category(self, line: _Line) -> None:
+        name, category = _two(line, "CATEGORY needs a node and a category")
+        self._each(line, name, lambda node: setattr(node, "category", category))
+
+    def _maxjobs(self, line: _Line) -> None:
+        category, value = _two(line, "MAXJOBS needs a category and a number")
+        self.dag.maxjobs[category] = _int(line, value, "MAXJOBS")
+
+    def _save_point(self, line: _Line) -> None:
+        words = line.words[1:]
+        if len(words) not in (1, 2):
+            raise line.fail("SAVE_POINT_FILE needs a node and perhaps a file")
+        node = self._node(line, words[0])
+        default = f"{node.name}-{Path(self.path).name}.save"
+        node.save_point = words[1] if len(words) == 2 else default
+
+    # ---- the run's settings ------------------------------------------------------------
+
+    def _config(self, line: _Line) -> None:
+        if len(line.words) != 2:
+            raise line.fail("CONFIG needs one file")
+        if self.dag.config is not None and self.dag.config != line.words[1]:
+            raise line.fail(f"a second CONFIG file (the first is {self.dag.config})")
+        self.dag.config = line.words[1]
+
+    def _dot(self, line: _Line) -> None:
+        words = line.words[1:]
+        if not words:
+            raise line.fail("DOT needs a file")
+        dot: dict[str, object] = {"file": words[0], "update": False, "overwrite": True}
+        it = iter(words[1:])
+        for word in it:
+            key = word.upper()
+            if key in ("UPDATE", "DONT-UPDATE"):
+                dot["update"] = key == "UPDATE"
+            elif key in ("OVERWRITE", "DONT-OVERWRITE"):
+                dot["overwrite"] = key == "OVERWRITE"
+            elif key == "INCLUDE":
+                dot["include"] = next(it, None)
+                if dot["include"] is None:
+                    raise line.fail("DOT INCLUDE needs a file")
+            else:
+                raise line.fail(f"unexpected {word!r} in DOT")
+        self.dag.dot = dot
+
+    def _node_status(self, line: _Line) -> None:
+        words = line.words[1:]
+        if not 1 <= len(words) <= 3:
+            raise line.fail("NODE_STATUS_FILE needs a file, then a time, ALWAYS-UPDATE")
+        seconds, always = 60, False
+        for word in words[1:]:
+            if word.upper() == "ALWAYS-UPDATE":
+                always = True
+            else:
+                seconds = _int(line, word, "NODE_STATUS_FILE's update time")
+        self.dag.node_status_file = (words[0], seconds, always)
+
+    def _jobstate_log(self, line: _Line) -> None:
+        if len(line.words) != 2:
+            raise line.fail("JOBSTATE_LOG needs one file")
+        self.dag.jobstate_log = line.words[1]
+
+    def _set_job_attr(self, line: _Line) -> None:
+        m = re.match(r"\S+\s+([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.+)$", line.text)
+        if m is None:
+            raise line.fail("SET_JOB_ATTR needs NAME = VALUE")
+        self.dag.job_attrs.append((m.group(1), m.group(2).strip()))
+
+    def _env(self, line: _Line) -> None:
+        if len(line.words) < 3 or line.words[1].upper() not in ("GET", "SET"):
+            raise line.fail("ENV needs GET or SET and what to get or set")
+        what = _rest(line.text, 2)
+        (self.dag.env_get if line.words[1].upper() == "GET" else self.dag.env_set).append(what)
+
+    def _reject(self, line: _Line) -> None:
+        self.dag.reject = (line.source, line.number)
+
+    def _include(self, line: _Line) -> None:
+        if len(line.words) != 2:
+            raise line.fail("INCLUDE needs one file")
+        saved = (self.path, self._lines)
+        self.read(self.path.parent / line.words[1])
+        self.path, self._lines = saved
+
+    def _splice(self, line: _Line) -> None:
+        words = line.words[1:]
+        if len(words) not in (2, 4) or (len(words) == 4 and words[2].upper() != "DIR"):
+            raise line.fail("SPLICE needs a name, a DAG file, and DIR directory or nothing")
+        name, file = words[0], words[1]
+        full = self.prefix + name
+        if full in self.dag.splices or full in self.dag.nodes:
+            raise line.fail(f"{name} is defined twice")
+        base = self.path.parent / (words[3] if len(words) == 4 else ".")
+        inner = parse(base / file, prefix=full + "+")
+        if inner.final is not None:
+            raise line.fail(f"spliced DAG {file} has a FINAL node")
+        for node_name, node in inner.nodes.items():
+            if len(words) == 4 and node.directory is None:
+                node.directory = words[3]
+            self.dag.nodes[node_name] = node
+        self.dag.splices[full] = file
+        self.dag.maxjobs.update(inner.maxjobs)
+
+
+def _lines(text: str, source: str) -> Iterator[_Line]:
+    for number, raw in enumerate(text.splitlines(), 1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        yield _Line(stripped.split(), stripped, source, number)
+
+
+def _rest(text: str, skip: int) -> str:
+    """The line's text after its first `skip` words, spacing kept."""
+    pattern = r"^\s*" + r"\S+\s+" * skip
+    m = re.match(pattern, text)
+    return text[m.end() :] if m else ""
+
+
+def _two(line: _Line, usage: str) -> tuple[str, str]:
+    if len(line.words) != 3:
+        raise line.fail(usage)
+    return line.words[1], line.words[2]
+
+
+def _int(line: _Line, text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise line.fail(f"{what} must be a whole number, not {text!r}") from None
+
+
+def _pairs(line: _Line, text: str) -> list[tuple[str, str]]:
+    """VARS' `name="value"` pairs; a value keeps `\\"` as `"` and `\\\\` as `\\`."""
+    out, pos = [], 0
+    while pos < len(text) and text[pos:].strip():
+        m = _VAR.match(text, pos)
+        if m is None:
+            raise line.fail(f'VARS expects name="value" at {text[pos:].strip()[:30]!r}')
+        name = m.group(1)
+        if name.lower().startswith("queue"):
+            raise line.fail(f"VARS may not set {name}")
+        value = re.sub(r'\\([\\"])', r"\1", m.group(2))
+        out.append((name, value))
+        pos = m.end()
+    if not out:
+        raise line.fail('VARS needs name="value" pairs')
+    return out
