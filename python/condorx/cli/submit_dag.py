@@ -1,0 +1,158 @@
+"""condor_submit_dag: check a DAG and write the submit file of the job that runs it.
+
+condor_submit_dag [options] DAG_FILE [DAG_FILE...]
+
+Each DAG file is read as DAGMan reads it (a line it cannot read, a node named before it
+is defined, a cycle: an error naming the file and line, and nothing is written); then
+`DAG.condor.sub` is written as HTCondor's condor_submit_dag writes it. condorx cannot run
+the DAG yet (it has no condor_dagman), so the DAG is submitted only with -no_submit's
+meaning: the file is written and the tool says how it would be submitted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from condorx.cli import args as a
+from condorx.cli.common import fail
+from condorx.dag.errors import DagError
+from condorx.dag.parse import parse
+from condorx.dag.submit_file import Options, text
+
+TOOL = "condor_submit_dag"
+OPTIONS = [
+    a.Opt("no_submit", 3, help="write the submit file, do not submit it"),
+    a.Opt("force", 1, aliases=("f",), help="overwrite the files of an earlier run"),
+    a.Opt("maxidle", 5, 1, help="at most N idle node jobs", metavar="N"),
+    a.Opt("maxjobs", 5, 1, help="at most N node jobs in the queue", metavar="N"),
+    a.Opt("maxpre", 5, 1, help="at most N PRE scripts at once", metavar="N"),
+    a.Opt("maxpost", 5, 1, help="at most N POST scripts at once", metavar="N"),
+    a.Opt("append", 2, 1, help="add COMMAND to the submit file", metavar="COMMAND"),
+    a.Opt("insert_sub_file", 3, 1, help="add FILE's commands to the submit file", metavar="FILE"),
+    a.Opt("batch-name", 3, 1, aliases=("batch_name",), help="the DAG's batch name"),
+    a.Opt("notification", 2, 1, help="e-mail notification for the DAGMan job"),
+    a.Opt("usedagdir", 4, help="run each DAG in its file's directory"),
+    a.Opt("no_recurse", 4, help="do not write the submit files of sub-DAGs now (default)"),
+    a.Opt("do_recurse", 4, help="write the submit files of sub-DAGs now"),
+    a.Opt("dorecov", 4, help="run in recovery mode"),
+    a.Opt("autorescue", 3, 1, help="run the last rescue DAG (1, the default) or not (0)"),
+    a.Opt("dorescuefrom", 4, 1, help="run rescue DAG number N", metavar="N"),
+    a.Opt("outfile_dir", 3, 1, help="where the .dagman.out file goes", metavar="DIR"),
+    a.Opt("config", 3, 1, help="DAGMan's configuration file", metavar="FILE"),
+    a.Opt("dagman", 3, 1, help="the condor_dagman to run", metavar="PATH"),
+    a.Opt("suppress_notification", 3, help="no e-mail from the DAG's jobs"),
+    a.Opt("dont_suppress_notification", 6, help="e-mail from the DAG's jobs as they say"),
+    a.Opt("priority", 2, 1, help="the priority of the DAG's jobs", metavar="N"),
+    a.Opt("debug", 2, 1, help="DAGMan's debug level", metavar="N"),
+]
+USAGE = "condor_submit_dag [options] dag_file [dag_file...]"
+ARGUMENTS = [("DAG_FILE", "the DAG description (several run as one DAG)")]
+
+
+@a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Check a DAG and write the submit file of the DAGMan job that runs it."""
+    opts = a.parsed(ctx)
+    if not opts.positional:
+        fail(f"Usage: {USAGE}")
+    try:
+        options = _options(opts)
+        for dag in options.dags:
+            parse(dag)
+        files = options.files()
+        submit = Path(files["submit"])
+        if submit.exists() and not options.force:
+            fail(
+                f'ERROR: "{submit}" already exists.\n'
+                f"Some file(s) needed by {TOOL} already exist.  Either rename them,\n"
+                'use the "-f" option to force them to be overwritten, or use\n'
+                'the "-update_submit" option to update the submit file and continue.'
+            )
+        rescue = _rescue(options)
+        submit.write_text(text(options))
+    except DagError as e:
+        fail(f"ERROR: {e}")
+    _report(files, rescue, "no_submit" in opts.flags)
+
+
+def _options(opts: a.Parsed) -> Options:
+    def number(name: str, default: int) -> int:
+        value = opts.value(name)
+        if value is None:
+            return default
+        try:
+            return int(value)
+        except ValueError:
+            raise DagError(f"-{name} needs a whole number, not {value!r}") from None
+
+    return Options(
+        dags=list(opts.positional),
+        max_idle=number("maxidle", -1),
+        max_jobs=number("maxjobs", -1),
+        max_pre=number("maxpre", -1),
+        max_post=number("maxpost", -1),
+        do_recovery="dorecov" in opts.flags,
+        priority=number("priority", 0),
+        notification=opts.value("notification") or "",
+        suppress_notification="suppress_notification" in opts.flags,
+        dagman=opts.value("dagman") or "",
+        use_dag_dir="usedagdir" in opts.flags,
+        outfile_dir=opts.value("outfile_dir") or "",
+        auto_rescue=number("autorescue", 1),
+        do_rescue_from=number("dorescuefrom", 0),
+        force="force" in opts.flags,
+        recurse="do_recurse" in opts.flags,
+        batch_name=opts.value("batch-name") or "",
+        config=opts.value("config") or "",
+        append_file=opts.value("insert_sub_file") or "",
+        append_lines=list(opts.values.get("append", [])),
+        debug=number("debug", -1) if opts.value("debug") is not None else None,
+    )
+
+
+def _rescue(options: Options) -> str | None:
+    """The rescue DAG the run starts from, if any: the one -dorescuefrom names (which
+    must exist), else the last one, unless -AutoRescue 0 or -force."""
+    primary = options.primary
+    if options.do_rescue_from:
+        path = f"{primary}.rescue{options.do_rescue_from:03d}"
+        if not os.path.exists(path):
+            raise DagError(
+                f"-dorescuefrom {options.do_rescue_from} specified, but rescue DAG file"
+                f" {path} does not exist!"
+            )
+        return path
+    if options.force or not options.auto_rescue:
+        return None
+    found = sorted(Path(primary).parent.glob(Path(primary).name + ".rescue[0-9][0-9][0-9]"))
+    return str(found[-1]) if found else None
+
+
+def _report(files: dict[str, str], rescue: str | None, no_submit: bool) -> None:
+    line = "-" * 71
+    if rescue:
+        print(f"Running rescue DAG {rescue}")
+    print(f"\n{line}")
+    print(f"File for submitting this DAG to HTCondor           : {files['submit']}")
+    print(f"Log of DAGMan debugging messages                 : {files['debug_log']}")
+    print(f"Log of HTCondor library output                     : {files['lib_out']}")
+    print(f"Log of HTCondor library error messages             : {files['lib_err']}")
+    print(f"Log of the life of condor_dagman itself          : {files['sched_log']}")
+    print()
+    if no_submit:
+        print("-no_submit given, not submitting DAG to HTCondor.  You can do this with:")
+        print(f'"condor_submit {files["submit"]}"')
+        print(line)
+        return
+    print(line)
+    print(
+        f"{TOOL}: condorx cannot run DAGs yet (it has no condor_dagman); the submit file"
+        " is written (use -no_submit to say so)",
+        file=sys.stderr,
+    )
+    sys.exit(1)
