@@ -47,6 +47,7 @@ from condorx.daemons.schedd.history_query import HistoryQueries
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.intake import Intake, Staged
 from condorx.daemons.schedd.ledger import Files, Ledger
+from condorx.daemons.schedd.local_jobs import LocalJobs, is_local
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
 from condorx.daemons.schedd.store import Key, Store
@@ -107,10 +108,16 @@ class Schedd:
         ledger.top_up = self.factories.top_up
         ledger.on_applied = self.factories.applied
         self.intake = Intake(cfg, ledger, me, self.factories, self.super_users)
+        # Scheduler-universe jobs (condor_dagman): the schedd runs them itself.
+        self.local = LocalJobs(ledger, me)
         # The idle jobs grouped for the negotiators' last requests.
         self.clusters = Groups()
         self.shadows.note_idle(
-            [k for k, ad in ledger.snapshot() if ad.get("JobStatus") == JobStatus.IDLE]
+            [
+                k
+                for k, ad in ledger.snapshot()
+                if ad.get("JobStatus") == JobStatus.IDLE and not is_local(ad)
+            ]
         )
         # Jobs that were running when the schedd stopped ran on claims it no longer holds.
         # (An original tied to a routed copy only mirrors its copy's Running.)
@@ -429,7 +436,11 @@ class Schedd:
 
     async def autoclusters(self, peer: Peer, req: Autoclusters, ch: wire.Channel) -> Count:
         """A negotiator's request for our waiting jobs, one row per group of them."""
-        jobs = [(k, ad) for k, ad in self.ledger.snapshot() if not self.shadows.busy(k)]
+        jobs = [
+            (k, ad)
+            for k, ad in self.ledger.snapshot()
+            if not self.shadows.busy(k) and not is_local(ad)  # the schedd runs those
+        ]
         chosen = _select(jobs, req.constraint)
         try:
             pool = [ad for text in req.pool for ad in parseAds(str(text))]
@@ -671,12 +682,17 @@ class Schedd:
 
     async def _follow(self, news: Committed, aside: trio.Nursery) -> None:
         if news.idle:
-            self.shadows.note_idle(list(news.idle))
-            aside.start_soon(advertise.reschedule, self.cfg, self.ledger, self.me)
+            local = [k for k in news.idle if is_local(self.ledger.get(k))]
+            self.local.note_idle(local)
+            others = [k for k in news.idle if k not in set(local)]
+            if others:
+                self.shadows.note_idle(others)
+                aside.start_soon(advertise.reschedule, self.cfg, self.ledger, self.me)
         if news.grid:
             self.grid.poke()
         for key in news.stopped:
             await self.shadows.stop(key)
+            await self.local.stop(key)
 
     async def requeue_orphans(self) -> None:
         """After a restart: jobs marked Running have lost their claims; run them again."""
@@ -971,6 +987,7 @@ async def serve(
         await schedd.requeue_orphans()
         await schedd.recompute_cron()
         await ledger.change(schedd.factories.resume)  # their jobs, as the queue now has room
+        await nursery.start(schedd.local.run)
         server = Server.for_daemon("schedd", schedd.handlers(), cfg, cedar_schedd.commands(cfg))
         me.address = ledger.address = await server.listen(
             nursery,

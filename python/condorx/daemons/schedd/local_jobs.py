@@ -1,0 +1,137 @@
+"""Scheduler-universe jobs (JobUniverse 7: condor_dagman is one): the schedd runs them
+itself, on its own machine, as their owner, as soon as they are idle. No negotiator
+matches them and no startd runs them; their exit is recorded as any job's run is, and
+their policy (on_exit_remove, ...) applies. condor_rm and condor_hold signal the job's
+process tree (remove_kill_sig, else SIGTERM), which then leaves or waits held.
+
+A job running when the schedd stopped goes back to idle when it starts again (as every
+orphaned run does), and is run again.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import trio
+
+from condorx import accounts
+from condorx.attrs import JobStatus, Universe
+from condorx.classad import ClassAd
+from condorx.daemons.schedd import transitions
+from condorx.daemons.schedd.identity import Identity
+from condorx.daemons.schedd.ledger import Ledger
+from condorx.daemons.schedd.store import Key
+from condorx.daemons.starter.launch import Process, arguments, environment
+from condorx.run_result import RunResult
+
+log = logging.getLogger("condorx.schedd")
+
+_SIGNALS = {name: int(getattr(signal, name)) for name in dir(signal) if name.startswith("SIG")}
+
+
+def is_local(ad: Any) -> bool:
+    """Whether the schedd itself runs this job (the scheduler universe)."""
+    return ad is not None and ad.get("JobUniverse") == Universe.SCHEDULER
+
+
+class LocalJobs:
+    def __init__(self, ledger: Ledger, me: Identity) -> None:
+        self.ledger = ledger
+        self.me = me
+        # The jobs it runs (None while one is being started).
+        self.running: dict[Key, Process | None] = {}
+        self._nursery: trio.Nursery | None = None
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Run the idle scheduler-universe jobs, now and as they come, until cancelled."""
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            self.note_idle([k for k, ad in self.ledger.snapshot() if _idle(ad)])
+            task_status.started()
+            await trio.sleep_forever()
+
+    def note_idle(self, keys: list[Key]) -> None:
+        """Jobs that became idle: the scheduler-universe ones start."""
+        if self._nursery is None:
+            return
+        for key in keys:
+            if key not in self.running and is_local(self.ledger.get(key)):
+                self.running[key] = None
+                self._nursery.start_soon(self._run, key)
+
+    def busy(self, key: Key) -> bool:
+        return key in self.running
+
+    async def stop(self, key: Key) -> None:
+        """condor_rm or condor_hold of a running job: signal its process tree."""
+        process = self.running.get(key)
+        ad = self.ledger.get(key)
+        if process is None or ad is None:
+            return
+        name = str(ad.get("RemoveKillSig") or "SIGTERM").upper()
+        sig = _SIGNALS.get(name if name.startswith("SIG") else "SIG" + name, signal.SIGTERM)
+        process.signal(sig)
+
+    async def _run(self, key: Key) -> None:
+        try:
+            await self._run_one(key)
+        except Exception:
+            log.exception("running scheduler-universe job %d.%d failed", *key)
+        finally:
+            self.running.pop(key, None)
+
+    async def _run_one(self, key: Key) -> None:
+        now = int(time.time())
+        host = self.me.address or self.me.name
+        started = await self.ledger.change(
+            lambda txn: transitions.start_running(txn, key, f"schedd@{self.me.name}", host, now)
+        )
+        ad = self.ledger.get(key)
+        if not started or ad is None:
+            return
+        try:
+            process = await trio.to_thread.run_sync(_spawn, ad)
+        except (OSError, accounts.AccountError, ValueError) as e:
+            failed = RunResult(failed=f"Failed to execute {ad.get('Cmd')}: {e}")
+            end = int(time.time())
+            await self.ledger.change(lambda txn: transitions.finish_running(txn, key, failed, end))
+            return
+        self.running[key] = process
+        outcome = await process.wait()
+        result = RunResult(attrs=outcome.attrs(), wall=outcome.wall)
+        end = int(time.time())
+        await self.ledger.change(lambda txn: transitions.finish_running(txn, key, result, end))
+
+
+def _idle(ad: ClassAd) -> bool:
+    return is_local(ad) and ad.get("JobStatus") == JobStatus.IDLE
+
+
+def _spawn(ad: ClassAd) -> Process:
+    """Start the job's process in its Iwd, its stdio its In / Out / Err, as its owner."""
+    iwd = Path(str(ad.get("Iwd") or "/"))
+    account = accounts.of_owner(ad.get("Owner"))
+    with accounts.as_account(account):
+        stdio = (
+            _open(iwd, ad.get("In"), "rb"),
+            _open(iwd, ad.get("Out"), "ab"),
+            _open(iwd, ad.get("Err"), "ab"),
+        )
+    try:
+        cmd = str(ad.get("Cmd") or "")
+        argv = [cmd if cmd.startswith("/") else str(iwd / cmd), *arguments(ad)]
+        return Process(argv, environment(ad), iwd, stdio, account)
+    finally:
+        for f in stdio:
+            f.close()
+
+
+def _open(iwd: Path, name: object, mode: str) -> IO[bytes]:
+    if not isinstance(name, str) or not name or name == "/dev/null":
+        return open("/dev/null", mode)  # noqa: SIM115 - closed by the caller
+    path = Path(name) if name.startswith("/") else iwd / name
+    return open(path, mode)  # noqa: SIM115 - closed by the caller
