@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from condorx.dag.errors import DagError
+from condorx.dag.graph import topological
 from condorx.dag.parse import parse
 
 
@@ -27,7 +28,7 @@ def test_jobs_and_edges_with_several_parents_and_children(tmp_path):
     assert list(d.nodes) == ["A", "B", "C", "D"]
     assert d.nodes["B"].directory == "sub" and d.nodes["C"].noop and d.nodes["D"].done
     assert d.nodes["A"].children == ["B", "C"] and d.nodes["D"].parents == ["B", "C"]
-    assert d.order() == ["A", "B", "C", "D"]
+    assert topological(d) == ["A", "B", "C", "D"]
 
 
 def test_scripts_with_defer_and_debug_and_their_arguments(tmp_path):
@@ -130,7 +131,7 @@ def test_include_and_splice(tmp_path):
     assert set(d.nodes) == {"A", "B", "C", "S+X", "S+Y"}
     assert d.nodes["S+X"].parents == ["A"] and d.nodes["B"].parents == ["S+Y"]
     assert d.nodes["S+X"].directory == "inner"
-    assert d.order() == ["A", "S+X", "S+Y", "B", "C"]
+    assert topological(d) == ["A", "S+X", "S+Y", "B", "C"]
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,9 @@ any job's, and condor_rm signals it."""
 
 from __future__ import annotations
 
-from conftest import wait_for
 from test_submit_query import _ads
+
+from condorx.testing.pool import wait_for
 
 
 def _submit(schedd, text: str) -> int:

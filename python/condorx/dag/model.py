@@ -60,9 +60,3 @@ class Dag:
     reject: tuple[str, int] | None = None  # where REJECT was said
     splices: dict[str, str] = field(default_factory=dict)  # name -> DAG file
     final: str | None = None  # the FINAL node's name
-
-    def order(self) -> list[str]:
-        """The nodes in an order where each comes after its parents."""
-        from condorx.dag.graph import topological
-
-        return topological(self)
