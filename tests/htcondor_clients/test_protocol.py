@@ -68,12 +68,8 @@ def test_a_submission_cut_off_before_its_commit_leaves_nothing(pool):
 
     async def half_a_submission() -> int:
         addr = schedd_address(pool)
-        conn = await cc.open_connection(addr.host, addr.port)
-        await cc.authenticate(conn, Cmd.QMGMT_WRITE_CMD, "REQUIRED")
-
-        async def rpc(w: Writer) -> Reader:
-            await conn.send(w.bytes())
-            return Reader(await conn.receive(), conn.encrypted)
+        session = await cc.qmgmt(addr.host, addr.port)
+        rpc, conn = session.rpc, session.conn
 
         cluster = (await rpc(Writer(True).integer(Rpc.NewCluster))).integer()
         assert (await rpc(Writer(True).integer(Rpc.NewProc).integer(cluster))).integer() == 0
@@ -96,12 +92,8 @@ def test_a_transaction_is_all_or_nothing(pool):
 
     async def transaction() -> tuple[int, int, int]:
         addr = schedd_address(pool)
-        conn = await cc.open_connection(addr.host, addr.port)
-        await cc.authenticate(conn, Cmd.QMGMT_WRITE_CMD, "REQUIRED")
-
-        async def rpc(w: Writer) -> Reader:
-            await conn.send(w.bytes())
-            return Reader(await conn.receive(), conn.encrypted)
+        session = await cc.qmgmt(addr.host, addr.port)
+        rpc, conn = session.rpc, session.conn
 
         clusters = []
         for _ in range(2):

@@ -9,7 +9,6 @@ import errno
 import trio
 
 from condorx.cedar.codec import Reader, Writer
-from condorx.cedar.commands import Cmd
 from condorx.cedar.qmgmt import NO_ACK, Rpc
 from condorx.client.connection import Address
 from condorx.testing import cedar_client as cc
@@ -25,21 +24,16 @@ def _session(pool, body):
 
     async def go():
         addr = _schedd(pool)
-        conn = await cc.open_connection(addr.host, addr.port)
-        await cc.authenticate(conn, Cmd.QMGMT_WRITE_CMD, "REQUIRED")
+        session = await cc.qmgmt(addr.host, addr.port)
 
         async def rpc(w: Writer) -> Reader:
-            await conn.send(w.bytes())
-            return Reader(await conn.receive(), conn.encrypted)
+            return await session.rpc(w)
 
-        async def send(w: Writer) -> None:  # an RPC that is not answered (NoAck)
-            await conn.send(w.bytes())
-
-        rpc.send = send  # type: ignore[attr-defined]
+        rpc.send = session.send  # type: ignore[attr-defined]
         try:
             return await body(rpc)
         finally:
-            await conn.aclose()
+            await session.conn.aclose()
 
     return trio.run(go)
 

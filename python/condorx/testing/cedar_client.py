@@ -67,8 +67,10 @@ async def authenticate(
     public = private.public_key().public_bytes(
         serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
     )
-    out = Writer().integer(Cmd.DC_AUTHENTICATE).classad(
-        _policy(command, authentication, methods, public)
+    out = (
+        Writer()
+        .integer(Cmd.DC_AUTHENTICATE)
+        .classad(_policy(command, authentication, methods, public))
     )
     await conn.send(out.bytes())
     decision = Reader(await conn.receive()).classad()
@@ -77,9 +79,7 @@ async def authenticate(
     key = None
     peer = decision.get("ECDHPublicKey")
     if isinstance(peer, str) and peer:
-        point = ec.EllipticCurvePublicKey.from_encoded_point(
-            ec.SECP256R1(), base64.b64decode(peer)
-        )
+        point = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), base64.b64decode(peer))
         shared = private.exchange(ec.ECDH(), point)
         hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"htcondor", info=b"keygen")
         key = hkdf.derive(shared)
@@ -127,3 +127,25 @@ async def resume(conn: Connection, command: int, session: Session) -> ClassAd:
     if answer.get("ReturnCode") == "AUTHORIZED" and session.key is not None:
         conn.start_encryption(session.key)
     return answer
+
+
+@dataclass
+class Rpcs:
+    """A queue-management connection: `rpc` sends a message and reads its answer, `send`
+    sends one that has none (NoAck)."""
+
+    conn: Connection
+
+    async def rpc(self, w: Writer) -> Reader:
+        await self.conn.send(w.bytes())
+        return Reader(await self.conn.receive(), self.conn.encrypted)
+
+    async def send(self, w: Writer) -> None:
+        await self.conn.send(w.bytes())
+
+
+async def qmgmt(host: str, port: int) -> Rpcs:
+    """A QMGMT_WRITE_CMD connection, authenticated, ready for its RPCs."""
+    conn = await open_connection(host, port)
+    await authenticate(conn, Cmd.QMGMT_WRITE_CMD, "REQUIRED")
+    return Rpcs(conn)

@@ -249,15 +249,24 @@ class Schedd:
             await self.ledger.change(mark)
         return JobIds([f"{c}.{p}" for c, p in keys])
 
-    def _own_job(self, peer: Peer, text: str, what: str) -> Key:
-        """The job a request names, which must be the peer's (or a queue super user's)."""
+    def _job_of(self, peer: Peer, text: str) -> tuple[Key | None, ClassAd | None, bool]:
+        """The job `text` names (None: not a job id), its ad (None: not here), and
+        whether the peer may act on it (its owner, or a queue super user)."""
         key = _parse_id(text)
         if key is None or key[1] < 0:
-            raise Refused("bad-request", f"bad job id {text!r}")
+            return None, None, False
         ad = self.ledger.get(key)
+        owner = str(ad.get("Owner")) if ad is not None else ""
+        return key, ad, ad is not None and security.may_act_on(peer.user, owner, self.super_users)
+
+    def _own_job(self, peer: Peer, text: str, what: str) -> Key:
+        """The job a request names, which must be the peer's (or a queue super user's)."""
+        key, ad, mine = self._job_of(peer, text)
+        if key is None:
+            raise Refused("bad-request", f"bad job id {text!r}")
         if ad is None:
             raise Refused("not-found", f"job {key[0]}.{key[1]} not found")
-        if not security.may_act_on(peer.user, str(ad.get("Owner")), self.super_users):
+        if not mine:
             raise Refused("permission", f"{peer.user} may not {what} job {key[0]}.{key[1]}")
         return key
 
@@ -285,13 +294,13 @@ class Schedd:
         return Done()
 
     def _now_job(self, peer: Peer, text: str, role: str) -> Key:
-        key = _parse_id(text)
-        if key is None or key[1] < 0:
+        """condor_now's job (its messages are HTCondor's)."""
+        key, ad, mine = self._job_of(peer, text)
+        if key is None:
             raise Refused("bad-request", f"invalid {role} ID")
-        ad = self.ledger.get(key)
         if ad is None:
             raise Refused("not-found", f"no such job ({role})")
-        if not security.may_act_on(peer.user, str(ad.get("Owner")), self.super_users):
+        if not mine:
             raise Refused("permission", f"you must own the {role}")
         if ad.get("JobUniverse") != Universe.VANILLA:
             where = "the now-job" if role == "now-job" else role
