@@ -177,7 +177,7 @@ def commands() -> list[CedarCommand]:
 
 # Each update's and invalidation's permission level, as HTCondor's collector registers
 # them (the ADVERTISE_* lists fall back to DAEMON's; the others are DAEMON).
-_LEVELS = {
+_LEVELS: dict[int, str] = {
     Cmd.UPDATE_STARTD_AD: "ADVERTISE_STARTD",
     Cmd.UPDATE_STARTD_AD_WITH_ACK: "ADVERTISE_STARTD",
     Cmd.INVALIDATE_STARTD_ADS: "ADVERTISE_STARTD",
