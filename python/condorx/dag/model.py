@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
-@dataclass
+@dataclass(slots=True)
 class Script:
     """A PRE, POST or HOLD script of a node: what runs, and when it may be retried."""
 
@@ -19,7 +19,7 @@ class Script:
     debug_type: str | None = None  # STDOUT, STDERR or ALL
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     name: str
     submit: str  # the submit description file (or inline description's name, or DAG file)
@@ -44,7 +44,7 @@ class Node:
     source: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Dag:
     path: str
     nodes: dict[str, Node] = field(default_factory=dict)

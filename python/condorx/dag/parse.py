@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,7 +143,8 @@ class _Reader:
         full = self.prefix + name
         if full in self.dag.nodes:
             raise line.fail(f"node {name} is defined twice")
-        node = Node(full, submit, kind, line=line.number, source=line.source)
+        # Most nodes share a submit file: one string for all of them.
+        node = Node(full, sys.intern(submit), kind, line=line.number, source=line.source)
         if submit == "{":
             node.inline, node.submit = self._block(line), ""
         it = iter(rest)
@@ -412,9 +414,8 @@ def _lines(text: str, source: str) -> Iterator[_Line]:
 
 def _rest(text: str, skip: int) -> str:
     """The line's text after its first `skip` words, spacing kept."""
-    pattern = r"^\s*" + r"\S+\s+" * skip
-    m = re.match(pattern, text)
-    return text[m.end() :] if m else ""
+    parts = text.split(None, skip)
+    return parts[skip] if len(parts) > skip else ""
 
 
 def _two(line: _Line, usage: str) -> tuple[str, str]:
@@ -437,10 +438,12 @@ def _pairs(line: _Line, text: str) -> list[tuple[str, str]]:
         m = _VAR.match(text, pos)
         if m is None:
             raise line.fail(f'VARS expects name="value" at {text[pos:].strip()[:30]!r}')
-        name = m.group(1)
+        name = sys.intern(m.group(1))  # most nodes set the same few names
         if name.lower().startswith("queue"):
             raise line.fail(f"VARS may not set {name}")
-        value = re.sub(r'\\([\\"])', r"\1", m.group(2))
+        value = m.group(2)
+        if "\\" in value:
+            value = re.sub(r'\\([\\"])', r"\1", value)
         out.append((name, value))
         pos = m.end()
     if not out:
