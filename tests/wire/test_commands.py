@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from condorx import security, wire
+from condorx.daemons.peer import Peer
 from condorx.daemons.server import Server
 from condorx.errors import Refused
 from condorx.protocol import schedd, startd
@@ -113,10 +114,13 @@ def test_none_is_not_sent_and_an_int_is_a_float_field():
     ],
 )
 def test_each_permission_admits_whom_it_says(permission: Permission, admitted: set[str]):
+    """A daemon's decision with nothing configured (the ALLOW lists' defaults)."""
     users = {security.ANONYMOUS, "alice", security.POOL_IDENTITY, "root"}
     if security.current_user() in users - {"root", security.POOL_IDENTITY}:
         pytest.skip("the test's users include the daemons' own")
-    assert {u for u in users if permission.allows(u)} == admitted
+    server = Server("negotiator", {}, b"k" * 32, commands={})
+    peers = {u: Peer(u, "token", "127.0.0.1:9618") for u in users}
+    assert {u for u, p in peers.items() if server.authorized(permission.level, p)} == admitted
 
 
 def test_a_server_must_answer_its_whole_table_and_nothing_else():

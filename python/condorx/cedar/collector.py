@@ -167,11 +167,11 @@ _PRIVATE_QUERIES = (Cmd.QUERY_STARTD_PVT_ADS, Cmd.QUERY_MULTIPLE_PVT_ADS)
 
 def commands() -> list[CedarCommand]:
     out = [
-        CedarCommand(n, "NEGOTIATOR" if n in _PRIVATE_QUERIES else "READ", _query, QueryAds)
+        CedarCommand(n, "NEGOTIATOR" if n in _PRIVATE_QUERIES else "READ", _query)
         for n in QUERY_TYPES
     ]
-    out += [CedarCommand(n, _level(n), _update, Advertise) for n in _UPDATES]
-    out += [CedarCommand(n, _level(n), _invalidate, Invalidate) for n in _INVALIDATES]
+    out += [CedarCommand(n, _level(n), _update) for n in _UPDATES]
+    out += [CedarCommand(n, _level(n), _invalidate) for n in _INVALIDATES]
     return out
 
 

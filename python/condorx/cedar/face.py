@@ -28,7 +28,6 @@ from condorx.config import Config
 from condorx.daemons.limits import Limits
 from condorx.daemons.peer import Peer
 from condorx.protocol.message import Message
-from condorx.protocol.table import Permission
 
 log = logging.getLogger("condorx.cedar")
 audit = logging.getLogger("condorx.audit")
@@ -43,8 +42,6 @@ class Server(Protocol):
 
     name: str
     limits: Limits
-
-    def permits(self, request: type[Message], peer: Peer) -> bool: ...
 
     def authorized(self, level: str, peer: Peer) -> bool: ...
 
@@ -120,11 +117,7 @@ class CedarCommand:
     number: int
     level: str  # HTCondor's permission level: READ, WRITE, ADMINISTRATOR, DAEMON, ALLOW
     serve: Serve
-    # The condorx request whose permission decides who may run it, or that permission
-    # itself (neither: anyone).
-    request: type[Message] | None = None
     forced: bool = False  # authentication is required whatever the policy says
-    permission: Permission | None = None
 
 
 async def _nop(call: Call) -> bool:

@@ -52,8 +52,7 @@ async def _command(call: Call) -> bool:
 
 
 def commands() -> list[CedarCommand]:
-    out = []
-    for number, make in {**_WHOLE, **_ONE}.items():
-        kind = type(make(""))
-        out.append(CedarCommand(number, "ADMINISTRATOR", _command, kind, forced=True))
-    return out
+    return [
+        CedarCommand(number, "ADMINISTRATOR", _command, forced=True)
+        for number in {**_WHOLE, **_ONE}
+    ]

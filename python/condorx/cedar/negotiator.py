@@ -91,9 +91,9 @@ async def _edit(call: Call) -> bool:
 
 def commands() -> list[CedarCommand]:
     out = [
-        CedarCommand(GET_PRIORITY, "READ", _priorities, GetPriorities),
-        CedarCommand(GET_PRIORITY_ROLLUP, "READ", _priorities, GetPriorities),
-        CedarCommand(GET_RESLIST, "READ", _resources, GetPriorities),
+        CedarCommand(GET_PRIORITY, "READ", _priorities),
+        CedarCommand(GET_PRIORITY_ROLLUP, "READ", _priorities),
+        CedarCommand(GET_RESLIST, "READ", _resources),
     ]
-    out += [CedarCommand(n, "ADMINISTRATOR", _edit, EditUser, forced=True) for n in EDITS]
+    out += [CedarCommand(n, "ADMINISTRATOR", _edit, forced=True) for n in EDITS]
     return out

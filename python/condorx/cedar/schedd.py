@@ -25,9 +25,6 @@ from condorx.protocol.schedd import (
     History,
     QueryJobs,
     Reschedule,
-    StageIn,
-    StageOut,
-    Submit,
 )
 
 # JobAction numbers (HTCondor's enum_utils.h) and condorx's names for them.
@@ -230,15 +227,13 @@ def commands(cfg: Config | None = None) -> list[CedarCommand]:
     late = cfg.get_bool("SCHEDD_ALLOW_LATE_MATERIALIZE", True) if cfg is not None else True
     serve_qmgmt = qmgmt.serving(late)
     return [
-        CedarCommand(Cmd.RESCHEDULE, "WRITE", _reschedule, Reschedule),
-        CedarCommand(Cmd.QUERY_SCHEDD_HISTORY, "READ", _history, History),
-        CedarCommand(Cmd.ACT_ON_JOBS, "WRITE", _act, Act, forced=True),
-        CedarCommand(Cmd.SPOOL_JOB_FILES_WITH_PERMS, "WRITE", sandbox.spool, StageIn, forced=True),
-        CedarCommand(
-            Cmd.TRANSFER_DATA_WITH_PERMS, "WRITE", sandbox.retrieve, StageOut, forced=True
-        ),
-        CedarCommand(Cmd.QMGMT_WRITE_CMD, "WRITE", serve_qmgmt, Submit, forced=True),
-        CedarCommand(Cmd.QMGMT_READ_CMD, "READ", serve_qmgmt, QueryJobs),
-        CedarCommand(Cmd.QUERY_JOB_ADS, "READ", _query_jobs, QueryJobs),
-        CedarCommand(Cmd.QUERY_JOB_ADS_WITH_AUTH, "READ", _query_jobs, QueryJobs, forced=True),
+        CedarCommand(Cmd.RESCHEDULE, "WRITE", _reschedule),
+        CedarCommand(Cmd.QUERY_SCHEDD_HISTORY, "READ", _history),
+        CedarCommand(Cmd.ACT_ON_JOBS, "WRITE", _act, forced=True),
+        CedarCommand(Cmd.SPOOL_JOB_FILES_WITH_PERMS, "WRITE", sandbox.spool, forced=True),
+        CedarCommand(Cmd.TRANSFER_DATA_WITH_PERMS, "WRITE", sandbox.retrieve, forced=True),
+        CedarCommand(Cmd.QMGMT_WRITE_CMD, "WRITE", serve_qmgmt, forced=True),
+        CedarCommand(Cmd.QMGMT_READ_CMD, "READ", serve_qmgmt),
+        CedarCommand(Cmd.QUERY_JOB_ADS, "READ", _query_jobs),
+        CedarCommand(Cmd.QUERY_JOB_ADS_WITH_AUTH, "READ", _query_jobs, forced=True),
     ]

@@ -67,6 +67,6 @@ async def _cancel(call: Call) -> bool:
 
 def commands() -> list[CedarCommand]:
     return [
-        CedarCommand(DRAIN_JOBS, "ADMINISTRATOR", _drain, DrainJobs, forced=True),
-        CedarCommand(CANCEL_DRAIN_JOBS, "ADMINISTRATOR", _cancel, CancelDrain, forced=True),
+        CedarCommand(DRAIN_JOBS, "ADMINISTRATOR", _drain, forced=True),
+        CedarCommand(CANCEL_DRAIN_JOBS, "ADMINISTRATOR", _cancel, forced=True),
     ]

@@ -155,12 +155,6 @@ class Server:
         if self.cedar is not None:
             self.cedar.own_ads = ads
 
-    def permits(self, request: type[Message], peer: Peer) -> bool:
-        """Whether `peer` may send this request (its level in the permission table, as
-        the ALLOW / DENY lists grant it)."""
-        route = self._routes.get(request.command)
-        return route is not None and self.authorized(route[0].permission.level, peer)
-
     def authorized(self, level: str, peer: Peer) -> bool:
         """Whether `peer` has HTCondor's permission `level` here: every level but READ
         needs a proven identity, and then the ALLOW / DENY lists decide."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from condorx import security
 from condorx.protocol import collector, core, job_router, master, negotiator, schedd, startd
 from condorx.protocol.message import Count, Done, Each, Message, Reply
 
@@ -24,15 +23,6 @@ class Permission(enum.Enum):
     def level(self) -> str:
         """HTCondor's name for this level (what the ALLOW_<LEVEL> lists grant)."""
         return self.name
-
-    def allows(self, user: str) -> bool:
-        if self is Permission.READ:
-            return True
-        if self is Permission.WRITE:
-            return user != security.ANONYMOUS
-        if self is Permission.DAEMON:
-            return user == security.POOL_IDENTITY
-        return security.is_admin(user)
 
 
 @dataclass(frozen=True)
