@@ -5,7 +5,6 @@ the workflow completes as on HTCondor."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,10 +30,7 @@ def test_a_snakemake_workflow_runs_through_the_htcondor_executor(personal_pool, 
     work = tmp_path / "workflow"
     work.mkdir()
     (work / "Snakefile").write_text(SNAKEFILE)
-    config = tmp_path / "htcondor.config"
-    config.write_text(bindings.client_config(personal_pool))
-    env = {**os.environ, "CONDOR_CONFIG": str(config)}
-    env.pop("CONDORX_CONFIG", None)
+    env = bindings.client_env(personal_pool, tmp_path / "htcondor.config")
     snakemake = Path(sys.executable).parent / "snakemake"
     r = subprocess.run(
         [str(snakemake), "--executor", "htcondor", "--jobs", "2", "--latency-wait", "5"],

@@ -49,10 +49,8 @@ def test_a_toil_workflow_runs_through_its_htcondor_batch_system(personal_pool, t
     work = tmp_path / "toil"
     work.mkdir()
     (work / "workflow.py").write_text(WORKFLOW)
-    config = tmp_path / "htcondor.config"
-    config.write_text(bindings.client_config(personal_pool))
-    env = {**os.environ, "CONDOR_CONFIG": str(config), "TMPDIR": str(work)}
-    env.pop("CONDORX_CONFIG", None)
+    env = bindings.client_env(personal_pool, tmp_path / "htcondor.config")
+    env["TMPDIR"] = str(work)
     python = Path(bindings.LEGACY_PYTHON)
     env["PATH"] = f"{python.parent}{os.pathsep}{env['PATH']}"  # the jobs run _toil_worker
     r = subprocess.run(

@@ -38,6 +38,15 @@ def client_config(pool: LocalPool, extra: str = "") -> str:
     return f"include : {pool.config_file}\nCOLLECTOR_HOST = {address}\n{extra}"
 
 
+def client_env(pool: LocalPool, path: Path, extra: str = "") -> dict[str, str]:
+    """The environment of a program that uses HTCondor's clients on this pool: its
+    CONDOR_CONFIG (written at `path`) and no condorx configuration."""
+    path.write_text(client_config(pool, extra))
+    env = {**os.environ, "CONDOR_CONFIG": str(path)}
+    env.pop("CONDORX_CONFIG", None)
+    return env
+
+
 def run(
     pool: LocalPool,
     code: str,
@@ -48,7 +57,6 @@ def run(
 ) -> Result:
     """Run `code` with the bindings; its `result(value)` call (JSON) is the value."""
     path = pool.root / f"htcondor-{abs(hash(config)) % 10**8}.config"
-    path.write_text(client_config(pool, config))
     prelude = textwrap.dedent(
         """\
         import json, sys
@@ -56,8 +64,10 @@ def run(
             sys.stdout.write("RESULT " + json.dumps(value) + "\\n")
         """
     )
-    environ = {**os.environ, **(env or {}), "CONDOR_CONFIG": str(path)}
-    environ.pop("CONDORX_CONFIG", None)
+    environ = client_env(pool, path, config)
+    for name, value in (env or {}).items():  # the pool's configuration whatever env says
+        if name not in ("CONDOR_CONFIG", "CONDORX_CONFIG"):
+            environ[name] = value
     r = subprocess.run(
         [python, "-c", prelude + textwrap.dedent(code)],
         env=environ,
