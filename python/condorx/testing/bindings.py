@@ -65,9 +65,9 @@ def run(
         """
     )
     environ = client_env(pool, path, config)
-    for name, value in (env or {}).items():  # the pool's configuration whatever env says
+    for name, setting in (env or {}).items():  # the pool's configuration whatever env says
         if name not in ("CONDOR_CONFIG", "CONDORX_CONFIG"):
-            environ[name] = value
+            environ[name] = setting
     r = subprocess.run(
         [python, "-c", prelude + textwrap.dedent(code)],
         env=environ,
