@@ -691,9 +691,11 @@ class Schedd:
 
     async def _follow(self, news: Committed, aside: trio.Nursery) -> None:
         if news.idle:
-            local = [k for k in news.idle if is_local(self.ledger.get(k))]
+            local: list[Key] = []
+            others: list[Key] = []
+            for k in news.idle:  # one pass: a submission's news may name 100,000 jobs
+                (local if is_local(self.ledger.get(k)) else others).append(k)
             self.local.note_idle(local)
-            others = [k for k in news.idle if k not in set(local)]
             if others:
                 self.shadows.note_idle(others)
                 aside.start_soon(advertise.reschedule, self.cfg, self.ledger, self.me)
