@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from condorx.cedar import transfer
-from condorx.cedar.codec import CedarError, Reader
+from condorx.cedar.codec import CedarError
 from condorx.cedar.face import Call
 from condorx.protocol.schedd import QueryJobs, Retrieve, StageIn, StageOut
 
@@ -91,7 +91,4 @@ async def _job_ad(call: Call, job: str) -> bytes | None:
     mode = "encrypted" if call.conn.encrypted else "clear"
     query = QueryJobs(constraint=f"ClusterId == {cluster} && ProcId == {proc}", cedar=mode)
     reply = await call.dispatch(query, take)
-    if not reply.get("ok") or not rows:
-        return None
-    Reader(rows[0], call.conn.encrypted).classad()  # it is one whole ad
-    return rows[0]
+    return rows[0] if reply.get("ok") and rows else None
