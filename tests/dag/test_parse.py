@@ -66,11 +66,11 @@ def test_vars_with_quotes_attributes_and_placement(tmp_path):
         'VARS A My.Path="c:\\\\dir"\n',
     )
     assert d.nodes["A"].vars == [
-        ("x", "1", "append"),
-        ("+Tag", '"q"', "append"),
-        ("y", "a b", "append"),
+        ("x", "1", ""),
+        ("+Tag", '"q"', ""),
+        ("y", "a b", ""),
         ("first", "$(JOB)", "prepend"),
-        ("My.Path", "c:\\dir", "append"),
+        ("My.Path", "c:\\dir", ""),
     ]
 
 
@@ -81,7 +81,7 @@ def test_all_nodes_means_every_node_but_the_final_wherever_it_is_said(tmp_path):
         'VARS all_nodes v="1"\nSCRIPT POST ALL_NODES p.sh\n',
     )
     assert [d.nodes[n].retries for n in "ABF"] == [2, 2, 0]
-    assert d.nodes["B"].vars == [("v", "1", "append")] and d.nodes["F"].vars == []
+    assert d.nodes["B"].vars == [("v", "1", "")] and d.nodes["F"].vars == []
     assert "POST" in d.nodes["A"].scripts and "POST" not in d.nodes["F"].scripts
     assert d.final == "F"
 

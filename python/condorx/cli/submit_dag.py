@@ -4,24 +4,27 @@ condor_submit_dag [options] DAG_FILE [DAG_FILE...]
 
 Each DAG file is read as DAGMan reads it (a line it cannot read, a node named before it
 is defined, a cycle: an error naming the file and line, and nothing is written); then
-`DAG.condor.sub` is written as HTCondor's condor_submit_dag writes it. condorx cannot run
-the DAG yet (it has no condor_dagman), so the DAG is submitted only with -no_submit's
-meaning: the file is written and the tool says how it would be submitted.
+`DAG.condor.sub` is written as HTCondor's condor_submit_dag writes it, and submitted to
+the local schedd (unless -no_submit): its job is condor_dagman, in the scheduler
+universe, which runs the DAG.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
 
 from condorx.cli import args as a
-from condorx.cli.common import fail
+from condorx.cli.common import fail, load, run_client
+from condorx.client.schedd import ScheddClient
 from condorx.dag.errors import DagError
 from condorx.dag.parse import parse
 from condorx.dag.submit_file import Options, text
+from condorx.submit.build import Facts, build
+from condorx.submit.errors import SubmitError
+from condorx.submit.parse import parse as parse_submit
 
 TOOL = "condor_submit_dag"
 OPTIONS = [
@@ -149,10 +152,20 @@ def _report(files: dict[str, str], rescue: str | None, no_submit: bool) -> None:
         print(f'"condor_submit {files["submit"]}"')
         print(line)
         return
+    cluster = _submit(files["submit"])
+    print("Submitting job(s).")
+    print(f"1 job(s) submitted to cluster {cluster}.")
     print(line)
-    print(
-        f"{TOOL}: condorx cannot run DAGs yet (it has no condor_dagman); the submit file"
-        " is written (use -no_submit to say so)",
-        file=sys.stderr,
-    )
-    sys.exit(1)
+
+
+def _submit(path: str) -> int:
+    """Submit the DAGMan job as condor_submit would submit `path`."""
+    cfg = load(TOOL)
+    client = ScheddClient(cfg)
+    try:
+        desc = parse_submit(Path(path).read_text(), path, (), path)
+        cluster = run_client(client.reserve, tool=TOOL)
+        jobs = build(desc, cluster, Facts.from_config(cfg), cfg)
+    except SubmitError as e:
+        fail(f"ERROR: {e}")
+    return int(run_client(client.submit, jobs.cluster, jobs.procs, cluster, tool=TOOL))

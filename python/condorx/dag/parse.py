@@ -285,7 +285,7 @@ class _Reader:
             raise line.fail('VARS needs a node and name="value" pairs')
         name = line.words[1]
         rest = _rest(line.text, 2)
-        where = "append"
+        where = ""  # unsaid: DAGMAN_DEFAULT_APPEND_VARS decides (prepend, by default)
         if line.words[2].upper() in ("PREPEND", "APPEND"):
             where, rest = line.words[2].lower(), _rest(line.text, 3)
         pairs = _pairs(line, rest)

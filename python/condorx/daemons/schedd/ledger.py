@@ -236,10 +236,12 @@ class Ledger:
         gone = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind == "leave"}
         for ev in txn.events:
             ad = self.queue.get(ev.key) or gone.get(ev.key)
-            path = userlog.log_path(ad) if ad is not None else None
-            text = userlog.format_event(ev, head, self.address) if path else None
-            if ad is not None and path and text:
-                entries.append((path, text, ad.get("Owner")))
+            if ad is None or not (ad.get("UserLog") or ad.get("DAGManNodesLog")):
+                continue
+            text = userlog.format_event(ev, head, self.address, ad.get("SubmitEventNotes"))
+            if text:
+                for path in userlog.log_paths(ad, userlog.number_of(text)):
+                    entries.append((path, text, ad.get("Owner")))
         if entries:
             for err in await trio.to_thread.run_sync(userlog.write_events, entries):
                 log.warning("%s", err)

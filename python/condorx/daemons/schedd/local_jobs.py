@@ -6,6 +6,10 @@ process tree (remove_kill_sig, else SIGTERM), which then leaves or waits held.
 
 A job running when the schedd stopped goes back to idle when it starts again (as every
 orphaned run does), and is run again.
+
+The job's environment is its own plus CONDOR_ID (its "cluster.proc", as HTCondor's schedd
+gives it; condor_dagman learns its job id from it) and, when it names no configuration
+file, the schedd's own: a job run on the schedd's machine finds the same pool.
 """
 
 from __future__ import annotations
@@ -39,9 +43,10 @@ def is_local(ad: Any) -> bool:
 
 
 class LocalJobs:
-    def __init__(self, ledger: Ledger, me: Identity) -> None:
+    def __init__(self, ledger: Ledger, me: Identity, config_file: str | None = None) -> None:
         self.ledger = ledger
         self.me = me
+        self.config_file = config_file
         # The jobs it runs (None while one is being started).
         self.running: dict[Key, Process | None] = {}
         self._nursery: trio.Nursery | None = None
@@ -94,7 +99,7 @@ class LocalJobs:
         if not started or ad is None:
             return
         try:
-            process = await trio.to_thread.run_sync(_spawn, ad)
+            process = await trio.to_thread.run_sync(_spawn, ad, key, self.config_file)
         except (OSError, accounts.AccountError, ValueError) as e:
             failed = RunResult(failed=f"Failed to execute {ad.get('Cmd')}: {e}")
             end = int(time.time())
@@ -111,7 +116,7 @@ def _idle(ad: ClassAd) -> bool:
     return is_local(ad) and ad.get("JobStatus") == JobStatus.IDLE
 
 
-def _spawn(ad: ClassAd) -> Process:
+def _spawn(ad: ClassAd, key: Key, config_file: str | None) -> Process:
     """Start the job's process in its Iwd, its stdio its In / Out / Err, as its owner."""
     iwd = Path(str(ad.get("Iwd") or "/"))
     account = accounts.of_owner(ad.get("Owner"))
@@ -124,7 +129,11 @@ def _spawn(ad: ClassAd) -> Process:
     try:
         cmd = str(ad.get("Cmd") or "")
         argv = [cmd if cmd.startswith("/") else str(iwd / cmd), *arguments(ad)]
-        return Process(argv, environment(ad), iwd, stdio, account)
+        env = environment(ad)
+        env["CONDOR_ID"] = f"{key[0]}.{key[1]}"
+        if config_file and not (env.get("CONDORX_CONFIG") or env.get("CONDOR_CONFIG")):
+            env["CONDOR_CONFIG"] = config_file
+        return Process(argv, env, iwd, stdio, account)
     finally:
         for f in stdio:
             f.close()

@@ -109,7 +109,7 @@ class Schedd:
         ledger.on_applied = self.factories.applied
         self.intake = Intake(cfg, ledger, me, self.factories, self.super_users)
         # Scheduler-universe jobs (condor_dagman): the schedd runs them itself.
-        self.local = LocalJobs(ledger, me)
+        self.local = LocalJobs(ledger, me, cfg.files[0] if cfg.files else None)
         # The idle jobs grouped for the negotiators' last requests.
         self.clusters = Groups()
         self.shadows.note_idle(

@@ -37,8 +37,9 @@ def timestamp(now: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
 
 
-def format_event(ev: Event, head: str, schedd_addr: str) -> str | None:
-    """The event's text (`head` is its timestamp), or None for events the log omits."""
+def format_event(ev: Event, head: str, schedd_addr: str, notes: object = None) -> str | None:
+    """The event's text (`head` is its timestamp), or None for events the log omits;
+    `notes` (the job's SubmitEventNotes) go on the submit event's second line."""
     cluster, proc = ev.key
     info = ev.info
 
@@ -46,7 +47,8 @@ def format_event(ev: Event, head: str, schedd_addr: str) -> str | None:
         return f"{num:03d} ({cluster:03d}.{proc:03d}.000) {head} {text}\n{body}...\n"
 
     if ev.kind == "submit":
-        return line(SUBMIT, f"Job submitted from host: {schedd_addr}")
+        body = f"    {notes}\n" if isinstance(notes, str) and notes else ""
+        return line(SUBMIT, f"Job submitted from host: {schedd_addr}", body)
     if ev.kind == "grid_submit":
         body = (
             f"    GridResource: {info.get('resource', '')}\n"
@@ -85,13 +87,44 @@ def format_event(ev: Event, head: str, schedd_addr: str) -> str | None:
     return None
 
 
-def log_path(ad: ClassAd) -> Path | None:
+def log_path(ad: ClassAd, attr: str = "UserLog") -> Path | None:
     """Where the job's events go: UserLog, relative to Iwd when not absolute."""
-    name = ad.get("UserLog")
+    name = ad.get(attr)
     if not isinstance(name, str) or not name:
         return None
     iwd = ad.get("Iwd")
     return _resolve(name, iwd if isinstance(iwd, str) else "/")
+
+
+def log_paths(ad: ClassAd, number: int) -> list[Path]:
+    """Every log an event goes to: the job's own, and a DAG node job's nodes log
+    (DAGManNodesLog) when DAGManNodesMask lists the event (all events when it has none)."""
+    paths = []
+    own = log_path(ad)
+    if own is not None:
+        paths.append(own)
+    nodes = log_path(ad, "DAGManNodesLog")
+    if nodes is not None and nodes != own and number in _mask(ad.get("DAGManNodesMask")):
+        paths.append(nodes)
+    return paths
+
+
+_ALL_EVENTS = frozenset(range(64))
+
+
+@functools.lru_cache(maxsize=16)
+def _mask(text: object) -> frozenset[int]:
+    if not isinstance(text, str):
+        return _ALL_EVENTS
+    try:
+        return frozenset(int(w) for w in text.split(",") if w.strip())
+    except ValueError:
+        return _ALL_EVENTS
+
+
+def number_of(text: str) -> int:
+    """The event number a formatted event starts with."""
+    return int(text[:3])
 
 
 @functools.lru_cache(maxsize=1024)

@@ -1,0 +1,463 @@
+"""condor_dagman's run of a DAG: it reads the DAG (and its last rescue DAG), submits each
+ready node's job to the local schedd, follows the nodes log, runs the PRE, POST and HOLD
+scripts, keeps the DAGMan job's DAG_* attributes current, and at the end writes a rescue
+DAG if anything failed. Its exit code is the DAG's: 0 when every node succeeded.
+
+A lock file beside the DAG says a DAGMan is (or was) running it. Found at start, it means
+the last run was cut off: this run recovers, replaying the nodes log (and asking the
+schedd which of its node jobs are still queued), so that no node runs twice and none is
+lost. While another live DAGMan of the same DAGMan job holds the lock (the schedd was
+restarted and started this one anew), this one waits for it to end first.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import time
+from pathlib import Path
+
+import trio
+
+from condorx import wire
+from condorx.classad import ClassAd
+from condorx.client.schedd import ScheddClient
+from condorx.config import Config
+from condorx.dag.model import Dag
+from condorx.dag.parse import parse
+from condorx.dagman import node_job, nodes_log, rescue, scripts
+from condorx.dagman.debug_log import DebugLog
+from condorx.dagman.engine import DagStatus, Engine
+from condorx.dagman.options import Options
+from condorx.dagman.submitter import NodeSubmitError, Submitter
+from condorx.eventlog import EventLogError, Tail
+
+_POLL = 0.1  # how often the nodes log is looked at (a stat and a read)
+
+
+class Dagman:
+    def __init__(self, opts: Options, cfg: Config, out: DebugLog, job: tuple[int, int]) -> None:
+        self.opts = opts
+        self.cfg = cfg
+        self.out = out
+        self.job = job  # the DAGMan job's own id; (0, 0) when run by hand
+        self.client = ScheddClient(cfg)
+        self.dag: Dag = Dag(opts.primary)
+        self.engine = Engine(self.dag)
+        self.nodes_log = Path(os.path.abspath(opts.primary + ".nodes.log"))
+        self.removed = False  # condor_rm of the DAGMan job
+        self._wake = trio.Event()
+        self._window = (0.0, 0)  # (start of this scan interval, submits made in it)
+        self._submit_backoff = 0.0
+        self._attempts: dict[str, int] = {}
+        self._ad_sent: dict[str, object] = {}
+        self._ad_time = 0.0
+        self._nursery: trio.Nursery | None = None
+        self._abort_handled = False
+
+    # ---- the whole run ----------------------------------------------------------------
+
+    async def run(self) -> int:
+        self._load()
+        recovery = os.path.exists(self.opts.lockfile) or self.opts.do_recovery
+        lock = await self._lock()
+        try:
+            await self._start(recovery)
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                nursery.start_soon(self._on_removal, nursery.cancel_scope)
+                await self._loop(nursery)
+                nursery.cancel_scope.cancel()
+            return await self._finish()
+        finally:
+            os.close(lock)
+
+    def _load(self) -> None:
+        self.dag = parse(self.opts.primary)
+        found = self._rescue_file()
+        if found:
+            self.out(f"Parsing {found} ...")
+            rescue.apply(self.dag, found)
+        self.engine = Engine(self.dag, self.opts.limits(self.cfg))
+        for name, value in self.dag.maxjobs.items():
+            self.engine.limits.categories[name] = value
+        self.out(f"Dag contains {len(self.dag.nodes)} total nodes")
+
+    def _rescue_file(self) -> str | None:
+        primary = self.opts.primary
+        if self.opts.do_rescue_from:
+            return rescue.name(primary, self.opts.do_rescue_from)
+        if self.opts.auto_rescue and not self.opts.force:
+            last = rescue.last_number(primary, self.cfg.get_int("DAGMAN_MAX_RESCUE_NUM", 100))
+            return rescue.name(primary, last) if last else None
+        return None
+
+    async def _lock(self) -> int:
+        """The lock file, held (flock) for the run, with the DAGMan job's cluster in it.
+        Held by a live DAGMan of the same job: wait for it; of another job: refuse."""
+        fd = os.open(self.opts.lockfile, os.O_CREAT | os.O_RDWR, 0o600)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                if holder != str(self.job[0]):
+                    os.close(fd)
+                    raise DagmanError(
+                        "Aborting because it looks like another instance of DAGMan is"
+                        " currently running on this DAG; if that is not the case, delete"
+                        f" the lock file ({self.opts.lockfile}) and re-submit the DAG."
+                    ) from None
+                self.out("Lock file is held by an earlier run of this DAGMan job; waiting")
+                await trio.sleep(1)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{self.job[0]}\n".encode(), 0)
+        return fd
+
+    async def _start(self, recovery: bool) -> None:
+        self.engine.start()
+        self.submitter = Submitter(self.client, self.cfg, self.dag, await self._context())
+        self.tail = Tail(self.nodes_log)
+        if not recovery:
+            self.nodes_log.write_bytes(b"")
+            self.out(f"Default node log file is: <{self.nodes_log}>")
+            return
+        self.out("Running in RECOVERY mode...")
+        self.engine.recovering = True
+        self._replay()
+        await self._queued_jobs()
+        self.engine.recovering = False
+        self.out("...done with RECOVERY mode")
+        self.out.status(self.engine)
+
+    async def _context(self) -> node_job.Context:
+        """What every node job gets from the DAGMan job; the DAGMan job's ad gets its
+        batch name and id (HTCondor's defaults: the DAG file's name + cluster, and the
+        job's id) if it has none."""
+        cluster, proc = self.job
+        name = self.opts.batch_name or f"{os.path.basename(self.opts.primary)}+{cluster}"
+        batch_id = f"{cluster}.{proc}"
+        if cluster:
+            ad = await self._own_ad()
+            if ad is not None:
+                name = str(ad.get("JobBatchName") or name)
+                batch_id = str(ad.get("JobBatchId") or batch_id)
+            await self._edit({"JobBatchName": _quote(name), "JobBatchId": _quote(batch_id)})
+        return node_job.Context(
+            dagman_id=cluster,
+            nodes_log=str(self.nodes_log),
+            batch_name=name if cluster else self.opts.batch_name,
+            batch_id=batch_id if cluster else "",
+            suppress_notification=self.opts.suppress_notification,
+            priority=self.opts.priority,
+            append_vars=self.cfg.get_bool("DAGMAN_DEFAULT_APPEND_VARS", False),
+        )
+
+    # ---- the loop ---------------------------------------------------------------------
+
+    async def _loop(self, nursery: trio.Nursery) -> None:
+        engine = self.engine
+        while not self.removed:
+            self._read_events()
+            await self._remove_asked()
+            for name in engine.take_pre():
+                nursery.start_soon(self._script, "PRE", name)
+            for name in engine.take_post():
+                nursery.start_soon(self._script, "POST", name)
+            await self._submit_ready()
+            await self._update_ad()
+            if engine.aborted is not None and not self._abort_handled:
+                self._abort_handled = True
+                self.out("Aborting DAG: ABORT-DAG-ON")
+                await self._remove_all("DAG Abort: DAG is exiting and writing rescue file.")
+            if not engine.active():
+                if engine.start_final():
+                    self.out(f"Running FINAL node {self.dag.final}")
+                    continue
+                return
+            with trio.move_on_after(_POLL):
+                await self._wake.wait()
+            self._wake = trio.Event()
+
+    def _read_events(self, replay: bool = False) -> None:
+        try:
+            events = self.tail.read()
+        except (OSError, EventLogError) as e:
+            self.out(f"ERROR: reading the nodes log {self.nodes_log}: {e}")
+            return
+        for ev in events:
+            name = self.engine.by_cluster.get(ev.cluster)
+            if replay and ev.number == 0:
+                name = nodes_log.node_of(ev)
+                if name in self.dag.nodes:
+                    self.engine.recover_submit(name, ev.cluster)
+            if ev.number == nodes_log.POST_TERMINATED:
+                name = nodes_log.node_of(ev)
+                if replay and name in self.dag.nodes:
+                    self.engine.post_logged(name, ev.return_value(), ev.signal())
+                continue
+            mode = " [recovery mode]" if replay else ""
+            who = f"Node {name}" if name else "unknown Node"
+            self.out(f"Event: {ev.name} for HTCondor {who} ({ev.job}) {{{_when(ev.time)}}}{mode}")
+            before = self.engine.held
+            self.engine.event(ev.number, ev.cluster, ev.proc, nodes_log.info(ev))
+            if ev.number == 12 and name and not replay and self.engine.held > before:
+                self._hold_script(name)
+            if name and ev.number in (5, 9):
+                self._note_end(name)
+
+    def _replay(self) -> None:
+        self._read_events(replay=True)
+
+    async def _queued_jobs(self) -> None:
+        """Recovery: node jobs in the queue the nodes log does not know of (the schedd
+        queued them but died before it logged them)."""
+        cluster = self.job[0]
+        if not cluster:
+            return
+        try:
+            async for chunk in self.client.query_ads(f"DAGManJobId == {cluster}"):
+                for ad in chunk:
+                    name, job = ad.get("DAGNodeName"), ad.get("ClusterId")
+                    if name in self.dag.nodes and isinstance(job, int):
+                        if job not in self.engine.by_cluster:
+                            self.engine.recover_submit(str(name), job)
+                            self.engine.event(0, job, int(ad.get("ProcId") or 0), {})
+        except (wire.WireError, OSError) as e:
+            self.out(f"WARNING: cannot ask the schedd for this DAG's jobs: {e}")
+
+    def _note_end(self, name: str) -> None:
+        st = self.engine.states[name]
+        self.out(f"Node {name} job status: {st.status}" + (f" ({st.error})" if st.error else ""))
+
+    # ---- submitting -------------------------------------------------------------------
+
+    async def _submit_ready(self) -> None:
+        now = trio.current_time()
+        if now < self._submit_backoff:
+            return
+        interval = self.cfg.get_int("DAGMAN_USER_LOG_SCAN_INTERVAL", 5)
+        most = self.cfg.get_int("DAGMAN_MAX_SUBMITS_PER_INTERVAL", 100)
+        start, made = self._window
+        if now - start >= interval:
+            start, made = now, 0
+        for name in self.engine.take_submit(max(most - made, 0)):
+            made += 1
+            if not await self._submit(name):
+                break
+        self._window = (start, made)
+
+    async def _submit(self, name: str) -> bool:
+        """Submit one node's job; False when the schedd cannot be reached (the node
+        goes back to wait, and submitting pauses a while)."""
+        node, st = self.dag.nodes[name], self.engine.states[name]
+        if node.noop:
+            self.out(f"Node {name} is a NOOP node: not submitting a job")
+            self.engine.noop(name)
+            return True
+        self.out(f"Submitting HTCondor Node {name} job(s)...")
+        try:
+            status, failed = int(self.engine.status), self.engine.failed_nodes
+            cluster, procs = await self.submitter.submit(node, st.retries, status, failed)
+        except NodeSubmitError as e:
+            self.out(f"ERROR: submit attempt failed for node {name}: {e}")
+            self.engine.submit_failed(name, str(e))
+            return True
+        except (wire.WireError, OSError) as e:
+            return self._submit_refused(name, str(e))
+        self._attempts.pop(name, None)
+        self.out(f"\tassigned HTCondor ID ({cluster}.0.0)")
+        self.engine.submitted(name, cluster, procs)
+        return True
+
+    def _submit_refused(self, name: str, why: str) -> bool:
+        tries = self._attempts.get(name, 0) + 1
+        most = self.cfg.get_int("DAGMAN_MAX_SUBMIT_ATTEMPTS", 6)
+        self.out(f"ERROR: submit attempt {tries} of {most} failed for node {name}: {why}")
+        if tries >= most:
+            self._attempts.pop(name, None)
+            self.engine.submit_failed(name, f"Job submit failed {tries} times: {why}")
+            return True
+        self._attempts[name] = tries
+        self.engine.unsubmit(name)
+        self._submit_backoff = trio.current_time() + min(2.0**tries, 60.0)
+        return False
+
+    # ---- scripts ----------------------------------------------------------------------
+
+    async def _script(self, kind: str, name: str) -> None:
+        node, st = self.dag.nodes[name], self.engine.states[name]
+        script = node.scripts[kind]
+        cwd = node_job.directory(node)
+        debug = (script.debug_file, script.debug_type or "ALL") if script.debug_file else None
+        while True:
+            words = scripts.argv(script.command, kind, self._macros(name))
+            self.out(f"Running {kind} script of Node {name}...")
+            code, sig, err = await scripts.run(words, cwd, debug)
+            if err:
+                self.out(f"ERROR: {kind} script of Node {name}: {err}")
+            if sig is None and script.defer_status is not None and code == script.defer_status:
+                self.out(f"{kind} script of Node {name} deferred for {script.defer_time} seconds")
+                await trio.sleep(script.defer_time)
+                continue
+            break
+        how = f"exited with status {code}" if sig is None else f"died on signal {sig}"
+        self.out(f"{kind} Script of Node {name} {how}")
+        if kind == "PRE":
+            self.engine.pre_done(name, code, sig)
+        else:
+            cluster = st.cluster or 0
+            nodes_log.append(self.nodes_log, nodes_log.post_event(cluster, 0, name, code, sig))
+            self.engine.post_done(name, code, sig)
+        self._wake.set()
+
+    def _hold_script(self, name: str) -> None:
+        """A node job was held: its HOLD script runs (its exit changes nothing)."""
+        if "HOLD" in self.dag.nodes[name].scripts and self._nursery is not None:
+            self._nursery.start_soon(self._run_hold, name)
+
+    async def _run_hold(self, name: str) -> None:
+        node = self.dag.nodes[name]
+        script = node.scripts["HOLD"]
+        words = scripts.argv(script.command, "HOLD", self._macros(name))
+        await scripts.run(words, node_job.directory(node))
+
+    def _macros(self, name: str) -> dict[str, str]:
+        node, st, eng = self.dag.nodes[name], self.engine.states[name], self.engine
+        counts = eng.counts()
+        codes = sorted(c for c in st.codes.values() if c is not None)
+        distinct = sorted(set(codes))
+        return {
+            "$JOB": name,
+            "$RETRY": str(st.retries),
+            "$MAX_RETRIES": str(node.retries),
+            "$DAG_STATUS": str(int(eng.status)),
+            "$FAILED_COUNT": str(eng.failed_nodes),
+            "$FUTILE_COUNT": str(eng.futile_nodes),
+            "$DONE_COUNT": str(counts["DONE"]),
+            "$QUEUED_COUNT": str(eng.submitted_nodes),
+            "$NODE_COUNT": str(len(eng.states)),
+            "$DAGID": str(self.job[0]),
+            "$JOBID": f"{st.cluster or 0}.0",
+            "$CLUSTERID": str(st.cluster or 0),
+            "$JOB_COUNT": str(st.procs),
+            "$SUCCESS": "True" if st.job_retval == 0 else "False",
+            "$RETURN": str(st.job_retval if st.job_retval is not None else -1),
+            "$EXIT_CODES": ",".join(str(c) for c in distinct),
+            "$EXIT_CODE_COUNTS": ",".join(f"{c}:{codes.count(c)}" for c in distinct),
+            "$EXIT_CODE_LIST": ",".join(str(c) for c in st.codes.values() if c is not None),
+            "$PRE_SCRIPT_RETURN": str(st.pre_retval if st.pre_retval is not None else -1),
+            "$JOB_ABORT_COUNT": str(sum(1 for c in st.codes.values() if c is None)),
+        }
+
+    # ---- removal, the DAGMan job's ad, the end ----------------------------------------
+
+    async def _on_removal(self, scope: trio.CancelScope) -> None:
+        """condor_rm of the DAGMan job: the schedd sends SIGUSR1 (remove_kill_sig); the
+        run stops at once (its scripts killed), and its node jobs are removed."""
+        with trio.open_signal_receiver(signal.SIGUSR1, signal.SIGTERM) as signals:
+            async for _ in signals:
+                self.out("Received SIGUSR1: the DAGMan job was removed")
+                self.removed = True
+                self.engine.status = DagStatus.RM
+                scope.cancel()
+                return
+
+    async def _remove_asked(self) -> None:
+        while self.engine.to_remove:
+            cluster, why = self.engine.to_remove.pop()
+            constraint = f"ClusterId == {cluster} && DAGManJobId == {self.job[0]}"
+            await self._act("remove", constraint, why)
+
+    async def _remove_all(self, why: str) -> None:
+        keep = f' && DAGNodeName =!= "{self.dag.final}"' if self.dag.final else ""
+        if self.job[0]:
+            await self._act("remove", f"DAGManJobId == {self.job[0]}{keep}", why)
+
+    async def _act(self, action: str, constraint: str, why: str) -> None:
+        try:
+            await self.client.act(action, constraint=constraint, reason=why)
+        except (wire.WireError, OSError) as e:
+            self.out(f"ERROR: removing node jobs ({constraint}): {e}")
+
+    async def _update_ad(self, force: bool = False) -> None:
+        """The DAGMan job's DAG_* attributes, sent when they changed (at most each
+        second, and at the end)."""
+        if not self.job[0] or (not force and time.monotonic() - self._ad_time < 1.0):
+            return
+        eng, c = self.engine, self.engine.counts()
+        attrs: dict[str, object] = {
+            "DAG_NodesTotal": len(eng.states),
+            "DAG_NodesDone": c["DONE"],
+            "DAG_NodesPrerun": c["PRERUN"],
+            "DAG_NodesQueued": c["SUBMITTED"],
+            "DAG_NodesPostrun": c["POSTRUN"],
+            "DAG_NodesReady": c["READY"],
+            "DAG_NodesFailed": c["ERROR"],
+            "DAG_NodesUnready": c["NOT_READY"],
+            "DAG_NodesFutile": c["FUTILE"],
+            "DAG_Status": int(eng.final_status() if force else eng.status),
+            "DAG_InRecovery": int(eng.recovering),
+            "DAG_JobsSubmitted": eng.jobs_submitted,
+            "DAG_JobsIdle": eng.idle,
+            "DAG_JobsHeld": eng.held,
+            "DAG_JobsRunning": max(eng.jobs_submitted - eng.jobs_completed - eng.idle, 0),
+            "DAG_JobsCompleted": eng.jobs_completed,
+        }
+        if attrs == self._ad_sent:
+            return
+        self._ad_time = time.monotonic()
+        self._ad_sent = attrs
+        changed = {k: str(v) for k, v in attrs.items()}
+        changed["DAG_AdUpdateTime"] = str(int(time.time()))
+        await self._edit(changed)
+
+    async def _edit(self, attrs: dict[str, str]) -> None:
+        try:
+            await self.client.edit(attrs, ids=[f"{self.job[0]}.{self.job[1]}"])
+        except (wire.WireError, OSError) as e:
+            self.out(f"WARNING: cannot update the DAGMan job's ad: {e}")
+
+    async def _own_ad(self) -> ClassAd | None:
+        try:
+            async for chunk in self.client.query_ads(
+                f"ClusterId == {self.job[0]} && ProcId == {self.job[1]}"
+            ):
+                for ad in chunk:
+                    return ad
+        except (wire.WireError, OSError) as e:
+            self.out(f"WARNING: cannot read the DAGMan job's ad: {e}")
+        return None
+
+    async def _finish(self) -> int:
+        eng = self.engine
+        if self.removed:
+            await self._remove_all("Removed by DAGMan: the DAG was removed")
+        elif eng.services_busy():
+            services = f"DAGManJobId == {self.job[0]} && DAGLifetimeJob =?= true"
+            await self._act("remove", services, "DAG is exiting")
+        code = 2 if self.removed else eng.exit_code()
+        if code != 0 or eng.failed_nodes:
+            number = rescue.last_number(self.opts.primary) + 1
+            path = rescue.name(self.opts.primary, min(number, 100))
+            self.out(f"Writing Rescue DAG file to {path}...")
+            rescue.write(path, eng, self.opts.primary)
+        self.out.status(eng)
+        await self._update_ad(force=True)
+        self.out(f"**** condor_dagman (condor_DAGMAN) pid {os.getpid()} EXITING WITH STATUS {code}")
+        os.unlink(self.opts.lockfile)
+        return code
+
+
+class DagmanError(Exception):
+    """DAGMan cannot run this DAG (it does not parse, or another DAGMan runs it)."""
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _when(t: float) -> str:
+    return time.strftime("%m/%d/%y %H:%M:%S", time.localtime(t))

@@ -1,0 +1,59 @@
+"""Submitting a node's job straight to the schedd, as DAGMan's direct submission does:
+condorx's own submit code builds the job from the node's description and DAGMan's
+statements (`node_job`), in the node's directory, and the schedd client sends it; no
+condor_submit process per node."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from condorx.client.schedd import ScheddClient
+from condorx.config import Config
+from condorx.dag.model import Dag, Node
+from condorx.dagman import node_job
+from condorx.submit.build import Facts, build
+from condorx.submit.errors import SubmitError
+from condorx.submit.parse import parse
+
+
+class NodeSubmitError(Exception):
+    """A node's job that cannot be built (its description is wrong or missing)."""
+
+
+class Submitter:
+    def __init__(self, client: ScheddClient, cfg: Config, dag: Dag, ctx: node_job.Context) -> None:
+        self.client = client
+        self.cfg = cfg
+        self.dag = dag
+        self.ctx = ctx
+        self._facts = Facts.from_config(cfg)
+
+    async def submit(self, node: Node, retry: int, status: int, failed: int) -> tuple[int, int]:
+        """Submit the node's job; (its cluster, how many procs)."""
+        cluster = await self.client.reserve()
+        ad, procs, factory = self._build(node, retry, status, failed, cluster)
+        made = {"limit": len(procs)} if factory else None
+        cluster = await self.client.submit(ad, procs, cluster, None, made)
+        return cluster, len(procs)
+
+    def _build(
+        self, node: Node, retry: int, status: int, failed: int, cluster: int
+    ) -> tuple[dict[str, Any], list[dict[str, Any]], bool]:
+        """(cluster ad, procs, whether a job factory) of the node's job."""
+        try:
+            text, name = node_job.description(self.dag, node)
+        except OSError as e:
+            raise NodeSubmitError(f"cannot read submit file {node.submit}: {e.strerror}") from None
+        cwd = node_job.directory(node)
+        top, after = node_job.statements(self.dag, node, self.ctx, retry, status, failed)
+        facts = dataclasses.replace(self._facts, cwd=str(cwd))
+        try:
+            desc = parse(text, str(Path(name)), after, name, top)
+            jobs = build(desc, cluster, facts, self.cfg)
+        except SubmitError as e:
+            raise NodeSubmitError(str(e)) from None
+        if not jobs.procs:
+            raise NodeSubmitError(f"submit file {name} queues no jobs")
+        return jobs.cluster, jobs.procs, jobs.is_factory
