@@ -56,3 +56,65 @@ def test_a_diamond_runs_parents_before_children(dag_pool, tmp_path):
     assert order[0] == "A" and order[-1] == "D" and sorted(order[1:3]) == ["B", "C"]
     nodes = history(dag_pool, f"DAGManJobId == {cluster}", "DAGNodeName", "DAGParentNodeNames")
     assert sorted(map(tuple, nodes)) == [("A",), ("B", "A"), ("C", "A"), ("D", "B,C")]
+
+
+def cluster_of(r: subprocess.CompletedProcess) -> int:
+    assert r.returncode == 0, r.stdout + r.stderr
+    return int(r.stdout.split("submitted to cluster ")[1].split(".")[0])
+
+
+def finished(pool: LocalPool, work: Path, cluster: int) -> list[str]:
+    done = wait_for(lambda: dagman_done(pool, cluster), "the DAG to finish", 90)
+    assert done is not None
+    return done
+
+
+def test_a_failed_node_leaves_a_rescue_dag_and_the_next_run_does_only_the_rest(dag_pool, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "node.sub").write_text(NODE)
+    dag = "JOB A node.sub\nJOB B node.sub\nJOB C node.sub\nPARENT A CHILD B\nPARENT B CHILD C\nRETRY B 1\n"
+    (work / "x.dag").write_text(dag + 'VARS B code="3"\n')
+    first = cluster_of(submit_dag(dag_pool, work, "x.dag"))
+    assert finished(dag_pool, work, first) == ["1", "2", "1"]
+    assert (work / "order.txt").read_text().split() == ["A", "B", "B"]  # B ran twice (RETRY 1)
+    rescue = (work / "x.dag.rescue001").read_text()
+    assert "# Nodes that failed: 1\n#   B,<ENDLIST>\n" in rescue and "\nDONE A\n" in rescue
+    assert "DONE B" not in rescue and "DONE C" not in rescue
+    (work / "x.dag").write_text(dag)  # B fixed; the same DAG is submitted again
+    r = submit_dag(dag_pool, work, "x.dag")
+    assert "Running rescue DAG 1" in r.stdout
+    second = cluster_of(r)
+    assert finished(dag_pool, work, second) == ["0", "0", "3"]
+    assert (work / "order.txt").read_text().split() == ["A", "B", "B", "B", "C"]
+
+
+def script(path: Path, body: str) -> None:
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+
+
+def test_pre_and_post_scripts_get_their_macros_and_post_decides(dag_pool, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "node.sub").write_text(NODE)
+    script(work / "pre.sh", 'echo "pre $*" >> scripts.txt\n')
+    script(work / "post.sh", 'echo "post $*" >> scripts.txt\nexit 0\n')
+    script(work / "bad_pre.sh", "exit 2\n")
+    (work / "x.dag").write_text(
+        "JOB A node.sub\nJOB B node.sub\nJOB C node.sub\nPARENT B CHILD C\n"
+        'VARS A code="4"\nSCRIPT PRE A pre.sh $JOB $RETRY $RETURN\n'
+        "SCRIPT POST A post.sh $JOB $RETURN $PRE_SCRIPT_RETURN $JOBID\n"
+        "SCRIPT PRE B bad_pre.sh\n"
+    )
+    cluster = cluster_of(submit_dag(dag_pool, work, "x.dag"))
+    assert finished(dag_pool, work, cluster) == ["1", "2", "1"]
+    a = history(dag_pool, f'DAGNodeName == "A" && DAGManJobId == {cluster}', "ClusterId")
+    assert (work / "scripts.txt").read_text().splitlines() == [
+        "pre A 0 $RETURN",  # $RETURN means nothing yet: the word stays as it is
+        f"post A 4 0 {a[0][0]}.0",
+    ]
+    assert (work / "order.txt").read_text().split() == ["A"]  # B's PRE failed: B, C never ran
+    out = (work / "x.dag.dagman.out").read_text()
+    assert "PRE Script of Node B exited with status 2" in out
+    assert "\nDONE A\n" in (work / "x.dag.rescue001").read_text()

@@ -68,16 +68,11 @@ def main(ctx: click.Context) -> None:
         for dag in options.dags:
             parse(dag)
         files = options.files()
-        submit = Path(files["submit"])
-        if submit.exists() and not options.force:
-            fail(
-                f'ERROR: "{submit}" already exists.\n'
-                f"Some file(s) needed by {TOOL} already exist.  Either rename them,\n"
-                'use the "-f" option to force them to be overwritten, or use\n'
-                'the "-update_submit" option to update the submit file and continue.'
-            )
+        _clear(options, files)
         rescue = _rescue(options)
-        submit.write_text(text(options))
+        if rescue is None:
+            _refuse_existing(files)
+        Path(files["submit"]).write_text(text(options))
     except DagError as e:
         fail(f"ERROR: {e}")
     _report(files, rescue, "no_submit" in opts.flags)
@@ -118,6 +113,33 @@ def _options(opts: a.Parsed) -> Options:
     )
 
 
+def _clear(options: Options, files: dict[str, str]) -> None:
+    """As HTCondor's: the halt file goes; with -force, so do the files of the last run,
+    and its rescue DAGs are renamed `.old` (none will be run)."""
+    Path(options.primary + ".halt").unlink(missing_ok=True)
+    if not options.force:
+        return
+    for key in ("submit", "sched_log", "lib_out", "lib_err"):
+        Path(files[key]).unlink(missing_ok=True)
+    primary = Path(options.primary)
+    for found in primary.parent.glob(primary.name + ".rescue[0-9][0-9][0-9]"):
+        found.rename(f"{found}.old")
+
+
+def _refuse_existing(files: dict[str, str]) -> None:
+    """A new run (not a rescue) must not overwrite the files of an earlier one."""
+    there = [
+        files[k] for k in ("submit", "lib_out", "lib_err", "sched_log") if Path(files[k]).exists()
+    ]
+    if there:
+        fail(
+            "".join(f'ERROR: "{f}" already exists.\n' for f in there)
+            + f"Some file(s) needed by {TOOL} already exist.  Either rename them,\n"
+            'use the "-f" option to force them to be overwritten, or use\n'
+            'the "-update_submit" option to update the submit file and continue.'
+        )
+
+
 def _rescue(options: Options) -> str | None:
     """The rescue DAG the run starts from, if any: the one -dorescuefrom names (which
     must exist), else the last one, unless -AutoRescue 0 or -force."""
@@ -139,7 +161,7 @@ def _rescue(options: Options) -> str | None:
 def _report(files: dict[str, str], rescue: str | None, no_submit: bool) -> None:
     line = "-" * 71
     if rescue:
-        print(f"Running rescue DAG {rescue}")
+        print(f"Running rescue DAG {int(rescue[-3:])}")
     print(f"\n{line}")
     print(f"File for submitting this DAG to HTCondor           : {files['submit']}")
     print(f"Log of DAGMan debugging messages                 : {files['debug_log']}")
