@@ -73,7 +73,10 @@ def test_a_failed_node_leaves_a_rescue_dag_and_the_next_run_does_only_the_rest(d
     work = tmp_path / "work"
     work.mkdir()
     (work / "node.sub").write_text(NODE)
-    dag = "JOB A node.sub\nJOB B node.sub\nJOB C node.sub\nPARENT A CHILD B\nPARENT B CHILD C\nRETRY B 1\n"
+    dag = (
+        "JOB A node.sub\nJOB B node.sub\nJOB C node.sub\n"
+        "PARENT A CHILD B\nPARENT B CHILD C\nRETRY B 1\n"
+    )
     (work / "x.dag").write_text(dag + 'VARS B code="3"\n')
     first = cluster_of(submit_dag(dag_pool, work, "x.dag"))
     assert finished(dag_pool, work, first) == ["1", "2", "1"]

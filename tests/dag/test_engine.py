@@ -123,7 +123,8 @@ def test_a_failed_pre_script_fails_the_node_and_its_descendants_cannot_run(tmp_p
 def test_pre_skip_skips_the_job_and_post_and_counts_as_success(tmp_path):
     e = engine(
         tmp_path,
-        "JOB A a.sub\nJOB B a.sub\nPARENT A CHILD B\nSCRIPT PRE A p\nSCRIPT POST A q\nPRE_SKIP A 7\n",
+        "JOB A a.sub\nJOB B a.sub\nPARENT A CHILD B\n"
+        "SCRIPT PRE A p\nSCRIPT POST A q\nPRE_SKIP A 7\n",
     )
     e.take_pre()
     e.pre_done("A", 7)

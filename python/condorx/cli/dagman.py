@@ -3,13 +3,15 @@ condor_submit_dag submits (`DAG.condor.sub`), with the arguments written there; 
 also be run by hand (`condor_dagman -Dag FILE`), outside any job.
 
 Its exit code is the DAG's: 0 when every node succeeded, 1 when some failed (a rescue DAG
-is written), 2 when it was removed, or a node's ABORT-DAG-ON return value.
+is written), 2 when it was removed, or a node's ABORT-DAG-ON return value; 4 when it
+failed itself (it is run again, and recovers).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import traceback
 
 import trio
 
@@ -42,6 +44,12 @@ def main() -> None:
         out(f"**** condor_dagman (condor_DAGMAN) pid {os.getpid()} EXITING WITH STATUS 1")
         print(f"condor_dagman: {e}", file=sys.stderr)
         code = 1
+    except Exception:
+        # As HTCondor's EXCEPT: exit 4, which the DAGMan job's on_exit_remove does not
+        # accept, so the schedd runs it again, in recovery mode.
+        out(f"ERROR: condor_dagman failed:\n{traceback.format_exc()}")
+        out(f"**** condor_dagman (condor_DAGMAN) pid {os.getpid()} EXITING WITH STATUS 4")
+        code = 4
     out.close()
     sys.exit(code)
 

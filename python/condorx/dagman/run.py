@@ -96,11 +96,14 @@ class Dagman:
     async def _lock(self) -> int:
         """The lock file, held (flock) for the run, with the DAGMan job's cluster in it.
         Held by a live DAGMan of the same job: wait for it; of another job: refuse."""
-        fd = os.open(self.opts.lockfile, os.O_CREAT | os.O_RDWR, 0o600)
         while True:
+            fd = os.open(self.opts.lockfile, os.O_CREAT | os.O_RDWR, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                if _same_file(fd, self.opts.lockfile):
+                    break
+                os.close(fd)  # the holder ended and removed it: lock the new one
+                continue
             except BlockingIOError:
                 holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
                 if holder != str(self.job[0]):
@@ -110,6 +113,7 @@ class Dagman:
                         " currently running on this DAG; if that is not the case, delete"
                         f" the lock file ({self.opts.lockfile}) and re-submit the DAG."
                     ) from None
+                os.close(fd)
                 self.out("Lock file is held by an earlier run of this DAGMan job; waiting")
                 await trio.sleep(1)
         os.ftruncate(fd, 0)
@@ -447,12 +451,19 @@ class Dagman:
         self.out.status(eng)
         await self._update_ad(force=True)
         self.out(f"**** condor_dagman (condor_DAGMAN) pid {os.getpid()} EXITING WITH STATUS {code}")
-        os.unlink(self.opts.lockfile)
+        Path(self.opts.lockfile).unlink(missing_ok=True)  # still held: no one else has it
         return code
 
 
 class DagmanError(Exception):
     """DAGMan cannot run this DAG (it does not parse, or another DAGMan runs it)."""
+
+
+def _same_file(fd: int, path: str) -> bool:
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
 
 
 def _quote(text: str) -> str:

@@ -88,6 +88,11 @@ class LocalJobs:
             log.exception("running scheduler-universe job %d.%d failed", *key)
         finally:
             self.running.pop(key, None)
+        # A run that ended in a requeue (condor_dagman killed by a signal) is idle again,
+        # and its news may have come while it was still counted as running: run it now.
+        ad = self.ledger.get(key)
+        if ad is not None and _idle(ad):
+            self.note_idle([key])
 
     async def _run_one(self, key: Key) -> None:
         now = int(time.time())
