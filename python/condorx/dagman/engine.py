@@ -286,6 +286,15 @@ class Engine:
         )
         return busy > self.services_busy()
 
+    def running(self) -> int:
+        """Scripts and jobs under way (or POST scripts waiting for their turn)."""
+        return self.pre_running + self.post_running + len(self.post_queue) + self.submitted_nodes
+
+    def halt(self) -> None:
+        """A halted DAG that stops: what did not run is left for the rescue DAG."""
+        if self.status == DagStatus.OK:
+            self.status = DagStatus.HALTED
+
     def services_busy(self) -> int:
         """SERVICE nodes still at work: they run beside the DAG, not in it."""
         moving = (READY, PRERUN, SUBMITTED, POSTRUN)
@@ -316,6 +325,8 @@ class Engine:
         final = self.dag.final
         if final is not None and self.final_started:
             return 0 if self.states[final].status == DONE else 1
+        if self.status == DagStatus.HALTED:
+            return 1
         return 0 if all(st.status == DONE for st in self.states.values()) else 1
 
     def final_status(self) -> DagStatus:

@@ -47,6 +47,8 @@ class Dagman:
         self.engine = Engine(self.dag)
         self.nodes_log = Path(os.path.abspath(opts.primary + ".nodes.log"))
         self.removed = False  # condor_rm of the DAGMan job
+        self.stopped = False  # condor_hold of it, or a shutdown
+        self.halt_file = Path(opts.primary + ".halt")
         self._wake = trio.Event()
         self._window = (0.0, 0)  # (start of this scan interval, submits made in it)
         self._submit_backoff = 0.0
@@ -55,6 +57,7 @@ class Dagman:
         self._ad_time = 0.0
         self._nursery: trio.Nursery | None = None
         self._abort_handled = False
+        self._was_halted = False
 
     # ---- the whole run ----------------------------------------------------------------
 
@@ -163,15 +166,21 @@ class Dagman:
 
     async def _loop(self, nursery: trio.Nursery) -> None:
         engine = self.engine
-        while not self.removed:
+        while True:
             self._read_events()
             await self._remove_asked()
-            for name in engine.take_pre():
+            halted = self._halted()
+            for name in [] if halted else engine.take_pre():
                 nursery.start_soon(self._script, "PRE", name)
             for name in engine.take_post():
                 nursery.start_soon(self._script, "POST", name)
-            await self._submit_ready()
+            if not halted:
+                await self._submit_ready()
             await self._update_ad()
+            if halted and not engine.running():
+                self.out("DAG is halted and nothing is running: exiting")
+                engine.halt()
+                return
             if engine.aborted is not None and not self._abort_handled:
                 self._abort_handled = True
                 self.out("Aborting DAG: ABORT-DAG-ON")
@@ -211,6 +220,15 @@ class Dagman:
                 self._hold_script(name)
             if name and ev.number in (5, 9):
                 self._note_end(name)
+
+    def _halted(self) -> bool:
+        """A halt file beside the DAG pauses it: no new PRE script or job; what runs
+        goes on (POST scripts too). Removing the file resumes the DAG."""
+        halted = self.halt_file.exists()
+        if halted != self._was_halted:
+            self.out("DAG halted (halt file found)" if halted else "DAG resumed (halt file gone)")
+            self._was_halted = halted
+        return halted
 
     def _replay(self) -> None:
         self._read_events(replay=True)
@@ -360,12 +378,18 @@ class Dagman:
 
     async def _on_removal(self, scope: trio.CancelScope) -> None:
         """condor_rm of the DAGMan job: the schedd sends SIGUSR1 (remove_kill_sig); the
-        run stops at once (its scripts killed), and its node jobs are removed."""
+        run stops at once (its scripts killed), and its node jobs are removed. condor_hold
+        (or a shutdown) sends SIGTERM: the run stops and leaves its node jobs and its
+        lock file, so the next run (on release) recovers."""
         with trio.open_signal_receiver(signal.SIGUSR1, signal.SIGTERM) as signals:
-            async for _ in signals:
-                self.out("Received SIGUSR1: the DAGMan job was removed")
-                self.removed = True
-                self.engine.status = DagStatus.RM
+            async for sig in signals:
+                if sig == signal.SIGUSR1:
+                    self.out("Received SIGUSR1: the DAGMan job was removed")
+                    self.removed = True
+                    self.engine.status = DagStatus.RM
+                else:
+                    self.out("Received SIGTERM: stopping; the next run recovers")
+                    self.stopped = True
                 scope.cancel()
                 return
 
@@ -437,6 +461,10 @@ class Dagman:
 
     async def _finish(self) -> int:
         eng = self.engine
+        if self.stopped:
+            await self._update_ad(force=True)
+            self.out(f"**** condor_dagman (condor_DAGMAN) pid {os.getpid()} EXITING WITH STATUS 3")
+            return 3  # the lock file stays: the next run recovers
         if self.removed:
             await self._remove_all("Removed by DAGMan: the DAG was removed")
         elif eng.services_busy():

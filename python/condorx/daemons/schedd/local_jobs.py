@@ -72,12 +72,16 @@ class LocalJobs:
         return key in self.running
 
     async def stop(self, key: Key) -> None:
-        """condor_rm or condor_hold of a running job: signal its process tree."""
+        """condor_rm or condor_hold of a running job: signal its process tree, with
+        RemoveKillSig when it is removed (condor_dagman then removes its node jobs) and
+        KillSig when it is held (condor_dagman leaves them, to recover on release)."""
         process = self.running.get(key)
         ad = self.ledger.get(key)
         if process is None or ad is None:
             return
-        name = str(ad.get("RemoveKillSig") or "SIGTERM").upper()
+        removed = ad.get("JobStatus") == JobStatus.REMOVED
+        chosen = ad.get("RemoveKillSig") if removed else None
+        name = str(chosen or ad.get("KillSig") or "SIGTERM").upper()
         sig = _SIGNALS.get(name if name.startswith("SIG") else "SIG" + name, signal.SIGTERM)
         process.signal(sig)
 

@@ -1,0 +1,71 @@
+"""Controlling a running DAG as HTCondor users do: condor_rm of the DAGMan job removes its
+node jobs; condor_hold pauses the DAG (its running jobs go on) and condor_release resumes
+it, in recovery mode; a halt file stops new work until it is removed."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from test_dagman_recovery import DAG, WAITING, dagman_pids
+from test_dagman_run import NODE, cluster_of, finished, history, submit_dag
+
+from condorx.testing.pool import LocalPool, wait_for
+
+
+def tool(pool: LocalPool, *argv: str) -> str:
+    r = subprocess.run(argv, env=pool.env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def queue(pool: LocalPool, constraint: str, *attrs: str) -> list[list[str]]:
+    out = tool(pool, "condor_q", "-constraint", constraint, "-af", *attrs)
+    return [line.split() for line in out.splitlines()]
+
+
+def start(pool: LocalPool, tmp_path: Path) -> tuple[Path, int]:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "node.sub").write_text(NODE)
+    (work / "wait.sub").write_text(WAITING)
+    (work / "x.dag").write_text(DAG)
+    cluster = cluster_of(submit_dag(pool, work, "x.dag"))
+    wait_for(lambda: (work / "order.txt").exists(), "node A's job to start", 60)
+    return work, cluster
+
+
+def test_condor_rm_of_the_dagman_job_removes_its_node_jobs(dag_pool, tmp_path):
+    work, cluster = start(dag_pool, tmp_path)
+    assert queue(dag_pool, f"DAGManJobId == {cluster}", "DAGNodeName") == [["A"]]
+    tool(dag_pool, "condor_rm", str(cluster))
+    wait_for(lambda: not queue(dag_pool, "true", "ClusterId"), "the queue to empty", 60)
+    removed = history(dag_pool, f"DAGManJobId == {cluster}", "DAGNodeName", "JobStatus")
+    assert removed == [["A", "3"]]
+    assert "Received SIGUSR1" in (work / "x.dag.dagman.out").read_text()
+    assert "\nDONE " not in (work / "x.dag.rescue001").read_text()  # A did not finish
+
+
+def test_hold_pauses_the_dag_and_release_resumes_it_in_recovery(dag_pool, tmp_path):
+    work, cluster = start(dag_pool, tmp_path)
+    tool(dag_pool, "condor_hold", str(cluster))
+    wait_for(lambda: not dagman_pids(work), "condor_dagman to stop")
+    (work / "go").touch()  # A ends while the DAG is held: nothing follows it
+    wait_for(lambda: history(dag_pool, 'DAGNodeName == "A"', "ExitCode"), "A to end", 60)
+    assert queue(dag_pool, "true", "ClusterId", "JobStatus") == [[str(cluster), "5"]]
+    tool(dag_pool, "condor_release", str(cluster))
+    assert finished(dag_pool, work, cluster) == ["0", "0", "3"]
+    assert (work / "order.txt").read_text().split() == ["A", "B", "C"]
+    assert "Running in RECOVERY mode" in (work / "x.dag.dagman.out").read_text()
+
+
+def test_a_halt_file_stops_new_work_until_it_is_removed(dag_pool, tmp_path):
+    work, cluster = start(dag_pool, tmp_path)
+    (work / "x.dag.halt").touch()
+    wait_for(lambda: "DAG halted" in (work / "x.dag.dagman.out").read_text(), "the halt")
+    (work / "go").touch()
+    wait_for(lambda: history(dag_pool, 'DAGNodeName == "A"', "ExitCode"), "A to end", 60)
+    # Halted with nothing running: DAGMan writes a rescue DAG and exits.
+    assert finished(dag_pool, work, cluster) == ["1", "6", "1"]
+    assert (work / "order.txt").read_text().split() == ["A"]
+    assert "\nDONE A\n" in (work / "x.dag.rescue001").read_text()
