@@ -363,6 +363,50 @@ COMMAND_LINES: dict[str, tuple[str, list[str]]] = {
 }
 
 
+# DAG node jobs: a node's submit description with the statements condor_dagman adds
+# around it (condorx.dagman.node_job), as condor_submit's NAME=VALUE and -append
+# arguments; tests/dag/test_node_job.py checks these stay what condor_dagman says.
+DAG_NODE_TEXT = (
+    "log = job.log\noutput = $(JOB).out\n"
+    "arguments = $(JOB) $(RETRY) $(x:none) $(DAG_STATUS) $(FAILED_COUNT)\n"
+)
+DAG_NODE_DAG = """\
+JOB A1 node.sub
+JOB A2 node.sub
+JOB B node.sub
+SERVICE S node.sub
+PARENT A1 A2 CHILD B
+VARS B x="1" +Tag="\\"tagged\\""
+VARS B APPEND log="b.log" My.Where="$(JOB)"
+VARS B PREPEND output="first.out"
+PRIORITY B 5
+SET_JOB_ATTR Project = "dags"
+"""
+
+
+def dag_node_args(name: str, retry: int, status: int, failed: int) -> list[str]:
+    """condor_submit's arguments that stand for condor_dagman's statements for `name`."""
+    import tempfile
+
+    from condorx.dag.parse import parse
+    from condorx.dagman.node_job import Context, statements
+
+    with tempfile.TemporaryDirectory() as d:
+        dag_file = Path(d) / "x.dag"
+        dag_file.write_text(DAG_NODE_DAG)
+        dag = parse(dag_file)
+    ctx = Context(42, "/dags/x.dag.nodes.log", "x.dag+42", "42.0", suppress_notification=True)
+    top, after = statements(dag, dag.nodes[name], ctx, retry, status, failed)
+    return [w.replace(" = ", "=", 1) for w in top] + [a for line in after for a in ("-a", line)]
+
+
+DAG_NODES = {
+    "dagnode_no_parents": ("A1", 0, 0, 0),
+    "dagnode_parents_vars_retry": ("B", 2, 2, 1),
+    "dagnode_service": ("S", 0, 0, 0),
+}
+
+
 def main() -> None:
     here = Path(__file__).resolve().parent.parent / "corpus" / "generated"
     here.mkdir(parents=True, exist_ok=True)
@@ -379,6 +423,10 @@ def main() -> None:
     for name, (lines, args) in COMMAND_LINES.items():
         (here / f"{name}.sub").write_text(BASE + lines)
         (here / f"{name}.sub.args").write_text("".join(a + "\n" for a in args))
+    for name, (node, retry, status, failed) in DAG_NODES.items():
+        (here / f"{name}.sub").write_text(BASE + DAG_NODE_TEXT)
+        args = dag_node_args(node, retry, status, failed)
+        (here / f"{name}.sub.args").write_text("".join(a + "\n" for a in args))
     rows = here / "rows.sh"
     rows.write_text("#!/bin/sh\nprintf 'a 1\\nb 2\\n\\nc 3\\n'\n")
     rows.chmod(0o755)
@@ -388,7 +436,8 @@ def main() -> None:
     for d in ("run1", "run2", "sub/dir", "elsewhere"):
         (here / d).mkdir(parents=True, exist_ok=True)
         (here / d / ".keep").write_text("")
-    print(f"{len(CASES) + len(QUEUES) + len(SPELLINGS) + len(COMMAND_LINES)} files in {here}")
+    count = len(CASES) + len(QUEUES) + len(SPELLINGS) + len(COMMAND_LINES) + len(DAG_NODES)
+    print(f"{count} files in {here}")
 
 
 if __name__ == "__main__":
