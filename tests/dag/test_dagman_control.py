@@ -10,6 +10,7 @@ from pathlib import Path
 from test_dagman_recovery import DAG, WAITING, dagman_pids
 from test_dagman_run import NODE, cluster_of, finished, history, submit_dag
 
+from condorx.security import current_user
 from condorx.testing.pool import LocalPool, wait_for
 
 
@@ -69,3 +70,23 @@ def test_a_halt_file_stops_new_work_until_it_is_removed(dag_pool, tmp_path):
     assert finished(dag_pool, work, cluster) == ["1", "6", "1"]
     assert (work / "order.txt").read_text().split() == ["A"]
     assert "\nDONE A\n" in (work / "x.dag.rescue001").read_text()
+
+
+def test_condor_q_shows_a_running_dag_as_one_batch_and_as_a_tree(dag_pool, tmp_path):
+    work, cluster = start(dag_pool, tmp_path)
+    counts = "DAG_NodesTotal DAG_NodesDone DAG_NodesQueued DAG_NodesUnready DAG_Status".split()
+    wait_for(
+        lambda: queue(dag_pool, f"ClusterId == {cluster}", *counts) == [["3", "0", "1", "2", "0"]],
+        "the DAGMan job's DAG_* attributes",
+    )
+    (a,) = queue(dag_pool, f"DAGManJobId == {cluster}", "ClusterId")
+    lines = tool(dag_pool, "condor_q").splitlines()
+    (row,) = [ln for ln in lines if f"x.dag+{cluster}" in ln]
+    # DONE _  RUN 1  IDLE _  HOLD _  TOTAL 3  JOB_IDS: the node job's (not DAGMan's)
+    assert row.split()[-6:] == ["_", "1", "_", "_", "3", f"{a[0]}.0"], row
+    tree = tool(dag_pool, "condor_q", "-dag").splitlines()
+    assert any("OWNER/NODENAME" in t for t in tree)
+    ours = [t.split()[:2] for t in tree if t.split()[:1] in ([f"{cluster}.0"], [f"{a[0]}.0"])]
+    assert ours == [[f"{cluster}.0", current_user()], [f"{a[0]}.0", "|-A"]]
+    (work / "go").touch()
+    assert finished(dag_pool, work, cluster) == ["0", "0", "3"]

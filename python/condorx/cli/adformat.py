@@ -35,7 +35,10 @@ JOB_AD_OPTIONS = [
     a.Opt("constraint", 5, 1, help="only jobs this expression is true of", metavar="EXPR"),
     a.Opt("long", 1, help="whole job ads, old ClassAd syntax, a blank line after each"),
     a.Opt(
-        "autoformat", 2, -1, ("af",),
+        "autoformat",
+        2,
+        -1,
+        ("af",),
         help="the expressions' values; -af:jlhVr,tng qualifiers (see the manual)",
         metavar="[:QUALS] EXPR...",
     ),
@@ -316,9 +319,7 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v
 
 def collapse_escapes(text: str) -> str:
     r"""HTCondor's escapes in a -format string: \n, \t, \\, \" and the rest of C's."""
-    return re.sub(
-        r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), text, flags=re.DOTALL
-    )
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), text, flags=re.DOTALL)
 
 
 class Format:

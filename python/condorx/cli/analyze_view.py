@@ -98,9 +98,7 @@ def report(job: ClassAd, slots: list[ClassAd], better: bool = True) -> str:
         lines += ["", "WARNING:  Be advised:", f"   {result.verdict()}"]
     for missing in result.missing():
         hint = result.suggestions.get(missing)
-        lines.append(
-            f"   No slot defines {missing}" + (f"; did you mean {hint}?" if hint else ".")
-        )
+        lines.append(f"   No slot defines {missing}" + (f"; did you mean {hint}?" if hint else "."))
     return "\n".join(lines) + "\n\n"
 
 

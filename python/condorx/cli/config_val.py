@@ -19,20 +19,56 @@ def _fail(message: str) -> None:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "-help", "--help"]})
-@click.option("-subsystem", "--subsystem", "subsystem", default=None, metavar="NAME",
-              help="Read as this daemon (default TOOL).")
-@click.option("-local-name", "--local-name", "local_name", default=None, metavar="NAME",
-              help="Read with this local name.")
-@click.option("-config", "--config", "path", default=None, metavar="FILE",
-              help="The root configuration file (default: CONDORX_CONFIG, CONDOR_CONFIG).")
+@click.option(
+    "-subsystem",
+    "--subsystem",
+    "subsystem",
+    default=None,
+    metavar="NAME",
+    help="Read as this daemon (default TOOL).",
+)
+@click.option(
+    "-local-name",
+    "--local-name",
+    "local_name",
+    default=None,
+    metavar="NAME",
+    help="Read with this local name.",
+)
+@click.option(
+    "-config",
+    "--config",
+    "path",
+    default=None,
+    metavar="FILE",
+    help="The root configuration file (default: CONDORX_CONFIG, CONDOR_CONFIG).",
+)
 @click.option("-raw", "--raw", "raw", is_flag=True, help="Print values unexpanded.")
-@click.option("-verbose", "--verbose", "-v", "verbose", is_flag=True,
-              help="Also print where each value was defined.")
-@click.option("-dump", "--dump", "dump", is_flag=True,
-              help="Print every defined name (those containing NAME's text, if given).")
+@click.option(
+    "-verbose",
+    "--verbose",
+    "-v",
+    "verbose",
+    is_flag=True,
+    help="Also print where each value was defined.",
+)
+@click.option(
+    "-dump",
+    "--dump",
+    "dump",
+    is_flag=True,
+    help="Print every defined name (those containing NAME's text, if given).",
+)
 @click.argument("names", nargs=-1)
-def main(subsystem: str | None, local_name: str | None, path: str | None, raw: bool,
-         verbose: bool, dump: bool, names: tuple[str, ...]) -> None:
+def main(
+    subsystem: str | None,
+    local_name: str | None,
+    path: str | None,
+    raw: bool,
+    verbose: bool,
+    dump: bool,
+    names: tuple[str, ...],
+) -> None:
     """Print the value of each configuration NAME."""
     from condorx.config import ConfigError, load_config
 

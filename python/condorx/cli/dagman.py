@@ -2,6 +2,10 @@
 condor_submit_dag submits (`DAG.condor.sub`), with the arguments written there; it may
 also be run by hand (`condor_dagman -Dag FILE`), outside any job.
 
+Its command line is the one condor_submit_dag writes into `DAG.condor.sub` (`-f -l .
+-Lockfile L -Dag D -AutoRescue 1 ...`): single-dash options, matched without regard to
+case.
+
 Its exit code is the DAG's: 0 when every node succeeded, 1 when some failed (a rescue DAG
 is written), 2 when it was removed, or a node's ABORT-DAG-ON return value; 4 when it
 failed itself (it is run again, and recovers).
@@ -13,18 +17,99 @@ import os
 import sys
 import traceback
 
+import click
 import trio
 
+from condorx.cli import args as a
 from condorx.cli.common import load
 from condorx.dag.errors import DagError
 from condorx.dagman import options
 from condorx.dagman.debug_log import DebugLog
 from condorx.dagman.run import Dagman, DagmanError
 
+OPTIONS = [
+    a.Opt("dag", 3, 1, help="a DAG file to run (repeatable: the DAGs run as one)", metavar="FILE"),
+    a.Opt("lockfile", 5, 1, help="the lock file (default: DAG.lock)", metavar="FILE"),
+    a.Opt("maxidle", 5, 1, help="at most N idle node job procs", metavar="N"),
+    a.Opt("maxjobs", 5, 1, help="at most N node jobs in the queue", metavar="N"),
+    a.Opt("maxpre", 5, 1, help="at most N PRE scripts at once", metavar="N"),
+    a.Opt("maxpost", 5, 1, help="at most N POST scripts at once", metavar="N"),
+    a.Opt("priority", 3, 1, help="added to each node job's priority", metavar="N"),
+    a.Opt("dorecov", 5, help="recover from the nodes log, as after a crash"),
+    a.Opt("autorescue", 5, 1, help="run the last rescue DAG (1, the default) or not (0)"),
+    a.Opt("dorescuefrom", 5, 1, help="run rescue DAG number N", metavar="N"),
+    a.Opt("force", 5, help="ignore rescue DAGs"),
+    a.Opt("suppress_notification", 5, help="no e-mail from the node jobs"),
+    a.Opt("dont_suppress_notification", 6, help="e-mail from node jobs as they say"),
+    a.Opt("usedagdir", 5, help="each DAG's paths are relative to its own directory"),
+    a.Opt("outfile_dir", 5, 1, help="where DAG.dagman.out goes", metavar="DIR"),
+    a.Opt("batch-name", 5, 1, help="the node jobs' batch name", metavar="NAME"),
+    a.Opt("debug", 3, 1, help="how much DAG.dagman.out says (HTCondor's levels)", metavar="N"),
+    a.Opt("f", 1, help="run in the foreground (always so here)"),
+    a.Opt("l", 1, 1, help="the log directory (ignored: files go beside the DAG)", metavar="DIR"),
+    a.Opt("p", 1, 1, help="the command port (ignored)", metavar="PORT"),
+    a.Opt("csdversion", 3, 1, help="condor_submit_dag's version (ignored)", metavar="TEXT"),
+    a.Opt("dagman", 6, 1, help="this program's path (for sub-DAGs)", metavar="PATH"),
+    a.Opt("notification", 5, 1, help="e-mail notification (of the DAGMan job; ignored)"),
+    a.Opt("config", 3, 1, help="a DAGMan configuration file", metavar="FILE"),
+    a.Opt("do_recurse", 4, help="sub-DAG files were written at submission (ignored)"),
+    a.Opt("no_recurse", 4, help="sub-DAG files are written when they run (ignored)"),
+]
+_INTS = ("maxidle", "maxjobs", "maxpre", "maxpost", "priority", "dorescuefrom", "debug")
 
-def main() -> None:
+
+def parse_words(argv: list[str]) -> options.Options:
+    """condor_dagman's words as an Options; options.OptionError when they cannot run."""
     try:
-        opts = options.parse(sys.argv[1:])
+        return from_parsed(a.parse(argv, OPTIONS, "condor_dagman"))
+    except click.UsageError as e:
+        raise options.OptionError(e.message) from None
+
+
+def from_parsed(p: a.Parsed) -> options.Options:
+    if p.positional:
+        raise options.OptionError(f"unexpected {p.positional[0]!r} (a DAG is given with -Dag FILE)")
+    numbers: dict[str, int | None] = {}
+    for name in _INTS:
+        value = p.value(name)
+        try:
+            numbers[name] = int(value) if value is not None else None
+        except ValueError:
+            raise options.OptionError(f"-{name} needs a whole number, not {value!r}") from None
+    opts = options.Options(
+        dags=list(p.values.get("dag", [])),
+        lockfile=p.value("lockfile") or "",
+        max_idle=numbers["maxidle"],
+        max_jobs=numbers["maxjobs"],
+        max_pre=numbers["maxpre"],
+        max_post=numbers["maxpost"],
+        do_recovery="dorecov" in p.flags,
+        priority=numbers["priority"] or 0,
+        suppress_notification="suppress_notification" in p.flags,
+        use_dag_dir="usedagdir" in p.flags,
+        outfile_dir=p.value("outfile_dir") or "",
+        auto_rescue=(p.value("autorescue") or "1").strip() not in ("0", "false", "False"),
+        do_rescue_from=numbers["dorescuefrom"] or 0,
+        force="force" in p.flags,
+        batch_name=p.value("batch-name") or "",
+        debug=numbers["debug"] if numbers["debug"] is not None else 3,
+    )
+    if not opts.dags:
+        raise options.OptionError("no DAG file given (-Dag FILE)")
+    if not opts.lockfile:
+        opts.lockfile = opts.primary + ".lock"
+    return opts
+
+
+USAGE = "condor_dagman -Dag FILE [-Lockfile FILE] [-MaxJobs N] [-MaxIdle N] ... [options]"
+
+
+@a.command("condor_dagman", OPTIONS, USAGE)
+@click.pass_context
+def main(ctx: click.Context) -> None:
+    """Run a DAG: submit its nodes' jobs to the local schedd as their parents finish."""
+    try:
+        opts = from_parsed(a.parsed(ctx))
     except options.OptionError as e:
         print(f"condor_dagman: {e}", file=sys.stderr)
         sys.exit(1)

@@ -35,6 +35,7 @@ OPTIONS = [
     *adformat.JOB_AD_OPTIONS,
     a.Opt("nobatch", 3, help="one line per job"),
     a.Opt("batch", 3, help="one line per batch of jobs (the default)"),
+    a.Opt("dag", 2, help="each DAG's node jobs under its DAGMan job, by node name"),
     a.Opt("hold", 2, help="held jobs, with why"),
     a.Opt("run", 2, help="running jobs, with where"),
     a.Opt("cron", 4, help="deferred and cron jobs: schedule and next run (condorx's own)"),
@@ -45,7 +46,10 @@ OPTIONS = [
     a.Opt("limit", 3, 1, help="at most N jobs", metavar="N"),
     a.Opt("userlog", 2, 1, help="jobs as this job event log tells of them", metavar="FILE"),
     a.Opt(
-        "better-analyze", 3, 0, ("better",),
+        "better-analyze",
+        3,
+        0,
+        ("better",),
         help="why jobs do (not) match the pool's slots, clause by clause",
     ),
     a.Opt("analyze", 3, help="as -better-analyze, after checking the job can run at all"),
@@ -222,6 +226,8 @@ def _view(opts: a.Parsed) -> views.View:
         return views.RunView()
     if "cron" in opts.flags:
         return views.CronView()
+    if "dag" in opts.flags and "batch" not in opts.flags:
+        return views.DagView()
     if "nobatch" in opts.flags:
         return views.NoBatchView()
     return views.BatchView()

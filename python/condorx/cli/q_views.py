@@ -27,7 +27,15 @@ NOBATCH = BASE + [
     "Cmd",
     "ifThenElse(Args =!= undefined, Args, Arguments)",
 ]
-BATCH = BASE + ["QDate", "JobBatchName", "TotalSubmitProcs"]
+BATCH = BASE + [
+    "QDate",
+    "JobBatchName",
+    "TotalSubmitProcs",
+    "JobUniverse",
+    "DAG_NodesTotal",
+    "DAG_NodesDone",
+    "DAGManJobId",
+]
 HOLD = BASE + ["EnteredCurrentStatus", "HoldReason"]
 RUN = BASE + ["QDate", "RemoteWallClockTime", "JobCurrentStartDate", "RemoteHost"]
 
@@ -45,9 +53,11 @@ CRON = BASE + [
     "Cmd",
 ]
 # The jobs -cron shows: those with a schedule or a deferral time.
-CRON_CONSTRAINT = "(DeferralTime =!= undefined || " + " || ".join(
-    f"{name} =!= undefined" for name in CRON[4:9]
-) + ")"
+CRON_CONSTRAINT = (
+    "(DeferralTime =!= undefined || "
+    + " || ".join(f"{name} =!= undefined" for name in CRON[4:9])
+    + ")"
+)
 
 
 def _run_time(row: list[Any], wall: int, start: int) -> str:
@@ -80,14 +90,54 @@ class NoBatchView(View):
     header = " ID      OWNER            SUBMITTED     RUN_TIME ST PRI SIZE CMD"
 
     def rows(self, chunk: list[list[Any]]) -> str:
-        out = []
-        for r in chunk:
-            size = max(x for x in (r[8], r[9], 0) if isinstance(x, int | float)) / 1024.0
-            cmd = os.path.basename(str(r[10] or "")) + (f" {r[11]}" if r[11] else "")
-            out.append(
-                f"{r[0]:>4}.{r[1]:<3} {str(r[2]):<14} {_date(r[4]):>11} {_run_time(r, 5, 6):>12}"
-                f" {_letter(r[3])}  {r[7] or 0:<3} {size:>4.1f} {cmd[:60]}\n"
-            )
+        return "".join(self._row(r) for r in chunk)
+
+    def _row(self, r: list[Any], owner_width: int = 14) -> str:
+        size = max(x for x in (r[8], r[9], 0) if isinstance(x, int | float)) / 1024.0
+        cmd = os.path.basename(str(r[10] or "")) + (f" {r[11]}" if r[11] else "")
+        return (
+            f"{r[0]:>4}.{r[1]:<3} {str(r[2]):<{owner_width}} {_date(r[4]):>11}"
+            f" {_run_time(r, 5, 6):>12} {_letter(r[3])}  {r[7] or 0:<3} {size:>4.1f} {cmd[:60]}\n"
+        )
+
+
+class DagView(NoBatchView):
+    """`condor_q -dag`: each DAGMan job with its nodes' jobs under it, each shown by its
+    node name (` |-NAME`, deeper for a sub-DAG's), as HTCondor's condor_q -dag shows them."""
+
+    columns = NOBATCH + ["DAGManJobId", "DAGNodeName"]
+    header = " ID      OWNER/NODENAME      SUBMITTED     RUN_TIME ST PRI SIZE CMD"
+
+    def __init__(self) -> None:
+        self.all: list[list[Any]] = []
+
+    def rows(self, chunk: list[list[Any]]) -> str:
+        self.all.extend(chunk)
+        return ""
+
+    def finish(self) -> str:
+        clusters = {r[0] for r in self.all}
+        children: dict[int, list[list[Any]]] = {}
+        roots = []
+        for r in self.all:
+            dagman = r[12]
+            if isinstance(dagman, int) and dagman in clusters and dagman != r[0]:
+                children.setdefault(dagman, []).append(r)
+            else:
+                roots.append(r)
+        out: list[str] = []
+
+        def show(r: list[Any], depth: int) -> None:
+            row = list(r)
+            if depth:
+                row[2] = (" " * depth + "|-" + str(r[13] or ""))[:17]
+            out.append(self._row(row, 17))
+            if r[1] == 0:
+                for child in children.pop(r[0], []):
+                    show(child, depth + 1)
+
+        for r in roots:
+            show(r, 0)
         return "".join(out)
 
 
@@ -176,10 +226,16 @@ class _Batch:
     counts: dict[int, int] = field(default_factory=dict)
     first: tuple[int, int] | None = None
     last: tuple[int, int] | None = None
+    dags: int = 0  # DAGMan jobs in the batch: their DAG_* counts are its DONE and TOTAL
+    dag_total: int = 0
+    dag_done: int = 0
 
 
 class BatchView(View):
-    """Jobs grouped by JobBatchName, else by cluster, one line per group."""
+    """Jobs grouped by JobBatchName, else by cluster, one line per group. A DAG is one
+    batch (its nodes' jobs carry its batch name): as HTCondor's condor_q counts it, its
+    DAGMan job is not a job of the batch; its DAG_NodesDone and DAG_NodesTotal are the
+    batch's DONE and TOTAL, and RUN, IDLE and HOLD count the node jobs."""
 
     columns = BATCH
     header = "OWNER  BATCH_NAME    SUBMITTED   DONE   RUN    IDLE   HOLD  TOTAL JOB_IDS"
@@ -188,14 +244,22 @@ class BatchView(View):
         self.batches: dict[tuple[str, str], _Batch] = {}
 
     def rows(self, chunk: list[list[Any]]) -> str:
-        for cluster, proc, owner, status, qdate, batch_name, total in chunk:
+        for row in chunk:
+            cluster, proc, owner, status, qdate, batch_name, total = row[:7]
+            universe, dag_total, dag_done, dagman = row[7:11]
             name = str(batch_name) if batch_name else f"ID: {cluster}"
             b = self.batches.get((str(owner), name))
             if b is None:
                 b = self.batches[(str(owner), name)] = _Batch(str(owner), name, qdate)
+            if universe == 7 and isinstance(dag_total, int):
+                b.dags += 1
+                b.dag_total += dag_total
+                b.dag_done += dag_done if isinstance(dag_done, int) else 0
+                continue
             if cluster not in b.clusters:
                 b.clusters.add(cluster)
-                b.total_submitted += total if isinstance(total, int) else 0
+                if dagman is None:  # a DAG's nodes are counted by their DAGMan job
+                    b.total_submitted += total if isinstance(total, int) else 0
             b.counts[status] = b.counts.get(status, 0) + 1
             job = (cluster, proc)
             b.first = job if b.first is None or job < b.first else b.first
@@ -207,10 +271,10 @@ class BatchView(View):
 
     def _line(self, b: _Batch) -> str:
         present = sum(b.counts.values())
-        done = max(0, b.total_submitted - present)
+        done = max(0, b.total_submitted - present) + b.dag_done
         counts = [b.counts.get(s, 0) for s in (JobStatus.RUNNING, JobStatus.IDLE, JobStatus.HELD)]
         cells = " ".join(f"{_dash(n):>6}" for n in [done, *counts])
-        total = max(present, b.total_submitted)
+        total = b.dag_total + (max(present, b.total_submitted) if not b.dags else 0)
         return f"{b.owner:<6} {b.name:<12} {_date(b.submitted):>11} {cells} {total:>6} {_ids(b)}\n"
 
 

@@ -1,6 +1,6 @@
-"""condor_dagman's command line, as condor_submit_dag writes it into `DAG.condor.sub`
-(`-f -l . -Lockfile L -Dag D -AutoRescue 1 ...`): options start with one dash and are
-matched without regard to case; the DAGMAN_* configuration supplies what it does not say.
+"""What condor_dagman is told to do: its command line's settings (read by
+`condorx.cli.dagman`), with the DAGMAN_* configuration for what the command line does not
+say.
 """
 
 from __future__ import annotations
@@ -53,70 +53,6 @@ class Options:
             max_post=pick(self.max_post, "DAGMAN_MAX_POST_SCRIPTS", 20),
             always_run_post=cfg.get_bool("DAGMAN_ALWAYS_RUN_POST", False),
         )
-
-
-_VALUED = {
-    "-dag": "dags",
-    "-lockfile": "lockfile",
-    "-maxidle": "max_idle",
-    "-maxjobs": "max_jobs",
-    "-maxpre": "max_pre",
-    "-maxpost": "max_post",
-    "-priority": "priority",
-    "-outfile_dir": "outfile_dir",
-    "-autorescue": "auto_rescue",
-    "-dorescuefrom": "do_rescue_from",
-    "-batch-name": "batch_name",
-    "-debug": "debug",
-}
-_FLAGS = {
-    "-dorecov": "do_recovery",
-    "-suppress_notification": "suppress_notification",
-    "-usedagdir": "use_dag_dir",
-    "-force": "force",
-}
-# Said by condor_submit_dag, and of no use here (or the same whatever their value).
-_IGNORED_VALUED = {"-l", "-csdversion", "-dagman", "-notification", "-p", "-config"}
-_IGNORED = {"-f", "-do_recurse", "-no_recurse", "-dont_suppress_notification"}
-_INTS = {"max_idle", "max_jobs", "max_pre", "max_post", "priority", "do_rescue_from", "debug"}
-
-
-def parse(argv: list[str]) -> Options:
-    opts = Options()
-    it = iter(argv)
-    for word in it:
-        key = word.lower()
-        if key in _FLAGS:
-            setattr(opts, _FLAGS[key], True)
-        elif key in _IGNORED:
-            continue
-        elif key in _VALUED or key in _IGNORED_VALUED:
-            value = next(it, None)
-            if value is None:
-                raise OptionError(f"{word} needs a value")
-            if key in _VALUED:
-                _set(opts, _VALUED[key], word, value)
-        else:
-            raise OptionError(f"unknown option {word}")
-    if not opts.dags:
-        raise OptionError("no DAG file given (-Dag FILE)")
-    if not opts.lockfile:
-        opts.lockfile = opts.primary + ".lock"
-    return opts
-
-
-def _set(opts: Options, attr: str, word: str, value: str) -> None:
-    if attr == "dags":
-        opts.dags.append(value)
-    elif attr == "auto_rescue":
-        opts.auto_rescue = value.strip() not in ("0", "false", "False")
-    elif attr in _INTS:
-        try:
-            setattr(opts, attr, int(value))
-        except ValueError:
-            raise OptionError(f"{word} needs a whole number, not {value!r}") from None
-    else:
-        setattr(opts, attr, value)
 
 
 def out_file(opts: Options) -> str:
