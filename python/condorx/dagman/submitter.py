@@ -11,7 +11,11 @@ from typing import Any
 
 from condorx.client.schedd import ScheddClient
 from condorx.config import Config
+from condorx.dag.errors import DagError
 from condorx.dag.model import Dag, Node
+from condorx.dag.parse import parse as parse_dag
+from condorx.dag.submit_file import Options as SubmitDagOptions
+from condorx.dag.submit_file import text as submit_file_text
 from condorx.dagman import node_job
 from condorx.submit.build import Facts, build
 from condorx.submit.errors import SubmitError
@@ -42,11 +46,14 @@ class Submitter:
         self, node: Node, retry: int, status: int, failed: int, cluster: int
     ) -> tuple[dict[str, Any], list[dict[str, Any]], bool]:
         """(cluster ad, procs, whether a job factory) of the node's job."""
+        cwd = node_job.directory(node)
         try:
-            text, name = node_job.description(self.dag, node)
+            if node.kind == "SUBDAG":
+                text, name = self._subdag(node, cwd)
+            else:
+                text, name = node_job.description(self.dag, node)
         except OSError as e:
             raise NodeSubmitError(f"cannot read submit file {node.submit}: {e.strerror}") from None
-        cwd = node_job.directory(node)
         top, after = node_job.statements(self.dag, node, self.ctx, retry, status, failed)
         facts = dataclasses.replace(self._facts, cwd=str(cwd))
         try:
@@ -57,3 +64,22 @@ class Submitter:
         if not jobs.procs:
             raise NodeSubmitError(f"submit file {name} queues no jobs")
         return jobs.cluster, jobs.procs, jobs.is_factory
+
+    def _subdag(self, node: Node, cwd: Path) -> tuple[str, str]:
+        """A SUBDAG EXTERNAL node's job is a DAGMan job of its own: its `.condor.sub` is
+        written now (condor_submit_dag -no_submit's file, as HTCondor's DAGMan has it
+        written when the node is ready), checking the sub-DAG first."""
+        dag_file = cwd / node.submit
+        try:
+            parse_dag(dag_file)
+        except DagError as e:
+            raise NodeSubmitError(f"SUBDAG {node.name}: {e}") from None
+        opts = SubmitDagOptions(
+            dags=[node.submit],
+            suppress_notification=self.ctx.suppress_notification,
+            priority=self.ctx.priority,
+        )
+        name = node.submit + ".condor.sub"  # its paths are relative to the node's directory
+        text = submit_file_text(opts)
+        (cwd / name).write_text(text)
+        return text, name
