@@ -26,9 +26,11 @@ from condorx.client.schedd import ScheddClient
 from condorx.config import Config
 from condorx.dag.model import Dag
 from condorx.dag.parse import parse
-from condorx.dagman import node_job, nodes_log, rescue, scripts
+from condorx.dagman import metrics, node_job, nodes_log, rescue, scripts, status_file
 from condorx.dagman.debug_log import DebugLog
-from condorx.dagman.engine import DagStatus, Engine
+from condorx.dagman.dot_file import DotFile
+from condorx.dagman.engine import SUBMITTED, DagStatus, Engine, State
+from condorx.dagman.jobstate_log import JobstateLog
 from condorx.dagman.options import Options
 from condorx.dagman.submitter import NodeSubmitError, Submitter
 from condorx.eventlog import EventLogError, Tail
@@ -56,6 +58,13 @@ class Dagman:
         self._ad_sent: dict[str, object] = {}
         self._ad_time = 0.0
         self._nursery: trio.Nursery | None = None
+        self.started = time.time()
+        self.jobstate: JobstateLog | None = None
+        self._status_time = 0.0
+        self._status_sent = ""
+        self._rescue_number = 0
+        self.dot: DotFile | None = None
+        self._dot_sent = ""
         self._abort_handled = False
         self._was_halted = False
 
@@ -80,6 +89,7 @@ class Dagman:
         self.dag = parse(self.opts.primary)
         found = self._rescue_file()
         if found:
+            self._rescue_number = int(found[-3:])
             self.out(f"Parsing {found} ...")
             rescue.apply(self.dag, found)
         self.engine = Engine(self.dag, self.opts.limits(self.cfg))
@@ -127,16 +137,23 @@ class Dagman:
         self.engine.start()
         self.submitter = Submitter(self.client, self.cfg, self.dag, await self._context())
         self.tail = Tail(self.nodes_log)
+        if self.dag.jobstate_log:
+            self.jobstate = JobstateLog(Path(self.dag.jobstate_log), self.dag)
+            self.jobstate.internal(f"DAGMAN_STARTED {self.job[0]}.{self.job[1]}")
         if not recovery:
             self.nodes_log.write_bytes(b"")
             self.out(f"Default node log file is: <{self.nodes_log}>")
             return
         self.out("Running in RECOVERY mode...")
+        if self.jobstate:
+            self.jobstate.internal("RECOVERY_STARTED")
         self.engine.recovering = True
         self._replay()
         await self._queued_jobs()
         self.engine.recovering = False
         self.out("...done with RECOVERY mode")
+        if self.jobstate:
+            self.jobstate.internal("RECOVERY_FINISHED")
         self.out.status(self.engine)
 
     async def _context(self) -> node_job.Context:
@@ -177,6 +194,8 @@ class Dagman:
             if not halted:
                 await self._submit_ready()
             await self._update_ad()
+            self._status_file()
+            self._dot_file()
             if halted and not engine.running():
                 self.out("DAG is halted and nothing is running: exiting")
                 engine.halt()
@@ -215,9 +234,13 @@ class Dagman:
             who = f"Node {name}" if name else "unknown Node"
             self.out(f"Event: {ev.name} for HTCondor {who} ({ev.job}) {{{_when(ev.time)}}}{mode}")
             before = self.engine.held
+            old = self.engine.states.get(name) if name else None
+            was = old.status if old is not None else ""
             self.engine.event(ev.number, ev.cluster, ev.proc, nodes_log.info(ev))
             if ev.number == 12 and name and not replay and self.engine.held > before:
                 self._hold_script(name)
+            if name and old is not None and not replay:
+                self._jobstate_event(name, old, was, ev.name, f"{ev.cluster}.{ev.proc}", ev.time)
             if name and ev.number in (5, 9):
                 self._note_end(name)
 
@@ -249,6 +272,23 @@ class Dagman:
                             self.engine.event(0, job, int(ad.get("ProcId") or 0), {})
         except (wire.WireError, OSError) as e:
             self.out(f"WARNING: cannot ask the schedd for this DAG's jobs: {e}")
+
+    def _jobstate_event(
+        self, name: str, old: State, was: str, event: str, job: str, when: float
+    ) -> None:
+        """The jobstate log's line for a node's job event, and JOB_SUCCESS / JOB_FAILURE
+        when it was the job's last."""
+        if self.jobstate is None:
+            return
+        self.jobstate.node(name, event.removeprefix("ULOG_"), job, when)
+        now = self.engine.states[name]
+        if was == SUBMITTED and (now is not old or now.status != SUBMITTED):
+            value = old.job_retval if old.job_retval is not None else 0
+            self.jobstate.node(
+                name, "JOB_SUCCESS" if value == 0 else "JOB_FAILURE", str(value), when
+            )
+            if now is not old:
+                self.jobstate.retried(name)
 
     def _note_end(self, name: str) -> None:
         st = self.engine.states[name]
@@ -285,6 +325,8 @@ class Dagman:
             cluster, procs = await self.submitter.submit(node, st.retries, status, failed)
         except NodeSubmitError as e:
             self.out(f"ERROR: submit attempt failed for node {name}: {e}")
+            if self.jobstate:
+                self.jobstate.node(name, "SUBMIT_FAILURE")
             self.engine.submit_failed(name, str(e))
             return True
         except (wire.WireError, OSError) as e:
@@ -314,6 +356,9 @@ class Dagman:
         script = node.scripts[kind]
         cwd = node_job.directory(node)
         debug = (script.debug_file, script.debug_type or "ALL") if script.debug_file else None
+        job = f"{st.cluster}.0" if kind == "POST" and st.cluster else "-"
+        if self.jobstate:
+            self.jobstate.node(name, f"{kind}_SCRIPT_STARTED", job)
         while True:
             words = scripts.argv(script.command, kind, self._macros(name))
             self.out(f"Running {kind} script of Node {name}...")
@@ -327,6 +372,9 @@ class Dagman:
             break
         how = f"exited with status {code}" if sig is None else f"died on signal {sig}"
         self.out(f"{kind} Script of Node {name} {how}")
+        if self.jobstate:
+            ok = "SUCCESS" if sig is None and code == 0 else "FAILURE"
+            self.jobstate.node(name, f"{kind}_SCRIPT_{ok}", job)
         if kind == "PRE":
             self.engine.pre_done(name, code, sig)
         else:
@@ -459,6 +507,42 @@ class Dagman:
             self.out(f"WARNING: cannot read the DAGMan job's ad: {e}")
         return None
 
+    def _dot_file(self) -> None:
+        """DOT: written at the start, and as the DAG moves with UPDATE."""
+        if self.dag.dot is None:
+            return
+        if self.dot is None:
+            self.dot = DotFile(self.dag.dot)
+        elif not self.dot.update:
+            return
+        state = str(self.engine.counts())
+        if state == self._dot_sent:
+            return
+        self._dot_sent = state
+        try:
+            self.dot.write(self.engine)
+        except OSError as e:
+            self.out(f"Can't create dot file '{self.dot.name}': {e.strerror}")
+
+    def _status_file(self, finished: bool = False) -> None:
+        """NODE_STATUS_FILE, rewritten when the DAG moved, at most once per its minimum
+        update time (unless ALWAYS-UPDATE), and at the end."""
+        if self.dag.node_status_file is None:
+            return
+        name, every, always = self.dag.node_status_file
+        now = time.monotonic()
+        if not finished and now - self._status_time < every:
+            return
+        state = str(self.engine.counts()) + str(self.engine.held)
+        if not finished and not always and state == self._status_sent:
+            return
+        self._status_time, self._status_sent = now, state
+        content = status_file.text(self.engine, self.opts.dags, finished, self.removed, every)
+        try:
+            status_file.write(Path(name), content)
+        except OSError as e:
+            self.out(f"Warning: can't write node status file {name}: {e.strerror}")
+
     async def _finish(self) -> int:
         eng = self.engine
         if self.stopped:
@@ -478,9 +562,22 @@ class Dagman:
             rescue.write(path, eng, self.opts.primary)
         self.out.status(eng)
         await self._update_ad(force=True)
+        self._status_file(finished=True)
+        self._reports(code)
         self.out(f"**** condor_dagman (condor_DAGMAN) pid {os.getpid()} EXITING WITH STATUS {code}")
         Path(self.opts.lockfile).unlink(missing_ok=True)  # still held: no one else has it
         return code
+
+    def _reports(self, code: int) -> None:
+        """The metrics file, and the jobstate log's last line."""
+        if self.jobstate:
+            self.jobstate.internal(f"DAGMAN_FINISHED {code}")
+        ids = (f"{self.job[0]}.{self.job[1]}" if self.job[0] else "", "")
+        path = Path(self.opts.primary + ".metrics")
+        try:
+            metrics.write(path, self.engine, self.started, code, ids, self._rescue_number)
+        except OSError as e:
+            self.out(f"Failed to write metrics file {path}: {e.strerror}")
 
 
 class DagmanError(Exception):
