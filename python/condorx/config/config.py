@@ -133,6 +133,16 @@ class Config:
             if name:
                 self._reader.assign(name, value.lstrip(), "environment", None)
 
+    def read_more(self, path: str | os.PathLike[str]) -> None:
+        """One more file over this configuration, read after the rest (as DAGMan reads
+        its DAGMAN_CONFIG_FILE); ``_CONDOR_`` variables still win. ConfigError when the
+        file cannot be read or is refused."""
+        name = os.fspath(path)
+        if not os.path.isfile(name):
+            raise ConfigError(f"can't read config source {name}", self.root_file)
+        self._reader.read_file(name)
+        self._apply_environment()
+
     # ---- lookups -----------------------------------------------------------------------
 
     def _prefixes(self) -> list[str]:

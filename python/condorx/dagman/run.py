@@ -23,7 +23,7 @@ import trio
 from condorx import wire
 from condorx.classad import ClassAd
 from condorx.client.schedd import ScheddClient
-from condorx.config import Config
+from condorx.config import Config, ConfigError
 from condorx.dag.model import Dag
 from condorx.dag.parse import parse
 from condorx.dagman import metrics, node_job, nodes_log, rescue, scripts, status_file
@@ -87,6 +87,7 @@ class Dagman:
 
     def _load(self) -> None:
         self.dag = parse(self.opts.primary)
+        self._read_config()
         found = self._rescue_file()
         if found:
             self._rescue_number = int(found[-3:])
@@ -96,6 +97,24 @@ class Dagman:
         for name, value in self.dag.maxjobs.items():
             self.engine.limits.categories[name] = value
         self.out(f"Dag contains {len(self.dag.nodes)} total nodes")
+
+    def _read_config(self) -> None:
+        """The DAG's CONFIG file, or condor_submit_dag's -config (one of them: two
+        different files are an error), read over the pool's configuration."""
+        given = self.cfg.get("DAGMAN_CONFIG_FILE")
+        named = self.dag.config
+        if named and given and os.path.abspath(named) != os.path.abspath(given):
+            raise DagmanError(
+                f"the DAG's CONFIG file {named} and -config {given} differ: give one"
+            )
+        path = named or given
+        if not path:
+            return
+        try:
+            self.cfg.read_more(path)
+        except ConfigError as e:
+            raise DagmanError(f"DAGMan configuration file {path}: {e}") from None
+        self.out(f"Using DAGMan configuration file: {path}")
 
     def _rescue_file(self) -> str | None:
         primary = self.opts.primary
