@@ -4,7 +4,9 @@ DAGMan writes, the attributes every node job gets)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 
 @dataclass(slots=True)
@@ -19,6 +21,9 @@ class Script:
     debug_type: str | None = None  # STDOUT, STDERR or ALL
 
 
+NO_SCRIPTS: Mapping[str, Script] = MappingProxyType({})
+
+
 @dataclass(slots=True)
 class Node:
     name: str
@@ -28,7 +33,8 @@ class Node:
     noop: bool = False
     done: bool = False
     inline: str | None = None  # an inline submit description's text
-    scripts: dict[str, Script] = field(default_factory=dict)
+    # Most nodes have no script: they share one empty mapping (a big DAG's memory).
+    scripts: Mapping[str, Script] = field(default_factory=lambda: NO_SCRIPTS)
     pre_skip: int | None = None
     retries: int = 0
     retry_unless_exit: int | None = None

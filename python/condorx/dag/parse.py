@@ -7,6 +7,7 @@ A line that cannot be read is a DagError naming the file and the line.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import sys
@@ -22,9 +23,10 @@ ALL_NODES = "ALL_NODES"
 # The node kinds ALL_NODES does not stand for.
 _NOT_ALL = ("FINAL", "SERVICE", "PROVISIONER")
 _VAR = re.compile(r'\s*([+A-Za-z_][A-Za-z0-9_.+]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
+_ALL_VARS = re.compile(r'(?:\s*[+A-Za-z_][A-Za-z0-9_.+]*\s*=\s*"(?:[^"\\]|\\.)*")+\s*')
 
 
-@dataclass
+@dataclass(slots=True)
 class _Line:
     words: list[str]
     text: str  # the whole line, trimmed
@@ -40,12 +42,20 @@ class _Line:
 
 def parse(path: str | os.PathLike[str], prefix: str = "") -> Dag:
     """The DAG in `path`: its nodes in order, edges checked, no cycle."""
-    dag = Dag(str(path))
-    reader = _Reader(dag, prefix)
-    reader.read(Path(path))
-    reader.finish()
-    topological(dag)  # a cycle is an error now, not when the DAG runs
-    return dag
+    # A bulk load: hundreds of thousands of objects, no reference cycles among them; the
+    # cyclic collector would walk the growing heap again and again for nothing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        dag = Dag(str(path))
+        reader = _Reader(dag, prefix)
+        reader.read(Path(path))
+        reader.finish()
+        topological(dag)  # a cycle is an error now, not when the DAG runs
+        return dag
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class _Reader:
@@ -247,7 +257,7 @@ class _Reader:
         script.command = _rest(line.text, len(line.words) - len(words) + 2)
 
         def apply(node: Node) -> None:
-            node.scripts[script.kind] = script
+            node.scripts = {**node.scripts, script.kind: script}
 
         self._each(line, words[1], apply)
 
@@ -288,10 +298,13 @@ class _Reader:
         where = ""  # unsaid: DAGMAN_DEFAULT_APPEND_VARS decides (prepend, by default)
         if line.words[2].upper() in ("PREPEND", "APPEND"):
             where, rest = line.words[2].lower(), _rest(line.text, 3)
-        pairs = _pairs(line, rest)
+        triples = [(k, v, where) for k, v in _pairs(line, rest)]
+        if name.upper() != ALL_NODES:  # the usual case, without a closure per line
+            self._node(line, name).vars.extend(triples)
+            return
 
         def apply(node: Node) -> None:
-            node.vars.extend((k, v, where) for k, v in pairs)
+            node.vars.extend(triples)
 
         self._each(line, name, apply)
 
@@ -431,20 +444,25 @@ def _int(line: _Line, text: str, what: str) -> int:
         raise line.fail(f"{what} must be a whole number, not {text!r}") from None
 
 
+def _pair(line: _Line, name: str, value: str) -> tuple[str, str]:
+    name = sys.intern(name)  # most nodes set the same few names
+    if name.lower().startswith("queue"):
+        raise line.fail(f"VARS may not set {name}")
+    if "\\" in value:
+        value = re.sub(r'\\([\\"])', r"\1", value)
+    return name, value
+
+
 def _pairs(line: _Line, text: str) -> list[tuple[str, str]]:
     """VARS' `name="value"` pairs; a value keeps `\\"` as `"` and `\\\\` as `\\`."""
+    if _ALL_VARS.fullmatch(text):  # the usual line, read in one go
+        return [_pair(line, name, value) for name, value in _VAR.findall(text)]
     out, pos = [], 0
     while pos < len(text) and text[pos:].strip():
         m = _VAR.match(text, pos)
         if m is None:
             raise line.fail(f'VARS expects name="value" at {text[pos:].strip()[:30]!r}')
-        name = sys.intern(m.group(1))  # most nodes set the same few names
-        if name.lower().startswith("queue"):
-            raise line.fail(f"VARS may not set {name}")
-        value = m.group(2)
-        if "\\" in value:
-            value = re.sub(r'\\([\\"])', r"\1", value)
-        out.append((name, value))
+        out.append(_pair(line, m.group(1), m.group(2)))
         pos = m.end()
     if not out:
         raise line.fail('VARS needs name="value" pairs')

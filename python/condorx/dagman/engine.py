@@ -19,8 +19,11 @@ import heapq
 from collections import deque
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Generic, TypeVar, cast
 
 from condorx.dag.model import Dag, Node
+
+T = TypeVar("T")
 
 NOT_READY, READY, PRERUN = "NOT_READY", "READY", "PRERUN"
 SUBMITTED, POSTRUN = "SUBMITTED", "POSTRUN"
@@ -55,26 +58,67 @@ class Limits:
 
 
 @dataclass(slots=True)
+class Run:
+    """One try at a node: its PRE script's outcome, its job and that job's procs, and
+    what went wrong. Made at first use, and let go when the node is done: most nodes of a
+    big DAG wait or are done, and hold none."""
+
+    pre_done: bool = False
+    pre_retval: int | None = None  # $PRE_SCRIPT_RETURN
+    cluster: int | None = None
+    procs: int = 0
+    queued: int = 0  # procs in the queue
+    failed: bool = False  # a proc failed
+    job_retval: int | None = None  # $RETURN
+    error: str = ""
+    idle: set[int] = field(default_factory=set)
+    held: set[int] = field(default_factory=set)
+    ended: set[int] = field(default_factory=set)  # terminated or aborted
+    codes: dict[int, int | None] = field(default_factory=dict)  # exit (None: aborted)
+
+
+_NO_RUN = Run()  # what a node with no try under way reads (never written)
+
+
+class _InRun(Generic[T]):
+    """A State attribute kept in its Run: read from it (or the defaults), set into it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, state: State, owner: type | None = None) -> T:
+        run = state.jobs if state.jobs is not None else _NO_RUN
+        return cast(T, getattr(run, self.name))
+
+    def __set__(self, state: State, value: T) -> None:
+        setattr(state.run, self.name, value)
+
+
+@dataclass(slots=True)
 class State:
     """What is happening to one node."""
 
     status: str = NOT_READY
     waiting: int = 0  # parents not yet done
     retries: int = 0  # runs after the first
-    pre_done: bool = False
-    cluster: int | None = None
-    queued: int = 0  # procs in the queue
-    idle: set[int] = field(default_factory=set)
-    held: set[int] = field(default_factory=set)
-    ended: set[int] = field(default_factory=set)  # procs that terminated or were aborted
-    procs: int = 0
-    failed: bool = False  # a proc failed this run
     retval: int = 0  # the node's return value as DAGMan keeps it
-    job_retval: int | None = None  # $RETURN
-    pre_retval: int | None = None  # $PRE_SCRIPT_RETURN
-    error: str = ""
     seq: int = 0  # its entry in the ready queue (older entries are stale)
-    codes: dict[int, int | None] = field(default_factory=dict)  # proc -> exit (None: aborted)
+    jobs: Run | None = None  # the try under way
+
+    pre_done = _InRun[bool]("pre_done")
+    pre_retval = _InRun[int | None]("pre_retval")
+    cluster = _InRun[int | None]("cluster")
+    procs = _InRun[int]("procs")
+    queued = _InRun[int]("queued")
+    failed = _InRun[bool]("failed")
+    job_retval = _InRun[int | None]("job_retval")
+    error = _InRun[str]("error")
+
+    @property
+    def run(self) -> Run:
+        if self.jobs is None:
+            self.jobs = Run()
+        return self.jobs
 
 
 class Engine:
@@ -82,7 +126,6 @@ class Engine:
         self.dag = dag
         self.limits = limits or Limits()
         self.states: dict[str, State] = {name: State() for name in dag.nodes}
-        self.order = {name: i for i, name in enumerate(dag.nodes)}
         self._ready: list[tuple[int, int, str]] = []  # (-priority, sequence, name)
         self._seq = 0
         self.ready_count = 0
@@ -235,13 +278,13 @@ class Engine:
         elif number in (1, 11):  # executing, unsuspended
             self._set_idle(st, proc, False)
         elif number == 12:  # held
-            if proc not in st.held:
-                st.held.add(proc)
+            if proc not in st.run.held:
+                st.run.held.add(proc)
                 self.held += 1
             self._set_idle(st, proc, True)
         elif number == 13:  # released
             self._release(st, proc)
-        elif number in (5, 9) and proc not in st.ended:  # terminated, aborted
+        elif number in (5, 9) and proc not in st.run.ended:  # terminated, aborted
             self._proc_ended(name, st, number, proc, info)
 
     def post_done(self, name: str, code: int | None, sig: int | None = None) -> None:
@@ -361,16 +404,17 @@ class Engine:
             self.in_category[cat] = self.in_category.get(cat, 0) + step
 
     def _set_idle(self, st: State, proc: int, idle: bool) -> None:
-        if idle and proc not in st.idle and st.status == SUBMITTED and proc not in st.ended:
-            st.idle.add(proc)
+        jobs = st.run
+        if idle and proc not in jobs.idle and st.status == SUBMITTED and proc not in jobs.ended:
+            jobs.idle.add(proc)
             self.idle += 1
-        elif not idle and proc in st.idle:
-            st.idle.discard(proc)
+        elif not idle and proc in st.run.idle:
+            st.run.idle.discard(proc)
             self.idle -= 1
 
     def _release(self, st: State, proc: int) -> None:
-        if proc in st.held:
-            st.held.discard(proc)
+        if proc in st.run.held:
+            st.run.held.discard(proc)
             self.held -= 1
 
     def _proc_ended(
@@ -378,9 +422,9 @@ class Engine:
     ) -> None:
         self._set_idle(st, proc, False)
         self._release(st, proc)
-        st.ended.add(proc)
+        st.run.ended.add(proc)
         st.queued -= 1
-        st.codes[proc] = None if number == 9 else (info.get("return_value") or 0)
+        st.run.codes[proc] = None if number == 9 else (info.get("return_value") or 0)
         self.jobs_completed += 1
         if number == 9:
             value = JOB_ABORTED
@@ -392,13 +436,13 @@ class Engine:
             why = f"Job proc ({st.cluster}.{proc}.0) failed with {how}"
         if value != 0 and not st.failed:
             st.failed, st.retval, st.job_retval, st.error = True, value, value, why
-            if st.queued > 0 or len(st.ended) < st.procs:
+            if st.queued > 0 or len(st.run.ended) < st.procs:
                 assert st.cluster is not None
                 reason = f"Node Error: DAG node {name} ({st.cluster}.{proc}.0) failed."
                 self.to_remove.append((st.cluster, reason))
         elif st.job_retval is None:
             st.job_retval = 0
-        if len(st.ended) >= max(st.procs, 1) and st.queued <= 0:
+        if len(st.run.ended) >= max(st.procs, 1) and st.queued <= 0:
             self._count_submitted(name, -1)
             self._job_ended(name)
 
@@ -421,6 +465,7 @@ class Engine:
     def _succeed(self, name: str) -> None:
         st = self.states[name]
         st.status = DONE
+        st.jobs = None  # nothing reads a done node's procs: a big DAG must not keep them
         if name == self.dag.final:
             return
         for child in self.dag.nodes[name].children:

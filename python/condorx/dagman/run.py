@@ -104,9 +104,7 @@ class Dagman:
         given = self.cfg.get("DAGMAN_CONFIG_FILE")
         named = self.dag.config
         if named and given and os.path.abspath(named) != os.path.abspath(given):
-            raise DagmanError(
-                f"the DAG's CONFIG file {named} and -config {given} differ: give one"
-            )
+            raise DagmanError(f"the DAG's CONFIG file {named} and -config {given} differ: give one")
         path = named or given
         if not path:
             return
@@ -416,7 +414,8 @@ class Dagman:
     def _macros(self, name: str) -> dict[str, str]:
         node, st, eng = self.dag.nodes[name], self.engine.states[name], self.engine
         counts = eng.counts()
-        codes = sorted(c for c in st.codes.values() if c is not None)
+        by_proc = st.jobs.codes if st.jobs is not None else {}
+        codes = sorted(c for c in by_proc.values() if c is not None)
         distinct = sorted(set(codes))
         return {
             "$JOB": name,
@@ -436,9 +435,9 @@ class Dagman:
             "$RETURN": str(st.job_retval if st.job_retval is not None else -1),
             "$EXIT_CODES": ",".join(str(c) for c in distinct),
             "$EXIT_CODE_COUNTS": ",".join(f"{c}:{codes.count(c)}" for c in distinct),
-            "$EXIT_CODE_LIST": ",".join(str(c) for c in st.codes.values() if c is not None),
+            "$EXIT_CODE_LIST": ",".join(str(c) for c in by_proc.values() if c is not None),
             "$PRE_SCRIPT_RETURN": str(st.pre_retval if st.pre_retval is not None else -1),
-            "$JOB_ABORT_COUNT": str(sum(1 for c in st.codes.values() if c is None)),
+            "$JOB_ABORT_COUNT": str(sum(1 for c in by_proc.values() if c is None)),
         }
 
     # ---- removal, the DAGMan job's ad, the end ----------------------------------------

@@ -98,7 +98,7 @@ def text(
             f"  StatusDetails = {_quoted(detail)};",
             f"  RetryCount = {st.retries};",
             f"  JobProcsQueued = {queued};",
-            f"  JobProcsHeld = {0 if ended else len(st.held)};",
+            f"  JobProcsHeld = {0 if ended or st.jobs is None else len(st.jobs.held)};",
             "]",
         ]
     end = time.time()
@@ -112,7 +112,7 @@ def text(
 
 
 def _idleness(st: State) -> str:
-    return "idle" if 0 in st.idle else "not_idle"
+    return "idle" if st.jobs is not None and 0 in st.jobs.idle else "not_idle"
 
 
 def write(path: Path, content: str) -> None:
