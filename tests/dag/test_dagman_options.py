@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from condorx.argsyntax import join_v2, split_v2
@@ -9,6 +11,7 @@ from condorx.cli.dagman import parse_words
 from condorx.dag.submit_file import Options as SubmitOptions
 from condorx.dag.submit_file import _arguments
 from condorx.dagman.options import OptionError
+from condorx.testing.tools import run_tool
 
 
 def test_it_reads_every_option_condor_submit_dag_writes():
@@ -50,3 +53,14 @@ def test_it_reads_every_option_condor_submit_dag_writes():
 def test_a_command_line_it_cannot_run_is_refused_saying_why(words, why):
     with pytest.raises(OptionError, match=why):
         parse_words(words)
+
+
+def test_a_dag_with_reject_is_not_run(tmp_path):
+    (tmp_path / "x.dag").write_text("JOB A a.sub\nREJECT\n")
+    env = {**os.environ, "CONDOR_CONFIG": "ONLY_ENV"}
+    env.pop("CONDORX_CONFIG", None)
+    r = run_tool("condorx.cli.dagman:main", ["-Dag", "x.dag"], env, tmp_path)
+    assert r.returncode == 1
+    out = (tmp_path / "x.dag.dagman.out").read_text()
+    assert "Exiting because of REJECT specification in x.dag, line 2" in out
+    assert not (tmp_path / "x.dag.lock").exists()  # it never began

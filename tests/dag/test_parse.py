@@ -10,7 +10,7 @@ import pytest
 
 from condorx.dag.errors import DagError
 from condorx.dag.graph import topological
-from condorx.dag.parse import parse
+from condorx.dag.parse import parse, parse_files
 
 
 def dag(tmp_path: Path, text: str, name: str = "x.dag"):
@@ -163,3 +163,12 @@ def test_bad_input_names_the_file_and_line(tmp_path, text, why, line):
 def test_a_missing_dag_file_is_named(tmp_path):
     with pytest.raises(DagError, match="cannot read DAG file .*nothere.dag"):
         parse(tmp_path / "nothere.dag")
+
+
+def test_several_files_are_one_dag_and_a_later_file_may_name_earlier_nodes(tmp_path):
+    (tmp_path / "one.dag").write_text("JOB A a.sub\nJOB B a.sub\n")
+    (tmp_path / "two.dag").write_text("JOB C a.sub\nPARENT A B CHILD C\n")
+    d = parse_files([tmp_path / "one.dag", tmp_path / "two.dag"])
+    assert list(d.nodes) == ["A", "B", "C"] and d.nodes["C"].parents == ["A", "B"]
+    with pytest.raises(DagError, match="two.dag, line 2: unknown node A"):
+        parse_files([tmp_path / "two.dag"])

@@ -20,7 +20,7 @@ from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
 from condorx.dag.errors import DagError
-from condorx.dag.parse import parse
+from condorx.dag.parse import parse_files
 from condorx.dag.submit_file import Options, text
 from condorx.submit.build import Facts, build
 from condorx.submit.errors import SubmitError
@@ -65,8 +65,7 @@ def main(ctx: click.Context) -> None:
         fail(f"Usage: {USAGE}")
     try:
         options = _options(opts)
-        for dag in options.dags:
-            parse(dag)
+        parse_files(list(options.dags))
         files = options.files()
         _clear(options, files)
         rescue = _rescue(options)
@@ -191,3 +190,7 @@ def _submit(path: str) -> int:
     except SubmitError as e:
         fail(f"ERROR: {e}")
     return int(run_client(client.submit, jobs.cluster, jobs.procs, cluster, tool=TOOL))
+
+
+if __name__ == "__main__":
+    main()

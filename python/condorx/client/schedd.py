@@ -13,6 +13,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import trio
+
 from condorx import locate, wire
 from condorx.classad import ClassAd, parseAds
 from condorx.client.connection import Address, Credentials, connect, user_credentials
@@ -60,23 +62,57 @@ class ScheddClient:
         self.cfg = cfg
         self.addresses = addresses(cfg, address)
         self.creds = creds if creds is not None else user_credentials(cfg)
+        self._holding = False
+        self._idle: list[wire.Channel] = []  # held connections not in use
+        self._gate = trio.Semaphore(1)
+
+    @asynccontextmanager
+    async def held(self, connections: int = 1) -> AsyncIterator[None]:
+        """Within it, calls share up to `connections` connections, each opened at first
+        need and kept (one that broke is replaced): a client that makes many calls
+        (condor_dagman submitting node after node, several at once) does not connect and
+        authenticate for each."""
+        self._holding = True
+        self._gate = trio.Semaphore(connections)
+        try:
+            yield
+        finally:
+            self._holding = False
+            idle, self._idle = self._idle, []
+            with trio.CancelScope(shield=True):
+                for ch in idle:
+                    await ch.aclose()
 
     @asynccontextmanager
     async def channel(self) -> AsyncIterator[wire.Channel]:
-        if not self.addresses:
-            raise wire.WireError("no schedd found: is the pool running? (condorx pool up)")
-        last: Exception | None = None
-        for addr in self.addresses:
-            try:
-                ch = await connect(addr, self._creds_for(addr))
-            except OSError as e:
-                last = e
-                continue
+        if not self._holding:
+            ch = await self._connect()
             try:
                 yield ch
             finally:
                 await ch.aclose()
             return
+        async with self._gate:
+            ch = self._idle.pop() if self._idle else await self._connect()
+            try:
+                yield ch
+            except BaseException:
+                # A call that failed or was cancelled part way leaves its conversation
+                # in an unknown state: it is closed, and the next call connects anew.
+                with trio.CancelScope(shield=True):
+                    await ch.aclose()
+                raise
+            self._idle.append(ch)
+
+    async def _connect(self) -> wire.Channel:
+        if not self.addresses:
+            raise wire.WireError("no schedd found: is the pool running? (condorx pool up)")
+        last: Exception | None = None
+        for addr in self.addresses:
+            try:
+                return await connect(addr, self._creds_for(addr))
+            except OSError as e:
+                last = e
         raise wire.WireError(f"cannot reach the schedd at {self.addresses[-1]}: {last}")
 
     def _creds_for(self, addr: Address) -> Credentials:
@@ -102,10 +138,12 @@ class ScheddClient:
             reply = await ch.request(req.to_wire())
         return int(Submitted.from_wire(reply).cluster)
 
-    async def reserve(self) -> int:
-        """A cluster id for a submission still to be built (for `$(Cluster)`)."""
+    async def reserve(self, count: int = 1) -> int:
+        """A cluster id for a submission still to be built (for `$(Cluster)`); with
+        `count`, the first of that many in a row."""
+        req = Reserve(count) if count != 1 else Reserve()
         async with self.channel() as ch:
-            return int(Reserved.from_wire(await ch.request(Reserve().to_wire())).cluster)
+            return int(Reserved.from_wire(await ch.request(req.to_wire())).cluster)
 
     async def query_rows(
         self, exprs: Sequence[str], constraint: str | None = None, limit: int | None = None

@@ -42,14 +42,21 @@ class _Line:
 
 def parse(path: str | os.PathLike[str], prefix: str = "") -> Dag:
     """The DAG in `path`: its nodes in order, edges checked, no cycle."""
+    return parse_files([path], prefix)
+
+
+def parse_files(paths: list[str | os.PathLike[str]], prefix: str = "") -> Dag:
+    """The DAG the files make together, read in turn as one (condor_submit_dag given
+    several: a later file's edges may name an earlier file's nodes)."""
     # A bulk load: hundreds of thousands of objects, no reference cycles among them; the
     # cyclic collector would walk the growing heap again and again for nothing.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        dag = Dag(str(path))
+        dag = Dag(str(paths[0]))
         reader = _Reader(dag, prefix)
-        reader.read(Path(path))
+        for path in paths:
+            reader.read(Path(path))
         reader.finish()
         topological(dag)  # a cycle is an error now, not when the DAG runs
         return dag

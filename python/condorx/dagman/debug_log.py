@@ -23,7 +23,8 @@ from condorx.dagman.engine import (
 class DebugLog:
     def __init__(self, path: str) -> None:
         self.path = path
-        self._f: TextIO = open(path, "a", buffering=1)  # noqa: SIM115 - lives with DAGMan
+        # Written out as the run loop goes round (flush), not a syscall per line.
+        self._f: TextIO = open(path, "a")  # noqa: SIM115 - lives with DAGMan
 
     def __call__(self, message: str) -> None:
         stamp = time.strftime("%m/%d/%y %H:%M:%S")
@@ -41,6 +42,9 @@ class DebugLog:
             f"{c[READY]:5d}      {c[NOT_READY]:5d}    {c[ERROR]:5d}    {c[FUTILE]:5d}"
         )
         self(f"{engine.held} job proc(s) currently held")
+
+    def flush(self) -> None:
+        self._f.flush()
 
     def close(self) -> None:
         self._f.close()

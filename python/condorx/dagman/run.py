@@ -25,7 +25,7 @@ from condorx.classad import ClassAd
 from condorx.client.schedd import ScheddClient
 from condorx.config import Config, ConfigError
 from condorx.dag.model import Dag
-from condorx.dag.parse import parse
+from condorx.dag.parse import parse_files
 from condorx.dagman import metrics, node_job, nodes_log, rescue, scripts, status_file
 from condorx.dagman.debug_log import DebugLog
 from condorx.dagman.dot_file import DotFile
@@ -36,6 +36,8 @@ from condorx.dagman.submitter import NodeSubmitError, Submitter
 from condorx.eventlog import EventLogError, Tail
 
 _POLL = 0.1  # how often the nodes log is looked at (a stat and a read)
+# Submissions in flight at once, each on a connection of its own kept for the run.
+_CONNECTIONS = 8
 
 
 class Dagman:
@@ -54,6 +56,7 @@ class Dagman:
         self._wake = trio.Event()
         self._window = (0.0, 0)  # (start of this scan interval, submits made in it)
         self._submit_backoff = 0.0
+        self._submitting = trio.CapacityLimiter(_CONNECTIONS)
         self._attempts: dict[str, int] = {}
         self._ad_sent: dict[str, object] = {}
         self._ad_time = 0.0
@@ -76,7 +79,7 @@ class Dagman:
         lock = await self._lock()
         try:
             await self._start(recovery)
-            async with trio.open_nursery() as nursery:
+            async with self.client.held(_CONNECTIONS), trio.open_nursery() as nursery:
                 self._nursery = nursery
                 nursery.start_soon(self._on_removal, nursery.cancel_scope)
                 await self._loop(nursery)
@@ -86,7 +89,10 @@ class Dagman:
             os.close(lock)
 
     def _load(self) -> None:
-        self.dag = parse(self.opts.primary)
+        self.dag = parse_files(list(self.opts.dags))
+        if self.dag.reject is not None:
+            where, line = self.dag.reject
+            raise DagmanError(f"Exiting because of REJECT specification in {where}, line {line}")
         self._read_config()
         found = self._rescue_file()
         if found:
@@ -145,6 +151,7 @@ class Dagman:
                     ) from None
                 os.close(fd)
                 self.out("Lock file is held by an earlier run of this DAGMan job; waiting")
+                self.out.flush()
                 await trio.sleep(1)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{self.job[0]}\n".encode(), 0)
@@ -226,6 +233,7 @@ class Dagman:
                     self.out(f"Running FINAL node {self.dag.final}")
                     continue
                 return
+            self.out.flush()
             with trio.move_on_after(_POLL):
                 await self._wake.wait()
             self._wake = trio.Event()
@@ -287,7 +295,7 @@ class Dagman:
                         if job not in self.engine.by_cluster:
                             self.engine.recover_submit(str(name), job)
                             self.engine.event(0, job, int(ad.get("ProcId") or 0), {})
-        except (wire.WireError, OSError) as e:
+        except (wire.WireError, wire.RemoteError, OSError) as e:
             self.out(f"WARNING: cannot ask the schedd for this DAG's jobs: {e}")
 
     def _jobstate_event(
@@ -322,11 +330,20 @@ class Dagman:
         start, made = self._window
         if now - start >= interval:
             start, made = now, 0
-        for name in self.engine.take_submit(max(most - made, 0)):
-            made += 1
-            if not await self._submit(name):
-                break
-        self._window = (start, made)
+        names = self.engine.take_submit(max(most - made, 0))
+        self._window = (start, made + len(names))
+        async with trio.open_nursery() as nursery:
+            for name in names:
+                nursery.start_soon(self._submit_in_turn, name)
+
+    async def _submit_in_turn(self, name: str) -> None:
+        """Several nodes are submitted at once (the schedd makes their submissions
+        durable together); after a refusal to connect, the rest wait for the next try."""
+        async with self._submitting:
+            if trio.current_time() < self._submit_backoff:
+                self.engine.unsubmit(name)
+                return
+            await self._submit(name)
 
     async def _submit(self, name: str) -> bool:
         """Submit one node's job; False when the schedd cannot be reached (the node
@@ -346,7 +363,10 @@ class Dagman:
                 self.jobstate.node(name, "SUBMIT_FAILURE")
             self.engine.submit_failed(name, str(e))
             return True
-        except (wire.WireError, OSError) as e:
+        except (wire.WireError, wire.RemoteError, OSError) as e:
+            # Unreachable, or refused (a schedd that restarted has forgotten the cluster
+            # ids reserved before): the node waits, and is tried again a while later.
+            self.submitter.forget_reserved()
             return self._submit_refused(name, str(e))
         self._attempts.pop(name, None)
         self.out(f"\tassigned HTCondor ID ({cluster}.0.0)")
@@ -473,7 +493,7 @@ class Dagman:
     async def _act(self, action: str, constraint: str, why: str) -> None:
         try:
             await self.client.act(action, constraint=constraint, reason=why)
-        except (wire.WireError, OSError) as e:
+        except (wire.WireError, wire.RemoteError, OSError) as e:
             self.out(f"ERROR: removing node jobs ({constraint}): {e}")
 
     async def _update_ad(self, force: bool = False) -> None:
@@ -511,7 +531,7 @@ class Dagman:
     async def _edit(self, attrs: dict[str, str]) -> None:
         try:
             await self.client.edit(attrs, ids=[f"{self.job[0]}.{self.job[1]}"])
-        except (wire.WireError, OSError) as e:
+        except (wire.WireError, wire.RemoteError, OSError) as e:
             self.out(f"WARNING: cannot update the DAGMan job's ad: {e}")
 
     async def _own_ad(self) -> ClassAd | None:
@@ -521,7 +541,7 @@ class Dagman:
             ):
                 for ad in chunk:
                     return ad
-        except (wire.WireError, OSError) as e:
+        except (wire.WireError, wire.RemoteError, OSError) as e:
             self.out(f"WARNING: cannot read the DAGMan job's ad: {e}")
         return None
 

@@ -9,6 +9,8 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import trio
+
 from condorx.client.schedd import ScheddClient
 from condorx.config import Config
 from condorx.dag.errors import DagError
@@ -20,6 +22,9 @@ from condorx.dagman import node_job
 from condorx.submit.build import Facts, build
 from condorx.submit.errors import SubmitError
 from condorx.submit.parse import parse
+
+# Cluster ids reserved at a time: a DAG's node submissions come in bursts.
+_BLOCK = 64
 
 
 class NodeSubmitError(Exception):
@@ -33,10 +38,24 @@ class Submitter:
         self.dag = dag
         self.ctx = ctx
         self._facts = Facts.from_config(cfg)
+        self._ids: list[int] = []  # cluster ids reserved and not yet used
+        self._refill = trio.Lock()
+
+    def forget_reserved(self) -> None:
+        """Reserve anew next time (a restarted schedd forgets what it reserved)."""
+        self._ids.clear()
+
+    async def _cluster_id(self) -> int:
+        """The next cluster id: reserved in blocks (one schedd commit for many nodes)."""
+        async with self._refill:  # one block at a time, however many submit at once
+            if not self._ids:
+                first = await self.client.reserve(_BLOCK)
+                self._ids = list(range(first + _BLOCK - 1, first - 1, -1))
+            return self._ids.pop()
 
     async def submit(self, node: Node, retry: int, status: int, failed: int) -> tuple[int, int]:
         """Submit the node's job; (its cluster, how many procs)."""
-        cluster = await self.client.reserve()
+        cluster = await self._cluster_id()
         ad, procs, factory = self._build(node, retry, status, failed, cluster)
         made = {"limit": len(procs)} if factory else None
         cluster = await self.client.submit(ad, procs, cluster, None, made)
@@ -58,7 +77,7 @@ class Submitter:
         facts = dataclasses.replace(self._facts, cwd=str(cwd))
         try:
             desc = parse(text, str(Path(name)), after, name, top)
-            jobs = build(desc, cluster, facts, self.cfg)
+            jobs = build(desc, cluster, facts, self.cfg, warn=False)
         except SubmitError as e:
             raise NodeSubmitError(str(e)) from None
         if not jobs.procs:

@@ -40,9 +40,12 @@ class Transact(Message):
 
 @dataclass(frozen=True)
 class Reserve(Message):
-    """The next cluster id, for a submission that needs $(Cluster) before its ads."""
+    """The next cluster id, for a submission that needs $(Cluster) before its ads; with
+    `count`, that many in a row (the first is replied), for a client that submits many
+    clusters one after another (condor_dagman)."""
 
     command = "reserve"
+    count: int | None = None
 
 
 @dataclass(frozen=True)

@@ -85,18 +85,18 @@ def build(
     cfg: Config | None,
     environ: Mapping[str, str] | None = None,
     fast: bool = True,
+    warn: bool = True,
 ) -> Jobs:
     """The jobs of a description. `fast=False` builds every proc whole (for checking the
-    incremental path, which must give the same jobs)."""
+    incremental path, which must give the same jobs); `warn=False` skips looking for
+    the unused lines condor_submit warns of (a caller that shows no warnings)."""
     env = os.environ if environ is None else environ
     jobs: Jobs | None = None
     first: _Proc | None = None
     for qs in desc.queues:
         spec = _spec(qs, desc, cluster_id, facts, cfg, env)
-        varying = _varying(qs, desc, spec)
-        # Nothing differs between this statement's procs: the first one's diff is every
-        # one's (1,000 statements of 1,000 procs each cost 1,000 diffs, not 1,000,000).
-        steady = fast and not _varying(qs, desc, spec, per_proc_only=True)
+        varying: set[str] | None = None  # worked out at a second proc: most have one
+        steady = False
         same: dict[str, Any] | None = None
         plan: _Plan | None = None
         for proc_vars in spec.procs():
@@ -115,6 +115,12 @@ def build(
                 full = ctx.build_all()
                 jobs.procs.append({k: v for k, v in full.items() if jobs.cluster.get(k) != v})
             else:
+                if varying is None:
+                    varying = _varying(qs, desc, spec)
+                    # Nothing differs between this statement's procs: the first one's diff
+                    # is every one's (1,000 statements of 1,000 procs each cost 1,000
+                    # diffs, not 1,000,000).
+                    steady = not _varying(qs, desc, spec, per_proc_only=True)
                 if plan is None or plan.first is not first:
                     plan = _Plan.make(first, varying, qs, spec)
                 jobs.procs.append(ctx.build_diff(plan, jobs.cluster))
@@ -123,7 +129,7 @@ def build(
     if jobs is None:  # every queue statement made no jobs (`matching` found nothing)
         return Jobs(cluster={})
     assert first is not None
-    jobs.warnings = _unused(desc, first)
+    jobs.warnings = _unused(desc, first) if warn else []
     jobs.materialize_limit = _materialize_limit(first)
     return jobs
 

@@ -8,6 +8,8 @@ import logging
 from collections import Counter
 from typing import Any
 
+import trio
+
 from condorx import version, wire
 from condorx.attrs import JobStatus
 from condorx.client import negotiator
@@ -71,6 +73,41 @@ def advertiser(cfg: Config, ledger: Ledger, me: Identity) -> Advertiser:
     )
     ledger.on_commit = sender.poke
     return sender
+
+
+class Reschedules:
+    """Asks for negotiation cycles, one at a time and at most one a second: the requests
+    that come meanwhile make one more after it, not one each (a DAG's node submissions,
+    hundreds a second, would otherwise each cost a collector update, a negotiator call
+    and a negotiation cycle)."""
+
+    spacing = 1.0
+
+    def __init__(self, cfg: Config, ledger: Ledger, me: Identity) -> None:
+        self.cfg = cfg
+        self.ledger = ledger
+        self.me = me
+        self._busy = False
+        self._again = False
+
+    def request(self, nursery: trio.Nursery) -> None:
+        if self._busy:
+            self._again = True
+            return
+        self._busy = True
+        nursery.start_soon(self._run)
+
+    async def _run(self) -> None:
+        try:
+            while True:
+                self._again = False
+                started = trio.current_time()
+                await reschedule(self.cfg, self.ledger, self.me)
+                if not self._again:
+                    return
+                await trio.sleep_until(started + self.spacing)
+        finally:
+            self._busy = False
 
 
 async def reschedule(cfg: Config, ledger: Ledger, me: Identity) -> None:

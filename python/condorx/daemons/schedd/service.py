@@ -86,6 +86,8 @@ from condorx.protocol.schedd import (
 log = logging.getLogger("condorx.schedd")
 
 CHUNK = 10_000
+# The most cluster ids one Reserve hands out (each is remembered until it is used).
+MAX_RESERVE = 1000
 ACTIONS = ("remove", "remove-x", "hold", "release", "suspend", "continue")
 
 
@@ -95,6 +97,7 @@ class Schedd:
     ) -> None:
         self.cfg = cfg
         self._aside: trio.Nursery | None = None  # where background requests run
+        self.reschedules = advertise.Reschedules(cfg, ledger, me)
         self.ledger = ledger
         self.me = me
         self.shadows = shadows
@@ -410,10 +413,22 @@ class Schedd:
         return (cluster, 0)
 
     async def reserve(self, peer: Peer, req: Reserve, ch: wire.Channel) -> Reserved:
-        """Hand out the next cluster id (durably, so it is never given twice)."""
-        cluster = await self.ledger.change(lambda txn: txn.new_cluster())
-        self.intake.reserved[cluster] = peer.user
-        return Reserved(cluster)
+        """Hand out the next cluster id, or `count` of them in a row (durably, so none
+        is ever given twice)."""
+        count = req.count if req.count is not None else 1
+        if not 1 <= count <= MAX_RESERVE:
+            raise Refused("bad-request", f"count must be 1 to {MAX_RESERVE}, not {count}")
+
+        def take(txn: Transaction) -> int:
+            first = txn.new_cluster()
+            for _ in range(count - 1):
+                txn.new_cluster()
+            return first
+
+        first = await self.ledger.change(take)
+        for cluster in range(first, first + count):
+            self.intake.reserved[cluster] = peer.user
+        return Reserved(first)
 
     async def query(self, peer: Peer, req: QueryJobs, ch: wire.Channel) -> Count:
         jobs = self.ledger.snapshot() if req.procs is not False else []
@@ -698,7 +713,7 @@ class Schedd:
             self.local.note_idle(local)
             if others:
                 self.shadows.note_idle(others)
-                aside.start_soon(advertise.reschedule, self.cfg, self.ledger, self.me)
+                self.reschedules.request(aside)
         if news.grid:
             self.grid.poke()
         for key in news.stopped:
@@ -856,7 +871,7 @@ class Schedd:
         to answer, or down); the asker need not wait for it."""
         if self._aside is None:
             raise Refused("busy", "the schedd is starting")
-        self._aside.start_soon(advertise.reschedule, self.cfg, self.ledger, self.me)
+        self.reschedules.request(self._aside)
         return Done()
 
 
