@@ -14,9 +14,10 @@ from condorx.dag.parse import parse, parse_files
 
 
 def dag(tmp_path: Path, text: str, name: str = "x.dag"):
+    """The DAG as condor_submit_dag reads it, run in the DAG's directory."""
     path = tmp_path / name
     path.write_text(text)
-    return parse(path)
+    return parse(name, base=tmp_path)
 
 
 def test_jobs_and_edges_with_several_parents_and_children(tmp_path):
@@ -172,3 +173,40 @@ def test_several_files_are_one_dag_and_a_later_file_may_name_earlier_nodes(tmp_p
     assert list(d.nodes) == ["A", "B", "C"] and d.nodes["C"].parents == ["A", "B"]
     with pytest.raises(DagError, match="two.dag, line 2: unknown node A"):
         parse_files([tmp_path / "two.dag"])
+
+
+def test_inline_blocks_continued_lines_and_words_after_the_closing_brace(tmp_path):
+    d = dag(
+        tmp_path,
+        "JOB A @=end\nexecutable = /bin/true\nqueue\n@end\n"
+        "JOB B {\nexecutable = /bin/false\n} NOOP\n"
+        "PARENT A \\\n   CHILD B\n",
+    )
+    assert d.nodes["A"].inline == "executable = /bin/true\nqueue\n"
+    assert d.nodes["B"].noop and d.nodes["B"].parents == ["A"]
+
+
+def test_a_command_may_name_a_node_defined_further_down(tmp_path):
+    d = dag(tmp_path, "PARENT A CHILD B\nRETRY B 2\nJOB A a.sub\nJOB B b.sub\n")
+    assert d.nodes["B"].parents == ["A"] and d.nodes["B"].retries == 2
+
+
+def test_nested_splice_directories_compose_and_files_are_found_from_the_run_directory(
+    tmp_path,
+):
+    (tmp_path / "outer" / "inner").mkdir(parents=True)
+    (tmp_path / "outer" / "o.dag").write_text("JOB X x.sub\nSPLICE T i.dag DIR inner\n")
+    (tmp_path / "outer" / "inner" / "i.dag").write_text("JOB Y y.sub DIR deep\n")
+    d = dag(tmp_path, "SPLICE S o.dag DIR outer\n")
+    assert d.nodes["S+X"].directory == "outer"
+    assert d.nodes["S+T+Y"].directory == "outer/inner/deep"
+
+
+def test_connect_needs_as_many_output_pins_as_input_pins(tmp_path):
+    (tmp_path / "a.dag").write_text("JOB P p.sub\nJOB Q q.sub\nPIN_OUT P 1\nPIN_OUT Q 2\n")
+    (tmp_path / "b.dag").write_text("JOB R r.sub\nPIN_IN R 1\n")
+    with pytest.raises(DagError, match="line 3: CONNECT: A has 2 output pins, B 1 input"):
+        dag(tmp_path, "SPLICE A a.dag\nSPLICE B b.dag\nCONNECT A B\n")
+    (tmp_path / "b.dag").write_text("JOB R r.sub\nJOB S s.sub\nPIN_IN R 1\nPIN_IN S 2\n")
+    d = dag(tmp_path, "SPLICE A a.dag\nSPLICE B b.dag\nCONNECT A B\n")
+    assert d.nodes["B+R"].parents == ["A+P"] and d.nodes["B+S"].parents == ["A+Q"]

@@ -65,4 +65,10 @@ class Dag:
     env_set: list[str] = field(default_factory=list)
     reject: tuple[str, int] | None = None  # where REJECT was said
     splices: dict[str, str] = field(default_factory=dict)  # name -> DAG file
+    # A spliced DAG's PIN_IN / PIN_OUT: pin number -> its nodes (full names).
+    pins_in: dict[int, list[str]] = field(default_factory=dict)
+    pins_out: dict[int, list[str]] = field(default_factory=dict)
+    pins: dict[str, tuple[dict[int, list[str]], dict[int, list[str]]]] = field(
+        default_factory=dict
+    )  # splice name -> its (in, out) pins, for CONNECT
     final: str | None = None  # the FINAL node's name

@@ -23,15 +23,17 @@ ALL_NODES = "ALL_NODES"
 # The node kinds ALL_NODES does not stand for.
 _NOT_ALL = ("FINAL", "SERVICE", "PROVISIONER")
 _VAR = re.compile(r'\s*([+A-Za-z_][A-Za-z0-9_.+]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
+_CONTINUED = re.compile(r"\\[ \t]*\r?$", re.MULTILINE)  # a line that ends with a backslash
 _ALL_VARS = re.compile(r'(?:\s*[+A-Za-z_][A-Za-z0-9_.+]*\s*=\s*"(?:[^"\\]|\\.)*")+\s*')
 
 
 @dataclass(slots=True)
 class _Line:
     words: list[str]
-    text: str  # the whole line, trimmed
+    text: str  # the whole line, trimmed (continuation lines joined)
     source: str
     number: int
+    block: str | None = None  # an inline submit description's lines
 
     def where(self) -> str:
         return f"{self.source}, line {self.number}"
@@ -40,23 +42,36 @@ class _Line:
         return DagError(f"{self.where()}: {why}")
 
 
-def parse(path: str | os.PathLike[str], prefix: str = "") -> Dag:
-    """The DAG in `path`: its nodes in order, edges checked, no cycle."""
-    return parse_files([path], prefix)
+def parse(
+    path: str | os.PathLike[str], prefix: str = "", base: str | os.PathLike[str] | None = None
+) -> Dag:
+    """The DAG in `path`: its nodes in order, edges checked, no cycle. The files it names
+    (INCLUDE, SPLICE, and nodes' submit files) are relative to `base`, the directory
+    DAGMan runs in (the current one), as HTCondor's are."""
+    return parse_files([path], prefix, base)
 
 
-def parse_files(paths: list[str | os.PathLike[str]], prefix: str = "") -> Dag:
+def parse_files(
+    paths: list[str | os.PathLike[str]],
+    prefix: str = "",
+    base: str | os.PathLike[str] | None = None,
+    use_dag_dir: bool = False,
+) -> Dag:
     """The DAG the files make together, read in turn as one (condor_submit_dag given
-    several: a later file's edges may name an earlier file's nodes)."""
+    several: a later file's edges may name an earlier file's nodes). `use_dag_dir`
+    (-usedagdir): each file's paths, its nodes' too, are relative to its directory."""
     # A bulk load: hundreds of thousands of objects, no reference cycles among them; the
     # cyclic collector would walk the growing heap again and again for nothing.
     collecting = gc.isenabled()
     gc.disable()
     try:
         dag = Dag(str(paths[0]))
-        reader = _Reader(dag, prefix)
+        reader = _Reader(dag, prefix, Path(base) if base is not None else Path.cwd())
         for path in paths:
-            reader.read(Path(path))
+            if use_dag_dir:
+                reader.where = os.path.dirname(os.fspath(path))
+                path = os.path.basename(os.fspath(path))
+            reader.read(str(path))
         reader.finish()
         topological(dag)  # a cycle is an error now, not when the DAG runs
         return dag
@@ -65,10 +80,22 @@ def parse_files(paths: list[str | os.PathLike[str]], prefix: str = "") -> Dag:
             gc.enable()
 
 
+# The commands that define nodes (and a few whole-DAG settings): read in a first pass
+# over each file, so that the other commands may name nodes defined further down.
+_FIRST_PASS = frozenset(
+    ("JOB", "FINAL", "SERVICE", "PROVISIONER", "SUBDAG", "SPLICE", "SUBMIT-DESCRIPTION")
+    + ("REJECT", "DOT", "NODE_STATUS_FILE", "JOBSTATE_LOG")
+)
+# The commands that may open an inline submit description (`{`, or `@=TOKEN`).
+_BLOCKS = frozenset(("JOB", "FINAL", "SERVICE", "PROVISIONER", "SUBMIT-DESCRIPTION"))
+
+
 class _Reader:
-    def __init__(self, dag: Dag, prefix: str) -> None:
+    def __init__(self, dag: Dag, prefix: str, base: Path, where: str = "") -> None:
         self.dag = dag
         self.prefix = prefix
+        self.base = base  # the directory DAGMan runs in
+        self.where = where  # where this DAG's files are, relative to base (a SPLICE's DIR)
         self.deferred: list[Callable[[Node], None]] = []  # what ALL_NODES said
         self.including: list[Path] = []
         self.commands: dict[str, Callable[[_Line], None]] = {
@@ -97,27 +124,44 @@ class _Reader:
             "INCLUDE": self._include,
             "SPLICE": self._splice,
             "SUBMIT-DESCRIPTION": self._submit_description,
+            "PIN_IN": self._pin_in,
+            "PIN_OUT": self._pin_out,
+            "CONNECT": self._connect,
         }
 
     # ---- reading ----------------------------------------------------------------------
 
-    def read(self, path: Path) -> None:
+    def file(self, name: str) -> Path:
+        """A file a DAG names, where DAGMan finds it."""
+        return self.base / self.where / name
+
+    def read(self, name: str) -> None:
+        """One file, in two passes: the commands that define nodes, then the others."""
+        path = self.file(name)
         if path.resolve() in self.including:
-            raise DagError(f"{path}: INCLUDE of a file that includes it")
+            raise DagError(f"{name}: INCLUDE of a file that includes it")
         try:
             text = path.read_text()
         except OSError as e:
-            raise DagError(f"cannot read DAG file {path}: {e.strerror}") from None
+            raise DagError(f"cannot read DAG file {name}: {e.strerror}") from None
         except UnicodeDecodeError:
-            raise DagError(f"DAG file {path} is not text") from None
+            raise DagError(f"DAG file {name} is not text") from None
         self.including.append(path.resolve())
-        self.path = path
-        self._lines = _lines(text, str(path))
-        for line in self._lines:
-            handler = self.commands.get(line.words[0].upper())
+        self.name = name
+        lines = _commands(_lines(text, name))
+        handlers = []
+        for line in lines:
+            key = line.words[0].upper()
+            handler = self.commands.get(key)
             if handler is None:
                 raise line.fail(f"unknown DAG command {line.words[0]!r}")
-            handler(line)
+            handlers.append((key in _FIRST_PASS, handler, line))
+        for first, handler, line in handlers:
+            if first:
+                handler(line)
+        for first, handler, line in handlers:
+            if not first:
+                handler(line)
         self.including.pop()
 
     def finish(self) -> None:
@@ -128,13 +172,9 @@ class _Reader:
                     apply(node)
 
     def _block(self, line: _Line) -> str:
-        """The lines of an inline description, up to a line that is `}`."""
-        body: list[str] = []
-        for inner in self._lines:
-            if inner.text == "}":
-                return "\n".join(body) + "\n"
-            body.append(inner.text)
-        raise line.fail("an inline submit description has no closing }")
+        if line.block is None:
+            raise line.fail("an inline submit description has no closing }")
+        return line.block
 
     def _node(self, line: _Line, name: str) -> Node:
         node = self.dag.nodes.get(self.prefix + name)
@@ -162,7 +202,7 @@ class _Reader:
             raise line.fail(f"node {name} is defined twice")
         # Most nodes share a submit file: one string for all of them.
         node = Node(full, sys.intern(submit), kind, line=line.number, source=line.source)
-        if submit == "{":
+        if submit == "{" or submit.startswith("@="):
             node.inline, node.submit = self._block(line), ""
         it = iter(rest)
         for word in it:
@@ -177,6 +217,10 @@ class _Reader:
                 node.noop = True
             elif key == "DONE":
                 node.done = True
+        if self.where:  # a spliced DAG's DIR (or -usedagdir): its nodes run there
+            node.directory = (
+                os.path.join(self.where, node.directory) if node.directory else self.where
+            )
         self.dag.nodes[full] = node
         return node
 
@@ -201,8 +245,8 @@ class _Reader:
         self._add(line, "PROVISIONER", line.words[1:], ())
 
     def _submit_description(self, line: _Line) -> None:
-        if len(line.words) != 3 or line.words[2] != "{":
-            raise line.fail("SUBMIT-DESCRIPTION needs a name and {")
+        if len(line.words) != 3 or not (line.words[2] == "{" or line.words[2].startswith("@=")):
+            raise line.fail("SUBMIT-DESCRIPTION needs a name and { (or @=TOKEN)")
         self.dag.submit_descriptions[line.words[1]] = self._block(line)
 
     # ---- edges --------------------------------------------------------------------------
@@ -218,11 +262,16 @@ class _Reader:
             raise line.fail("PARENT ... CHILD ... needs nodes on both sides")
         ups = [n for p in parents for n in self._ends(line, p, last=True)]
         downs = [n for c in children for n in self._ends(line, c, last=False)]
+        self._edges(line, ups, downs)
+
+    def _edges(self, line: _Line, ups: list[Node], downs: list[Node]) -> None:
         for up in ups:
+            known = set(up.children)  # once per parent: a node may have 10,000 children
             for down in downs:
                 if up is down:
                     raise line.fail(f"node {up.name} is its own parent")
-                if down.name not in up.children:
+                if down.name not in known:
+                    known.add(down.name)
                     up.children.append(down.name)
                     down.parents.append(up.name)
 
@@ -333,7 +382,7 @@ class _Reader:
         if len(words) not in (1, 2):
             raise line.fail("SAVE_POINT_FILE needs a node and perhaps a file")
         node = self._node(line, words[0])
-        default = f"{node.name}-{Path(self.path).name}.save"
+        default = f"{node.name}-{Path(self.name).name}.save"
         node.save_point = words[1] if len(words) == 2 else default
 
     # ---- the run's settings ------------------------------------------------------------
@@ -400,11 +449,13 @@ class _Reader:
     def _include(self, line: _Line) -> None:
         if len(line.words) != 2:
             raise line.fail("INCLUDE needs one file")
-        saved = (self.path, self._lines)
-        self.read(self.path.parent / line.words[1])
-        self.path, self._lines = saved
+        name = self.name
+        self.read(line.words[1])
+        self.name = name
 
     def _splice(self, line: _Line) -> None:
+        """SPLICE name file [DIR dir]: the file's nodes, renamed `name+node`; with DIR,
+        its files (and its nodes' jobs) are in dir."""
         words = line.words[1:]
         if len(words) not in (2, 4) or (len(words) == 4 and words[2].upper() != "DIR"):
             raise line.fail("SPLICE needs a name, a DAG file, and DIR directory or nothing")
@@ -412,24 +463,103 @@ class _Reader:
         full = self.prefix + name
         if full in self.dag.splices or full in self.dag.nodes:
             raise line.fail(f"{name} is defined twice")
-        base = self.path.parent / (words[3] if len(words) == 4 else ".")
-        inner = parse(base / file, prefix=full + "+")
+        where = os.path.join(self.where, words[3]) if len(words) == 4 else self.where
+        inner = Dag(file)
+        reader = _Reader(inner, full + "+", self.base, where)
+        reader.including = self.including
+        reader.read(file)
+        reader.finish()
         if inner.final is not None:
             raise line.fail(f"spliced DAG {file} has a FINAL node")
-        for node_name, node in inner.nodes.items():
-            if len(words) == 4 and node.directory is None:
-                node.directory = words[3]
-            self.dag.nodes[node_name] = node
+        self.dag.nodes.update(inner.nodes)
         self.dag.splices[full] = file
+        self.dag.pins[full] = (inner.pins_in, inner.pins_out)
         self.dag.maxjobs.update(inner.maxjobs)
+
+    def _pin(self, line: _Line, pins: dict[int, list[str]]) -> None:
+        name, number = _two(line, f"{line.words[0].upper()} needs a node and a pin number")
+        pin = _int(line, number, "the pin number")
+        if pin < 1:
+            raise line.fail("pin numbers start at 1")
+        pins.setdefault(pin, []).append(self._node(line, name).name)
+
+    def _pin_in(self, line: _Line) -> None:
+        self._pin(line, self.dag.pins_in)
+
+    def _pin_out(self, line: _Line) -> None:
+        self._pin(line, self.dag.pins_out)
+
+    def _connect(self, line: _Line) -> None:
+        """CONNECT out in: each output pin of splice `out` is the parent of the same
+        input pin of splice `in` (their pins must be 1..N, as many on each side)."""
+        first, second = _two(line, "CONNECT needs two splices")
+        ends = []
+        for name in (first, second):
+            full = self.prefix + name
+            if full not in self.dag.pins:
+                raise line.fail(f"CONNECT: {name} is not a splice")
+            ends.append(self.dag.pins[full])
+        outs, ins = ends[0][1], ends[1][0]
+        for pins, name in ((outs, first), (ins, second)):
+            if sorted(pins) != list(range(1, len(pins) + 1)):
+                raise line.fail(f"CONNECT: {name}'s pins are not numbered 1 to {len(pins)}")
+        if len(outs) != len(ins):
+            raise line.fail(
+                f"CONNECT: {first} has {len(outs)} output pins, {second} {len(ins)} input pins"
+            )
+        for pin in outs:
+            ups = [self.dag.nodes[n] for n in outs[pin]]
+            self._edges(line, ups, [self.dag.nodes[n] for n in ins[pin]])
 
 
 def _lines(text: str, source: str) -> Iterator[_Line]:
+    """The file's commands, a line each; a line that ends with a backslash goes on on the
+    next (numbered by its first line), blank lines and `#` comments skipped."""
+    if not _CONTINUED.search(text):  # no line goes on: the quick way
+        for number, raw in enumerate(text.splitlines(), 1):
+            stripped = raw.strip()
+            if stripped and stripped[0] != "#":
+                yield _Line(stripped.split(), stripped, source, number)
+        return
+    held: list[str] = []
+    start = 0
     for number, raw in enumerate(text.splitlines(), 1):
         stripped = raw.strip()
-        if not stripped or stripped.startswith("#"):
+        if not held and (not stripped or stripped.startswith("#")):
             continue
-        yield _Line(stripped.split(), stripped, source, number)
+        if not held:
+            start = number
+        if stripped.endswith("\\"):
+            held.append(stripped[:-1].strip())
+            continue
+        whole = " ".join([*held, stripped]).strip() if held else stripped
+        held = []
+        if whole:
+            yield _Line(whole.split(), whole, source, start)
+    if held:
+        whole = " ".join(held).strip()
+        if whole:
+            yield _Line(whole.split(), whole, source, start)
+
+
+def _commands(lines: Iterator[_Line]) -> list[_Line]:
+    """The lines with each inline submit description (`{` ... `}`, or `@=TOKEN` ...
+    `@TOKEN`) taken into its command; words after the closing token are the command's."""
+    out: list[_Line] = []
+    for line in lines:
+        words = line.words
+        opener = words[2] if len(words) >= 3 else ""
+        if (opener == "{" or opener[:2] == "@=") and words[0].upper() in _BLOCKS:
+            end = "}" if opener == "{" else "@" + opener[2:]
+            body: list[str] = []
+            for inner in lines:
+                if inner.words[0] == end:
+                    line.block = "".join(b + "\n" for b in body)
+                    line.words = words + inner.words[1:]
+                    break
+                body.append(inner.text)
+        out.append(line)
+    return out
 
 
 def _rest(text: str, skip: int) -> str:

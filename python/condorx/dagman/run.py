@@ -89,7 +89,7 @@ class Dagman:
             os.close(lock)
 
     def _load(self) -> None:
-        self.dag = parse_files(list(self.opts.dags))
+        self.dag = parse_files(list(self.opts.dags), use_dag_dir=self.opts.use_dag_dir)
         if self.dag.reject is not None:
             where, line = self.dag.reject
             raise DagmanError(f"Exiting because of REJECT specification in {where}, line {line}")
