@@ -90,3 +90,20 @@ def test_condor_q_shows_a_running_dag_as_one_batch_and_as_a_tree(dag_pool, tmp_p
     assert ours == [[f"{cluster}.0", current_user()], [f"{a[0]}.0", "|-A"]]
     (work / "go").touch()
     assert finished(dag_pool, work, cluster) == ["0", "0", "3"]
+
+
+def test_removing_a_stopped_dagman_job_removes_its_nodes_through_the_schedd(dag_pool, tmp_path):
+    """With condor_dagman not running (held), the DAGMan job's OtherJobRemoveRequirements
+    is what removes its node jobs: the schedd applies it, as HTCondor's does."""
+    work, cluster = start(dag_pool, tmp_path)
+    tool(dag_pool, "condor_hold", str(cluster))
+    wait_for(lambda: not dagman_pids(work), "condor_dagman to stop")
+    assert queue(dag_pool, f"DAGManJobId == {cluster}", "DAGNodeName") == [["A"]]
+    tool(dag_pool, "condor_rm", str(cluster))
+    wait_for(lambda: not queue(dag_pool, "true", "ClusterId"), "the queue to empty", 60)
+    (removed,) = history(dag_pool, f"DAGManJobId == {cluster}", "JobStatus", "RemoveReason")
+    assert removed[0] == "3"
+    assert " ".join(removed[1:]) == (
+        f"removed because <OtherJobRemoveRequirements = DAGManJobId =?= {cluster}> fired"
+        f" when job ({cluster}.0) was removed"
+    )

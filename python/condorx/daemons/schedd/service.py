@@ -495,11 +495,14 @@ class Schedd:
                 named = {k for k in map(_parse_id, map(str, req.ids or [])) if k}
                 keys = [k for k in keys if k in named or self._is_removed(k)]
             allowed, denied = self._permitted(peer, keys)
+            rules = _remove_rules(txn, allowed) if action in ("remove", "remove-x") else {}
             for key in allowed:
                 results[f"{key[0]}.{key[1]}"] = self._act_one(txn, action, key, reason, now, peer)
             if action in ("remove", "remove-x"):
                 for cluster in self._removed_clusters(peer, req, allowed):
                     self.factories.stop(txn, cluster)
+                done = {k: r for k, r in rules.items() if results[f"{k[0]}.{k[1]}"] == "ok"}
+                self._remove_others(txn, done, now, peer)
             if req.dry_run:  # the ledger commits nothing of a change that raises
                 raise _DryRun((keys, denied, results))
             return keys, denied, results
@@ -512,6 +515,32 @@ class Schedd:
         for job in denied:
             results[job] = "denied"
         return _acted(keys, done, denied, results if per_job else None, len(self.ledger))
+
+    def _remove_others(
+        self, txn: Transaction, removed: dict[Key, str], now: int, peer: Peer
+    ) -> None:
+        """A removed job's OtherJobRemoveRequirements (`removed`: each removed job's; a
+        DAGMan job's names its node jobs) removes the jobs it matches, and theirs in turn,
+        as HTCondor's schedd does; only jobs the remover may act on."""
+        work = list(removed.items())
+        seen = set(removed)
+        while work:
+            key, rule = work.pop()
+            try:
+                matched = [k for k, _ in _select(self.ledger.snapshot(), rule)]
+            except Refused:
+                log.warning("job %d.%d: OtherJobRemoveRequirements does not parse", *key)
+                continue
+            allowed, _ = self._permitted(peer, [k for k in matched if k not in seen])
+            why = (
+                f"removed because <OtherJobRemoveRequirements = {rule}> fired when job"
+                f" ({key[0]}.{key[1]}) was removed"
+            )
+            for other in allowed:
+                seen.add(other)
+                theirs = _remove_rules(txn, [other])  # read before it leaves the queue
+                if transitions.remove(txn, other, why, now, f"remove by {peer.user}"):
+                    work.extend(theirs.items())
 
     def _removed_clusters(self, peer: Peer, req: Act, removed: list[Key]) -> set[int]:
         """The clusters a removal takes whole (named by cluster id, or chosen by a
@@ -923,6 +952,17 @@ def _gather_sandboxes(items: list[Any], owners: dict[str, object]) -> list[Sandb
 def _write_dirs(writes: dict[Path, tuple[dict[str, bytes], str]]) -> None:
     for directory, (files, owner) in writes.items():
         spool.write(directory, files, owner)
+
+
+def _remove_rules(txn: Transaction, keys: list[Key]) -> dict[Key, str]:
+    """The jobs' OtherJobRemoveRequirements, those that have one."""
+    rules = {}
+    for key in keys:
+        ad = txn.job(key)
+        rule = ad.get("OtherJobRemoveRequirements") if ad is not None else None
+        if isinstance(rule, str) and rule.strip():
+            rules[key] = rule
+    return rules
 
 
 def _select(jobs: list[tuple[Key, ClassAd]], constraint: Any) -> list[tuple[Key, ClassAd]]:
