@@ -130,3 +130,31 @@ def test_an_earlier_runs_submit_file_is_kept_unless_forced(tmp_path):
     r = run_tool("condorx.cli.submit_dag:main", ["-f", "-no_submit", "x.dag"], env, w)
     assert r.returncode == 0 and "universe    = scheduler" in (w / "x.dag.condor.sub").read_text()
     shutil.rmtree(w)
+
+
+def test_the_dags_config_env_and_set_job_attr_go_into_the_dagman_job_as_htcondors(tmp_path):
+    env = _stub(tmp_path)
+    text = (
+        DAG + "CONFIG dag.config\nENV GET FOO BAR\nENV SET BAZ=1;QUX=2\n"
+        'SET_JOB_ATTR Team = "x"\nset_job_attr Rank2 = 7\n'
+    )
+    files = {}
+    for side in ("mine", "oracle"):
+        _setup(tmp_path / side)
+        (tmp_path / side / "x.dag").write_text(text)
+    r = run_tool("condorx.cli.submit_dag:main", ["-no_submit", "x.dag"], env, tmp_path / "mine")
+    assert r.returncode == 0, r.stderr
+    o = subprocess.run(
+        [sys.executable, "-c", ORACLE, "x.dag", "{}"],
+        cwd=tmp_path / "oracle",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "ERROR" not in o.stdout, o.stdout
+    for side in ("mine", "oracle"):
+        text = (tmp_path / side / "x.dag.condor.sub").read_text()
+        files[side] = _normal(text).replace(str(tmp_path / side), "DIR")
+    assert files["mine"] == files["oracle"]
+    assert "My.Team" in files["mine"] and "-include_env FOO,BAR" in files["mine"]

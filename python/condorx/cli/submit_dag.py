@@ -65,7 +65,7 @@ def main(ctx: click.Context) -> None:
         fail(f"Usage: {USAGE}")
     try:
         options = _options(opts)
-        parse_files(list(options.dags), use_dag_dir=options.use_dag_dir)
+        options.take_from(parse_files(list(options.dags), use_dag_dir=options.use_dag_dir))
         files = options.files()
         _clear(options, files)
         rescue = _rescue(options)

@@ -68,7 +68,6 @@ def statements(
     if node.kind == "SERVICE":
         after.append("My.DAGLifetimeJob = true")
     after += [f"{name} = {value}" for name, value, before in first if not before]
-    after += [f"My.{name} = {value}" for name, value in dag.job_attrs]
     return top, after
 
 
