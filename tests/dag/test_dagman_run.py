@@ -121,3 +121,42 @@ def test_pre_and_post_scripts_get_their_macros_and_post_decides(dag_pool, tmp_pa
     out = (work / "x.dag.dagman.out").read_text()
     assert "PRE Script of Node B exited with status 2" in out
     assert "\nDONE A\n" in (work / "x.dag.rescue001").read_text()
+
+
+def test_defer_debug_hold_scripts_and_pre_skip(dag_pool, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "node.sub").write_text(NODE)
+    (work / "held.sub").write_text(NODE.replace("queue", "hold = true\nqueue"))
+    # The PRE script asks to be run again later (DEFER 4 1) the first time it runs.
+    script(
+        work / "once_later.sh",
+        "if [ -e tried ]; then echo second; exit 0; fi\ntouch tried; echo first; exit 4\n",
+    )
+    script(work / "on_hold.sh", 'echo "held $1" >> holds.txt\n')
+    script(work / "skip.sh", "exit 9\n")
+    (work / "x.dag").write_text(
+        "JOB A node.sub\nJOB B held.sub\nJOB C node.sub\n"
+        "SCRIPT DEFER 4 1 DEBUG pre.out STDOUT PRE A once_later.sh\n"
+        "SCRIPT HOLD B on_hold.sh $JOB\n"
+        "SCRIPT PRE C skip.sh\nPRE_SKIP C 9\n"
+    )
+    cluster = cluster_of(submit_dag(dag_pool, work, "x.dag"))
+    wait_for(lambda: (work / "holds.txt").exists(), "the HOLD script", 60)
+    assert (work / "holds.txt").read_text() == "held B\n"
+    (b,) = [row for row in _queue(dag_pool, f"DAGManJobId == {cluster}") if row[1] == "B"]
+    subprocess.run(["condor_release", b[0]], env=dag_pool.env, check=True, capture_output=True)
+    assert finished(dag_pool, work, cluster) == ["0", "0", "3"]
+    assert (work / "pre.out").read_text() == "first\nsecond\n"  # DEBUG: its output, twice
+    assert sorted((work / "order.txt").read_text().split()) == ["A", "B"]  # C skipped
+
+
+def _queue(pool: LocalPool, constraint: str) -> list[list[str]]:
+    out = subprocess.run(
+        ["condor_q", "-constraint", constraint, "-af", "ClusterId", "DAGNodeName"],
+        env=pool.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [line.split() for line in out.splitlines()]
