@@ -245,3 +245,13 @@ def test_held_procs_are_counted_until_released_or_ended(tmp_path, held):
     assert e.held == held
     e.event(RELEASED, r.cluster["A"], 0, {})
     assert e.held == held - 1
+
+
+def test_a_node_job_with_max_job_holds_procs_held_is_removed(tmp_path):
+    e = engine(tmp_path, "JOB A a.sub\n", Limits(max_holds=2))
+    r = Runner(e)
+    r.submit(procs=3)
+    e.event(HELD, r.cluster["A"], 0, {})
+    assert e.to_remove == []
+    e.event(HELD, r.cluster["A"], 1, {})
+    assert e.to_remove == [(r.cluster["A"], "DAG Limit: Max number of held jobs was reached.")]

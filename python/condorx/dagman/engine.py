@@ -55,6 +55,7 @@ class Limits:
     max_post: int = 20
     categories: dict[str, int] = field(default_factory=dict)
     always_run_post: bool = False  # DAGMAN_ALWAYS_RUN_POST: POST runs after a failed PRE
+    max_holds: int = 100  # DAGMAN_MAX_JOB_HOLDS: this many procs held removes the job
 
 
 @dataclass(slots=True)
@@ -281,6 +282,9 @@ class Engine:
             if proc not in st.run.held:
                 st.run.held.add(proc)
                 self.held += 1
+                if 0 < self.limits.max_holds <= len(st.run.held) and st.cluster is not None:
+                    why = "DAG Limit: Max number of held jobs was reached."
+                    self.to_remove.append((st.cluster, why))
             self._set_idle(st, proc, True)
         elif number == 13:  # released
             self._release(st, proc)

@@ -52,6 +52,7 @@ class Options:
             max_pre=pick(self.max_pre, "DAGMAN_MAX_PRE_SCRIPTS", 20),
             max_post=pick(self.max_post, "DAGMAN_MAX_POST_SCRIPTS", 20),
             always_run_post=cfg.get_bool("DAGMAN_ALWAYS_RUN_POST", False),
+            max_holds=cfg.get_int("DAGMAN_MAX_JOB_HOLDS", 100),
         )
 
 

@@ -57,6 +57,7 @@ class Dagman:
         self._window = (0.0, 0)  # (start of this scan interval, submits made in it)
         self._submit_backoff = 0.0
         self._submitting = trio.CapacityLimiter(_CONNECTIONS)
+        self._one_by_one = trio.CapacityLimiter(1)
         self._attempts: dict[str, int] = {}
         self._ad_sent: dict[str, object] = {}
         self._ad_time = 0.0
@@ -338,12 +339,16 @@ class Dagman:
 
     async def _submit_in_turn(self, name: str) -> None:
         """Several nodes are submitted at once (the schedd makes their submissions
-        durable together); after a refusal to connect, the rest wait for the next try."""
-        async with self._submitting:
+        durable together), unless DAGMAN_SUBMIT_DELAY asks for a pause after each; after
+        a refusal to connect, the rest wait for the next try."""
+        delay = self.cfg.get_int("DAGMAN_SUBMIT_DELAY", 0)
+        async with self._one_by_one if delay > 0 else self._submitting:
             if trio.current_time() < self._submit_backoff:
                 self.engine.unsubmit(name)
                 return
             await self._submit(name)
+            if delay > 0:
+                await trio.sleep(delay)
 
     async def _submit(self, name: str) -> bool:
         """Submit one node's job; False when the schedd cannot be reached (the node
