@@ -131,13 +131,17 @@ class ClassAd:
 def _register_sentinels(undefined: Any, error: Any) -> None: ...
 def autoclusters(jobs: list[ClassAd], pool: list[ClassAd]) -> list[list[int]]:
     """The groups of `jobs` (indexes) that slots like `pool` cannot tell apart."""
+
 def pool_policies(slots: list[ClassAd]) -> list[ClassAd]:
     """A few ads holding every distinct expression the slots write."""
+
 def ads_from_wire(maps: list[Any], expr_type: type) -> list[ClassAd | None]:
     """Each wire map as a ClassAd (expressions as `expr_type`), None where not plain."""
+
 def ads_from_msgpack(body: bytes, stamp: ClassAd | None = None) -> list[ClassAd] | None:
     """The ads of a msgpack array of wire maps, each with `stamp`'s attributes set over
     its own; None where it is not plain."""
+
 def cedar_put_ads(
     ads: list[ClassAd],
     encrypted: bool,
@@ -146,30 +150,43 @@ def cedar_put_ads(
 ) -> list[bytes]:
     """Each ad in HTCondor's wire form (count, `Name = expr` strings, two empty
     strings), only the projection's attributes when given, never the excluded."""
+
 def cedar_get_ad(lines: list[str], literals_only: bool = False) -> ClassAd:
     """An ad from the `Name = expr` strings a peer sent (old syntax, one each)."""
+
 def ads_to_msgpack(ads: list[ClassAd]) -> bytes:
     """The ads as one msgpack array of wire maps, for `ads_from_msgpack`."""
+
 def parse_ads(text: str, old: bool) -> list[ClassAd]:
     """Every ad of `text`, old or new syntax."""
+
 def parse_next(text: str, offset: int) -> tuple[ClassAd, int] | None:
     """The next new-syntax ad from byte `offset`, with the offset after it."""
+
 def parse_one(text: str) -> ClassAd:
     """One new-syntax ad."""
+
 def quote(s: str) -> str:
     """A Python string as a ClassAd string literal."""
+
 def unquote(s: str) -> str:
     """A ClassAd string literal back to the string it denotes."""
+
 def function_names() -> list[str]:
     """The names of every built-in function."""
+
 def eval_each(expr: ExprTree, ads: list[ClassAd]) -> list[Any]:
     """Evaluate `expr` in each ad."""
+
 def eval_against(expr: ExprTree, my: ClassAd, targets: list[ClassAd]) -> list[Any]:
     """Evaluate `expr` in `my` with each ad of `targets` as TARGET."""
+
 def count_true(expr: ExprTree, ads: list[ClassAd]) -> int:
     """How many ads make `expr` true."""
+
 def symmetric_matches(jobs: list[ClassAd], slots: list[ClassAd]) -> list[tuple[int, int]]:
     """Every (job, slot) index pair that matches symmetrically."""
+
 def negotiate(
     slots: list[ClassAd],
     submitters: list[tuple[str, float, list[ClassAd]]],
@@ -192,13 +209,13 @@ def negotiate(
     pairs evaluated, seconds per phase). With `stamp_time`, each rejected job gets
     LastRejMatchReason and LastRejMatchTime. `exhaustive` evaluates every free slot for
     every cluster instead of walking shared rankings: the same matches, slower."""
+
 def analyze(
     job: ClassAd, slots: list[ClassAd]
 ) -> tuple[int, int, int, int, bool, list[tuple[str, int, int, int, int, list[str]]]]:
     """Why `job` does not match: (slots, matching, rejected by the job, rejecting the job,
     has Requirements, clauses), a clause being (text, true on, false on, undefined on,
     matches without it, attributes no slot defines)."""
-
 
 @final
 class Accountant:

@@ -18,7 +18,7 @@ JOB_REQS = (
     'TARGET.Arch == "X86_64" && TARGET.OpSys == "LINUX" && TARGET.Memory >= MY.RequestMemory',
     'TARGET.Arch == "aarch64" && TARGET.Memory >= MY.RequestMemory',
     "TARGET.Cpus >= MY.RequestCpus && TARGET.Memory >= MY.RequestMemory",
-    'TARGET.HasGPU =?= true',
+    "TARGET.HasGPU =?= true",
 )
 
 

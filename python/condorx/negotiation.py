@@ -59,9 +59,7 @@ class Rejections(Sequence[Rejection]):
     a big queue rejects a million jobs, mostly whole clusters at a time, and building a
     million objects would take longer than the cycle."""
 
-    def __init__(
-        self, submitters: list[Submitter], rows: list[tuple[int, str, list[int]]]
-    ) -> None:
+    def __init__(self, submitters: list[Submitter], rows: list[tuple[int, str, list[int]]]) -> None:
         self._submitters = submitters
         self._rows = rows
         self._starts = list(itertools.accumulate((len(jobs) for _, _, jobs in rows), initial=0))
@@ -127,8 +125,10 @@ def negotiate(
     free slot for every cluster, as a plain negotiator does, instead of walking the pool's
     shared rankings: the same matches, slower (for checking and for benchmarks)."""
     start = time.perf_counter()
-    rows = [(s.name, s.priority, s.jobs if isinstance(s.jobs, list) else list(s.jobs))
-            for s in submitters]
+    rows = [
+        (s.name, s.priority, s.jobs if isinstance(s.jobs, list) else list(s.jobs))
+        for s in submitters
+    ]
     stamp = int(time.time() if now is None else now)
     matches, rejections, clusters, pairs, phases = _core.negotiate(
         slots,

@@ -160,3 +160,22 @@ def _queue(pool: LocalPool, constraint: str) -> list[list[str]]:
         check=True,
     ).stdout
     return [line.split() for line in out.splitlines()]
+
+
+def test_a_save_point_file_and_a_run_from_it(dag_pool, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "node.sub").write_text(NODE)
+    (work / "x.dag").write_text(
+        "JOB A node.sub\nJOB B node.sub\nJOB C node.sub\nPARENT A CHILD B\nPARENT B CHILD C\n"
+        "SAVE_POINT_FILE B\n"
+    )
+    first = cluster_of(submit_dag(dag_pool, work, "x.dag"))
+    assert finished(dag_pool, work, first) == ["0", "0", "3"]
+    saved = (work / "save_files" / "B-x.dag.save").read_text()
+    assert saved.startswith("# Save file written at Start Node B\n")
+    assert "\nDONE A\n" in saved and "DONE B" not in saved
+    # From the save point: A is done, B and C run again.
+    second = cluster_of(submit_dag(dag_pool, work, "x.dag", "-load_save", "B-x.dag.save"))
+    assert finished(dag_pool, work, second) == ["0", "0", "3"]
+    assert (work / "order.txt").read_text().split() == ["A", "B", "C", "B", "C"]

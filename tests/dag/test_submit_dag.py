@@ -42,6 +42,7 @@ CASES = [
     (["-usedagdir", "-dorecov"], {"UseDagDir": True, "DoRecovery": True}),
     (["-autorescue", "0", "-force"], {"AutoRescue": 0, "Force": True}),
     (["-config", "dag.config", "-debug", "4"], {"ConfigFile": "dag.config", "DebugLevel": 4}),
+    (["-load_save", "A.save", "-priority", "3"], {"load_save": "A.save", "Priority": 3}),
 ]
 
 

@@ -42,8 +42,12 @@ START_POLICIES = (
     ("(TARGET.RequestMemory =?= undefined) || (TARGET.RequestMemory <= MY.Memory)", 3),
     ('stringListMember(TARGET.AcctGroup, "physics,chem,bio") || TARGET.JobPrio > 5', 1),
 )
-SLOT_RANKS = ("0", 'TARGET.Owner == "user001"', "TARGET.RequestMemory",
-              '(TARGET.AcctGroup == "physics") * 10')
+SLOT_RANKS = (
+    "0",
+    'TARGET.Owner == "user001"',
+    "TARGET.RequestMemory",
+    '(TARGET.AcctGroup == "physics") * 10',
+)
 JOB_RANKS = ("TARGET.KFlops", "TARGET.Memory", "0", "TARGET.Mips / 1000.0")
 REQUEST_MEMORY = (512, 1024, 2048, 4096, 8192, 16384)
 REQUEST_DISK_GB = (1, 2, 5, 10, 20, 50)
@@ -104,16 +108,19 @@ def cluster_template(c: int, owner: str, rng: random.Random) -> str:
     disk_kib = rng.choice(REQUEST_DISK_GB) * 1024 * 1024 + c % (1024 * 1024)
     # Every form ends with the clauses condor_submit appends to any job's Requirements
     # (Disk and Memory against the request), as real queues' jobs all carry them.
-    req = rng.choices(
-        (
-            f'(TARGET.Arch == "{arch}") && (TARGET.OpSys == "LINUX")',
-            '(TARGET.OpSys == "LINUX") && TARGET.HasFileTransfer',
-            f'(TARGET.Arch == "{arch}") && (TARGET.Cpus >= MY.RequestCpus) '
-            "&& (TARGET.KFlops > 1000000)",
-            'regexp("^exec0[0-4]", TARGET.Machine)',
-        ),
-        (4, 3, 3, 1),
-    )[0] + " && (TARGET.Disk >= MY.RequestDisk) && (TARGET.Memory >= MY.RequestMemory)"
+    req = (
+        rng.choices(
+            (
+                f'(TARGET.Arch == "{arch}") && (TARGET.OpSys == "LINUX")',
+                '(TARGET.OpSys == "LINUX") && TARGET.HasFileTransfer',
+                f'(TARGET.Arch == "{arch}") && (TARGET.Cpus >= MY.RequestCpus) '
+                "&& (TARGET.KFlops > 1000000)",
+                'regexp("^exec0[0-4]", TARGET.Machine)',
+            ),
+            (4, 3, 3, 1),
+        )[0]
+        + " && (TARGET.Disk >= MY.RequestDisk) && (TARGET.Memory >= MY.RequestMemory)"
+    )
     return (
         f'MyType = "Job"\nTargetType = "Machine"\nOwner = "{owner}"\n'
         f'User = "{owner}@pool.example.org"\nAcctGroup = "{rng.choice(GROUPS)}"\n'

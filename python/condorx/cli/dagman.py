@@ -39,6 +39,7 @@ OPTIONS = [
     a.Opt("autorescue", 5, 1, help="run the last rescue DAG (1, the default) or not (0)"),
     a.Opt("dorescuefrom", 5, 1, help="run rescue DAG number N", metavar="N"),
     a.Opt("force", 5, help="ignore rescue DAGs"),
+    a.Opt("load_save", 6, 1, help="start from this save point file", metavar="FILE"),
     a.Opt("suppress_notification", 5, help="no e-mail from the node jobs"),
     a.Opt("dont_suppress_notification", 6, help="e-mail from node jobs as they say"),
     a.Opt("usedagdir", 5, help="each DAG's paths are relative to its own directory"),
@@ -94,6 +95,7 @@ def from_parsed(p: a.Parsed) -> options.Options:
         do_rescue_from=numbers["dorescuefrom"] or 0,
         force="force" in p.flags,
         batch_name=p.value("batch-name") or "",
+        load_save=p.value("load_save") or "",
         debug=numbers["debug"] if numbers["debug"] is not None else 3,
     )
     if not opts.dags:

@@ -51,6 +51,7 @@ OPTIONS = [
     a.Opt("dont_suppress_notification", 6, help="e-mail from the DAG's jobs as they say"),
     a.Opt("priority", 2, 1, help="the priority of the DAG's jobs", metavar="N"),
     a.Opt("debug", 2, 1, help="DAGMan's debug level", metavar="N"),
+    a.Opt("load_save", 6, 1, help="run from this save point file", metavar="FILE"),
 ]
 USAGE = "condor_submit_dag [options] dag_file [dag_file...]"
 ARGUMENTS = [("DAG_FILE", "the DAG description (several run as one DAG)")]
@@ -68,8 +69,8 @@ def main(ctx: click.Context) -> None:
         options.take_from(parse_files(list(options.dags), use_dag_dir=options.use_dag_dir))
         files = options.files()
         _clear(options, files)
-        rescue = _rescue(options)
-        if rescue is None:
+        rescue = None if options.load_save else _rescue(options)
+        if rescue is None and not options.load_save:
             _refuse_existing(files)
         Path(files["submit"]).write_text(text(options))
     except DagError as e:
@@ -109,6 +110,7 @@ def _options(opts: a.Parsed) -> Options:
         append_file=opts.value("insert_sub_file") or "",
         append_lines=list(opts.values.get("append", [])),
         debug=number("debug", -1) if opts.value("debug") is not None else None,
+        load_save=opts.value("load_save") or "",
     )
 
 

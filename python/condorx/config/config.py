@@ -35,9 +35,15 @@ class Config:
     then the built-in default. Values are expanded when read.
     """
 
-    def __init__(self, *, subsystem: str | None = None, local_name: str | None = None,
-                 environ: Mapping[str, str] | None = None, config_root: str | None = None,
-                 personal_defaults: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        subsystem: str | None = None,
+        local_name: str | None = None,
+        environ: Mapping[str, str] | None = None,
+        config_root: str | None = None,
+        personal_defaults: bool = False,
+    ) -> None:
         self.subsystem = (subsystem or DEFAULT_SUBSYSTEM).upper()
         self.local_name = local_name.upper() if local_name else None
         self.environ: Mapping[str, str] = os.environ if environ is None else environ
@@ -46,29 +52,47 @@ class Config:
         self._personal = personal_defaults
         self._table = MacroTable()
         self._expander = Expander(self._lookup_raw, self.environ)
-        self._reader = Reader(self._table, self._expander, self._previous, self._is_defined,
-                              self._self_names)
+        self._reader = Reader(
+            self._table, self._expander, self._previous, self._is_defined, self._self_names
+        )
 
     # ---- construction ----------------------------------------------------------------
 
     @classmethod
-    def from_text(cls, text: str, *, subsystem: str | None = None,
-                  base_dir: str | os.PathLike[str] | None = None,
-                  environ: Mapping[str, str] | None = None) -> Config:
+    def from_text(
+        cls,
+        text: str,
+        *,
+        subsystem: str | None = None,
+        base_dir: str | os.PathLike[str] | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> Config:
         """A configuration from text (for tests): env overrides apply, local files do not."""
-        cfg = cls(subsystem=subsystem, environ=environ,
-                  config_root=os.fspath(base_dir) if base_dir is not None else None)
+        cfg = cls(
+            subsystem=subsystem,
+            environ=environ,
+            config_root=os.fspath(base_dir) if base_dir is not None else None,
+        )
         cfg._reader.read_text(text, "condor_config")
         cfg._apply_environment()
         return cfg
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], *, subsystem: str | None = None,
-                  local_name: str | None = None, environ: Mapping[str, str] | None = None,
-                  ) -> Config:
+    def from_file(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        subsystem: str | None = None,
+        local_name: str | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> Config:
         path = os.path.abspath(os.fspath(path))
-        cfg = cls(subsystem=subsystem, local_name=local_name, environ=environ,
-                  config_root=os.path.dirname(path))
+        cfg = cls(
+            subsystem=subsystem,
+            local_name=local_name,
+            environ=environ,
+            config_root=os.path.dirname(path),
+        )
         cfg.root_file = path
         cfg._reader.read_file(path)
         cfg._read_local_config()
@@ -76,11 +100,17 @@ class Config:
         return cfg
 
     @classmethod
-    def builtin(cls, *, subsystem: str | None = None, local_name: str | None = None,
-                environ: Mapping[str, str] | None = None) -> Config:
+    def builtin(
+        cls,
+        *,
+        subsystem: str | None = None,
+        local_name: str | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> Config:
         """No configuration file at all: built-in defaults, with a personal LOCAL_DIR."""
-        cfg = cls(subsystem=subsystem, local_name=local_name, environ=environ,
-                  personal_defaults=True)
+        cfg = cls(
+            subsystem=subsystem, local_name=local_name, environ=environ, personal_defaults=True
+        )
         cfg._apply_environment()
         return cfg
 
@@ -105,11 +135,13 @@ class Config:
             return
         required = self.get("REQUIRE_LOCAL_CONFIG_FILE") or "true"
         if required.lower() not in _TRUE_WORDS | _FALSE_WORDS:
-            raise ConfigError(f"REQUIRE_LOCAL_CONFIG_FILE is not a valid boolean ({required!r})",
-                              self.root_file)
+            raise ConfigError(
+                f"REQUIRE_LOCAL_CONFIG_FILE is not a valid boolean ({required!r})", self.root_file
+            )
         if required.lower() in _TRUE_WORDS:
-            raise ConfigError(f"can't read config source {path} (named by LOCAL_CONFIG_FILE)",
-                              self.root_file)
+            raise ConfigError(
+                f"can't read config source {path} (named by LOCAL_CONFIG_FILE)", self.root_file
+            )
 
     def _read_local_dirs(self) -> None:
         dirs = self.get("LOCAL_CONFIG_DIR")
@@ -298,9 +330,12 @@ def config_path(environ: Mapping[str, str]) -> str | None:
     return candidate if os.path.isfile(candidate) else None
 
 
-def load_config(subsystem: str | None = None, local_name: str | None = None,
-                path: str | os.PathLike[str] | None = None,
-                environ: Mapping[str, str] | None = None) -> Config:
+def load_config(
+    subsystem: str | None = None,
+    local_name: str | None = None,
+    path: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Config:
     """Read the configuration a process of `subsystem` sees; raises ConfigError when the
     configuration is refused. With no file at all, the built-in defaults apply."""
     env: Mapping[str, str] = os.environ if environ is None else environ

@@ -18,8 +18,17 @@ from collections.abc import Callable
 from condorx.config._param_table import TABLE
 
 # The subsystems that have an IsNAME flag in HTCondor's table.
-FLAG_SUBSYSTEMS = ("COLLECTOR", "MASTER", "NEGOTIATOR", "SCHEDD", "SHADOW", "STARTD",
-                   "STARTER", "SUBMIT", "TOOL")
+FLAG_SUBSYSTEMS = (
+    "COLLECTOR",
+    "MASTER",
+    "NEGOTIATOR",
+    "SCHEDD",
+    "SHADOW",
+    "STARTD",
+    "STARTER",
+    "SUBMIT",
+    "TOOL",
+)
 
 _UPPER_TABLE: dict[str, str] = {}
 
@@ -90,8 +99,12 @@ HOST_VALUES: dict[str, Callable[[], str]] = {
 }
 
 
-def builtin(name: str, subsystem: str, local_name: str | None, config_root: str | None,
-            ) -> str | None:
+def builtin(
+    name: str,
+    subsystem: str,
+    local_name: str | None,
+    config_root: str | None,
+) -> str | None:
     """The built-in (unexpanded) value of a name for a process of `subsystem`."""
     key = name.upper()
     if key == "SUBSYSTEM":

@@ -71,8 +71,11 @@ class Expander:
             return ref.default if ref.default is not None else ""
         return value
 
-    def _context(self, stack: tuple[str, ...], overrides: Mapping[str, str] | None = None,
-                 ) -> FunctionContext:
+    def _context(
+        self,
+        stack: tuple[str, ...],
+        overrides: Mapping[str, str] | None = None,
+    ) -> FunctionContext:
         def value_of(name: str) -> str | None:
             if overrides is not None and name.upper() in overrides:
                 raw = overrides[name.upper()]

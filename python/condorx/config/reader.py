@@ -61,9 +61,14 @@ class _FileState:
 class Reader:
     """Reads configuration text into a MacroTable."""
 
-    def __init__(self, table: MacroTable, expander: Expander,
-                 previous: Callable[[str], str], is_defined: Callable[[str], bool],
-                 self_names: Callable[[str], frozenset[str]]) -> None:
+    def __init__(
+        self,
+        table: MacroTable,
+        expander: Expander,
+        previous: Callable[[str], str],
+        is_defined: Callable[[str], bool],
+        self_names: Callable[[str], frozenset[str]],
+    ) -> None:
         self.table = table
         self.expander = expander
         self._previous = previous
@@ -134,14 +139,19 @@ class Reader:
     # ---- if / elif / else / endif -------------------------------------------------
 
     def _condition(self, rest: str, stmt: Statement, state: _FileState) -> bool:
-        ctx = ConditionContext(expand=self.expander.expand, is_defined=self._is_defined,
-                               template_exists=metaknobs.exists)
+        ctx = ConditionContext(
+            expand=self.expander.expand,
+            is_defined=self._is_defined,
+            template_exists=metaknobs.exists,
+        )
         try:
             return evaluate(rest.strip(), ctx)
         except ConditionError as exc:
-            raise self._error(state, stmt,
-                              f"{rest.strip()} is not a valid if condition because {exc}",
-                              ) from None
+            raise self._error(
+                state,
+                stmt,
+                f"{rest.strip()} is not a valid if condition because {exc}",
+            ) from None
 
     def _conditional(self, keyword: str, rest: str, stmt: Statement, state: _FileState) -> None:
         branches = state.branches
@@ -185,8 +195,11 @@ class Reader:
                 return
             raise self._error(state, stmt, f"can't open file {path}: No such file or directory")
         if depth >= MAX_INCLUDE_DEPTH:
-            raise self._error(state, stmt, f"includes nested more than {MAX_INCLUDE_DEPTH} deep "
-                                           f"(does {path} include itself?)")
+            raise self._error(
+                state,
+                stmt,
+                f"includes nested more than {MAX_INCLUDE_DEPTH} deep (does {path} include itself?)",
+            )
         try:
             self.read_file(path, depth + 1)
         except ConfigError as exc:
@@ -226,8 +239,9 @@ class Reader:
             raise self._error(state, stmt, f"illegal name <{name}> on the left of the assignment")
         self.assign(name, value, state.source.source, stmt.line, append)
 
-    def assign(self, name: str, value: str, source: str, line: int | None,
-               append: str | None = None) -> None:
+    def assign(
+        self, name: str, value: str, source: str, line: int | None, append: str | None = None
+    ) -> None:
         """Define name, replacing references to itself by its value so far."""
         previous = self._previous(name)
         value = self.expander.replace_self(value, self._self_names(name), previous)

@@ -23,8 +23,9 @@ NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 _DEFAULT_CHARS = NAME_CHARS | frozenset(" ,:\\$")
 PATH_MODIFIERS = frozenset("abdfnpquwxABDFNPQUWX")
 
-FIRST_PAREN = frozenset({"INT", "REAL", "EVAL", "SUBSTR", "CHOICE", "RANDOM_CHOICE",
-                         "RANDOM_INTEGER"})
+FIRST_PAREN = frozenset(
+    {"INT", "REAL", "EVAL", "SUBSTR", "CHOICE", "RANDOM_CHOICE", "RANDOM_INTEGER"}
+)
 BALANCED = frozenset({"STRING", "BASENAME"})
 _FUNC_NAME = re.compile(r"[A-Za-z_]+")
 

@@ -144,5 +144,3 @@ def _not_made(offers: list[Offer], reason: str) -> None:
         log.info("match of %s with %s not made: %s", o.submitter, o.match.slot, reason)
     if len(offers) > _LOGGED:
         log.info("%d more matches not made: %s", len(offers) - _LOGGED, reason)
-
-

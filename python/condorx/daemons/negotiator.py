@@ -279,7 +279,6 @@ class Negotiator:
         }
 
 
-
 async def serve(
     cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
 ) -> None:

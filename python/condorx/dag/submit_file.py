@@ -50,6 +50,7 @@ class Options:
     append_file: str = ""
     append_lines: list[str] = field(default_factory=list)
     debug: int | None = None
+    load_save: str = ""  # -load_save: the save point file the run starts from
     # From the DAG files: ENV GET's names (comma-joined, one entry per command), ENV
     # SET's settings, and SET_JOB_ATTR's attributes of the DAGMan job itself.
     env_get: list[str] = field(default_factory=list)
@@ -158,6 +159,8 @@ def _arguments(opts: Options, dagman: str, lock: str) -> list[str]:
     args += ["-CsdVersion", version_string()]
     if opts.priority:
         args += ["-Priority", str(opts.priority)]
+    if opts.load_save:
+        args += ["-load_save", opts.load_save]
     if opts.notification:
         args += ["-notification", "never" if opts.suppress_notification else opts.notification]
     args += ["-dagman", dagman]

@@ -141,6 +141,7 @@ class Engine:
         self.in_category: dict[str, int] = {}
         self.by_cluster: dict[int, str] = {}
         self.to_remove: list[tuple[int, str]] = []  # clusters to condor_rm, and why
+        self.save_points: list[str] = []  # nodes with a SAVE_POINT_FILE that just started
         self.failed_nodes = 0
         self.futile_nodes = 0
         self.jobs_submitted = 0
@@ -387,6 +388,8 @@ class Engine:
     def _make_ready(self, name: str) -> None:
         node, st = self.dag.nodes[name], self.states[name]
         st.status = READY
+        if node.save_point is not None and st.retries == 0 and not self.recovering:
+            self.save_points.append(name)
         if "PRE" in node.scripts and not st.pre_done:
             st.status = PRERUN
             self.pre_queue.append(name)

@@ -34,6 +34,7 @@ class Options:
     force: bool = False
     batch_name: str = ""
     debug: int = 3
+    load_save: str = ""  # -load_save: a SAVE_POINT_FILE to start from
 
     @property
     def primary(self) -> str:

@@ -4,6 +4,7 @@ then its last rescue file over it, so only what did not finish runs again."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -27,14 +28,18 @@ def last_number(primary: str, most: int = 100) -> int:
     return found
 
 
-def write(path: str, engine: Engine, primary: str, reset_retries: bool = True) -> None:
-    """The rescue DAG of a run that did not succeed."""
+def write(
+    path: str, engine: Engine, primary: str, reset_retries: bool = True, header: str = ""
+) -> None:
+    """The rescue DAG of a run that did not succeed (or, with its `header`, a save
+    point file: the same DONE lines, written as a node starts)."""
     now = time.gmtime()
     failed = [n for n, st in engine.states.items() if st.status == ERROR]
     done = [n for n, st in engine.states.items() if st.status == DONE]
     lines = [
-        "# Rescue DAG file, created after running",
-        f"#   the {primary} DAG file",
+        *([header] if header else []),
+        *([] if header else ["# Rescue DAG file, created after running"]),
+        *([] if header else [f"#   the {primary} DAG file"]),
         f"# Created {now.tm_mon}/{now.tm_mday}/{now.tm_year} "
         f"{now.tm_hour:02d}:{now.tm_min:02d}:{now.tm_sec:02d} UTC",
         f"# Rescue DAG version: {VERSION}",
@@ -58,6 +63,26 @@ def write(path: str, engine: Engine, primary: str, reset_retries: bool = True) -
             unless_text = f" UNLESS-EXIT {unless}" if unless is not None else ""
             lines.append(f"RETRY {node_name} {left}{unless_text}")
     Path(path).write_text("".join(line + "\n" for line in lines))
+
+
+def save_file(primary: str, name: str, make_dir: bool = False) -> str:
+    """Where a SAVE_POINT_FILE goes (HTCondor's ResolveSaveFile): a bare file name in a
+    `save_files` directory beside the DAG, any other path as it is."""
+    if os.path.dirname(name) or name.startswith("."):
+        return name
+    directory = os.path.join(os.path.dirname(os.path.abspath(primary)), "save_files")
+    if make_dir:
+        os.makedirs(directory, exist_ok=True)
+    return os.path.join(directory, name)
+
+
+def write_save_point(engine: Engine, primary: str, node: str, name: str) -> str:
+    """The save point file of `node`, as it starts; the last one is kept as `.old`."""
+    path = save_file(primary, name, make_dir=True)
+    if os.path.exists(path):
+        os.replace(path, path + ".old")
+    write(path, engine, primary, header=f"# Save file written at Start Node {node}")
+    return path
 
 
 def apply(dag: Dag, path: str) -> None:

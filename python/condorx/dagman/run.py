@@ -97,7 +97,8 @@ class Dagman:
         self._read_config()
         found = self._rescue_file()
         if found:
-            self._rescue_number = int(found[-3:])
+            if not self.opts.load_save:
+                self._rescue_number = int(found[-3:])
             self.out(f"Parsing {found} ...")
             rescue.apply(self.dag, found)
         self.engine = Engine(self.dag, self.opts.limits(self.cfg))
@@ -123,6 +124,8 @@ class Dagman:
 
     def _rescue_file(self) -> str | None:
         primary = self.opts.primary
+        if self.opts.load_save:  # -load_save: start from a save point file instead
+            return rescue.save_file(primary, self.opts.load_save)
         if self.opts.do_rescue_from:
             return rescue.name(primary, self.opts.do_rescue_from)
         if self.opts.auto_rescue and not self.opts.force:
@@ -211,6 +214,7 @@ class Dagman:
         while True:
             self._read_events()
             await self._remove_asked()
+            self._save_points()
             halted = self._halted()
             for name in [] if halted else engine.take_pre():
                 nursery.start_soon(self._script, "PRE", name)
@@ -269,6 +273,20 @@ class Dagman:
                 self._jobstate_event(name, old, was, ev.name, f"{ev.cluster}.{ev.proc}", ev.time)
             if name and ev.number in (5, 9):
                 self._note_end(name)
+
+    def _save_points(self) -> None:
+        """SAVE_POINT_FILE: as a node starts, what is done so far, in rescue form."""
+        while self.engine.save_points:
+            name = self.engine.save_points.pop(0)
+            file = self.dag.nodes[name].save_point
+            if file is None:
+                continue
+            try:
+                path = rescue.write_save_point(self.engine, self.opts.primary, name, file)
+            except OSError as e:
+                self.out(f"Warning: cannot write save file {file}: {e.strerror}")
+                continue
+            self.out(f"Writing Save File to {path}...")
 
     def _halted(self) -> bool:
         """A halt file beside the DAG pauses it: no new PRE script or job; what runs

@@ -34,6 +34,7 @@ PRELOAD = [
     "condorx.cli.vacate",
 ]
 
+
 @functools.cache
 def _forkserver() -> Any:
     """The context whose server forks the tools (started on its first use)."""
