@@ -1,7 +1,10 @@
-"""Real DAG files: the 227 of HTCondor's own DAGMan tests and examples
-(`corpus/htcondor/`, sources in `corpus/SOURCES.tsv`), each read as condor_dagman reads
-it, from its own directory. Every file parses, but for those HTCondor's own tests expect
-to be refused, the fragments that only other files read, and one deliberate difference;
+"""Real DAG files, each read as condor_dagman reads it, from its own directory: the 227
+of HTCondor's own DAGMan tests and examples (`corpus/htcondor/`, sources in
+`corpus/SOURCES.tsv`), and 69 from 27 other public repositories: LSST's ctrl_bps_htcondor,
+Pegasus, the OSG, CHTC and ATLAS DAGMan tutorials, and users' workflows
+(`corpus/public/OWNER__REPO/PATH`, sources in `corpus/PUBLIC_SOURCES.tsv`). Every file
+parses, but for those HTCondor's own tests expect to be refused, the fragments that only
+other files read, one deliberate difference, and a file Pegasus keeps broken on purpose;
 each is listed here with the error it gets."""
 
 from __future__ import annotations
@@ -30,6 +33,44 @@ REFUSED = {
     "job_dagman_splice-N-subdir1/job_dagman_splice-N-splice.dag": "cannot read DAG file",
     "job_dagman_splice-N-subdir2/job_dagman_splice-N-splice.dag": "cannot read DAG file",
 }
+
+
+PUBLIC = Path(__file__).parent / "corpus" / "public"
+PUBLIC_FILES = sorted(str(p.relative_to(PUBLIC)) for p in PUBLIC.rglob("*.dag"))
+PUBLIC_REFUSED = {
+    # Pegasus's analyzer test input, broken on purpose (SUBDAG lines of three words).
+    "pegasus-isi__pegasus/packages/pegasus-common/test/client/analyzer_samples_dir/sample.dag": (
+        "line 1: unexpected 'c' after SUBDAG job0"
+    ),
+}
+
+
+def test_the_public_corpus_is_whole():
+    assert len(PUBLIC_FILES) == 69
+    rows = (PUBLIC.parent / "PUBLIC_SOURCES.tsv").read_text().splitlines()[1:]
+    assert sorted(row.split("\t")[0] for row in rows) == PUBLIC_FILES
+    assert len({row.split("\t")[1] for row in rows}) == 27
+
+
+@pytest.mark.parametrize("name", [f for f in PUBLIC_FILES if f not in PUBLIC_REFUSED])
+def test_each_public_dag_parses(name):
+    path = PUBLIC / name
+    dag = parse(path.name, base=path.parent)
+    assert dag.nodes or dag.splices
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC_REFUSED))
+def test_the_broken_public_dag_says_why(name):
+    path = PUBLIC / name
+    with pytest.raises(DagError, match=PUBLIC_REFUSED[name]):
+        parse(path.name, base=path.parent)
+
+
+def test_a_quoted_submit_file_may_hold_spaces():
+    # LSST's ctrl_bps_htcondor quotes every JOB's submit file; one has a space in it.
+    d = parse("good.dag", base=PUBLIC / "lsst__ctrl_bps_htcondor" / "tests" / "data")
+    assert "jobs/label2/val with spaces/" in " ".join(n.submit for n in d.nodes.values())
+    assert all('"' not in n.submit for n in d.nodes.values())
 
 
 def test_the_corpus_is_whole():

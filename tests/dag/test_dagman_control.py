@@ -5,10 +5,9 @@ it, in recovery mode; a halt file stops new work until it is removed."""
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
-from test_dagman_recovery import DAG, WAITING, dagman_pids
-from test_dagman_run import NODE, cluster_of, finished, history, submit_dag
+from test_dagman_recovery import dagman_pids, start
+from test_dagman_run import finished, history
 
 from condorx.security import current_user
 from condorx.testing.pool import LocalPool, wait_for
@@ -23,17 +22,6 @@ def tool(pool: LocalPool, *argv: str) -> str:
 def queue(pool: LocalPool, constraint: str, *attrs: str) -> list[list[str]]:
     out = tool(pool, "condor_q", "-constraint", constraint, "-af", *attrs)
     return [line.split() for line in out.splitlines()]
-
-
-def start(pool: LocalPool, tmp_path: Path) -> tuple[Path, int]:
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "node.sub").write_text(NODE)
-    (work / "wait.sub").write_text(WAITING)
-    (work / "x.dag").write_text(DAG)
-    cluster = cluster_of(submit_dag(pool, work, "x.dag"))
-    wait_for(lambda: (work / "order.txt").exists(), "node A's job to start", 60)
-    return work, cluster
 
 
 def test_condor_rm_of_the_dagman_job_removes_its_node_jobs(dag_pool, tmp_path):

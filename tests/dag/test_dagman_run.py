@@ -40,9 +40,7 @@ def dagman_done(pool: LocalPool, cluster: int) -> list[str] | None:
 
 
 def test_a_diamond_runs_parents_before_children(dag_pool, tmp_path):
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "node.sub").write_text(NODE)
+    work = workdir(tmp_path)
     (work / "diamond.dag").write_text(
         "JOB A node.sub\nJOB B node.sub\nJOB C node.sub\nJOB D node.sub\n"
         "PARENT A CHILD B C\nPARENT B C CHILD D\n"
@@ -58,6 +56,14 @@ def test_a_diamond_runs_parents_before_children(dag_pool, tmp_path):
     assert sorted(map(tuple, nodes)) == [("A",), ("B", "A"), ("C", "A"), ("D", "B,C")]
 
 
+def workdir(tmp_path: Path, **files: str) -> Path:
+    """A directory for a DAG, with the node submit file and `files` (name: text)."""
+    work = workdir(tmp_path)
+    for name, text in files.items():
+        (work / name.replace("_sub", ".sub")).write_text(text)
+    return work
+
+
 def cluster_of(r: subprocess.CompletedProcess) -> int:
     assert r.returncode == 0, r.stdout + r.stderr
     return int(r.stdout.split("submitted to cluster ")[1].split(".")[0])
@@ -70,9 +76,7 @@ def finished(pool: LocalPool, work: Path, cluster: int) -> list[str]:
 
 
 def test_a_failed_node_leaves_a_rescue_dag_and_the_next_run_does_only_the_rest(dag_pool, tmp_path):
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "node.sub").write_text(NODE)
+    work = workdir(tmp_path)
     dag = (
         "JOB A node.sub\nJOB B node.sub\nJOB C node.sub\n"
         "PARENT A CHILD B\nPARENT B CHILD C\nRETRY B 1\n"
@@ -98,9 +102,7 @@ def script(path: Path, body: str) -> None:
 
 
 def test_pre_and_post_scripts_get_their_macros_and_post_decides(dag_pool, tmp_path):
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "node.sub").write_text(NODE)
+    work = workdir(tmp_path)
     script(work / "pre.sh", 'echo "pre $*" >> scripts.txt\n')
     script(work / "post.sh", 'echo "post $*" >> scripts.txt\nexit 0\n')
     script(work / "bad_pre.sh", "exit 2\n")
@@ -124,9 +126,7 @@ def test_pre_and_post_scripts_get_their_macros_and_post_decides(dag_pool, tmp_pa
 
 
 def test_defer_debug_hold_scripts_and_pre_skip(dag_pool, tmp_path):
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "node.sub").write_text(NODE)
+    work = workdir(tmp_path)
     (work / "held.sub").write_text(NODE.replace("queue", "hold = true\nqueue"))
     # The PRE script asks to be run again later (DEFER 4 1) the first time it runs.
     script(
@@ -163,9 +163,7 @@ def _queue(pool: LocalPool, constraint: str) -> list[list[str]]:
 
 
 def test_a_save_point_file_and_a_run_from_it(dag_pool, tmp_path):
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "node.sub").write_text(NODE)
+    work = workdir(tmp_path)
     (work / "x.dag").write_text(
         "JOB A node.sub\nJOB B node.sub\nJOB C node.sub\nPARENT A CHILD B\nPARENT B CHILD C\n"
         "SAVE_POINT_FILE B\n"

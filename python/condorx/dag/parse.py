@@ -23,6 +23,9 @@ ALL_NODES = "ALL_NODES"
 # The node kinds ALL_NODES does not stand for.
 _NOT_ALL = ("FINAL", "SERVICE", "PROVISIONER")
 _VAR = re.compile(r'\s*([+A-Za-z_][A-Za-z0-9_.+]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
+# A word: unquoted runs and quoted strings, back to back; a quoted part may escape.
+_PART = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[^\s"\']+')
+_TOKEN = re.compile(r'(?:"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[^\s"\']+)+')
 _CONTINUED = re.compile(r"\\[ \t]*\r?$", re.MULTILINE)  # a line that ends with a backslash
 _ALL_VARS = re.compile(r'(?:\s*[+A-Za-z_][A-Za-z0-9_.+]*\s*=\s*"(?:[^"\\]|\\.)*")+\s*')
 
@@ -225,24 +228,25 @@ class _Reader:
         return node
 
     def _job(self, line: _Line) -> None:
-        self._add(line, "JOB", line.words[1:], ("DIR", "NOOP", "DONE"))
+        self._add(line, "JOB", _tokens(line)[1:], ("DIR", "NOOP", "DONE"))
 
     def _subdag(self, line: _Line) -> None:
-        if len(line.words) < 2 or line.words[1].upper() != "EXTERNAL":
+        words = _tokens(line)
+        if len(words) < 2 or words[1].upper() != "EXTERNAL":
             raise line.fail("SUBDAG must be SUBDAG EXTERNAL")
-        self._add(line, "SUBDAG", line.words[2:], ("DIR", "NOOP", "DONE"))
+        self._add(line, "SUBDAG", words[2:], ("DIR", "NOOP", "DONE"))
 
     def _final(self, line: _Line) -> None:
         if self.dag.final is not None:
             raise line.fail(f"a second FINAL node (the first is {self.dag.final})")
-        node = self._add(line, "FINAL", line.words[1:], ("DIR", "NOOP"))
+        node = self._add(line, "FINAL", _tokens(line)[1:], ("DIR", "NOOP"))
         self.dag.final = node.name
 
     def _service(self, line: _Line) -> None:
-        self._add(line, "SERVICE", line.words[1:], ("DIR", "NOOP"))
+        self._add(line, "SERVICE", _tokens(line)[1:], ("DIR", "NOOP"))
 
     def _provisioner(self, line: _Line) -> None:
-        self._add(line, "PROVISIONER", line.words[1:], ())
+        self._add(line, "PROVISIONER", _tokens(line)[1:], ())
 
     def _submit_description(self, line: _Line) -> None:
         if len(line.words) != 3 or not (line.words[2] == "{" or line.words[2].startswith("@=")):
@@ -456,7 +460,7 @@ class _Reader:
     def _splice(self, line: _Line) -> None:
         """SPLICE name file [DIR dir]: the file's nodes, renamed `name+node`; with DIR,
         its files (and its nodes' jobs) are in dir."""
-        words = line.words[1:]
+        words = _tokens(line)[1:]
         if len(words) not in (2, 4) or (len(words) == 4 and words[2].upper() != "DIR"):
             raise line.fail("SPLICE needs a name, a DAG file, and DIR directory or nothing")
         name, file = words[0], words[1]
@@ -560,6 +564,23 @@ def _commands(lines: Iterator[_Line]) -> list[_Line]:
                 body.append(inner.text)
         out.append(line)
     return out
+
+
+def _tokens(line: _Line) -> list[str]:
+    """The line's words as HTCondor's DAG lexer reads them when one is quoted (`"..."` or
+    `'...'`, a backslash escaping inside): a file name may hold spaces."""
+    if '"' not in line.text and "'" not in line.text:
+        return line.words
+    words: list[str] = []
+    for m in _TOKEN.finditer(line.text):
+        words.append("".join(_unquote(part) for part in _PART.findall(m.group(0))))
+    return words
+
+
+def _unquote(part: str) -> str:
+    if part[:1] in ('"', "'"):
+        return re.sub(r"\\(.)", r"\1", part[1:-1])
+    return part
 
 
 def _rest(text: str, skip: int) -> str:
