@@ -56,11 +56,11 @@ def test_a_diamond_runs_parents_before_children(dag_pool, tmp_path):
     assert sorted(map(tuple, nodes)) == [("A",), ("B", "A"), ("C", "A"), ("D", "B,C")]
 
 
-def workdir(tmp_path: Path, **files: str) -> Path:
-    """A directory for a DAG, with the node submit file and `files` (name: text)."""
-    work = workdir(tmp_path)
-    for name, text in files.items():
-        (work / name.replace("_sub", ".sub")).write_text(text)
+def workdir(tmp_path: Path) -> Path:
+    """A directory for a DAG, with the node submit file most tests use."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "node.sub").write_text(NODE)
     return work
 
 
@@ -85,6 +85,9 @@ def test_a_failed_node_leaves_a_rescue_dag_and_the_next_run_does_only_the_rest(d
     first = cluster_of(submit_dag(dag_pool, work, "x.dag"))
     assert finished(dag_pool, work, first) == ["1", "2", "1"]
     assert (work / "order.txt").read_text().split() == ["A", "B", "B"]  # B ran twice (RETRY 1)
+    out = (work / "x.dag.dagman.out").read_text()
+    assert "Retrying node B (retry #1 of 1)..." in out and "Parsing x.dag ..." in out
+    assert "** $CondorVersion: 25.14.1 " in out
     rescue = (work / "x.dag.rescue001").read_text()
     assert "# Nodes that failed: 1\n#   B,<ENDLIST>\n" in rescue and "\nDONE A\n" in rescue
     assert "DONE B" not in rescue and "DONE C" not in rescue
@@ -121,7 +124,11 @@ def test_pre_and_post_scripts_get_their_macros_and_post_decides(dag_pool, tmp_pa
     ]
     assert (work / "order.txt").read_text().split() == ["A"]  # B's PRE failed: B, C never ran
     out = (work / "x.dag.dagman.out").read_text()
-    assert "PRE Script of Node B exited with status 2" in out
+    # In HTCondor's words (pegasus-monitord reads them).
+    assert "PRE Script of Node B failed with status 2" in out
+    assert "PRE Script of node A completed successfully." in out
+    assert "POST Script of node A completed successfully." in out
+    assert f"Node A job proc ({a[0][0]}.0.0) failed with status 4." in out
     assert "\nDONE A\n" in (work / "x.dag.rescue001").read_text()
 
 

@@ -26,6 +26,7 @@ from condorx.dag.errors import DagError
 from condorx.dagman import options
 from condorx.dagman.debug_log import DebugLog
 from condorx.dagman.run import Dagman, DagmanError
+from condorx.version import version_string
 
 OPTIONS = [
     a.Opt("dag", 3, 1, help="a DAG file to run (repeatable: the DAGs run as one)", metavar="FILE"),
@@ -123,6 +124,7 @@ def main(ctx: click.Context) -> None:
     out("******************************************************")
     out(f"** condor_scheduniv_exec.{job[0]}.{job[1]} (CONDOR_DAGMAN) STARTING UP")
     out(f"** {sys.argv[0]}")
+    out(f"** {version_string()}")
     out(f"** PID = {os.getpid()}")
     out("******************************************************")
     out(f"argv: {' '.join(sys.argv)}")

@@ -142,6 +142,7 @@ class Engine:
         self.by_cluster: dict[int, str] = {}
         self.to_remove: list[tuple[int, str]] = []  # clusters to condor_rm, and why
         self.save_points: list[str] = []  # nodes with a SAVE_POINT_FILE that just started
+        self.retried: list[str] = []  # nodes just restarted by RETRY, for the log
         self.failed_nodes = 0
         self.futile_nodes = 0
         self.jobs_submitted = 0
@@ -503,6 +504,7 @@ class Engine:
 
     def _restart(self, name: str) -> None:
         st = self.states[name]
+        self.retried.append(name)
         self.states[name] = State(waiting=0, retries=st.retries + 1)
         if st.cluster is not None:
             self.by_cluster.pop(st.cluster, None)

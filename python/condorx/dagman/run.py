@@ -33,7 +33,7 @@ from condorx.dagman.engine import SUBMITTED, DagStatus, Engine, State
 from condorx.dagman.jobstate_log import JobstateLog
 from condorx.dagman.options import Options
 from condorx.dagman.submitter import NodeSubmitError, Submitter
-from condorx.eventlog import EventLogError, Tail
+from condorx.eventlog import Event, EventLogError, Tail
 
 _POLL = 0.1  # how often the nodes log is looked at (a stat and a read)
 # Submissions in flight at once, each on a connection of its own kept for the run.
@@ -90,6 +90,9 @@ class Dagman:
             os.close(lock)
 
     def _load(self) -> None:
+        self.out(f"Parsing {len(self.opts.dags)} dagfiles")
+        for dag in self.opts.dags:
+            self.out(f"Parsing {dag} ...")
         self.dag = parse_files(list(self.opts.dags), use_dag_dir=self.opts.use_dag_dir)
         if self.dag.reject is not None:
             where, line = self.dag.reject
@@ -214,6 +217,7 @@ class Dagman:
         while True:
             self._read_events()
             await self._remove_asked()
+            self._retries()
             self._save_points()
             halted = self._halted()
             for name in [] if halted else engine.take_pre():
@@ -271,8 +275,18 @@ class Dagman:
                 self._hold_script(name)
             if name and old is not None and not replay:
                 self._jobstate_event(name, old, was, ev.name, f"{ev.cluster}.{ev.proc}", ev.time)
+            if name and ev.number == 5:
+                self.out(_proc_end(name, ev))
+            if name and ev.number == 12:
+                self.out(f"  Hold reason: {ev.reason() or '(unknown)'}")
             if name and ev.number in (5, 9):
                 self._note_end(name)
+
+    def _retries(self) -> None:
+        while self.engine.retried:
+            name = self.engine.retried.pop(0)
+            st, node = self.engine.states[name], self.dag.nodes[name]
+            self.out(f"Retrying node {name} (retry #{st.retries} of {node.retries})...")
 
     def _save_points(self) -> None:
         """SAVE_POINT_FILE: as a node starts, what is done so far, in rescue form."""
@@ -430,8 +444,7 @@ class Dagman:
                 await trio.sleep(script.defer_time)
                 continue
             break
-        how = f"exited with status {code}" if sig is None else f"died on signal {sig}"
-        self.out(f"{kind} Script of Node {name} {how}")
+        self.out(_script_end(kind, name, code, sig))
         if self.jobstate:
             ok = "SUCCESS" if sig is None and code == 0 else "FAILURE"
             self.jobstate.node(name, f"{kind}_SCRIPT_{ok}", job)
@@ -643,6 +656,25 @@ class Dagman:
 
 class DagmanError(Exception):
     """DAGMan cannot run this DAG (it does not parse, or another DAGMan runs it)."""
+
+
+def _script_end(kind: str, name: str, code: int | None, sig: int | None) -> str:
+    """A script's end as HTCondor's DAGMan logs it (pegasus-monitord reads these)."""
+    if sig is not None:
+        return f"{kind} Script of node {name} died on signal {sig}"
+    if code == 0:
+        return f"{kind} Script of node {name} completed successfully."
+    node = "Node" if kind == "PRE" else "node"
+    return f"{kind} Script of {node} {name} failed with status {code}"
+
+
+def _proc_end(name: str, ev: Event) -> str:
+    """A node job proc's end, as HTCondor's DAGMan logs it."""
+    sig, code = ev.signal(), ev.return_value()
+    if sig is None and not code:
+        return f"Node {name} job proc ({ev.job}) completed successfully."
+    how = f"signal {sig}" if sig is not None else f"status {code}"
+    return f"Node {name} job proc ({ev.job}) failed with {how}."
 
 
 def _same_file(fd: int, path: str) -> bool:
