@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import subprocess
 
-from test_dagman_recovery import dagman_pids, start
-from test_dagman_run import finished, history
+from test_dagman_recovery import WAITING, dagman_pids, start
+from test_dagman_run import NODE, cluster_of, finished, history, submit_dag
 
 from condorx.security import current_user
 from condorx.testing.pool import LocalPool, wait_for
@@ -95,3 +95,20 @@ def test_removing_a_stopped_dagman_job_removes_its_nodes_through_the_schedd(dag_
         f"removed because <OtherJobRemoveRequirements = DAGManJobId =?= {cluster}> fired"
         f" when job ({cluster}.0) was removed"
     )
+
+
+def test_condor_rm_runs_the_final_node_after_removing_the_others(dag_pool, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "node.sub").write_text(NODE)
+    (work / "wait.sub").write_text(WAITING)
+    (work / "x.dag").write_text(
+        "JOB A wait.sub\nJOB B node.sub\nPARENT A CHILD B\nFINAL F node.sub\n"
+    )
+    cluster = cluster_of(submit_dag(dag_pool, work, "x.dag"))
+    wait_for(lambda: (work / "order.txt").exists(), "node A's job to start", 60)
+    tool(dag_pool, "condor_rm", str(cluster))
+    wait_for(lambda: not queue(dag_pool, "true", "ClusterId"), "the queue to empty", 60)
+    assert (work / "order.txt").read_text().split() == ["A", "F"]
+    rows = history(dag_pool, f"DAGManJobId == {cluster}", "DAGNodeName", "JobStatus")
+    assert sorted(rows) == [["A", "3"], ["F", "4"]]

@@ -4,15 +4,42 @@ and summary (each look ended by `...` when not on a terminal)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from condorx.testing.pool import wait_for
+
+
+def _follow(pool, *args: str) -> str:
+    """condor_watch_q's output: its jobs wait for a `go` file, made once it has shown
+    its first look (so it has found them in the queue, whatever the machine's speed)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "condorx.cli.watch_q", *args],
+        env=pool.env,
+        cwd=pool.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    seen = []
+    for line in proc.stdout:
+        seen.append(line)
+        if line == "...\n":
+            break
+    (pool.root / "go").touch()
+    rest, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    return "".join(seen) + rest
 
 
 def test_watch_q_follows_the_jobs_until_they_are_done(running):
     c = running.submit(
-        "executable = /bin/true\nlog = jobs.log\nbatch_name = mybatch\nqueue 2\n",
+        "executable = /bin/sh\narguments = \"-c 'while [ ! -e go ]; do sleep 0.1; done'\"\n"
+        f"initialdir = {running.root}\nlog = jobs.log\nbatch_name = mybatch\nqueue 2\n",
     )
-    r = running.cli("condorx.cli.watch_q", "-exit", "all,done", "-no-updated-at")
-    looks = r.stdout.split("\n...\n")
+    out = _follow(running, "-exit", "all,done", "-no-updated-at")
+    looks = out.split("\n...\n")
     last, exit_line = looks[-2], looks[-1]
     assert exit_line.startswith('Exiting with code 0 because of condition "all done" at ')
     lines = last.splitlines()

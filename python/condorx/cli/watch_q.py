@@ -210,7 +210,7 @@ def discover(
     if not clauses:
         return logs, names, procs
     client = ScheddClient(cfg, opts.value("schedd"))
-    exprs = ["ClusterId", "UserLog", "Iwd", "JobBatchName"]
+    exprs = ["ClusterId", "UserLog", "Iwd", "JobBatchName", "TotalSubmitProcs"]
     try:
         rows = trio.run(_query, client, exprs, " || ".join(clauses))
     except (OSError, WireError, RemoteError) as e:
@@ -220,9 +220,14 @@ def discover(
         )
         return logs, names, procs
     warned: set[int] = set()
-    for cluster_id, log, iwd, batch in rows:
+    queued: dict[int, int] = {}
+    for cluster_id, log, iwd, batch, submitted in rows:
         cid = int(cluster_id)
-        procs[cid] = procs.get(cid, 0) + 1
+        # The cluster's size: how many were submitted (jobs that already finished have
+        # left the queue), else how many are in the queue.
+        queued[cid] = queued.get(cid, 0) + 1
+        size = submitted if isinstance(submitted, int) and not isinstance(submitted, bool) else 0
+        procs[cid] = max(queued[cid], size)
         names[cid] = str(batch) if isinstance(batch, str) else None
         if not isinstance(log, str):
             if cid not in warned:

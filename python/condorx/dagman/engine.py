@@ -335,6 +335,16 @@ class Engine:
         )
         return busy > self.services_busy()
 
+    def remove(self) -> None:
+        """condor_rm of the DAGMan job: nothing new starts (the FINAL node aside); what
+        runs is to be removed."""
+        if self.aborted is None:
+            self.aborted = (2, DagStatus.RM)
+            self.status = DagStatus.RM
+            self._ready.clear()
+            self.ready_count = 0
+            self.pre_queue.clear()
+
     def running(self) -> int:
         """Scripts and jobs under way (or POST scripts waiting for their turn)."""
         return self.pre_running + self.post_running + len(self.post_queue) + self.submitted_nodes

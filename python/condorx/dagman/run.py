@@ -499,15 +499,20 @@ class Dagman:
     # ---- removal, the DAGMan job's ad, the end ----------------------------------------
 
     async def _on_removal(self, scope: trio.CancelScope) -> None:
-        """condor_rm of the DAGMan job: the schedd sends SIGUSR1 (remove_kill_sig); the
-        run stops at once (its scripts killed), and its node jobs are removed. condor_hold
-        (or a shutdown) sends SIGTERM: the run stops and leaves its node jobs and its
-        lock file, so the next run (on release) recovers."""
+        """condor_rm of the DAGMan job: the schedd sends SIGUSR1 (remove_kill_sig); its
+        node jobs are removed, and the run stops at once (its scripts killed), or, when
+        it has a FINAL node still to run, once that has run, as HTCondor's does.
+        condor_hold (or a shutdown) sends SIGTERM: the run stops and leaves its node jobs
+        and its lock file, so the next run (on release) recovers."""
         with trio.open_signal_receiver(signal.SIGUSR1, signal.SIGTERM) as signals:
             async for sig in signals:
                 if sig == signal.SIGUSR1:
                     self.out("Received SIGUSR1: the DAGMan job was removed")
                     self.removed = True
+                    if self.dag.final is not None and not self.engine.final_started:
+                        self.engine.remove()  # the loop removes the jobs, then runs FINAL
+                        self._wake.set()
+                        return
                     self.engine.status = DagStatus.RM
                 else:
                     self.out("Received SIGTERM: stopping; the next run recovers")
