@@ -78,3 +78,26 @@ def test_abort_dag_on_ends_the_dag_and_the_final_node_sees_why(dag_pool, tmp_pat
     # The service node's job is removed when the DAG ends.
     wait_for(lambda: not queue(dag_pool, "true", "ClusterId"), "the queue to empty")
     assert history(dag_pool, 'DAGNodeName == "W"', "JobStatus") == [["3"]]
+
+
+def test_a_provisioner_node_runs_first_and_the_others_wait_for_it(dag_pool, tmp_path):
+    """The provisioner's job says it is ready by setting ProvisionerState = 2 in its own
+    ad (condor_qedit, as HTCondor's manual shows), and ends once the work is done."""
+    work = tmp_path / "work"
+    work.mkdir()
+    order = work / "order.txt"
+    (work / "node.sub").write_text(node_sub(order))
+    (work / "provision.sub").write_text(
+        "executable = /bin/sh\ngetenv = true\n"
+        f"arguments = \"-c 'echo P >> {order}; condor_qedit $(ClusterId).0 ProvisionerState 2;"
+        f" while [ ! -e {work}/done ]; do sleep 0.1; done'\"\n"
+        "log = job.log\nqueue\n"
+    )
+    (work / "last.sub").write_text(node_sub(order).replace("; exit", f"; touch {work}/done; exit"))
+    (work / "x.dag").write_text(
+        "PROVISIONER P provision.sub\nJOB A node.sub\nJOB B last.sub\nPARENT A CHILD B\n"
+    )
+    cluster = cluster_of(submit_dag(dag_pool, work, "x.dag"))
+    assert finished(dag_pool, work, cluster) == ["0", "0", "3"]
+    assert [line.split()[0] for line in order.read_text().splitlines()] == ["P", "A", "B"]
+    assert "Provisioner node P is ready" in (work / "x.dag.dagman.out").read_text()

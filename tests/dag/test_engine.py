@@ -255,3 +255,26 @@ def test_a_node_job_with_max_job_holds_procs_held_is_removed(tmp_path):
     assert e.to_remove == []
     e.event(HELD, r.cluster["A"], 1, {})
     assert e.to_remove == [(r.cluster["A"], "DAG Limit: Max number of held jobs was reached.")]
+
+
+def test_the_others_wait_for_the_provisioner_to_be_ready(tmp_path):
+    e = engine(tmp_path, "PROVISIONER P p.sub\nJOB A a.sub\nJOB B a.sub\nPARENT A CHILD B\n")
+    r = Runner(e)
+    assert r.submit() == ["P"]
+    assert r.submit() == [] and e.active()
+    e.provisioning_complete()
+    assert r.submit() == ["A"]
+    r.end("A")
+    assert r.submit() == ["B"]
+    r.end("B")
+    r.end("P")
+    assert not e.active() and e.exit_code() == 0
+
+
+def test_a_provisioner_that_ends_before_it_is_ready_fails_the_dag(tmp_path):
+    e = engine(tmp_path, "PROVISIONER P p.sub\nJOB A a.sub\n")
+    r = Runner(e)
+    r.submit()
+    r.end("P")
+    assert e.aborted == (1, DagStatus.ERROR) and e.exit_code() == 1
+    assert r.submit() == [] and not e.active()

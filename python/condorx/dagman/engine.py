@@ -143,6 +143,9 @@ class Engine:
         self.to_remove: list[tuple[int, str]] = []  # clusters to condor_rm, and why
         self.save_points: list[str] = []  # nodes with a SAVE_POINT_FILE that just started
         self.retried: list[str] = []  # nodes just restarted by RETRY, for the log
+        # A PROVISIONER node runs first; the others wait until its job says it is ready.
+        self.provisioner = next((n for n, x in dag.nodes.items() if x.kind == "PROVISIONER"), None)
+        self.provisioned = self.provisioner is None
         self.failed_nodes = 0
         self.futile_nodes = 0
         self.jobs_submitted = 0
@@ -166,7 +169,23 @@ class Engine:
             st.waiting = sum(1 for p in node.parents if self.states[p].status != DONE)
         for name, node in self.dag.nodes.items():
             st = self.states[name]
-            if st.status == NOT_READY and st.waiting == 0 and node.kind != "FINAL":
+            if st.status == NOT_READY and st.waiting == 0 and self._may_start(node):
+                self._make_ready(name)
+
+    def _may_start(self, node: Node) -> bool:
+        """FINAL waits for the end; the others (SERVICE nodes aside) for the provisioner."""
+        if node.kind == "FINAL":
+            return False
+        return self.provisioned or node.kind in ("PROVISIONER", "SERVICE")
+
+    def provisioning_complete(self) -> None:
+        """The provisioner's job set ProvisionerState = 2: the other nodes may start."""
+        if self.provisioned:
+            return
+        self.provisioned = True
+        for name, node in self.dag.nodes.items():
+            st = self.states[name]
+            if st.status == NOT_READY and st.waiting == 0 and self._may_start(node):
                 self._make_ready(name)
 
     # ---- what may start now -----------------------------------------------------------
@@ -466,6 +485,13 @@ class Engine:
 
     def _job_ended(self, name: str) -> None:
         node, st = self.dag.nodes[name], self.states[name]
+        if node.kind == "PROVISIONER" and not self.provisioned and self.aborted is None:
+            # Its job left before saying the resources were ready: nothing can run.
+            st.status, st.error = ERROR, "the provisioner's job exited before it was ready"
+            self.failed_nodes += 1
+            self.aborted = (1, DagStatus.ERROR)
+            self.status = DagStatus.ERROR
+            return
         if "POST" in node.scripts:
             self._to_post(name)
         elif st.failed:
@@ -490,7 +516,8 @@ class Engine:
             cst = self.states[child]
             cst.waiting -= 1
             if cst.waiting == 0 and cst.status == NOT_READY and self.aborted is None:
-                self._make_ready(child)
+                if self._may_start(self.dag.nodes[child]):
+                    self._make_ready(child)
 
     def _fail(self, name: str) -> None:
         node, st = self.dag.nodes[name], self.states[name]

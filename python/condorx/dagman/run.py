@@ -70,6 +70,7 @@ class Dagman:
         self.dot: DotFile | None = None
         self._dot_sent = ""
         self._abort_handled = False
+        self._provision_asked = 0.0
         self._was_halted = False
 
     # ---- the whole run ----------------------------------------------------------------
@@ -226,6 +227,7 @@ class Dagman:
                 nursery.start_soon(self._script, "POST", name)
             if not halted:
                 await self._submit_ready()
+            await self._provisioning()
             await self._update_ad()
             self._status_file()
             self._dot_file()
@@ -281,6 +283,27 @@ class Dagman:
                 self.out(f"  Hold reason: {ev.reason() or '(unknown)'}")
             if name and ev.number in (5, 9):
                 self._note_end(name)
+
+    async def _provisioning(self) -> None:
+        """A PROVISIONER node's job says it has made the resources ready by setting
+        ProvisionerState = 2 in its own ad; asked at most once a second."""
+        eng = self.engine
+        if eng.provisioned or eng.provisioner is None:
+            return
+        cluster = eng.states[eng.provisioner].cluster
+        now = time.monotonic()
+        if cluster is None or now - self._provision_asked < 1.0:
+            return
+        self._provision_asked = now
+        try:
+            async for chunk in self.client.query_rows(
+                ["ProvisionerState"], f"ClusterId == {cluster}"
+            ):
+                if any(row and row[0] == 2 for row in chunk):
+                    self.out(f"Provisioner node {eng.provisioner} is ready: starting the DAG")
+                    eng.provisioning_complete()
+        except (wire.WireError, wire.RemoteError, OSError) as e:
+            self.out(f"WARNING: cannot read the provisioner job's state: {e}")
 
     def _retries(self) -> None:
         while self.engine.retried:
