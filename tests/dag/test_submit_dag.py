@@ -43,6 +43,7 @@ CASES = [
     (["-autorescue", "0", "-force"], {"AutoRescue": 0, "Force": True}),
     (["-config", "dag.config", "-debug", "4"], {"ConfigFile": "dag.config", "DebugLevel": 4}),
     (["-load_save", "A.save", "-priority", "3"], {"load_save": "A.save", "Priority": 3}),
+    (["-update_submit"], {"UpdateSubmit": True}),
 ]
 
 
@@ -127,9 +128,13 @@ def test_an_earlier_runs_submit_file_is_kept_unless_forced(tmp_path):
     (w / "x.dag.condor.sub").write_text("earlier\n")
     r = run_tool("condorx.cli.submit_dag:main", ["-no_submit", "x.dag"], env, w)
     assert r.returncode == 1 and "already exists" in r.stderr
+    assert "- Use the \"-update_submit\" option to update the submit file" in r.stderr
     assert (w / "x.dag.condor.sub").read_text() == "earlier\n"
-    r = run_tool("condorx.cli.submit_dag:main", ["-f", "-no_submit", "x.dag"], env, w)
-    assert r.returncode == 0 and "universe    = scheduler" in (w / "x.dag.condor.sub").read_text()
+    for option in ("-f", "-update_submit"):
+        (w / "x.dag.condor.sub").write_text("earlier\n")
+        r = run_tool("condorx.cli.submit_dag:main", [option, "-no_submit", "x.dag"], env, w)
+        assert r.returncode == 0
+        assert "universe    = scheduler" in (w / "x.dag.condor.sub").read_text()
     shutil.rmtree(w)
 
 

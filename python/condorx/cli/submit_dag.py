@@ -52,6 +52,7 @@ OPTIONS = [
     a.Opt("priority", 2, 1, help="the priority of the DAG's jobs", metavar="N"),
     a.Opt("debug", 2, 1, help="DAGMan's debug level", metavar="N"),
     a.Opt("load_save", 6, 1, help="run from this save point file", metavar="FILE"),
+    a.Opt("update_submit", 3, help="rewrite the submit file of an earlier run and go on"),
 ]
 USAGE = "condor_submit_dag [options] dag_file [dag_file...]"
 ARGUMENTS = [("DAG_FILE", "the DAG description (several run as one DAG)")]
@@ -70,7 +71,7 @@ def main(ctx: click.Context) -> None:
         files = options.files()
         _clear(options, files)
         rescue = None if options.load_save else _rescue(options)
-        if rescue is None and not options.load_save:
+        if rescue is None and not (options.load_save or options.update_submit):
             _refuse_existing(files)
         Path(files["submit"]).write_text(text(options))
     except DagError as e:
@@ -111,6 +112,7 @@ def _options(opts: a.Parsed) -> Options:
         append_lines=list(opts.values.get("append", [])),
         debug=number("debug", -1) if opts.value("debug") is not None else None,
         load_save=opts.value("load_save") or "",
+        update_submit="update_submit" in opts.flags,
     )
 
 
@@ -135,9 +137,9 @@ def _refuse_existing(files: dict[str, str]) -> None:
     if there:
         fail(
             "".join(f'ERROR: "{f}" already exists.\n' for f in there)
-            + f"Some file(s) needed by {TOOL} already exist.  Either rename them,\n"
-            'use the "-f" option to force them to be overwritten, or use\n'
-            'the "-update_submit" option to update the submit file and continue.'
+            + "\nSome file(s) needed by condor_dagman already exist. Either:\n- Rename them\n"
+            '- Use the "-f" option to force them to be overwritten\n'
+            '\tor\n- Use the "-update_submit" option to update the submit file and continue.'
         )
 
 

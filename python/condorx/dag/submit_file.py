@@ -51,6 +51,7 @@ class Options:
     append_lines: list[str] = field(default_factory=list)
     debug: int | None = None
     load_save: str = ""  # -load_save: the save point file the run starts from
+    update_submit: bool = False  # -update_submit: an earlier run's files may be rewritten
     # From the DAG files: ENV GET's names (comma-joined, one entry per command), ENV
     # SET's settings, and SET_JOB_ATTR's attributes of the DAGMan job itself.
     env_get: list[str] = field(default_factory=list)
@@ -181,6 +182,8 @@ def _arguments(opts: Options, dagman: str, lock: str) -> list[str]:
         args.append("-suppress_notification")
     if opts.force:
         args.append("-force")
+    if opts.update_submit:
+        args.append("-update_submit")
     return args
 
 
