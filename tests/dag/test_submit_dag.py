@@ -44,6 +44,7 @@ CASES = [
     (["-config", "dag.config", "-debug", "4"], {"ConfigFile": "dag.config", "DebugLevel": 4}),
     (["-load_save", "A.save", "-priority", "3"], {"load_save": "A.save", "Priority": 3}),
     (["-update_submit"], {"UpdateSubmit": True}),
+    (["-import_env"], {"ImportEnv": True}),
 ]
 
 
@@ -128,7 +129,7 @@ def test_an_earlier_runs_submit_file_is_kept_unless_forced(tmp_path):
     (w / "x.dag.condor.sub").write_text("earlier\n")
     r = run_tool("condorx.cli.submit_dag:main", ["-no_submit", "x.dag"], env, w)
     assert r.returncode == 1 and "already exists" in r.stderr
-    assert "- Use the \"-update_submit\" option to update the submit file" in r.stderr
+    assert '- Use the "-update_submit" option to update the submit file' in r.stderr
     assert (w / "x.dag.condor.sub").read_text() == "earlier\n"
     for option in ("-f", "-update_submit"):
         (w / "x.dag.condor.sub").write_text("earlier\n")

@@ -56,6 +56,7 @@ OPTIONS = [
     a.Opt("config", 3, 1, help="a DAGMan configuration file", metavar="FILE"),
     a.Opt("do_recurse", 4, help="sub-DAG files were written at submission (ignored)"),
     a.Opt("update_submit", 3, help="the submit file was rewritten (ignored)"),
+    a.Opt("import_env", 3, help="the environment was imported at submission (ignored)"),
     a.Opt("include_env", 9, 1, help="ENV GET: taken into the job at submission (ignored)"),
     a.Opt("insert_env", 8, 1, help="ENV SET: set in the job at submission (ignored)"),
     a.Opt("no_recurse", 4, help="sub-DAG files are written when they run (ignored)"),

@@ -53,6 +53,7 @@ OPTIONS = [
     a.Opt("debug", 2, 1, help="DAGMan's debug level", metavar="N"),
     a.Opt("load_save", 6, 1, help="run from this save point file", metavar="FILE"),
     a.Opt("update_submit", 3, help="rewrite the submit file of an earlier run and go on"),
+    a.Opt("import_env", 3, help="the DAGMan job gets this environment"),
 ]
 USAGE = "condor_submit_dag [options] dag_file [dag_file...]"
 ARGUMENTS = [("DAG_FILE", "the DAG description (several run as one DAG)")]
@@ -113,6 +114,7 @@ def _options(opts: a.Parsed) -> Options:
         debug=number("debug", -1) if opts.value("debug") is not None else None,
         load_save=opts.value("load_save") or "",
         update_submit="update_submit" in opts.flags,
+        import_env="import_env" in opts.flags,
     )
 
 

@@ -12,7 +12,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from condorx.argsyntax import join_v2
+from condorx.argsyntax import join_env, join_v2
 from condorx.dag.errors import DagError
 from condorx.dag.model import Dag
 from condorx.version import version_string
@@ -52,6 +52,7 @@ class Options:
     debug: int | None = None
     load_save: str = ""  # -load_save: the save point file the run starts from
     update_submit: bool = False  # -update_submit: an earlier run's files may be rewritten
+    import_env: bool = False  # -import_env: the submitter's environment goes into the job
     # From the DAG files: ENV GET's names (comma-joined, one entry per command), ENV
     # SET's settings, and SET_JOB_ATTR's attributes of the DAGMan job itself.
     env_get: list[str] = field(default_factory=list)
@@ -172,6 +173,8 @@ def _arguments(opts: Options, dagman: str, lock: str) -> list[str]:
     args += ["-AutoRescue", str(opts.auto_rescue)]
     if opts.do_rescue_from:
         args += ["-DoRescueFrom", str(opts.do_rescue_from)]
+    if opts.import_env:
+        args.append("-import_env")
     for names in opts.env_get:
         args += ["-include_env", names]
     for pairs in opts.env_set:
@@ -193,11 +196,22 @@ def _quoted(args: list[str]) -> str:
 
 
 def _environment(opts: Options, debug_log: str) -> str:
-    env = [f"_CONDOR_DAGMAN_LOG={debug_log}", "_CONDOR_MAX_DAGMAN_LOG=0"]
+    env: dict[str, str] = {}
+    if opts.import_env:  # what the new syntax can carry (HTCondor's ImportFilter)
+        env.update((k, v) for k, v in os.environ.items() if _importable(k, v))
     for pairs in opts.env_set:  # ENV SET: V1 settings, `;` between them
-        env += [p.strip() for p in pairs.split(";") if "=" in p]
+        for pair in pairs.split(";"):
+            name, eq, value = pair.strip().partition("=")
+            if eq and name:
+                env[name] = value
+    env["_CONDOR_DAGMAN_LOG"] = debug_log
+    env["_CONDOR_MAX_DAGMAN_LOG"] = "0"
     if opts.config:
         if not os.path.exists(opts.config):
             raise DagError(f"Unable to read config file {opts.config}: no such file")
-        env.append(f"_CONDOR_DAGMAN_CONFIG_FILE={opts.config}")
-    return '"' + " ".join(sorted(env)) + '"'  # by name, as HTCondor's Env keeps them
+        env["_CONDOR_DAGMAN_CONFIG_FILE"] = opts.config
+    return '"' + join_env(env) + '"'  # by name, as HTCondor's Env keeps them
+
+
+def _importable(name: str, value: str) -> bool:
+    return ";" not in name + value and "\n" not in value and "=" not in name and bool(name)
