@@ -31,6 +31,8 @@ class Context:
     priority: int = 0  # -priority: added to each node's own
     retry_attr: bool = False  # DAGMAN_NODE_RECORD_INFO includes Retry
     append_vars: bool = False  # DAGMAN_DEFAULT_APPEND_VARS: VARS not said to be PREPEND
+    hold_claim_time: int = 20  # DAGMAN_HOLD_CLAIM_TIME: a node with children keeps its claim
+    suppress_job_logs: bool = False  # DAGMAN_SUPPRESS_JOB_LOGS: no log but the nodes log
 
 
 def statements(
@@ -53,6 +55,8 @@ def statements(
     priority = node.priority + ctx.priority
     if priority:
         top.append(f"priority = {priority}")
+    if node.children and ctx.hold_claim_time > 0:
+        top.append(f"keep_claim_idle = {ctx.hold_claim_time}")
     first = [(n, v, _prepended(w, ctx)) for n, v, w in node.vars]
     top += [f"{name} = {value}" for name, value, before in first if before]
     after = [
@@ -63,6 +67,8 @@ def statements(
         f"My.DAGManJobId = {ctx.dagman_id}",
         f"DAGManJobId = {ctx.dagman_id}",
     ]
+    if ctx.suppress_job_logs:
+        after.append("log = ")
     if ctx.suppress_notification:
         after.append("notification = NEVER")
     if node.kind == "SERVICE":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -209,6 +210,9 @@ class Dagman:
             suppress_notification=self.opts.suppress_notification,
             priority=self.opts.priority,
             append_vars=self.cfg.get_bool("DAGMAN_DEFAULT_APPEND_VARS", False),
+            hold_claim_time=self.cfg.get_int("DAGMAN_HOLD_CLAIM_TIME", 20),
+            suppress_job_logs=self.cfg.get_bool("DAGMAN_SUPPRESS_JOB_LOGS", False),
+            retry_attr="retry" in _words(self.cfg.get("DAGMAN_NODE_RECORD_INFO") or ""),
         )
 
     # ---- the loop ---------------------------------------------------------------------
@@ -684,6 +688,10 @@ class Dagman:
 
 class DagmanError(Exception):
     """DAGMan cannot run this DAG (it does not parse, or another DAGMan runs it)."""
+
+
+def _words(text: str) -> set[str]:
+    return {w.strip().lower() for w in re.split(r"[\s,]+", text) if w.strip()}
 
 
 def _script_end(kind: str, name: str, code: int | None, sig: int | None) -> str:

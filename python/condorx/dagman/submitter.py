@@ -82,6 +82,11 @@ class Submitter:
             raise NodeSubmitError(str(e)) from None
         if not jobs.procs:
             raise NodeSubmitError(f"submit file {name} queues no jobs")
+        if len(jobs.procs) > 1 and self.cfg.get_bool("DAGMAN_PROHIBIT_MULTI_JOBS", False):
+            raise NodeSubmitError(
+                "Submit generated multiple job procs; disallowed by DAGMAN_PROHIBIT_MULTI_JOBS"
+                " setting"
+            )
         return jobs.cluster, jobs.procs, jobs.is_factory
 
     def _subdag(self, node: Node, cwd: Path) -> tuple[str, str]:
