@@ -4,22 +4,12 @@ RETRY, PARENT ... CHILD), runs `condor_submit_dag` on it, and the DAG runs."""
 
 from __future__ import annotations
 
-import subprocess
-
 from pycondor import Dagman, Job
 
+from condorx.testing import personal
 from condorx.testing.pool import wait_for
 
-
-def history(pool, constraint: str, *attrs: str) -> list[list[str]]:
-    out = subprocess.run(
-        ["condor_history", "-constraint", constraint, "-af", *attrs],
-        env=pool.env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return [ln.split() for ln in out.splitlines()]
+history = personal.history
 
 
 def test_a_pycondor_dagman_runs_its_jobs_in_order(personal_pool, tmp_path, monkeypatch):

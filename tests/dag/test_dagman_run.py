@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from condorx.testing import personal
 from condorx.testing.pool import LocalPool, wait_for
 
 NODE = """\
@@ -23,15 +24,7 @@ def submit_dag(pool: LocalPool, where: Path, dag: str, *args: str) -> subprocess
     )
 
 
-def history(pool: LocalPool, constraint: str, *attrs: str) -> list[list[str]]:
-    out = subprocess.run(
-        ["condor_history", "-constraint", constraint, "-af", *attrs],
-        env=pool.env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return [line.split() for line in out.splitlines()]
+history = personal.history
 
 
 def dagman_done(pool: LocalPool, cluster: int) -> list[str] | None:
