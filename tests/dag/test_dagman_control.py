@@ -10,6 +10,7 @@ from test_dagman_recovery import WAITING, dagman_pids, start
 from test_dagman_run import NODE, cluster_of, finished, history, submit_dag
 
 from condorx.security import current_user
+from condorx.testing import personal
 from condorx.testing.pool import LocalPool, wait_for
 
 
@@ -19,9 +20,7 @@ def tool(pool: LocalPool, *argv: str) -> str:
     return r.stdout
 
 
-def queue(pool: LocalPool, constraint: str, *attrs: str) -> list[list[str]]:
-    out = tool(pool, "condor_q", "-constraint", constraint, "-af", *attrs)
-    return [line.split() for line in out.splitlines()]
+queue = personal.queue
 
 
 def test_condor_rm_of_the_dagman_job_removes_its_node_jobs(dag_pool, tmp_path):

@@ -144,22 +144,15 @@ def test_defer_debug_hold_scripts_and_pre_skip(dag_pool, tmp_path):
     cluster = cluster_of(submit_dag(dag_pool, work, "x.dag"))
     wait_for(lambda: (work / "holds.txt").exists(), "the HOLD script", 60)
     assert (work / "holds.txt").read_text() == "held B\n"
-    (b,) = [row for row in _queue(dag_pool, f"DAGManJobId == {cluster}") if row[1] == "B"]
+    (b,) = [
+        row
+        for row in personal.queue(dag_pool, f"DAGManJobId == {cluster}", "ClusterId", "DAGNodeName")
+        if row[1] == "B"
+    ]
     subprocess.run(["condor_release", b[0]], env=dag_pool.env, check=True, capture_output=True)
     assert finished(dag_pool, work, cluster) == ["0", "0", "3"]
     assert (work / "pre.out").read_text() == "first\nsecond\n"  # DEBUG: its output, twice
     assert sorted((work / "order.txt").read_text().split()) == ["A", "B"]  # C skipped
-
-
-def _queue(pool: LocalPool, constraint: str) -> list[list[str]]:
-    out = subprocess.run(
-        ["condor_q", "-constraint", constraint, "-af", "ClusterId", "DAGNodeName"],
-        env=pool.env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return [line.split() for line in out.splitlines()]
 
 
 def test_a_save_point_file_and_a_run_from_it(dag_pool, tmp_path):

@@ -7,7 +7,6 @@ away unless the script has a DEBUG file, to which it is appended.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -71,10 +70,3 @@ async def run(
     if code < 0:
         return None, -code, ""
     return code, None, ""
-
-
-def signal_name(sig: int) -> str:
-    try:
-        return signal.Signals(sig).name
-    except ValueError:
-        return str(sig)

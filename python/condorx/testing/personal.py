@@ -51,8 +51,17 @@ def personal_pool(root: Path, environ: Environ, extra: str = "") -> Iterator[Loc
 
 def history(pool: LocalPool, constraint: str, *attrs: str) -> list[list[str]]:
     """condor_history's `-af` rows for the jobs that match, as the pool's user runs it."""
+    return _rows(pool, "condor_history", constraint, attrs)
+
+
+def queue(pool: LocalPool, constraint: str, *attrs: str) -> list[list[str]]:
+    """condor_q's `-af` rows for the jobs that match."""
+    return _rows(pool, "condor_q", constraint, attrs)
+
+
+def _rows(pool: LocalPool, tool: str, constraint: str, attrs: tuple[str, ...]) -> list[list[str]]:
     out = subprocess.run(
-        ["condor_history", "-constraint", constraint, "-af", *attrs],
+        [tool, "-constraint", constraint, "-af", *attrs],
         env=pool.env,
         capture_output=True,
         text=True,
