@@ -112,11 +112,19 @@ def test_append_lines_go_before_queue(tmp_path):
         ("JOB A a.sub\nPARENT A CHILD Z\n", [], "x.dag, line 2: unknown node Z"),
         ("JOB A a.sub\n", ["-dorescuefrom", "2"], "rescue DAG file x.dag.rescue002 does not"),
         ("JOB A a.sub\n", ["-maxjobs", "lots"], "-maxjobs needs a whole number"),
+        ("JOB A a.sub\nJOB B b.sub\n", [], "x.dag, line 2: node B's submit file b.sub does"),
+        (
+            "JOB A a.sub\nSCRIPT POST A post.sh $RETURN\n",
+            [],
+            "x.dag, line 1: node A's POST script post.sh does not exist",
+        ),
+        ("SUBDAG EXTERNAL S s.dag\n", [], "node S's DAG file s.dag does not exist"),
     ],
 )
 def test_a_dag_that_cannot_run_writes_nothing(tmp_path, dag, args, why):
     env = _stub(tmp_path)
     (tmp_path / "x.dag").write_text(dag)
+    (tmp_path / "a.sub").write_text("executable = /bin/true\nqueue\n")
     r = run_tool("condorx.cli.submit_dag:main", [*args, "-no_submit", "x.dag"], env, tmp_path)
     assert r.returncode == 1 and why in r.stderr
     assert not (tmp_path / "x.dag.condor.sub").exists()

@@ -19,6 +19,7 @@ import click
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
+from condorx.dag import files as files_needed
 from condorx.dag.errors import DagError
 from condorx.dag.parse import parse_files
 from condorx.dag.submit_file import Options, text
@@ -68,7 +69,9 @@ def main(ctx: click.Context) -> None:
         fail(f"Usage: {USAGE}")
     try:
         options = _options(opts)
-        options.take_from(parse_files(list(options.dags), use_dag_dir=options.use_dag_dir))
+        dag = parse_files(list(options.dags), use_dag_dir=options.use_dag_dir)
+        files_needed.check(dag)
+        options.take_from(dag)
         files = options.files()
         _clear(options, files)
         rescue = None if options.load_save else _rescue(options)
