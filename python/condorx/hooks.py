@@ -1,4 +1,4 @@
-"""Job hooks (seed 001, 4.4): programs a site plugs in, that the startd and the starter
+"""Job hooks (manual 4.4): programs a site plugs in, that the startd and the starter
 run at set moments of a job's life.
 
 A keyword names a set of hooks: `<KEYWORD>_HOOK_FETCH_WORK`, `_REPLY_FETCH`,

@@ -49,7 +49,7 @@ def test_current_time_plus_60_is_evaluated_on_arrival_at_the_execute_machine():
 
 
 def test_current_time_minus_60_with_a_window_of_120_always_runs():
-    # Seed 003: "always evaluates to 60 seconds in the past from the execution machine's
+    # The deferral manual: "always evaluates to 60 seconds in the past from the execution machine's
     # current system time, but the job is still allowed to execute".
     job = ClassAd()
     job["DeferralTime"] = ExprTree("(CurrentTime - 60)")
@@ -71,7 +71,7 @@ def test_a_deferral_time_that_is_not_a_time_is_refused_on_arrival():
     ("late", "window", "outcome"),
     [
         (45, 120, "start"),  # "75 seconds remain in the deferral window"
-        (60, 120, "start"),  # seed 003: DeferralTime = (CurrentTime - 60), window 120
+        (60, 120, "start"),  # the deferral manual: DeferralTime = (CurrentTime - 60), window 120
         (120, 120, "start"),  # the last second of the window still counts
         (121, 120, "hold"),
         (1, 0, "hold"),  # no window: only an on-time arrival starts

@@ -1,4 +1,4 @@
-"""Backfill (seed 004, 3.5.8.6) on a real startd: one backfill client (a real process
+"""Backfill (manual 3.5.8.6) on a real startd: one backfill client (a real process
 tree) shared by the slots, evicted when EVICT_BACKFILL turns true, and giving way to a
 job the negotiator matches."""
 

@@ -36,7 +36,7 @@ queue
 
 
 def test_current_time_plus_n_waits_n_seconds_after_the_job_reaches_the_machine(running):
-    # The execute machine evaluates the expression when the job arrives (seed 003), so
+    # The execute machine evaluates the expression when the job arrives (deferral manual), so
     # the job waits its 6 s in full however long it sat in the queue: here it is held at
     # submission, released 4 s later, and still waits 6 s from then.
     stamp = running.root / "started-at"

@@ -1,4 +1,4 @@
-"""The example policies of seed 004, section 3.5.10, as shipped in examples/policies/,
+"""The example policies of manual 3.5.10, as shipped in examples/policies/,
 each on a real pool: the keyboard, the owner's load and the clock come from
 STARTD_INPUTS_OVERRIDE, so a ten-minute timer or a work day passes by moving the clock."""
 

@@ -1,4 +1,4 @@
-"""Job hooks (seed 001) on real daemons: the startd fetches work from the SQLite work
+"""Job hooks (manual 4.4) on real daemons: the startd fetches work from the SQLite work
 queue shipped in examples/hooks (its hooks are real programs), the starter runs the
 job's hooks, and what each hook saw is read back from the queue's own records."""
 
@@ -58,7 +58,7 @@ class WorkQueue:
 
     def advised(self, unit: int) -> tuple[list[str], str]:
         """The unit's hooks but REPLY_FETCH, and what REPLY_FETCH heard. The startd does
-        not wait for REPLY_FETCH (seed 001), so where it falls among the others is its
+        not wait for REPLY_FETCH (manual 4.4), so where it falls among the others is its
         own; it is awaited here, and then must have come after FETCH_WORK."""
         wait_for(lambda: "reply_fetch" in self.hooks(unit), "the REPLY_FETCH hook to run")
         events = self.events(unit)

@@ -1,4 +1,4 @@
-"""The job router on real daemons (seed 002): routed copies in the schedd's queue, the
+"""The job router on real daemons (Job Router manual): routed copies in the schedd's queue, the
 original tied to its copy and mirroring it, and the rules for completion, removal and
 hold; MaxJobs and MaxIdleJobs; the seed's example table, whose gt2 sites cannot be
 reached from here; and a router killed with -9 at any moment."""

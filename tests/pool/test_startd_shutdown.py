@@ -1,4 +1,4 @@
-"""The startd's three ways of stopping (seed 004, 3.5.8.4), on real processes: graceful
+"""The startd's three ways of stopping (manual 3.5.8.4), on real processes: graceful
 (SIGTERM: claims retire, then jobs are vacated), fast (SIGQUIT: jobs killed at once, no
 retirement) and peaceful (SIGUSR1: jobs finish however long it takes). In each the startd
 takes no new work and exits once its claims are gone; condor_off passes the same modes."""

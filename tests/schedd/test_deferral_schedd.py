@@ -44,7 +44,7 @@ def test_the_schedd_appends_the_prep_time_clause_once(schedd):
     # condor_q -l shows it, as HTCondor's does.
     long = schedd.cli("condor_q", "-l", str(c)).stdout
     assert PREP in long
-    # Without a prep time the job matches at once and waits on the machine (seed 000).
+    # Without a prep time the job matches at once and waits on the machine (the deferral manual).
     e = schedd.call(schedd.client().submit, cluster(schedd.root, DeferralTime=later), procs(1))
     assert "time()" not in str(_job(schedd, e).lookup("Requirements"))
 

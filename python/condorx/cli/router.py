@@ -1,4 +1,4 @@
-"""The job router's tools (seed 002).
+"""The job router's tools (Job Router manual).
 
 condor_router_q [-S] [-route NAME] [-json]
     the routed copies in the queue, one line each; -S sums them by route and state

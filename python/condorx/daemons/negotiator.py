@@ -128,7 +128,7 @@ class Negotiator:
             slots = await self.collector.query_ads("machine", self.slot_constraint)
             schedds = await self.collector.query_ads("scheduler")
         running = self._charge(slots)
-        # Owner slots too, one whose START takes the job is available (seed 004,
+        # Owner slots too, one whose START takes the job is available (manual 3.5,
         # 3.5.8.1); Backfill slots, whose backfill work gives way to a job (3.5.8.6);
         # and Claimed ones, when a job may preempt theirs (the slot's RANK prefers it,
         # or PREEMPTION_REQUIREMENTS lets a user of better priority in).

@@ -10,7 +10,7 @@ SEEDS = Path(__file__).resolve().parents[3].parent / "shared" / "seeds"
 
 
 def router_example() -> str:
-    """The job router's example configuration (seed 002), as printed there."""
+    """The job router's example configuration (Job Router manual), as printed there."""
     text = (SEEDS / "002_d8d03e2c662317ad.txt").read_text()
     m = re.search(r"(# These settings become the default.*?MAX_HISTORY_ROTATIONS = 20)", text, re.S)
     if m is None:

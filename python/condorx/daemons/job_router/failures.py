@@ -1,4 +1,4 @@
-"""Each route's recent failures (seed 002, FailureRateThreshold and JobFailureTest).
+"""Each route's recent failures (Job Router manual, FailureRateThreshold and JobFailureTest).
 
 Every routed copy that leaves the queue is judged once: a removed copy is a failure; a
 completed one is a failure when its route's JobFailureTest (the route as MY, the copy

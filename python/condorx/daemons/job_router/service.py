@@ -1,4 +1,4 @@
-"""The job router (seed 002): every JOB_ROUTER_POLLING_PERIOD seconds it reads the
+"""The job router (Job Router manual): every JOB_ROUTER_POLLING_PERIOD seconds it reads the
 schedd's queue, and turns idle vanilla jobs that a route's requirements accept into
 routed copies, within each route's MaxJobs and MaxIdleJobs and unless its failure rate
 is over FailureRateThreshold.

@@ -1,4 +1,4 @@
-"""The routing table (seed 002): JOB_ROUTER_DEFAULTS, then the entries of
+"""The routing table (Job Router manual): JOB_ROUTER_DEFAULTS, then the entries of
 JOB_ROUTER_ENTRIES, JOB_ROUTER_ENTRIES_FILE and the output of JOB_ROUTER_ENTRIES_CMD, each
 a sequence of new-syntax ClassAds (`[ ... ] [ ... ]`, `/* */` comments allowed).
 

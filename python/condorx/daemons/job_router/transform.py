@@ -1,4 +1,4 @@
-"""The routed copy of a job (seed 002): the original's ad, turned into a job of the
+"""The routed copy of a job (Job Router manual): the original's ad, turned into a job of the
 route's TargetUniverse (the grid universe, 9, unless the route says otherwise) for its
 GridResource, then edited by the route's attribute operations in this order:
 

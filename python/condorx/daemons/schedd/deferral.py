@@ -1,9 +1,9 @@
 """The schedd's side of job deferral and CronTab scheduling.
 
 - A DeferralTime written as an expression (`CurrentTime + 60`) stays one: the execute
-  machine evaluates it when the job arrives there, against its own clock (seed 003).
+  machine evaluates it when the job arrives there, against its own clock (deferral manual).
 - A job with a prep time is not matched until that many seconds before its DeferralTime:
-  the schedd appends the clause to Requirements, whoever submitted the job (seed 003: "the
+  the schedd appends the clause to Requirements, whoever submitted the job (deferral manual: "the
   next execution time for a job [is] in an expression appended to the job's Requirements").
 - A cron job's DeferralTime is its schedule's next run after now (rounded up to the
   minute), in the zone CRON_TIME_ZONE names (the schedd machine's own when unset); it is

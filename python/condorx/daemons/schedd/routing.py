@@ -1,4 +1,4 @@
-"""The queue's side of the job router (seed 002, "Routing Mechanism"): an original job
+"""The queue's side of the job router (Job Router manual, "Routing Mechanism"): an original job
 tied to its routed copy, each change of one carried to the other in the same
 transaction, so a router killed at any moment leaves nothing half done.
 

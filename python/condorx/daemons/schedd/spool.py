@@ -1,6 +1,6 @@
 """Job spool directories: a job's input files held by the schedd itself, for jobs whose
 submitter's files are not reachable from here (a job handed over by another pool's
-schedd, HTCondor's Condor-C) and for sandboxed routed copies (seed 002,
+schedd, HTCondor's Condor-C) and for sandboxed routed copies (the Job Router manual,
 JobShouldBeSandboxed).
 
 A spooled job's Iwd is its spool directory, so its shadow sends the inputs from there and

@@ -1,4 +1,4 @@
-"""A slot's ClassAd (seed 004, 3.5.1): what the machine is, what state the slot is in,
+"""A slot's ClassAd (manual 3.5.1): what the machine is, what state the slot is in,
 what its policy says, and, while claimed, who holds it and for how long.
 
 Also the administrator's own attributes: STARTD_ATTRS (and its older name STARTD_EXPRS)
@@ -22,7 +22,7 @@ from condorx.daemons.startd.policy import Policy
 from condorx.daemons.startd.slots import Slot
 from condorx.wire import Expr
 
-# States in which the slot lies that it will not start jobs (seed 3.5.8.3 and 3.5.8.5):
+# States in which the slot lies that it will not start jobs (manual 3.5.8.3 and 3.5.8.5):
 # "says that Requirements are false to prevent being matched again".
 NOT_MATCHABLE = ("Matched", "Preempting")
 

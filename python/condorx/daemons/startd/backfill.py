@@ -1,4 +1,4 @@
-"""Backfill (seed 004, 3.5.8.6): while a slot is otherwise idle and START_BACKFILL is true,
+"""Backfill (manual 3.5.8.6): while a slot is otherwise idle and START_BACKFILL is true,
 the startd keeps the machine busy with a backfill client, the seed's BOINC role.
 
 The client is whatever the configuration names, HTCondor's way:

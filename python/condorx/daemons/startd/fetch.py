@@ -1,4 +1,4 @@
-"""Fetching work (seed 001, 4.4.1-4.4.4): a slot with a FETCH_WORK hook pulls jobs from
+"""Fetching work (manual 4.4.1-4.4.4): a slot with a FETCH_WORK hook pulls jobs from
 a source outside the pool instead of waiting for the negotiator.
 
 Each such slot has a loop of its own. It fetches when FetchWorkDelay (an expression of

@@ -1,4 +1,4 @@
-"""The startd's policy expressions (seed 004, 3.5.3-3.5.9), read once from the
+"""The startd's policy expressions (manual 3.5.3-3.5.9), read once from the
 configuration, and what they say about a slot at a moment.
 
 Each expression is evaluated with the slot's ad as MY and, when a job runs there, the

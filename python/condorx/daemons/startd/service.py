@@ -18,7 +18,7 @@ Every poll (POLLING_INTERVAL while any slot is busy with Condor, else UPDATE_INT
 evaluates each slot's policy and takes the transitions it calls for; each one is logged
 in the StartLog with its number and cause.
 
-Shutting down (seed 3.5.8.4): SIGTERM is graceful (every claim retires, its job given
+Shutting down (manual 3.5.8.4): SIGTERM is graceful (every claim retires, its job given
 MaxJobRetirementTime, then vacated); SIGQUIT is fast (no retirement, jobs killed at once);
 SIGUSR1 is peaceful (retirement without end: running jobs finish, nothing is killed). The
 startd takes no new work meanwhile, and exits once no claim is left.
@@ -737,7 +737,7 @@ class Startd:
 
     def _starter_hooks(self, slot: Slot, job: ClassAd) -> dict[str, Any]:
         """The job's starter hooks: STARTER_JOB_HOOK_KEYWORD's, else its HookKeyword's
-        (seed 001, 4.4.3), with the slot's ad PREPARE_JOB is given."""
+        (manual 4.4.3), with the slot's ad PREPARE_JOB is given."""
         keyword = (self.cfg.get("STARTER_JOB_HOOK_KEYWORD") or "").strip()
         if not keyword:
             own = job.get("HookKeyword")

@@ -1,4 +1,4 @@
-"""The startd's state machine (seed 004, section 3.5.8): each slot's state and activity,
+"""The startd's state machine (manual 3.5.8): each slot's state and activity,
 and the numbered transitions between them.
 
 The rules are pure: the startd gathers what its policy expressions say about a slot at
@@ -32,7 +32,7 @@ class Why(StrEnum):
     WORKLIFE = "worklife"  # CLAIM_WORKLIFE is over
     RELEASED = "released"  # the schedd gave the claim up, or its connection closed
     BETTER_MATCH = "better-match"  # a match the slot ranks higher, or of a user of higher priority
-    NO_WORK = "no-work"  # a claim of fetched work found no more work (seed 001)
+    NO_WORK = "no-work"  # a claim of fetched work found no more work (manual 4.4)
     DRAIN = "drain"  # condor_drain
 
     @property

@@ -12,7 +12,7 @@ It speaks wire frames with its startd on a socket it is given when it is forked 
   process tree (suspend, continue, soft and hard kill); `why` (`evict`, `hold`, `remove`)
   says why a job is being stopped, for its JOB_EXIT hook.
 
-The run request may carry the job's hooks (seed 001, 4.4.2.4-6) with the slot's ad:
+The run request may carry the job's hooks (manual 4.4.2.4-6) with the slot's ad:
 PREPARE_JOB runs before the job, in its sandbox, and a failure ends the run with
 `{"failed": why, "hold_code": 19, "hold_subcode": status}`; UPDATE_JOB_INFO runs after
 `updates[0]` seconds and then every `updates[1]`, on the side; JOB_EXIT runs when the job
@@ -59,7 +59,7 @@ class Starter:
         self.waiting: trio.CancelScope | None = None
         self.ending = ""  # why the running job is being stopped: evict, hold or remove
         # Suspended by the startd, also before its job has started: the job then starts
-        # and is at once suspended, as seed 000 says of a deferred job.
+        # and is at once suspended, as the deferral manual says of a deferred job.
         self.suspended = False
         # A kill that came before there was a process to signal (the sandbox being made,
         # the starter still reading the run): the job then never starts.
@@ -252,7 +252,7 @@ class Starter:
         return False
 
     def _running_ad(self, job: ClassAd, proc: launch.Process, started: float) -> ClassAd:
-        """The job ad with what its process tree is doing now (seed 001, 4.4.2.5)."""
+        """The job ad with what its process tree is doing now (manual 4.4.2.5)."""
         ad = job.copy()
         ad.update(usage.of_session(proc.pid).attrs())
         ad["JobState"] = "Suspended" if self.suspended else "Running"

@@ -1,5 +1,5 @@
 """What a running job's process tree uses now, read from /proc: the attributes the
-UPDATE_JOB_INFO hook is given (seed 001, 4.4.2.5).
+UPDATE_JOB_INFO hook is given (manual 4.4.2.5).
 
 The job leads a session of its own (see launch.Process), so its tree is every process
 of that session, however its processes regroup themselves.
