@@ -72,6 +72,7 @@ def test_children_wait_for_all_their_parents(tmp_path):
     assert r.submit() == ["D"]
     r.end("D")
     assert not e.active() and e.exit_code() == 0 and e.status == DagStatus.OK
+    assert e.done_nodes == e.counts()[DONE] == 4
 
 
 def test_maxjobs_counts_nodes_in_the_queue(tmp_path):
@@ -218,6 +219,7 @@ def test_the_final_node_runs_after_a_failure_and_its_outcome_is_the_dags(tmp_pat
 def test_done_nodes_are_not_run_and_their_children_are_ready(tmp_path):
     e = engine(tmp_path, DIAMOND.replace("JOB A a.sub", "JOB A a.sub DONE"))
     assert sorted(Runner(e).submit()) == ["B", "C"]
+    assert e.done_nodes == 1
 
 
 def test_recovery_takes_submitted_and_finished_jobs_from_the_log(tmp_path):

@@ -147,6 +147,7 @@ class Engine:
         self.provisioner = next((n for n, x in dag.nodes.items() if x.kind == "PROVISIONER"), None)
         self.provisioned = self.provisioner is None
         self.failed_nodes = 0
+        self.done_nodes = 0  # kept as they finish: a script's $DONE_COUNT reads it
         self.futile_nodes = 0
         self.jobs_submitted = 0
         self.jobs_completed = 0
@@ -162,6 +163,7 @@ class Engine:
         for name, node in self.dag.nodes.items():
             if node.done and node.kind != "FINAL":
                 self.states[name].status = DONE
+                self.done_nodes += 1
         for name, node in self.dag.nodes.items():
             st = self.states[name]
             if st.status == DONE:
@@ -509,6 +511,7 @@ class Engine:
     def _succeed(self, name: str) -> None:
         st = self.states[name]
         st.status = DONE
+        self.done_nodes += 1
         st.jobs = None  # nothing reads a done node's procs: a big DAG must not keep them
         if name == self.dag.final:
             return

@@ -109,6 +109,11 @@ class Dagman:
         self.engine = Engine(self.dag, self.opts.limits(self.cfg))
         for name, value in self.dag.maxjobs.items():
             self.engine.limits.categories[name] = value
+        # How submissions are paced, read once (the DAG's CONFIG file read above).
+        self._scan_interval = self.cfg.get_int("DAGMAN_USER_LOG_SCAN_INTERVAL", 5)
+        self._submits_per_interval = self.cfg.get_int("DAGMAN_MAX_SUBMITS_PER_INTERVAL", 100)
+        self._submit_delay = self.cfg.get_int("DAGMAN_SUBMIT_DELAY", 0)
+        self._submit_attempts = self.cfg.get_int("DAGMAN_MAX_SUBMIT_ATTEMPTS", 6)
         self.out(f"Dag contains {len(self.dag.nodes)} total nodes")
 
     def _read_config(self) -> None:
@@ -385,12 +390,10 @@ class Dagman:
         now = trio.current_time()
         if now < self._submit_backoff:
             return
-        interval = self.cfg.get_int("DAGMAN_USER_LOG_SCAN_INTERVAL", 5)
-        most = self.cfg.get_int("DAGMAN_MAX_SUBMITS_PER_INTERVAL", 100)
         start, made = self._window
-        if now - start >= interval:
+        if now - start >= self._scan_interval:
             start, made = now, 0
-        names = self.engine.take_submit(max(most - made, 0))
+        names = self.engine.take_submit(max(self._submits_per_interval - made, 0))
         self._window = (start, made + len(names))
         async with trio.open_nursery() as nursery:
             for name in names:
@@ -400,7 +403,7 @@ class Dagman:
         """Several nodes are submitted at once (the schedd makes their submissions
         durable together), unless DAGMAN_SUBMIT_DELAY asks for a pause after each; after
         a refusal to connect, the rest wait for the next try."""
-        delay = self.cfg.get_int("DAGMAN_SUBMIT_DELAY", 0)
+        delay = self._submit_delay
         async with self._one_by_one if delay > 0 else self._submitting:
             if trio.current_time() < self._submit_backoff:
                 self.engine.unsubmit(name)
@@ -439,7 +442,7 @@ class Dagman:
 
     def _submit_refused(self, name: str, why: str) -> bool:
         tries = self._attempts.get(name, 0) + 1
-        most = self.cfg.get_int("DAGMAN_MAX_SUBMIT_ATTEMPTS", 6)
+        most = self._submit_attempts
         self.out(f"ERROR: submit attempt {tries} of {most} failed for node {name}: {why}")
         if tries >= most:
             self._attempts.pop(name, None)
@@ -496,7 +499,6 @@ class Dagman:
 
     def _macros(self, name: str) -> dict[str, str]:
         node, st, eng = self.dag.nodes[name], self.engine.states[name], self.engine
-        counts = eng.counts()
         by_proc = st.jobs.codes if st.jobs is not None else {}
         codes = sorted(c for c in by_proc.values() if c is not None)
         distinct = sorted(set(codes))
@@ -507,7 +509,7 @@ class Dagman:
             "$DAG_STATUS": str(int(eng.status)),
             "$FAILED_COUNT": str(eng.failed_nodes),
             "$FUTILE_COUNT": str(eng.futile_nodes),
-            "$DONE_COUNT": str(counts["DONE"]),
+            "$DONE_COUNT": str(eng.done_nodes),
             "$QUEUED_COUNT": str(eng.submitted_nodes),
             "$NODE_COUNT": str(len(eng.states)),
             "$DAGID": str(self.job[0]),

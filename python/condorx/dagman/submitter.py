@@ -38,6 +38,7 @@ class Submitter:
         self.dag = dag
         self.ctx = ctx
         self._facts = Facts.from_config(cfg)
+        self._one_proc_only = cfg.get_bool("DAGMAN_PROHIBIT_MULTI_JOBS", False)
         self._ids: list[int] = []  # cluster ids reserved and not yet used
         self._refill = trio.Lock()
 
@@ -82,7 +83,7 @@ class Submitter:
             raise NodeSubmitError(str(e)) from None
         if not jobs.procs:
             raise NodeSubmitError(f"submit file {name} queues no jobs")
-        if len(jobs.procs) > 1 and self.cfg.get_bool("DAGMAN_PROHIBIT_MULTI_JOBS", False):
+        if len(jobs.procs) > 1 and self._one_proc_only:
             raise NodeSubmitError(
                 "Submit generated multiple job procs; disallowed by DAGMAN_PROHIBIT_MULTI_JOBS"
                 " setting"
