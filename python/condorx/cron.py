@@ -12,33 +12,47 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from condorx._core import ClassAd, CronError, cron_check, cron_next_run_each, cron_next_runs
+from condorx._core import (
+    ClassAd,
+    CronError,
+    cron_check,
+    cron_next_run_each,
+    cron_next_runs,
+    cron_recompute,
+)
 
 __all__ = [
     "ATTRIBUTES",
     "CronError",
     "CronSpec",
     "due_clause",
+    "ready_clause",
     "next_run_each",
     "next_runs",
     "parse",
+    "recompute",
 ]
 
 # The job attributes of the five fields, in crontab order.
 ATTRIBUTES = ("CronMinute", "CronHour", "CronDayOfMonth", "CronMonth", "CronDayOfWeek")
 
 
+def ready_clause(interval: int, now: str = "time()", prep: str = "CronPrepTime") -> str:
+    """The ClassAd clause that holds once a deferred job may be sent to a machine: from
+    the schedd's last look at its queue (every SCHEDD_INTERVAL) before its prep time,
+    `(CurrentTime + SCHEDD_INTERVAL) >= (DeferralTime - CronPrepTime)` (manual: Time
+    Scheduling for Job Execution). `now` is the clock's expression; tests fix it."""
+    return f"(({now} + {interval}) >= (DeferralTime - {prep}))"
+
+
 def due_clause(schedd_interval: int, now: str = "time()") -> str:
-    """The ClassAd clause that holds for a job that may be sent to a machine now: any job
-    but a cron job, and a cron job once `(CurrentTime + SCHEDD_INTERVAL) >= (DeferralTime -
-    CronPrepTime)`, as the seed says. The negotiator offers only such jobs, and a claim
-    is reused only for such a job. (`now` is the clock's expression; tests fix it.)"""
+    """The clause that holds for a job that may be sent to a machine now: any job but a
+    cron job, and a cron job once it is ready (`ready_clause`; with no CronPrepTime, 0).
+    The negotiator offers only such jobs, and a claim is reused only for such a job."""
     not_cron = " && ".join(f"{a} =?= undefined" for a in ATTRIBUTES)
-    return (
-        f"(({not_cron}) || DeferralTime =?= undefined || "
-        f"({now} + {schedd_interval}) >= (DeferralTime - "
-        "ifThenElse(CronPrepTime =?= undefined, 0, CronPrepTime)))"
-    )
+    prep = "ifThenElse(CronPrepTime =?= undefined, 0, CronPrepTime)"
+    ready = ready_clause(schedd_interval, now, prep)
+    return f"(({not_cron}) || DeferralTime =?= undefined || {ready})"
 
 
 @dataclass(frozen=True)
@@ -96,3 +110,12 @@ def next_runs(spec: CronSpec | str, after: int, n: int = 1, tz: str | None = Non
 def next_run_each(specs: list[CronSpec], after: int, tz: str | None = None) -> list[int | None]:
     """The next run time of each schedule (None for one that never runs)."""
     return cron_next_run_each([s.fields() for s in specs], after, tz)
+
+
+def recompute(
+    ads: list[ClassAd], now: int, zone: str | None
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """Each idle cron job's next run after `now`, in one pass through the core: (index,
+    new DeferralTime) for each ad whose time moves, and the indexes of invalid schedules.
+    A run due no more than CronWindow seconds ago is kept."""
+    return cron_recompute(ads, now, zone)

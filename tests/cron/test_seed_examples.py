@@ -90,7 +90,7 @@ def test_deferral_prep_time_delays_the_match():
     job["DeferralTime"] = 1262368800
     job["DeferralPrepTime"] = 60
     job["Requirements"] = ExprTree("TARGET.Memory > 0")
-    clause = deferral.prep_requirements(job)
+    clause = deferral.Rules().prep_requirements(job)
     assert clause is not None
     text = clause.text.replace("TARGET.Memory > 0", "true")
     at = {"DeferralTime": 1262368800, "DeferralPrepTime": 60}

@@ -44,18 +44,15 @@ def utc(text: str) -> int:
 
 
 def test_a_restart_keeps_a_run_inside_its_window_but_never_reaches_back_past_idle():
-    deferral.zone = "UTC"
-    try:
-        job = ClassAd()
-        job["JobStatus"] = 1
-        job["CronMinute"] = "*/15"
-        job["CronWindow"] = 3600
-        job["DeferralTime"] = utc("2024-05-01 09:30")
-        job["EnteredCurrentStatus"] = utc("2024-05-01 09:16")  # idle since its 09:15 run
-        changed, invalid = deferral.recompute([((1, 0), job)], utc("2024-05-01 09:20"))
-        assert changed == {} and invalid == {}  # 09:30 stays (not back to 08:30)
-        job["EnteredCurrentStatus"] = utc("2024-05-01 08:00")  # idle, and it missed 09:00
-        changed, _ = deferral.recompute([((1, 0), job)], utc("2024-05-01 09:20"))
-        assert changed == {(1, 0): utc("2024-05-01 08:30")}  # the earliest still in window
-    finally:
-        deferral.zone = None
+    rules = deferral.Rules(zone="UTC")
+    job = ClassAd()
+    job["JobStatus"] = 1
+    job["CronMinute"] = "*/15"
+    job["CronWindow"] = 3600
+    job["DeferralTime"] = utc("2024-05-01 09:30")
+    job["EnteredCurrentStatus"] = utc("2024-05-01 09:16")  # idle since its 09:15 run
+    changed, invalid = rules.recompute([((1, 0), job)], utc("2024-05-01 09:20"))
+    assert changed == {} and invalid == {}  # 09:30 stays (not back to 08:30)
+    job["EnteredCurrentStatus"] = utc("2024-05-01 08:00")  # idle, and it missed 09:00
+    changed, _ = rules.recompute([((1, 0), job)], utc("2024-05-01 09:20"))
+    assert changed == {(1, 0): utc("2024-05-01 08:30")}  # the earliest still in window

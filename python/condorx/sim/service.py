@@ -28,6 +28,7 @@ from condorx.config import Config
 from condorx.daemons import batch
 from condorx.daemons.server import Handler, Peer, Server
 from condorx.daemons.startd.slots import Claim, Slot
+from condorx.daemons.startd.states import Activity, State
 from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.errors import Refused
 from condorx.protocol.message import Done, Each, Message
@@ -83,7 +84,7 @@ class Simulator:
         self.runs: dict[str, _Run] = {}  # claim id -> its running job
         self.pids = itertools.count(100_000)
         for _, slot in self.machines.slots():
-            slot.enter("Unclaimed", "Idle", slot.entered_state)
+            slot.enter(State.UNCLAIMED, Activity.IDLE, slot.entered_state)
 
     # -- slots and claims -----------------------------------------------------------------
 
@@ -99,7 +100,7 @@ class Simulator:
             raise Refused("not-found", "unknown claim")
         return found
 
-    def _enter(self, table: SlotTable, slot: Slot, state: str, activity: str) -> None:
+    def _enter(self, table: SlotTable, slot: Slot, state: State, activity: Activity) -> None:
         slot.enter(state, activity, table.now())
         self.machines.touch(table, slot)
         self.changed.set()
@@ -112,7 +113,7 @@ class Simulator:
             if slot in slot.parent.children:
                 slot.parent.children.remove(slot)
             self.machines.forget(slot)
-        self._enter(table, slot, "Unclaimed", "Idle")
+        self._enter(table, slot, State.UNCLAIMED, Activity.IDLE)
 
     # -- the startd's commands --------------------------------------------------------------
 
@@ -120,7 +121,7 @@ class Simulator:
         table, slot = self._slot(req.slot)
         if slot.claim is not None and slot.claim.id == req.claim_id:
             return MatchTaken(slot.name)
-        if slot.state != "Unclaimed" or slot.claim is not None:
+        if slot.state != State.UNCLAIMED or slot.claim is not None:
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed")
         if slot.kind == "Partitionable":
             try:
@@ -131,7 +132,7 @@ class Simulator:
         slot.claim = Claim(id=req.claim_id, schedd=req.schedd, user=req.user)
         slot.claim.matched_at = table.now()
         self.machines.claimed(table, slot)
-        self._enter(table, slot, "Matched", "Idle")
+        self._enter(table, slot, State.MATCHED, Activity.IDLE)
         return MatchTaken(slot.name)
 
     async def matches(self, peer: Peer, req: Matches, ch: wire.Channel) -> Each:
@@ -141,7 +142,7 @@ class Simulator:
         found = self.machines.claimed_by(req.claim_id)
         if found is None:  # the schedd came before the negotiator's word of the match
             table, slot = self._slot(req.slot)
-            if slot.kind != "Static" or slot.state != "Unclaimed" or slot.claim is not None:
+            if slot.kind != "Static" or slot.state != State.UNCLAIMED or slot.claim is not None:
                 raise Refused("not-found", "unknown claim")
             slot.claim = Claim(id=req.claim_id, schedd=req.schedd, user=req.user)
             self.machines.claimed(table, slot)
@@ -151,7 +152,7 @@ class Simulator:
         assert claim is not None
         claim.claimed, claim.claimed_at = True, table.now()
         claim.client_machine = req.client_machine
-        self._enter(table, slot, "Claimed", "Idle")
+        self._enter(table, slot, State.CLAIMED, Activity.IDLE)
         # The claim lasts as long as the schedd's connection, as a real startd's does.
         peer.on_close.append(lambda: self._lapse(table, slot, claim))
         return Claimed(slot.name, table.advertised(slot))
@@ -166,14 +167,18 @@ class Simulator:
 
     async def run(self, peer: Peer, req: RunJob, ch: wire.Channel) -> RunEnded:
         table, slot = self._claimed(req.claim_id)
-        if slot.state != "Claimed" or slot.activity != "Idle" or req.claim_id in self.runs:
+        if (
+            slot.state != State.CLAIMED
+            or slot.activity != Activity.IDLE
+            or req.claim_id in self.runs
+        ):
             raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}: no new job")
         job = wire.ad_from_packed(req.job, "job ad")
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         seconds = self.durations.of(job_id, job.get("SimDuration"))
         run = _Run(trio.CancelScope(), job_id)
         self.runs[req.claim_id] = run
-        self._enter(table, slot, "Claimed", "Busy")
+        self._enter(table, slot, State.CLAIMED, Activity.BUSY)
         started = trio.current_time()
         try:
             await ch.send({"more": {"started": next(self.pids), "host": table.machine.address}})
@@ -182,7 +187,7 @@ class Simulator:
         finally:
             self.runs.pop(req.claim_id, None)
             if slot.claim is not None and slot.claim.id == req.claim_id:
-                self._enter(table, slot, "Claimed", "Idle")
+                self._enter(table, slot, State.CLAIMED, Activity.IDLE)
         wall = trio.current_time() - started
         if run.ended_by == "vacate":
             return RunEnded(vacated="condor_vacate", wall=wall, claim_ended=slot.claim is None)

@@ -14,26 +14,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from condorx import cron, wire
-from condorx._core import cron_recompute
 from condorx.attrs import HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree
 from condorx.daemons.schedd.store import Key
 
-# The zone cron schedules are read in (None: this machine's), and how often the schedd
-# looks at its queue (SCHEDD_INTERVAL); both set from the configuration.
-zone: str | None = None
-schedd_interval = 300
-
 # The prep-time attribute of each kind of deferred job, and the clause that delays its
-# match. A cron job's is the seed's rule, `(CurrentTime + SCHEDD_INTERVAL) >= (DeferralTime
-# - CronPrepTime)`, the same the negotiator applies: it goes out on the last look at the
-# queue before its prep time, never later.
+# match (a cron job's is the one the negotiator applies too: `cron.ready_clause`).
 _PREP = {
-    "DeferralPrepTime": "((time() + DeferralPrepTime) >= DeferralTime)",
-    "CronPrepTime": "((time() + {interval}) >= (DeferralTime - CronPrepTime))",
+    "DeferralPrepTime": lambda interval: "((time() + DeferralPrepTime) >= DeferralTime)",
+    "CronPrepTime": cron.ready_clause,
+}
+# How each clause ends, whatever the interval: a job whose Requirements end so has it.
+_PREP_TAIL = {
+    "DeferralPrepTime": _PREP["DeferralPrepTime"](0),
+    "CronPrepTime": cron.ready_clause(0).partition(" + 0")[2],
 }
 
 
@@ -43,74 +41,80 @@ ENTRY_NAMES = frozenset(
 )
 
 
-def on_entry(ad: ClassAd, now: int) -> dict[str, Any]:
-    """Settle a job's deferral as it enters the queue, in `ad` (a cluster ad, or a proc's
-    view chained to its cluster); returns what it set. The prep clause joins Requirements,
-    and a cron job gets its next run, or is held with code 25 when its schedule is
-    invalid."""
-    changes: dict[str, Any] = {}
-    clause = prep_requirements(ad)
-    if clause is not None:
-        ad["Requirements"] = ExprTree(clause.text)
-        changes["Requirements"] = clause
-    run = next_cron_run(ad, now)
-    if isinstance(run, int):
-        changes["DeferralTime"] = run
-    elif run is not None:
-        changes.update(
-            JobStatus=int(JobStatus.HELD),
-            HoldReason=run,
-            HoldReasonCode=int(HoldCode.INVALID_CRON_SETTINGS),
-            HoldReasonSubCode=0,
-            NumHolds=1,
-        )
-    for name, value in changes.items():
-        if name != "Requirements":
-            ad[name] = value
-    return changes
+@dataclass(frozen=True)
+class Rules:
+    """A schedd's deferral settings: the zone cron schedules are read in
+    (CRON_TIME_ZONE; None: this machine's) and how often it looks at its queue
+    (SCHEDD_INTERVAL), which the prep clause names."""
 
+    zone: str | None = None
+    interval: int = 300
 
-def prep_requirements(job: ClassAd) -> wire.Expr | None:
-    """The job's Requirements with its prep-time clause appended, or None when it has no
-    prep time or the clause is already there (a requeued or resubmitted ad)."""
-    form = next((c for name, c in _PREP.items() if job.get(name) is not None), None)
-    if form is None:
-        return None
-    clause = form.format(interval=schedd_interval)
-    current = job.get("Requirements")
-    text = str(current) if current is not None else "true"
-    if form.split("{interval}")[-1] in text:  # there already (whatever the interval was)
-        return None
-    return wire.Expr(f"({text}) && {clause}" if current is not None else clause)
+    def on_entry(self, ad: ClassAd, now: int) -> dict[str, Any]:
+        """Settle a job's deferral as it enters the queue, in `ad` (a cluster ad, or a
+        proc's view chained to its cluster); returns what it set. The prep clause joins
+        Requirements, and a cron job gets its next run, or is held with code 25 when its
+        schedule is invalid."""
+        changes: dict[str, Any] = {}
+        clause = self.prep_requirements(ad)
+        if clause is not None:
+            ad["Requirements"] = ExprTree(clause.text)
+            changes["Requirements"] = clause
+        run = self.next_cron_run(ad, now)
+        if isinstance(run, int):
+            changes["DeferralTime"] = run
+        elif run is not None:
+            changes.update(
+                JobStatus=int(JobStatus.HELD),
+                HoldReason=run,
+                HoldReasonCode=int(HoldCode.INVALID_CRON_SETTINGS),
+                HoldReasonSubCode=0,
+                NumHolds=1,
+            )
+        for name, value in changes.items():
+            if name != "Requirements":
+                ad[name] = value
+        return changes
 
+    def prep_requirements(self, job: ClassAd) -> wire.Expr | None:
+        """The job's Requirements with its prep-time clause appended, or None when it has
+        no prep time or the clause is already there (a requeued or resubmitted ad)."""
+        name = next((n for n in _PREP if job.get(n) is not None), None)
+        if name is None:
+            return None
+        clause = _PREP[name](self.interval)
+        current = job.get("Requirements")
+        text = str(current) if current is not None else "true"
+        if _PREP_TAIL[name] in text:  # there already (whatever the interval was)
+            return None
+        return wire.Expr(f"({text}) && {clause}" if current is not None else clause)
 
-def next_cron_run(ad: ClassAd, now: int) -> int | str | None:
-    """A cron job's next run after `now`; why not, when its schedule is invalid or never
-    runs; None for a job with no schedule."""
-    spec = cron.CronSpec.from_ad(ad)
-    if spec is None:
-        return None
-    try:
-        runs = cron.next_runs(cron.parse(spec), now, 1, zone)
-    except cron.CronError as e:
-        return f"Invalid cron settings: {e}"
-    if not runs:
-        return f"Invalid cron settings: the schedule {spec} never runs"
-    return runs[0]
+    def next_cron_run(self, ad: ClassAd, now: int) -> int | str | None:
+        """A cron job's next run after `now`; why not, when its schedule is invalid or
+        never runs; None for a job with no schedule."""
+        spec = cron.CronSpec.from_ad(ad)
+        if spec is None:
+            return None
+        try:
+            runs = cron.next_runs(cron.parse(spec), now, 1, self.zone)
+        except cron.CronError as e:
+            return f"Invalid cron settings: {e}"
+        if not runs:
+            return f"Invalid cron settings: the schedule {spec} never runs"
+        return runs[0]
 
-
-def recompute(
-    jobs: Sequence[tuple[Key, ClassAd]], now: int
-) -> tuple[dict[Key, int], dict[Key, str]]:
-    """Every idle cron job's next run after `now`, in one pass through the core: the new
-    DeferralTime of each job whose time changes, and why for each job whose schedule is
-    invalid or never runs. A run due no more than CronWindow seconds ago is kept, so a
-    restart within a job's window does not skip its run."""
-    ads = [ad for _, ad in jobs]
-    moved, bad = cron_recompute(ads, now, zone)
-    changed = {jobs[i][0]: t for i, t in moved}
-    invalid: dict[Key, str] = {}
-    for i in bad:
-        why = next_cron_run(ads[i], now)
-        invalid[jobs[i][0]] = why if isinstance(why, str) else "Invalid cron settings"
-    return changed, invalid
+    def recompute(
+        self, jobs: Sequence[tuple[Key, ClassAd]], now: int
+    ) -> tuple[dict[Key, int], dict[Key, str]]:
+        """Every idle cron job's next run after `now`, in one pass through the core: the
+        new DeferralTime of each job whose time changes, and why for each job whose
+        schedule is invalid or never runs. A run due no more than CronWindow seconds ago
+        is kept, so a restart within a job's window does not skip its run."""
+        ads = [ad for _, ad in jobs]
+        moved, bad = cron.recompute(ads, now, self.zone)
+        changed = {jobs[i][0]: t for i, t in moved}
+        invalid: dict[Key, str] = {}
+        for i in bad:
+            why = self.next_cron_run(ads[i], now)
+            invalid[jobs[i][0]] = why if isinstance(why, str) else "Invalid cron settings"
+        return changed, invalid

@@ -102,8 +102,9 @@ class Intake:
         cluster, count = wanted, len(procs)
 
         def undo() -> None:
-            if inputs is not None and cluster is not None and not self._queued(cluster):
-                self._unspool(cluster, count)
+            if inputs is not None and cluster is not None:
+                keys = [(cluster, proc) for proc in range(count)]
+                spool.clean_unqueued(locate.spool(self.cfg), keys, lambda k: self._queued(k[0]))
 
         try:
             sub = Submission.decode(req.cluster or {}, procs)
@@ -233,21 +234,15 @@ class Intake:
             spool.mark(attrs, spool.job_dir(root, (cluster, proc)), files)
             out.append(attrs)
 
-        def write_all() -> None:
-            for proc, files in enumerate(inputs):
-                spool.write(spool.job_dir(root, (cluster, proc)), files, owner)
-
+        writes = {
+            spool.job_dir(root, (cluster, proc)): (files, owner)
+            for proc, files in enumerate(inputs)
+        }
         try:
-            await trio.to_thread.run_sync(write_all)
+            await trio.to_thread.run_sync(spool.write_all, writes)
         except OSError as e:
-            self._unspool(cluster, len(procs))
             raise Refused("spool", f"cannot spool the input files: {e}") from None
         return out
-
-    def _unspool(self, cluster: int, count: int) -> None:
-        root = locate.spool(self.cfg)
-        for proc in range(count):
-            spool.remove(spool.job_dir(root, (cluster, proc)))
 
 
 def _spooled_inputs(data: Any, count: int) -> list[dict[str, bytes]] | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from condorx.classad import ClassAd
 from condorx.daemons.schedd import factory_state
+from condorx.daemons.schedd.deferral import Rules
 from condorx.daemons.schedd.store import CLUSTER_AD, Key, Store, ad_to_blob
 
 NEXT_CLUSTER = "next_cluster"
@@ -34,8 +35,10 @@ class Event:
 
 
 class JobQueue:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, deferral: Rules | None = None) -> None:
         self.store = store
+        # How jobs entering the queue are deferred (the schedd's configuration).
+        self.deferral = deferral if deferral is not None else Rules()
         self.clusters: dict[int, ClassAd] = {}
         self.jobs: dict[Key, ClassAd] = {}
         self.procs: dict[int, set[int]] = {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +193,28 @@ def remove(directory: Path) -> None:
 def remove_all(directories: list[Path]) -> None:
     for d in directories:
         remove(d)
+
+
+# Spool directories are written before their jobs enter the queue (so that a job in the
+# queue always has its files), and taken back after the commit for the jobs that did not
+# enter it (refused, or the commit failed): both the submit path and the router's path
+# follow these two rules.
+
+
+def write_all(writes: Mapping[Path, tuple[Mapping[str, bytes], str | None]]) -> None:
+    """Each directory's files with its owner's rights, or none: a directory that cannot
+    be written takes the others back, and the OSError is raised."""
+    try:
+        for directory, (files, owner) in writes.items():
+            write(directory, files, owner)
+    except OSError:
+        remove_all(list(writes))
+        raise
+
+
+def clean_unqueued(root: Path, keys: Iterable[Key], queued: Callable[[Key], bool]) -> None:
+    """The spool directories of jobs that did not enter the queue."""
+    remove_all([job_dir(root, k) for k in keys if not queued(k)])
 
 
 def _leaf(path: object) -> str | None:

@@ -69,7 +69,7 @@ def submit(
         cluster_ad["JobStatus"] = int(JobStatus.HELD)
     _stamp_cluster(cluster_ad, cluster, who, now, held)
     cluster_ad["TotalSubmitProcs"] = len(sub.procs)
-    deferral.on_entry(cluster_ad, now)
+    txn.queue.deferral.on_entry(cluster_ad, now)
     txn.put_cluster(cluster, cluster_ad)
     for proc, p in enumerate(sub.procs):
         add_proc(txn, who, (cluster, proc), cluster_ad, dict(p.own), p.ad, now)
@@ -94,7 +94,7 @@ def submit_factory(
     for name, value in factory.items():
         cluster_ad[name] = value
     cluster_ad["JobMaterializeNextProcId"] = 0
-    deferral.on_entry(cluster_ad, now)
+    txn.queue.deferral.on_entry(cluster_ad, now)
     txn.put_cluster(cluster, cluster_ad)
     return cluster
 
@@ -111,7 +111,7 @@ def add_proc(
     """Stage one new proc: `own` its row (a wire map, changed here), `ad` the same decoded."""
     cluster, proc = key
     if not deferral.ENTRY_NAMES.isdisjoint(k.lower() for k in own):
-        ad = _own_deferral(own, ad, cluster_ad, now)  # its own schedule or time
+        ad = _own_deferral(txn, own, ad, cluster_ad, now)  # its own schedule or time
     own["ProcId"] = ad["ProcId"] = proc
     own["GlobalJobId"] = ad["GlobalJobId"] = f"{who.schedd_name}#{cluster}.{proc}#{now}"
     # The row is exactly this map: no need to read it back out of the ad.
@@ -134,11 +134,13 @@ def add_proc(
         )
 
 
-def _own_deferral(own: dict[str, Any], ad: ClassAd, cluster_ad: ClassAd, now: int) -> ClassAd:
+def _own_deferral(
+    txn: Transaction, own: dict[str, Any], ad: ClassAd, cluster_ad: ClassAd, now: int
+) -> ClassAd:
     """A proc's own deferral settled: in `own` (its row) and in a copy of its ad."""
     view = ad.copy()
     view.chain(cluster_ad)
-    changes = deferral.on_entry(view, now)
+    changes = txn.queue.deferral.on_entry(view, now)
     own.update(changes)
     ad = ad.copy()
     for name, value in changes.items():
@@ -155,7 +157,7 @@ def _next_cron_run(txn: Transaction, key: Key, now: int, ran: bool = False) -> N
     last = ad.get("DeferralTime")
     if ran and isinstance(last, int) and not isinstance(last, bool):
         after = max(now, last + 1)
-    run = deferral.next_cron_run(ad, after)
+    run = txn.queue.deferral.next_cron_run(ad, after)
     if isinstance(run, int):
         txn.set_attr(key, "DeferralTime", run)
     elif run is not None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import trio
@@ -33,7 +34,7 @@ from condorx.classad import ClassAd, ClassAdParseError, parseAds
 from condorx.config import Config
 from condorx.daemons.startd.policy import parsed
 from condorx.daemons.startd.slots import Claim, Slot
-from condorx.daemons.startd.states import Step, Why
+from condorx.daemons.startd.states import Activity, State, Step, Why
 from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.protocol.startd import RunEnded
 from condorx.run_result import RunResult
@@ -42,8 +43,8 @@ log = logging.getLogger("condorx.startd")
 
 DEFAULT_DELAY = "300"
 # Slot states in which fetched work can be taken (at once, on the claim, or by RANK).
-FETCHING = ("Unclaimed", "Claimed")
-FETCHED = Step(5, "Claimed", "Idle", "fetched work was accepted")
+FETCHING = (State.UNCLAIMED, State.CLAIMED)
+FETCHED = Step(5, State.CLAIMED, Activity.IDLE, "fetched work was accepted")
 
 
 def slot_keyword(cfg: Config, slot: Slot) -> str | None:
@@ -59,7 +60,7 @@ def slot_keyword(cfg: Config, slot: Slot) -> str | None:
 
 class SlotHost(Protocol):
     """What the fetch loops need of their startd: its slot table (slots, views, carving,
-    the policy and its clock), and the transitions and runs it makes. (The Startd is
+    the policy and its clock), and the transitions it makes. (The startd's `Driver` is
     one; this module never imports it.)"""
 
     cfg: Config
@@ -71,16 +72,18 @@ class SlotHost(Protocol):
     def wake_up(self) -> None: ...
     async def take(self, slot: Slot, step: Step) -> None: ...
     async def settle(self, slot: Slot) -> None: ...
-    async def execute(
-        self, slot: Slot, job: ClassAd, files: dict[str, bytes] | None, ch: Any
-    ) -> RunEnded: ...
+
+
+# How a fetched job runs on its claim (the startd's `Runs.execute`): until it ends.
+Execute = Callable[[Slot, ClassAd, dict[str, bytes] | None, Any], Awaitable[RunEnded]]
 
 
 class Fetcher:
     """The FETCH_WORK loops of a startd's slots, and what comes of what they fetch."""
 
-    def __init__(self, startd: SlotHost) -> None:
+    def __init__(self, startd: SlotHost, execute: Execute) -> None:
         self.startd = startd
+        self.execute = execute
         cfg = startd.cfg
         self.delay_text = (cfg.get("FetchWorkDelay") or DEFAULT_DELAY).strip() or DEFAULT_DELAY
         parsed(self.delay_text)  # a bad expression is refused at start, by name below
@@ -217,7 +220,12 @@ class Fetcher:
     def _no_more_work(self, slot: Slot) -> None:
         """A fetched claim whose job is done and that finds no more work is evicted."""
         claim = slot.claim
-        if claim is not None and claim.fetched and claim.job is None and slot.state == "Claimed":
+        if (
+            claim is not None
+            and claim.fetched
+            and claim.job is None
+            and slot.state == State.CLAIMED
+        ):
             slot.flags.vacate_requested = Why.NO_WORK
             self.startd.wake_up()
 
@@ -227,7 +235,7 @@ class Fetcher:
         """Take the fetched job or refuse it; `accept` or `reject`."""
         s = self.startd
         view = s.table.view(slot)
-        if slot.state == "Unclaimed" and s.table.policy.holds("START", view, job):
+        if slot.state == State.UNCLAIMED and s.table.policy.holds("START", view, job):
             if slot.kind == "Partitionable":
                 try:
                     slot = s.table.carve(slot, _request(job))
@@ -239,8 +247,8 @@ class Fetcher:
             s.nursery.start_soon(self.run, slot, slot.claim, job)
             return "accept"
         claim = slot.claim
-        if slot.state == "Claimed" and claim is not None:
-            if claim.fetched and claim.job is None and slot.activity == "Idle":
+        if slot.state == State.CLAIMED and claim is not None:
+            if claim.fetched and claim.job is None and slot.activity == Activity.IDLE:
                 if s.table.policy.holds("START", view, job):
                     s.nursery.start_soon(self.run, slot, claim, job)
                     return "accept"
@@ -249,7 +257,7 @@ class Fetcher:
             current = claim.rank if claim.job is not None else 0.0
             # Only a claim going on as it is can be preempted for the fetched job (not
             # one already retiring or being vacated for another reason).
-            steady = slot.activity in ("Idle", "Busy", "Suspended") and (
+            steady = slot.activity in (Activity.IDLE, Activity.BUSY, Activity.SUSPENDED) and (
                 slot.flags.retiring_for is None and slot.flags.vacate_requested is None
             )
             if (
@@ -282,11 +290,10 @@ class Fetcher:
 
     async def run(self, slot: Slot, claim: Claim, job: ClassAd) -> None:
         """Run a fetched job on its claim; then fetch again for the same claim."""
-        s = self.startd
         if slot.claim is not claim or claim.job is not None:
             return
         try:
-            reply = await s.execute(slot, job, None, None)
+            reply = await self.execute(slot, job, None, None)
         except Exception:  # noqa: BLE001 - a run cut off is logged; the claim goes on
             log.exception("%s: the fetched job's run failed", slot.name)
             return

@@ -12,12 +12,12 @@ from typing import Any
 from condorx.classad import ClassAd
 from condorx.config import Config
 from condorx.daemons.startd.machine import Machine
-from condorx.daemons.startd.states import Flags
+from condorx.daemons.startd.states import Activity, Flags, State
 
 # The activities in which a claimed slot's job is running (its run time counts) and
 # suspended (its suspension time counts).
-RUNNING = ("Busy", "Retiring")
-SUSPENDED = ("Suspended",)
+RUNNING = (Activity.BUSY, Activity.RETIRING)
+SUSPENDED = (Activity.SUSPENDED,)
 
 
 @dataclass
@@ -52,8 +52,8 @@ class Slot:
     memory: int
     disk: int
     # "When the startd is first spawned, the machine it represents enters the Owner state."
-    state: str = "Owner"
-    activity: str = "Idle"
+    state: State = State.OWNER
+    activity: Activity = Activity.IDLE
     entered_state: float = 0.0
     entered_activity: float = 0.0
     claim: Claim | None = None
@@ -64,7 +64,7 @@ class Slot:
     killing_since: float = 0.0  # when the hard kill was sent (KILLING_TIMEOUT runs)
     cpu_busy_since: float | None = None  # since when CPUBusy has been true (CpuBusyTime)
 
-    def enter(self, state: str, activity: str, now: float) -> None:
+    def enter(self, state: State, activity: Activity, now: float) -> None:
         """Move to a state and activity at `now`, banking the time spent in the last."""
         self._bank(now)
         if state != self.state:
@@ -74,7 +74,7 @@ class Slot:
 
     def _bank(self, now: float) -> None:
         c = self.claim
-        if c is None or self.state != "Claimed":
+        if c is None or self.state != State.CLAIMED:
             return
         spent = max(0.0, now - self.entered_activity)
         if self.activity in RUNNING:
@@ -89,7 +89,7 @@ class Slot:
         c = self.claim
         if c is None:
             return {}
-        spent = max(0.0, now - self.entered_activity) if self.state == "Claimed" else 0.0
+        spent = max(0.0, now - self.entered_activity) if self.state == State.CLAIMED else 0.0
         run = spent if self.activity in RUNNING else 0.0
         sus = spent if self.activity in SUSPENDED else 0.0
         out = {

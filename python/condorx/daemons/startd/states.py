@@ -23,6 +23,44 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 
+class State(StrEnum):
+    """A slot's state (manual 3.5.8.1)."""
+
+    OWNER = "Owner"
+    UNCLAIMED = "Unclaimed"
+    MATCHED = "Matched"
+    CLAIMED = "Claimed"
+    PREEMPTING = "Preempting"
+    BACKFILL = "Backfill"
+    DRAINED = "Drained"
+
+
+class Activity(StrEnum):
+    """What a slot in its state is doing."""
+
+    IDLE = "Idle"
+    BENCHMARKING = "Benchmarking"
+    BUSY = "Busy"
+    SUSPENDED = "Suspended"
+    RETIRING = "Retiring"
+    VACATING = "Vacating"
+    KILLING = "Killing"
+
+
+class Action(StrEnum):
+    """What the startd does with the job (or claim) as a transition is taken."""
+
+    SUSPEND = "suspend"
+    CONTINUE = "continue"
+    VACATE = "vacate"
+    KILL = "kill"
+    BENCHMARK = "benchmark"
+    BACKFILL_START = "backfill-start"
+    BACKFILL_KILL = "backfill-kill"
+    END_CLAIM = "end-claim"
+    NEXT_CLAIM = "next-claim"
+
+
 class Why(StrEnum):
     """Why a claim is being given up: it decides where Preempting leads (22-25, 30)."""
 
@@ -85,64 +123,66 @@ class Flags:
 @dataclass(frozen=True)
 class Step:
     number: int
-    state: str
-    activity: str
+    state: State
+    activity: Activity
     cause: str
-    # What the startd does with it: "suspend", "continue", "vacate", "kill",
-    # "benchmark", "backfill-start", "backfill-kill", "end-claim" (None: nothing).
-    action: str | None = None
+    action: Action | None = None  # what the startd does with it (None: nothing)
 
 
-def next_step(state: str, activity: str, f: Facts, flags: Flags) -> Step | None:
+def next_step(state: State, activity: Activity, f: Facts, flags: Flags) -> Step | None:
     """The transition the slot takes now, if any."""
     rule = _RULES.get(state)
     return rule(activity, f, flags) if rule is not None else None
 
 
-DRAINED = Step(0, "Drained", "Idle", "draining: the slot takes no new work")
+DRAINED = Step(0, State.DRAINED, Activity.IDLE, "draining: the slot takes no new work")
 
 
-def _owner(activity: str, f: Facts, flags: Flags) -> Step | None:
+def _owner(activity: Activity, f: Facts, flags: Flags) -> Step | None:
     if f.draining:
         return DRAINED
     if not f.is_owner:
-        return Step(1, "Unclaimed", "Idle", "IsOwner is no longer true")
+        return Step(1, State.UNCLAIMED, Activity.IDLE, "IsOwner is no longer true")
     return None
 
 
-def _unclaimed(activity: str, f: Facts, flags: Flags) -> Step | None:
-    if activity == "Benchmarking":
+def _unclaimed(activity: Activity, f: Facts, flags: Flags) -> Step | None:
+    if activity == Activity.BENCHMARKING:
         if flags.benchmarks_done:
             flags.benchmarks_done = False
-            return Step(4, "Unclaimed", "Idle", "the benchmarks are done")
+            return Step(4, State.UNCLAIMED, Activity.IDLE, "the benchmarks are done")
         return None
     if f.draining:
         return DRAINED
     if f.is_owner:
-        return Step(2, "Owner", "Idle", "IsOwner is true")
+        return Step(2, State.OWNER, Activity.IDLE, "IsOwner is true")
     if f.run_benchmarks:
-        return Step(3, "Unclaimed", "Benchmarking", "RunBenchmarks is true", "benchmark")
+        return Step(
+            3, State.UNCLAIMED, Activity.BENCHMARKING, "RunBenchmarks is true", Action.BENCHMARK
+        )
     if f.backfill_enabled and f.start_backfill:
-        return Step(7, "Backfill", "Idle", "START_BACKFILL is true")
+        return Step(7, State.BACKFILL, Activity.IDLE, "START_BACKFILL is true")
     return None
 
 
-def _matched(activity: str, f: Facts, flags: Flags) -> Step | None:
+def _matched(activity: Activity, f: Facts, flags: Flags) -> Step | None:
     if f.start_false:
-        return Step(8, "Owner", "Idle", "START is false", "end-claim")
+        return Step(8, State.OWNER, Activity.IDLE, "START is false", Action.END_CLAIM)
     if f.match_expired:
-        return Step(8, "Owner", "Idle", "not claimed within MATCH_TIMEOUT", "end-claim")
+        return Step(
+            8, State.OWNER, Activity.IDLE, "not claimed within MATCH_TIMEOUT", Action.END_CLAIM
+        )
     return None
 
 
-def _claimed(activity: str, f: Facts, flags: Flags) -> Step | None:
-    if activity == "Idle":
+def _claimed(activity: Activity, f: Facts, flags: Flags) -> Step | None:
+    if activity == Activity.IDLE:
         return _claimed_idle(f, flags)
-    if activity == "Busy":
+    if activity == Activity.BUSY:
         return _claimed_busy(f, flags)
-    if activity == "Suspended":
+    if activity == Activity.SUSPENDED:
         return _claimed_suspended(f, flags)
-    if activity == "Retiring":
+    if activity == Activity.RETIRING:
         return _claimed_retiring(f, flags)
     return None
 
@@ -164,25 +204,33 @@ def _claimed_idle(f: Facts, flags: Flags) -> Step | None:
 
 def _preempt(number: int, f: Facts, cause: str) -> Step:
     if f.want_vacate:
-        return Step(number, "Preempting", "Vacating", cause, "vacate")
-    return Step(number, "Preempting", "Killing", f"{cause}; WANT_VACATE is false", "kill")
+        return Step(number, State.PREEMPTING, Activity.VACATING, cause, Action.VACATE)
+    return Step(
+        number, State.PREEMPTING, Activity.KILLING, f"{cause}; WANT_VACATE is false", Action.KILL
+    )
 
 
 def _claimed_busy(f: Facts, flags: Flags) -> Step | None:
     if not flags.job_running:
-        return Step(12, "Claimed", "Idle", "the job exited")
+        return Step(12, State.CLAIMED, Activity.IDLE, "the job exited")
     if flags.vacate_requested is not None:
         why = flags.vacate_requested
         flags.vacate_requested = None
         flags.retiring_for = why
-        return Step(13, "Claimed", "Retiring", _retire_cause(why))
+        return Step(13, State.CLAIMED, Activity.RETIRING, _retire_cause(why))
     if f.want_suspend:
         if f.suspend:
-            return Step(14, "Claimed", "Suspended", "WANT_SUSPEND and SUSPEND are true", "suspend")
+            return Step(
+                14,
+                State.CLAIMED,
+                Activity.SUSPENDED,
+                "WANT_SUSPEND and SUSPEND are true",
+                Action.SUSPEND,
+            )
         return None
     if f.preempt:
         flags.retiring_for = Why.OWNER
-        return Step(13, "Claimed", "Retiring", "PREEMPT is true (WANT_SUSPEND is false)")
+        return Step(13, State.CLAIMED, Activity.RETIRING, "PREEMPT is true (WANT_SUSPEND is false)")
     return None
 
 
@@ -201,20 +249,24 @@ def _retire_cause(why: Why) -> str:
 
 def _claimed_suspended(f: Facts, flags: Flags) -> Step | None:
     if not flags.job_running:
-        return Step(12, "Claimed", "Idle", "the job exited")
+        return Step(12, State.CLAIMED, Activity.IDLE, "the job exited")
     if flags.retiring_for is not None and f.retirement_over:
         flags.preempting_for = flags.retiring_for
         return _preempt(17, f, "the retirement time is over while suspended")
     if flags.vacate_requested is not None and flags.retiring_for is None:
         flags.retiring_for, flags.vacate_requested = flags.vacate_requested, None
-        return Step(16, "Claimed", "Retiring", _retire_cause(flags.retiring_for), "continue")
+        return Step(
+            16, State.CLAIMED, Activity.RETIRING, _retire_cause(flags.retiring_for), Action.CONTINUE
+        )
     if f.resume and not flags.user_suspended:
         if flags.retiring_for is not None:
-            return Step(16, "Claimed", "Retiring", "CONTINUE is true (retiring)", "continue")
-        return Step(15, "Claimed", "Busy", "CONTINUE is true", "continue")
+            return Step(
+                16, State.CLAIMED, Activity.RETIRING, "CONTINUE is true (retiring)", Action.CONTINUE
+            )
+        return Step(15, State.CLAIMED, Activity.BUSY, "CONTINUE is true", Action.CONTINUE)
     if f.preempt and flags.retiring_for is None:
         flags.retiring_for = Why.OWNER
-        return Step(16, "Claimed", "Retiring", "PREEMPT is true", "continue")
+        return Step(16, State.CLAIMED, Activity.RETIRING, "PREEMPT is true", Action.CONTINUE)
     return None
 
 
@@ -227,61 +279,79 @@ def _claimed_retiring(f: Facts, flags: Flags) -> Step | None:
         flags.preempting_for = why
         return _preempt(18, f, "the job has run MaxJobRetirementTime")
     if f.want_suspend and f.suspend:
-        return Step(20, "Claimed", "Suspended", "WANT_SUSPEND and SUSPEND are true", "suspend")
+        return Step(
+            20,
+            State.CLAIMED,
+            Activity.SUSPENDED,
+            "WANT_SUSPEND and SUSPEND are true",
+            Action.SUSPEND,
+        )
     if why is Why.DRAIN and not f.draining:
         flags.retiring_for = None
-        return Step(19, "Claimed", "Busy", "draining was cancelled")
+        return Step(19, State.CLAIMED, Activity.BUSY, "draining was cancelled")
     if why is Why.BETTER_MATCH and flags.better_match_gone:
         # Only a retirement for a preempting claim can be undone, not one for the owner.
         flags.retiring_for, flags.better_match_gone = None, False
-        return Step(19, "Claimed", "Busy", "the preempting claim went away")
+        return Step(19, State.CLAIMED, Activity.BUSY, "the preempting claim went away")
     return None
 
 
-def _preempting(activity: str, f: Facts, flags: Flags) -> Step | None:
+def _preempting(activity: Activity, f: Facts, flags: Flags) -> Step | None:
     why = flags.preempting_for or Why.OWNER
     if not flags.job_running:
         if why.keeps_claim:
-            number = 23 if activity == "Vacating" else 24
+            number = 23 if activity == Activity.VACATING else 24
             cause = "the job is gone; the slot is the better match's"
-            return Step(number, "Claimed", "Idle", cause, "next-claim")
-        number = 22 if activity == "Vacating" else 25
-        return Step(number, "Owner", "Idle", f"the job is gone ({why.value})", "end-claim")
-    if activity == "Vacating" and f.kill:
-        return Step(21, "Preempting", "Killing", "KILL is true", "kill")
+            return Step(number, State.CLAIMED, Activity.IDLE, cause, Action.NEXT_CLAIM)
+        number = 22 if activity == Activity.VACATING else 25
+        return Step(
+            number, State.OWNER, Activity.IDLE, f"the job is gone ({why.value})", Action.END_CLAIM
+        )
+    if activity == Activity.VACATING and f.kill:
+        return Step(21, State.PREEMPTING, Activity.KILLING, "KILL is true", Action.KILL)
     return None
 
 
-def _backfill(activity: str, f: Facts, flags: Flags) -> Step | None:
-    if activity == "Killing":
+def _backfill(activity: Activity, f: Facts, flags: Flags) -> Step | None:
+    if activity == Activity.KILLING:
         if not flags.backfill_running:
-            return Step(29, "Backfill", "Idle", "the backfill client is gone from the slot")
+            return Step(
+                29, State.BACKFILL, Activity.IDLE, "the backfill client is gone from the slot"
+            )
         return None
-    if activity == "Busy":
+    if activity == Activity.BUSY:
         if not flags.backfill_running:
-            return Step(27, "Backfill", "Idle", "the backfill client exited on its own")
+            return Step(27, State.BACKFILL, Activity.IDLE, "the backfill client exited on its own")
         eviction = _backfill_eviction(f, flags)
         if eviction is not None:
             flags.backfill_evicted = eviction[0]
-            return Step(28, "Backfill", "Killing", eviction[1], "backfill-kill")
+            return Step(28, State.BACKFILL, Activity.KILLING, eviction[1], Action.BACKFILL_KILL)
         return None
     # Backfill/Idle: after a kill, go where its cause leads; else (re)start the client.
     if flags.pending_claim:
         flags.pending_claim = False
-        return Step(31, "Claimed", "Idle", "claimed while the backfill client was stopping")
+        return Step(
+            31, State.CLAIMED, Activity.IDLE, "claimed while the backfill client was stopping"
+        )
     if flags.pending_match:
         flags.pending_match = False
-        return Step(32, "Matched", "Idle", "matched while the backfill client was stopping")
+        return Step(
+            32, State.MATCHED, Activity.IDLE, "matched while the backfill client was stopping"
+        )
     if flags.backfill_evicted is not None:
         gone_for = flags.backfill_evicted
         flags.backfill_evicted = None
-        return Step(30, "Owner", "Idle", f"the backfill client is gone ({gone_for.value})")
+        return Step(
+            30, State.OWNER, Activity.IDLE, f"the backfill client is gone ({gone_for.value})"
+        )
     eviction = _backfill_eviction(f, flags)
     if eviction is not None:
-        return Step(30, "Owner", "Idle", eviction[1])
+        return Step(30, State.OWNER, Activity.IDLE, eviction[1])
     if flags.backfill_running:
-        return Step(26, "Backfill", "Busy", "the backfill client is running")
-    return Step(26, "Backfill", "Busy", "the backfill client is starting", "backfill-start")
+        return Step(26, State.BACKFILL, Activity.BUSY, "the backfill client is running")
+    return Step(
+        26, State.BACKFILL, Activity.BUSY, "the backfill client is starting", Action.BACKFILL_START
+    )
 
 
 def _backfill_eviction(f: Facts, flags: Flags) -> tuple[Why, str] | None:
@@ -298,24 +368,26 @@ def _backfill_eviction(f: Facts, flags: Flags) -> tuple[Why, str] | None:
     return None
 
 
-def _drained(activity: str, f: Facts, flags: Flags) -> Step | None:
+def _drained(activity: Activity, f: Facts, flags: Flags) -> Step | None:
     if not f.draining:
-        return Step(0, "Owner", "Idle", "draining is over")
+        return Step(0, State.OWNER, Activity.IDLE, "draining is over")
     return None
 
 
 _RULES = {
-    "Drained": _drained,
-    "Owner": _owner,
-    "Unclaimed": _unclaimed,
-    "Matched": _matched,
-    "Claimed": _claimed,
-    "Preempting": _preempting,
-    "Backfill": _backfill,
+    State.DRAINED: _drained,
+    State.OWNER: _owner,
+    State.UNCLAIMED: _unclaimed,
+    State.MATCHED: _matched,
+    State.CLAIMED: _claimed,
+    State.PREEMPTING: _preempting,
+    State.BACKFILL: _backfill,
 }
 
 # Protocol transitions, taken by the startd's command handlers rather than by a poll.
-MATCHED = Step(6, "Matched", "Idle", "the negotiator matched the slot")
-CLAIMED_DIRECTLY = Step(5, "Claimed", "Idle", "a schedd claimed it before the match arrived")
-CLAIMED = Step(9, "Claimed", "Idle", "the matched schedd claimed it")
-ACTIVATED = Step(11, "Claimed", "Busy", "the schedd started a job")
+MATCHED = Step(6, State.MATCHED, Activity.IDLE, "the negotiator matched the slot")
+CLAIMED_DIRECTLY = Step(
+    5, State.CLAIMED, Activity.IDLE, "a schedd claimed it before the match arrived"
+)
+CLAIMED = Step(9, State.CLAIMED, Activity.IDLE, "the matched schedd claimed it")
+ACTIVATED = Step(11, State.CLAIMED, Activity.BUSY, "the schedd started a job")

@@ -22,7 +22,7 @@ from condorx.daemons.startd.ads import Extras, Measures, add_extras, slot_ad
 from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
 from condorx.daemons.startd.policy import Policy, parsed
 from condorx.daemons.startd.slots import Slot, layout
-from condorx.daemons.startd.states import Step
+from condorx.daemons.startd.states import Activity, State, Step
 from condorx.errors import Refused
 from condorx.wire import Expr
 
@@ -172,7 +172,7 @@ class SlotTable:
         )
         now = self.now()
         slot.enter(step.state, step.activity, now)
-        if step.activity != "Suspended":
+        if step.activity != Activity.SUSPENDED:
             slot.flags.user_suspended = False  # a suspension by condor_suspend is over
         return now
 
@@ -203,7 +203,7 @@ class SlotTable:
             cpus=cpus,
             memory=memory,
             disk=disk,
-            state="Unclaimed",
+            state=State.UNCLAIMED,
             entered_state=now,
             entered_activity=now,
             parent=parent,

@@ -1,0 +1,96 @@
+"""Reading the queue: condor_q's query (in pages, projected, or as CEDAR rows for
+HTCondor's clients; jobs some route accepts, for the job router) and the negotiator's
+request for our waiting jobs grouped into autoclusters. Rows go out in chunks, the
+loop yielding between them, so that a 100,000-job answer never stalls the schedd."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from condorx import wire
+from condorx.classad import ClassAd, eval_against, parseAds
+from condorx.daemons import query
+from condorx.daemons.schedd import routing
+from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
+from condorx.daemons.schedd.choosing import select
+from condorx.daemons.schedd.ledger import Ledger
+from condorx.daemons.schedd.local_jobs import is_local
+from condorx.daemons.schedd.shadow import Shadows
+from condorx.daemons.schedd.store import Key
+from condorx.daemons.server import Peer
+from condorx.errors import ClassAdParseError, Refused
+from condorx.protocol.message import Count
+from condorx.protocol.schedd import Autoclusters, QueryJobs
+
+CHUNK = 10_000
+
+
+class Queries:
+    def __init__(self, ledger: Ledger, shadows: Shadows, groups: Groups) -> None:
+        self.ledger = ledger
+        self.shadows = shadows
+        self.groups = groups  # the idle jobs grouped for the negotiators' last requests
+
+    async def query(self, peer: Peer, req: QueryJobs, ch: wire.Channel) -> Count:
+        jobs = self.ledger.snapshot() if req.procs is not False else []
+        if req.clusters:  # each cluster's own ad just before its jobs
+            jobs = sorted([*jobs, *self.ledger.cluster_ads()], key=lambda item: item[0])
+        after = routing.parse_id(req.after)
+        if after is not None:  # the next page: the jobs after this one (queue order is
+            jobs = [(k, ad) for k, ad in jobs if k > after]  # submission order, by id)
+        ads = select(jobs, req.constraint)
+        if req.routes:
+            ads = _routable(ads, req.routes)
+        if req.limit is not None and req.limit >= 0:
+            ads = ads[: req.limit]
+        step = min(CHUNK, max(1, len(ads)))
+        for start in range(0, len(ads), step):
+            chunk = [ad for _, ad in ads[start : start + step]]
+            await ch.send({"more": _rows(req, chunk)})
+            await trio.lowlevel.checkpoint()
+        return Count(len(ads))
+
+    async def autoclusters(self, peer: Peer, req: Autoclusters, ch: wire.Channel) -> Count:
+        """A negotiator's request for our waiting jobs, one row per group of them."""
+        jobs = [
+            (k, ad)
+            for k, ad in self.ledger.snapshot()
+            if not self.shadows.busy(k) and not is_local(ad)  # the schedd runs those
+        ]
+        chosen = select(jobs, req.constraint)
+        try:
+            pool = [ad for text in req.pool for ad in parseAds(str(text))]
+        except ClassAdParseError as e:
+            raise Refused("bad-request", f"autoclusters: a pool ad does not parse: {e}") from None
+        groups = await self.groups.group(chosen, pool, str(req.constraint))
+        for start in range(0, len(groups), CHUNK):
+            rows = [[count, ad.printOld()] for _, count, ad in groups[start : start + CHUNK]]
+            await ch.send({"more": rows})
+        return Count(len(groups))
+
+
+def _rows(req: QueryJobs, ads: list[ClassAd]) -> list[Any]:
+    """The chunk as the asker reads it: CEDAR ads, expressions' values, or whole ads."""
+    if req.cedar is not None:
+        return query.cedar_rows(ads, req)
+    if req.exprs:
+        return query.evaluate(req.exprs, ads)
+    return [ad.printOld() for ad in ads]
+
+
+def _routable(jobs: list[tuple[Key, ClassAd]], routes: Any) -> list[tuple[Key, ClassAd]]:
+    """The jobs some route's requirements accept (the route as MY, the job as TARGET),
+    judged here in one pass per route so that the router reads only those."""
+    if not isinstance(routes, list):
+        raise Refused("bad-request", "query: 'routes' must be a list of route ads")
+    ads = [ad for _, ad in jobs]
+    taken = [False] * len(jobs)
+    for data in routes:
+        route = wire.ad_from_wire(data, "route ad")
+        if "requirements" not in route:
+            return jobs
+        for i, v in enumerate(eval_against(route.lookup("requirements"), route, ads)):
+            taken[i] = taken[i] or v is True
+    return [job for job, ok in zip(jobs, taken, strict=True) if ok]

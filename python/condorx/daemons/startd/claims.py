@@ -1,0 +1,202 @@
+"""The negotiator's matches and the schedd's claims of the startd's slots: a slot
+matched (6), claimed (9, or 5 when the schedd comes first), preempted for a better match
+(13, then 23 or 24 once the old job is gone), released (10) or vacated (condor_vacate).
+
+A claim lives as long as the connection it was made on: when the schedd's end closes, the
+claim ends with it, its job killed at once (`_schedd_gone`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import trio
+
+from condorx import wire
+from condorx.daemons import batch
+from condorx.daemons.server import Peer
+from condorx.daemons.startd import states
+from condorx.daemons.startd.driver import Driver
+from condorx.daemons.startd.slots import Claim, Slot
+from condorx.daemons.startd.states import State, Why
+from condorx.errors import Refused
+from condorx.protocol.message import Done, Each
+from condorx.protocol.startd import (
+    Claimed,
+    ClaimSlot,
+    Match,
+    Matches,
+    MatchTaken,
+    Release,
+    Vacate,
+    Vacated,
+)
+
+log = logging.getLogger("condorx.startd")
+
+
+class Claims:
+    def __init__(self, driver: Driver) -> None:
+        self.driver = driver
+
+    async def match(self, peer: Peer, req: Match, ch: wire.Channel) -> MatchTaken:
+        self.driver.taking_work()
+        slot = self.driver.slot_named(req.slot)
+        if slot.claim is not None and slot.claim.id == req.claim_id:
+            return MatchTaken(slot.name)  # its schedd claimed it already (5)
+        if slot.state == State.CLAIMED and req.preempts:
+            return await self._preempting_match(slot, req)
+        # An Owner slot takes a job its START accepts too: "if a job matches the
+        # resource's START expression, the resource is available to run a job,
+        # regardless of if it is in the Owner or Unclaimed state".
+        if (
+            slot.state not in (State.UNCLAIMED, State.OWNER, State.BACKFILL)
+            or slot.claim is not None
+        ):
+            raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed")
+        if slot.kind == "Partitionable":
+            slot = self.driver.carve(slot, req.request or {})
+        slot.claim = Claim(
+            id=req.claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now()
+        )
+        if slot.state == State.BACKFILL:
+            # The backfill client goes first (28); then Matched (32), or Claimed (31) if
+            # the schedd's claim comes while it is being killed.
+            slot.flags.pending_match = True
+            await self.driver.settle(slot)
+        else:
+            await self.driver.take(slot, states.MATCHED)
+        return MatchTaken(slot.name)
+
+    async def matches(self, peer: Peer, req: Matches, ch: wire.Channel) -> Each:
+        return Each(await batch.each(peer, req.items, Match, self.match, ch))
+
+    async def _preempting_match(self, slot: Slot, req: Match) -> MatchTaken:
+        """A match for a claimed slot whose job it preempts (the slot's RANK prefers the
+        new job, or its user has the better priority): the claim retires (13) and, once
+        its job is gone, the slot is the new claim's (23, 24)."""
+        if slot.next_claim is not None:
+            raise Refused("busy", f"{slot.name} is already being preempted")
+        current = slot.claim
+        if req.preempts == "priority" and current is not None:
+            if current.user == req.user:  # a stale ad: the user holds it already
+                raise Refused("busy", f"{slot.name} is already claimed by {current.user}")
+        slot.next_claim = Claim(
+            id=req.claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now()
+        )
+        log.info("%s: preempting match (%s) for %s", slot.name, req.preempts, req.user)
+        slot.flags.vacate_requested = Why.BETTER_MATCH
+        await self.driver.settle(slot)
+        return MatchTaken(slot.name)
+
+    async def claim(self, peer: Peer, req: ClaimSlot, ch: wire.Channel) -> Claimed:
+        waiting = self._preempting(req.claim_id)
+        if waiting is None:
+            # The preemption may be over already: the slot is this (unclaimed) claim's.
+            waiting = next(
+                (
+                    s
+                    for s in self.driver.table.all_slots()
+                    if s.state == State.CLAIMED
+                    and s.claim is not None
+                    and s.claim.id == req.claim_id
+                    and not s.claim.claimed
+                ),
+                None,
+            )
+        if waiting is not None:
+            return await self._claim_after_preemption(waiting, peer, req)
+        try:
+            slot, step = self.driver.claimed_slot(req.claim_id), states.CLAIMED
+        except Refused:
+            # The schedd came before the negotiator's word of the match (transition 5).
+            slot, step = self._claim_first(req), states.CLAIMED_DIRECTLY
+        claim = slot.claim
+        assert claim is not None
+        if slot.state not in (State.MATCHED, State.UNCLAIMED, State.BACKFILL):
+            raise Refused("busy", f"{slot.name} is {slot.state}, not Matched")
+        claim.claimed = True
+        claim.claimed_at = self.driver.now()
+        claim.schedd = req.schedd or claim.schedd
+        claim.client_machine = req.client_machine
+        if slot.state == State.BACKFILL:
+            await self._claim_after_backfill(slot)
+        else:
+            await self.driver.take(slot, step)
+        peer.on_close.append(lambda: self._schedd_gone(slot, claim))
+        return Claimed(slot.name, self.driver.table.advertised(slot))
+
+    def _preempting(self, claim_id: Any) -> Slot | None:
+        for s in self.driver.table.all_slots():
+            if s.next_claim is not None and s.next_claim.id == claim_id:
+                return s
+        return None
+
+    async def _claim_after_preemption(self, slot: Slot, peer: Peer, req: ClaimSlot) -> Claimed:
+        """The preempting schedd's claim: answered once the old claim's job is gone and
+        the slot is this claim's (however long the old job's retirement lasts)."""
+        claim = slot.next_claim if slot.next_claim is not None else slot.claim
+        assert claim is not None
+        claim.claimed = True  # asked for: the preemption is no longer undone (19)
+        claim.claimed_at = self.driver.now()
+        while slot.claim is not claim:
+            if slot.next_claim is not claim:
+                raise Refused("not-found", "the preempting match went away")
+            await self.driver.next_step()
+        claim.claimed_at = self.driver.now()
+        claim.schedd = req.schedd or claim.schedd
+        claim.client_machine = req.client_machine
+        peer.on_close.append(lambda: self._schedd_gone(slot, claim))
+        log.info("%s: claimed by the preempting match", slot.name)
+        return Claimed(slot.name, self.driver.table.advertised(slot))
+
+    async def _claim_after_backfill(self, slot: Slot) -> None:
+        """Claimed while its backfill client is being killed: Claimed once it is gone (31)."""
+        slot.flags.pending_match, slot.flags.pending_claim = False, True
+        await self.driver.settle(slot)
+        with trio.move_on_after(self.driver.killing_timeout + 10):
+            while slot.state != State.CLAIMED:
+                await self.driver.next_step()
+                await self.driver.settle(slot)
+        if slot.state != State.CLAIMED:
+            raise Refused("busy", f"the backfill client on {slot.name} would not stop")
+
+    def _claim_first(self, req: ClaimSlot) -> Slot:
+        """A claim for a static slot the negotiator has matched but not yet told us of."""
+        slot = self.driver.slot_named(req.slot)
+        if slot.kind != "Static" or slot.state != State.UNCLAIMED or slot.claim is not None:
+            raise Refused("not-found", "unknown claim")
+        slot.claim = Claim(
+            id=req.claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now()
+        )
+        return slot
+
+    def _schedd_gone(self, slot: Slot, claim: Claim) -> None:
+        """The connection the claim was made on closed: the claim ends with it, its job
+        (if one still runs) killed at once, as a claim whose lease lapsed."""
+        if slot.claim is not claim:
+            return
+        log.info("%s: the schedd's connection for claim %s closed", slot.name, claim.id[:8])
+        slot.flags.vacate_requested = Why.RELEASED
+        slot.flags.fast = True
+        self.driver.wake_up()
+
+    async def release(self, peer: Peer, req: Release, ch: wire.Channel) -> Done:
+        """The schedd gives the claim up: Preempting (10), then Owner (22)."""
+        slot = self.driver.claimed_slot(req.claim_id)
+        slot.flags.vacate_requested = Why.RELEASED
+        await self.driver.settle(slot)
+        return Done()
+
+    async def vacate(self, peer: Peer, req: Vacate, ch: wire.Channel) -> Vacated:
+        """condor_vacate: take every claimed slot's job off (gracefully, or `fast`)."""
+        names = req.slots
+        chosen = [s for s in self.driver.table.all_slots() if not names or s.name in names]
+        for slot in chosen:
+            if slot.claim is not None and slot.state in (State.CLAIMED, State.MATCHED):
+                slot.flags.vacate_requested = Why.VACATE
+                slot.flags.fast = req.fast
+        for slot in chosen:
+            await self.driver.settle(slot)
+        return Vacated([s.name for s in chosen])

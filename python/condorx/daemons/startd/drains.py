@@ -1,0 +1,107 @@
+"""condor_drain and condor_drain -cancel, as the startd answers them: the request
+checked and recorded (`draining.Drain`), every claim let go as it asks, and, after each
+poll, once every slot is Drained, what the request asks next (nothing, resume, or exit).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from condorx import wire
+from condorx.classad import ExprTree
+from condorx.daemons.run import DAEMON_NO_RESTART
+from condorx.daemons.server import Peer
+from condorx.daemons.startd.draining import (
+    ALREADY,
+    CHECK_FAILED,
+    NO_SUCH_REQUEST,
+    Drain,
+    refused,
+)
+from condorx.daemons.startd.driver import Driver
+from condorx.daemons.startd.states import State, Why
+from condorx.errors import Refused
+from condorx.protocol.message import Done
+from condorx.protocol.startd import CancelDrain, DrainJobs, DrainStarted
+
+log = logging.getLogger("condorx.startd")
+
+
+class Drains:
+    """`exit` stops the startd with a status (a drain that ends in exit)."""
+
+    def __init__(self, driver: Driver, exit: Callable[[int], None]) -> None:
+        self.driver = driver
+        self.exit = exit
+        driver.after_poll.append(self._drain_progress)
+
+    async def drain(self, peer: Peer, req: DrainJobs, ch: wire.Channel) -> DrainStarted:
+        """condor_drain: every slot takes no new work and its job leaves as asked."""
+        if self.driver.draining is not None:
+            raise refused(ALREADY, "Draining already in progress.")
+        if req.check:
+            self._check_drain(req.check)
+        drain = Drain.asked(
+            req.how, req.on_completion, req.reason or f"by {peer.user}", self.driver.now()
+        )
+        self.driver.draining = drain
+        self.driver.table.drain_attrs = drain.ad()
+        log.info("draining (%s, then %s): %s", drain.how, drain.on_completion, drain.reason)
+        await self.driver.give_up_claims(
+            Why.DRAIN, "the startd is draining", drain.how == "fast", drain.how == "quick"
+        )
+        for slot in self.driver.table.all_slots():
+            await self.driver.settle(slot)
+        await self._drain_progress()
+        self.driver.touch()
+        return DrainStarted(drain.request_id)
+
+    def _check_drain(self, text: str) -> None:
+        try:
+            check = ExprTree(text)
+        except ValueError as e:
+            raise Refused("bad-request", f"drain: -check {text!r}: {e}") from None
+        for slot in self.driver.table.all_slots():
+            value = check.eval(self.driver.table.view(slot))
+            if not isinstance(value, bool):
+                raise refused(
+                    CHECK_FAILED,
+                    f"Draining check expression does not evaluate to a bool on {slot.name}.",
+                )
+            if not value:
+                raise refused(CHECK_FAILED, f"Draining check expression is false on {slot.name}.")
+
+    async def cancel_drain(self, peer: Peer, req: CancelDrain, ch: wire.Channel) -> Done:
+        drain = self.driver.draining
+        if req.request_id and (drain is None or drain.request_id != req.request_id):
+            raise refused(NO_SUCH_REQUEST, f"No matching draining request id {req.request_id}.")
+        if drain is not None:
+            self._undrain("condor_drain -cancel")
+        return Done()
+
+    def _undrain(self, why: str) -> None:
+        log.info("draining is over: %s", why)
+        self.driver.draining = None
+        self.driver.table.drain_attrs = {}
+        for slot in self.driver.table.all_slots():
+            slot.flags.no_retirement = False  # a job already leaving goes on leaving
+        self.driver.wake_up()
+        self.driver.touch()
+
+    async def _drain_progress(self) -> None:
+        """Once every slot is Drained, what the request asks next."""
+        drain = self.driver.draining
+        if drain is None or drain.completed:
+            return
+        if any(s.state != State.DRAINED for s in self.driver.table.all_slots()):
+            return
+        drain.completed = True
+        log.info("drained: every slot is Drained (then %s)", drain.on_completion)
+        if drain.on_completion == "resume":
+            self._undrain("resume on completion")
+            for slot in self.driver.table.all_slots():
+                await self.driver.settle(slot)
+        elif drain.on_completion == "exit":
+            # As HTCondor's: the startd exits, and tells its master not to restart it.
+            self.exit(DAEMON_NO_RESTART)
