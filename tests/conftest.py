@@ -31,3 +31,21 @@ def summary() -> list[str]:
 def pytest_terminal_summary(terminalreporter):  # noqa: D103 - pytest hook
     for line in SUMMARY:
         terminalreporter.write_line(line)
+
+
+# Fixtures that start real daemons: a test that uses one is marked `daemons`, and
+# `bin/test --fast` (-m "not daemons") leaves it out. A module that starts processes in
+# its own way says so with `pytestmark = pytest.mark.daemons`.
+DAEMON_FIXTURES = frozenset(
+    {"pool", "running", "open_pool", "personal_pool", "dag_pool", "schedd", "desktop"}
+)
+
+
+def pytest_configure(config):  # noqa: D103 - pytest hook
+    config.addinivalue_line("markers", "daemons: starts real daemons or tools (not --fast)")
+
+
+def pytest_collection_modifyitems(config, items):  # noqa: D103 - pytest hook
+    for item in items:
+        if DAEMON_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.daemons)

@@ -5,7 +5,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from condorx.demo_pool import run_demo
+
+pytestmark = pytest.mark.daemons  # starts its own daemons
 
 
 def _masters() -> set[str]:

@@ -11,6 +11,8 @@ import pytest
 from condorx.testing import bindings
 from condorx.testing.pool import QUICK_POOL, LocalPool, wait_for
 
+pytestmark = pytest.mark.daemons  # starts its own daemons
+
 DIRECT = """
 import htcondor2 as htcondor
 coll = htcondor.Collector()

@@ -16,6 +16,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytestmark = pytest.mark.daemons  # starts its own daemons
+
 SCRIPT = """
 import json, time, htcondor2 as htcondor
 schedd = htcondor.Schedd()

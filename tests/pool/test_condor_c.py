@@ -17,6 +17,8 @@ import pytest
 
 from condorx.testing.pool import QUICK_POOL, LocalPool, wait_for
 
+pytestmark = pytest.mark.daemons  # starts its own daemons
+
 B_NAME = "poolb-schedd@loopback"
 FAST = "GRIDMANAGER_JOB_PROBE_INTERVAL = 1\nPERIODIC_EXPR_INTERVAL = 1\n"
 

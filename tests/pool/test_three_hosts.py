@@ -18,7 +18,10 @@ from condorx.testing.capture import Capture
 from condorx.testing.pool import QUICK_POOL
 
 WHY_NOT = netns.available()
-pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"no network namespaces: {WHY_NOT}")
+pytestmark = [
+    pytest.mark.daemons,
+    pytest.mark.skipif(WHY_NOT is not None, reason=f"no network namespaces: {WHY_NOT}"),
+]
 
 CONFIG = (
     """\

@@ -8,12 +8,15 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 import trio
 
 from condorx.client import master
 from condorx.config import load_config
 from condorx.testing.pool import alive, wait_for
 from condorx.testing.tools import run_tool
+
+pytestmark = pytest.mark.daemons  # starts its own daemons
 
 
 def test_sim_up_runs_a_queue_and_sim_down_stops_it():

@@ -17,6 +17,8 @@ from condorx.config.errors import ConfigError
 from condorx.sim import pool_dump, queue_dump
 from condorx.testing.pool import QUICK_POOL, LocalPool, wait_for
 
+pytestmark = pytest.mark.daemons  # starts its own daemons
+
 DUMPS = Path(__file__).parent / "dumps"
 GTHAIN = DUMPS / "gthain-status.ads"
 

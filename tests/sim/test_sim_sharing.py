@@ -14,6 +14,8 @@ import pytest
 from condorx import locate, security
 from condorx.testing.pool import QUICK_POOL, LocalPool, wait_for
 
+pytestmark = pytest.mark.daemons  # starts its own daemons
+
 BASE = QUICK_POOL.replace("NUM_CPUS = 2\n", "")
 
 

@@ -50,6 +50,11 @@ class DaemonProcess:
         return self.pool.root / f"{self.local_name or self.name}.out"
 
     def start(self, timeout: float = 30.0) -> None:
+        self.launch()
+        self.wait_ready(timeout)
+
+    def launch(self) -> None:
+        """Start the process; `wait_ready` waits for it to accept requests."""
         self.address_file.unlink(missing_ok=True)
         out = open(self.log, "ab")
         self.proc = subprocess.Popen(
@@ -60,12 +65,16 @@ class DaemonProcess:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
         )
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        """Until the daemon has written its address file (it accepts requests)."""
+        assert self.proc is not None
         deadline = time.monotonic() + timeout
         while not self.address_file.exists():
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError(f"the {self.name} did not start:\n{self.log.read_text()}")
-            time.sleep(0.05)
+            time.sleep(0.02)
 
     def address(self) -> str:
         return self.address_file.read_text().strip()
@@ -76,8 +85,17 @@ class DaemonProcess:
             self.proc.wait()
 
     def stop(self) -> None:
+        self.terminate()
+        self.reap()
+
+    def terminate(self) -> None:
+        """Ask the daemon to stop (SIGTERM); `reap` waits for it."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
+
+    def reap(self) -> None:
+        """Wait for a stopping daemon; after 10 s, kill it."""
+        if self.proc is not None and self.proc.poll() is None:
             try:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
@@ -207,8 +225,15 @@ class LocalPool:
         return self.daemons[name]
 
     def start(self, *names: str) -> None:
-        for name in names:
-            self.daemon(name).start()
+        """Start the daemons: the collector first (the others find it through its
+        address file), then the rest at once, returning when each accepts requests."""
+        first = [n for n in names if n.partition(":")[0] == "collector"]
+        rest = [n for n in names if n not in first]
+        for group in (first, rest):
+            for name in group:
+                self.daemon(name).launch()
+            for name in group:
+                self.daemon(name).wait_ready()
 
     def call_daemon(self, name: str, request: dict[str, Any]) -> dict[str, Any]:
         """Send one request to a running daemon as the pool's own daemons do (with the
@@ -274,5 +299,8 @@ class LocalPool:
     def stop(self) -> None:
         if self in _RUNNING:
             _RUNNING.remove(self)
-        for d in reversed(list(self.daemons.values())):
-            d.stop()
+        daemons = list(reversed(self.daemons.values()))
+        for d in daemons:
+            d.terminate()
+        for d in daemons:
+            d.reap()

@@ -30,6 +30,7 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,10 @@ log = logging.getLogger("condorx.starter")
 
 
 class Starter:
-    def __init__(self, ch: wire.Channel) -> None:
+    def __init__(self, ch: wire.Channel, clock: Callable[[], float] = time.time) -> None:
         self.ch = ch
+        # The execute machine's clock (epoch seconds), a port: deferral is judged by it.
+        self.clock = clock
         self.proc: launch.Process | None = None
         self.send_lock = trio.Lock()
         # A run, from the startd's word until its end; before its job has started,
@@ -87,7 +90,7 @@ class Starter:
                         self.active = True
                         nursery.start_soon(self.run, start)
                     elif req.get("cmd") == SignalJob.command:
-                        self._signalled(req)
+                        self.signalled(req)
             except wire.WireError:
                 pass  # the startd closed our input: the claim is over
             finally:
@@ -96,7 +99,8 @@ class Starter:
                 nursery.cancel_scope.cancel()
         self.scratch.remove()
 
-    def _signalled(self, frame: dict[str, Any]) -> None:
+    def signalled(self, frame: dict[str, Any]) -> None:
+        """The startd's `signal` frame: a suspend, continue, or soft or hard kill."""
         try:
             req = SignalJob.from_wire(frame)
         except Refused as e:
@@ -119,9 +123,9 @@ class Starter:
                 # starts.
                 self.waiting.cancel()
 
-    async def _wait_for_deferral(self, job: Any, heartbeat: float) -> str | None:
+    async def wait_for_deferral(self, job: Any, heartbeat: float) -> str | None:
         """None when the job may start now; else the frame kind that ends the run."""
-        arrived = time.time()
+        arrived = self.clock()
         d = deferral.of(job, arrived)
         if d is None:
             return None
@@ -174,7 +178,7 @@ class Starter:
             if prepare is not None and not await self._prepare(prepare, job, slot_ad, box):
                 return
             heartbeat = req.heartbeat or 5.0
-            if await self._wait_for_deferral(job, heartbeat) is not None:
+            if await self.wait_for_deferral(job, heartbeat) is not None:
                 return
             if self.killed is not None:
                 await self.send({"vacated": "stopped before it started"})
@@ -201,7 +205,7 @@ class Starter:
                 proc.signal(self.killed)
                 proc.signal(signal.SIGCONT)
             await self.send({"started": self.proc.pid, **box.places})
-            started, proc = time.time(), self.proc
+            started, proc = self.clock(), self.proc
             updates = req.updates or [8, 300]
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._heartbeats, heartbeat)
@@ -310,7 +314,7 @@ class Starter:
     async def _heartbeats(self, every: float) -> None:
         while True:
             await trio.sleep(every)
-            await self.send({"alive": time.time()})
+            await self.send({"alive": self.clock()})
 
 
 def _exit_reason(how: str, outcome: launch.Outcome) -> str:
