@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -40,10 +41,11 @@ ACTIVE = (State.MATCHED, State.CLAIMED, State.PREEMPTING, State.BACKFILL)
 
 
 class Driver:
-    def __init__(self, cfg: Config) -> None:
+    def __init__(self, cfg: Config, clock: Callable[[], float] = time.time) -> None:
+        """`clock` is the machine's (epoch seconds), a port: tests give a MockClock's."""
         self.cfg = cfg
         self.execute_dir = locate.execute_dir(cfg)
-        self.table = SlotTable(cfg, mach.detect(cfg, self.execute_dir))
+        self.table = SlotTable(cfg, mach.detect(cfg, self.execute_dir), clock=clock)
         self.match_timeout = cfg.get_int("MATCH_TIMEOUT", 120)
         self.killing_timeout = cfg.get_int("KILLING_TIMEOUT", 30)
         self.heartbeat = cfg.get_float("STARTER_HEARTBEAT", job_lease.DEFAULT_HEARTBEAT)
@@ -137,6 +139,10 @@ class Driver:
         """Make one transition, and do what it asks of the job."""
         if step.state == State.PREEMPTING and slot.state == State.CLAIMED:
             self._evicting(slot)
+        if step.state in ACTIVE and slot.state not in ACTIVE:
+            # Polls come every POLLING_INTERVAL from now, not after an idle wait of
+            # UPDATE_INTERVAL: a match must lapse within MATCH_TIMEOUT.
+            self.wake_up()
         now = self.table.apply(slot, step)
         self.touch()
         if step.action is not None:

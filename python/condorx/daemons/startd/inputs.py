@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,14 +50,15 @@ class Inputs:
 class Sensors:
     """Reads the inputs, measured or overridden."""
 
-    def __init__(self, override: Path | None) -> None:
+    def __init__(self, override: Path | None, clock: Callable[[], float] = time.time) -> None:
         self.override = override
+        self.clock = clock  # the machine's (epoch seconds)
         self._warned = False
 
     def read(self) -> Inputs:
         fixed = self._overrides()
         offset = _number(fixed.get("ClockOffset")) or 0.0
-        now = time.time() + offset
+        now = self.clock() + offset
         keyboard, console = mach.idle_seconds()
         kb = _number(fixed.get("KeyboardIdle"))
         co = _number(fixed.get("ConsoleIdle"))

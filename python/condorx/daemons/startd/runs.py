@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import signal
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
@@ -44,9 +45,14 @@ log = logging.getLogger("condorx.startd")
 ACTIVATED_FETCHED = Step(11, State.CLAIMED, Activity.BUSY, "a fetched job started")
 
 
+# How a claim's starter is started (a port: tests give one that runs no process).
+Spawn = Callable[[str | None], Awaitable[StarterProcess]]
+
+
 class Runs:
-    def __init__(self, driver: Driver) -> None:
+    def __init__(self, driver: Driver, spawn: Spawn = StarterProcess.spawn) -> None:
         self.driver = driver
+        self.spawn = spawn
         cfg = driver.cfg
         self.starter_log = cfg.get("STARTER_LOG")
         # Each hook keyword's starter hooks, read from the configuration once.
@@ -117,7 +123,7 @@ class Runs:
         assert slot.claim is not None
         starter = self.driver.starters.get(slot.claim.id)
         if starter is None or not starter.alive:
-            starter = await StarterProcess.spawn(self.starter_log)
+            starter = await self.spawn(self.starter_log)
             self.driver.starters[slot.claim.id] = starter
         request = StartJob(
             job=job_wire,

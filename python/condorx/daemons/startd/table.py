@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -37,19 +38,27 @@ class CarveError(Refused):
 
 
 class SlotTable:
-    def __init__(self, cfg: Config, machine: mach.Machine, slots: list[Slot] | None = None) -> None:
-        """The machine's slots: `slots`, else as the configuration lays them out."""
+    def __init__(
+        self,
+        cfg: Config,
+        machine: mach.Machine,
+        slots: list[Slot] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        """The machine's slots: `slots`, else as the configuration lays them out. `clock`
+        is the machine's (epoch seconds), a port: tests give a MockClock's."""
         self.cfg = cfg
+        self.clock = clock
         self.machine = machine
         self.policy = Policy.from_config(cfg)
         self.extras = Extras.from_config(cfg)
         self.slots = slots if slots is not None else layout(cfg, machine)
         self.update_interval = max(1, cfg.get_int("UPDATE_INTERVAL", 300))
         override = cfg.get("STARTD_INPUTS_OVERRIDE")
-        self.sensors = Sensors(Path(override) if override else None)
+        self.sensors = Sensors(Path(override) if override else None, clock)
         self.cpu = CpuMeter()
         self.inputs: Inputs = self.sensors.read()
-        self.offset = self.inputs.now - time.time()
+        self.offset = self.inputs.now - clock()
         self.benchmarks: dict[str, Any] = {"LastBenchmark": 0}
         self.loads: dict[str, tuple[float, float]] = {}
         self.swap = mach.swap_free_kb()
@@ -62,7 +71,7 @@ class SlotTable:
 
     def now(self) -> float:
         """The policy's clock: the real one, moved by STARTD_INPUTS_OVERRIDE's ClockOffset."""
-        return time.time() + self.offset
+        return self.clock() + self.offset
 
     # -- finding slots --------------------------------------------------------------------
 
@@ -84,14 +93,14 @@ class SlotTable:
         """A poll's readings: the machine's inputs and the clock, then each slot's load
         (`job_pids`: the pid of the job each slot of `all_slots()` runs, or None)."""
         self.inputs = self.sensors.read()
-        self.offset = self.inputs.now - time.time()
+        self.offset = self.inputs.now - self.clock()
         self._measure_loads(job_pids)
 
     def _measure_loads(self, pids: list[int | None]) -> None:
         """(LoadAvg, CondorLoadAvg) of each slot: Condor's part is what its job's
         processes use; the rest of the machine's load (its owner's) goes to the first
         slots, one CPU's worth each, as HTCondor shares it out."""
-        loads = self.cpu.sample([p for p in pids if p], time.time())
+        loads = self.cpu.sample([p for p in pids if p], self.clock())
         condor = [loads.get(p, 0.0) if p else 0.0 for p in pids]
         owner = self.inputs.owner_load
         if owner is None:
