@@ -60,7 +60,7 @@ class ScheddClient:
         self, cfg: Config, address: str | None = None, creds: Credentials | None = None
     ) -> None:
         self.cfg = cfg
-        self.addresses = addresses(cfg, address)
+        self.address = address
         self.creds = creds if creds is not None else user_credentials(cfg)
         self._holding = False
         self._idle: list[wire.Channel] = []  # held connections not in use
@@ -105,15 +105,18 @@ class ScheddClient:
             self._idle.append(ch)
 
     async def _connect(self) -> wire.Channel:
-        if not self.addresses:
+        # Found anew at every connection: a daemon's client outlives a schedd that starts
+        # after it, or restarts at another address.
+        found = addresses(self.cfg, self.address)
+        if not found:
             raise wire.WireError("no schedd found: is the pool running? (condorx pool up)")
         last: Exception | None = None
-        for addr in self.addresses:
+        for addr in found:
             try:
                 return await connect(addr, self._creds_for(addr))
             except OSError as e:
                 last = e
-        raise wire.WireError(f"cannot reach the schedd at {self.addresses[-1]}: {last}")
+        raise wire.WireError(f"cannot reach the schedd at {found[-1]}: {last}")
 
     def _creds_for(self, addr: Address) -> Credentials:
         # On the local socket the uid is the identity unless a token names someone else.

@@ -63,6 +63,7 @@ class Driver:
         self.touched: Callable[[], None] = lambda: None
         self.after_poll: list[Callable[[], Awaitable[None]]] = []
         self.fetcher: Fetcher
+        self._between_polls = trio.CancelScope()  # the poll loop's wait for its next poll
 
     nursery: trio.Nursery
 
@@ -140,9 +141,10 @@ class Driver:
         if step.state == State.PREEMPTING and slot.state == State.CLAIMED:
             self._evicting(slot)
         if step.state in ACTIVE and slot.state not in ACTIVE:
-            # Polls come every POLLING_INTERVAL from now, not after an idle wait of
-            # UPDATE_INTERVAL: a match must lapse within MATCH_TIMEOUT.
-            self.wake_up()
+            # The next poll comes POLLING_INTERVAL from now, not at the end of an idle
+            # wait of UPDATE_INTERVAL: a match must lapse within MATCH_TIMEOUT.
+            soon = trio.current_time() + self.polling_interval
+            self._between_polls.deadline = min(self._between_polls.deadline, soon)
         now = self.table.apply(slot, step)
         self.touch()
         if step.action is not None:
@@ -278,7 +280,7 @@ class Driver:
                 log.exception("policy evaluation failed")
             active = any(s.state in ACTIVE for s in self.table.all_slots())
             wait = self.polling_interval if active else self.table.update_interval
-            with trio.move_on_after(wait):
+            with trio.move_on_after(wait) as self._between_polls:
                 await self.wake.wait()
             self.wake = trio.Event()
 
