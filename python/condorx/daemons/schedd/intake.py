@@ -9,6 +9,7 @@ transaction (a queue-management transaction of HTCondor's clients: all or nothin
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import time
@@ -28,7 +29,7 @@ from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.submission import Submission
 from condorx.daemons.server import Peer
 from condorx.errors import Refused
-from condorx.protocol.schedd import Submit
+from condorx.protocol.schedd import Submit, Submitted
 from condorx.submit.errors import SubmitError
 
 log = logging.getLogger("condorx.schedd")
@@ -66,6 +67,17 @@ class Intake:
         # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
         # builds the ads), by the user they were given to.
         self.reserved: dict[int, str] = {}
+
+    async def submit(self, peer: Peer, req: Submit) -> Submitted:
+        """A submission, checked and its files put in place, then queued in one commit."""
+        staged = await self.prepare(peer, req)
+        try:
+            cluster = await self.ledger.change(staged.stage)
+        except BaseException:
+            staged.undo()
+            raise
+        self.committed(staged, cluster)
+        return Submitted(cluster, staged.procs)
 
     def committed(self, staged: Staged, cluster: int) -> None:
         """After the commit: the reserved id is used, the owner known."""
@@ -113,7 +125,7 @@ class Intake:
             raise
         now = _now()
         return Staged(
-            lambda txn: transitions.submit(txn, who, sub, now, cluster=cluster),
+            functools.partial(transitions.submit, who=who, sub=sub, now=now, cluster=cluster),
             undo,
             count,
             who.owner,
@@ -138,7 +150,9 @@ class Intake:
         sub = Submission.decode(base, procs)
         now, held = _now(), (stage.SPOOLING_REASON, stage.SPOOLING_INPUT)
         return Staged(
-            lambda txn: transitions.submit(txn, who, sub, now, cluster=cluster, held=held),
+            functools.partial(
+                transitions.submit, who=who, sub=sub, now=now, cluster=cluster, held=held
+            ),
             lambda: None,
             len(procs),
             who.owner,
@@ -182,7 +196,14 @@ class Intake:
 
         log.info("%s: job factory %d of %d procs", who.owner, cluster, source.total)
         return Staged(
-            lambda txn: transitions.submit_factory(txn, who, cluster_ad, attrs, now, cluster),
+            functools.partial(
+                transitions.submit_factory,
+                who=who,
+                cluster_ad=cluster_ad,
+                factory=attrs,
+                now=now,
+                cluster=cluster,
+            ),
             undo,
             source.total,
             who.owner,

@@ -149,14 +149,7 @@ class Schedd:
     # -- the queue's own requests ---------------------------------------------------------
 
     async def submit(self, peer: Peer, req: Submit, ch: wire.Channel) -> Submitted:
-        staged = await self.intake.prepare(peer, req)
-        try:
-            cluster = await self.ledger.change(staged.stage)
-        except BaseException:
-            staged.undo()
-            raise
-        self.intake.committed(staged, cluster)
-        return Submitted(cluster, staged.procs)
+        return await self.intake.submit(peer, req)
 
     async def transact(self, peer: Peer, req: Transact, ch: wire.Channel) -> Transacted:
         """A queue-management transaction of HTCondor's clients: its submissions and its
