@@ -49,3 +49,12 @@ def pytest_collection_modifyitems(config, items):  # noqa: D103 - pytest hook
     for item in items:
         if DAEMON_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.daemons)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def forked_daemons() -> None:
+    """The tests' daemons are forked from a server that has imported them (see
+    `condorx.testing.daemon_forks`); the benchmarks start theirs as users do."""
+    from condorx.testing.pool import LocalPool
+
+    LocalPool.fork_daemons = True

@@ -19,6 +19,7 @@ from condorx import locate
 from condorx.client.connection import Address, connect, daemon_credentials
 from condorx.client.schedd import ScheddClient
 from condorx.config import Config, load_config
+from condorx.testing.daemon_forks import ForkedDaemon
 from condorx.testing.tools import run_tool
 
 CONFIG = """\
@@ -43,7 +44,7 @@ class DaemonProcess:
         self.name = name
         self.local_name = local_name  # `-local-name`: a second negotiator, say
         self.address_file = address_file
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: subprocess.Popen[bytes] | ForkedDaemon | None = None
 
     @property
     def log(self) -> Path:
@@ -56,6 +57,9 @@ class DaemonProcess:
     def launch(self) -> None:
         """Start the process; `wait_ready` waits for it to accept requests."""
         self.address_file.unlink(missing_ok=True)
+        if LocalPool.fork_daemons:
+            self.proc = ForkedDaemon(self.name, self.local_name, self.pool.env, self.log)
+            return
         out = open(self.log, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "condorx.daemons", self.name]
@@ -174,6 +178,10 @@ START = TRUE
 
 class LocalPool:
     """A pool directory with a configuration file; its daemons run as real processes."""
+
+    # Daemons forked from a server that has imported them (the tests), or started with
+    # `python -m condorx.daemons` as users start them (the benchmarks).
+    fork_daemons = False
 
     def __init__(self, root: Path, extra_config: str = "") -> None:
         self.root = root
