@@ -9,30 +9,34 @@
 //! assert!(matches!(eval_expr(&req, Some(&slot), None), Value::Bool(true)));
 //! ```
 
+// The public surface: the types and functions re-exported below, and the modules other
+// crates build on (the syntax tree, names, sharing, matching, checks, fingerprints, the
+// built-in table, JSON and unparsing helpers). Evaluation, values, old syntax, errors
+// and the time and calendar helpers are reached through the re-exports only.
 pub mod ast;
 pub mod builtins;
-pub mod calendar;
+mod calendar;
 pub mod check;
 pub mod classad;
 pub mod compare;
-pub mod error;
-pub mod eval;
+mod error;
+mod eval;
 pub mod fingerprint;
 pub mod json;
 pub mod lexer;
 pub mod matching;
 pub mod name;
-pub mod old;
-pub mod ops;
+mod old;
+mod ops;
 pub mod parser;
 pub mod share;
 mod stack;
-pub mod strftime;
+mod strftime;
 #[cfg(test)]
 mod testing;
-pub mod timefmt;
+mod timefmt;
 pub mod unparse;
-pub mod value;
+mod value;
 
 pub use ast::Expr;
 pub use classad::ClassAd;

@@ -2,43 +2,25 @@
 //! as `condorx.wire.Expr`), made into ClassAds in one call: the collector takes thousands
 //! of slot ads an update, each repeating its startd's policy expressions.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use condorx_classad::classad::Shared;
-use condorx_classad::share::ExprCache;
-use condorx_classad::{parse_expr, ClassAd, Expr, Name, Value};
+use condorx_classad::{ClassAd, Expr, Name, Value};
+use condorx_packed::{is_attr_name, ExprReader};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyType};
 
 use crate::classad::PyClassAd;
 
-/// An expression's text, parsed once per call: shared among the ads, or (a literal, or
-/// past the cache's room) each ad's own copy, as `ExprCache::share` gives it.
-type Parsed = Result<Arc<Shared>, Expr>;
-
-pub(crate) struct Reader {
-    texts: HashMap<String, Parsed>,
-    cache: ExprCache,
+/// Wire maps made into ads, their expressions parsed once for the batch.
+struct Reader {
+    exprs: ExprReader,
 }
 
 impl Reader {
-    pub(crate) fn new() -> Self {
+    fn new() -> Self {
         Reader {
-            texts: HashMap::new(),
-            cache: ExprCache::new(),
+            exprs: ExprReader::new(),
         }
-    }
-
-    /// Set `name` to the expression `text` (parsed once per reader); false when the text
-    /// does not parse.
-    pub(crate) fn insert_expr(&mut self, ad: &mut ClassAd, name: Name, text: &str) -> bool {
-        match self.parsed(text) {
-            Some(Ok(s)) => ad.insert_shared(name, s.clone()),
-            Some(Err(e)) => ad.insert(name, e.clone()),
-            None => return false,
-        }
-        true
     }
 
     /// The ad a wire map stands for; `None` when anything about it is not plain (a bad
@@ -67,7 +49,7 @@ impl Reader {
                 let Ok(text) = text.cast::<PyString>() else {
                     return Ok(None);
                 };
-                if !self.insert_expr(&mut ad, name, text.to_str()?) {
+                if !self.exprs.insert_expr(&mut ad, name, text.to_str()?) {
                     return Ok(None);
                 }
                 continue;
@@ -78,14 +60,6 @@ impl Reader {
             ad.insert(name, Expr::Lit(value));
         }
         Ok(Some(ad))
-    }
-
-    fn parsed(&mut self, text: &str) -> Option<&Parsed> {
-        if !self.texts.contains_key(text) {
-            let expr = parse_expr(text).ok()?;
-            self.texts.insert(text.to_owned(), self.cache.share(expr));
-        }
-        self.texts.get(text)
     }
 }
 
@@ -106,13 +80,6 @@ fn literal(v: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
         return Ok(Some(Value::str(s.to_str()?)));
     }
     Ok(None)
-}
-
-/// `[A-Za-z_][A-Za-z0-9_]*`, the names a wire ad may use.
-pub(crate) fn is_attr_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Each wire map of `maps` as a ClassAd, or None where the map is not plain (see
