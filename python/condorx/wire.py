@@ -51,7 +51,12 @@ class Closed(WireError):
 
 
 class RemoteError(Refused):
-    """A daemon refused a request; `kind` says why (permission, bad-request, not-found...)."""
+    """A daemon refused a request; `kind` says why (permission, bad-request, not-found...),
+    as the peer put it: any text."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        CondorxError.__init__(self, message)
+        self.kind = kind
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.negotiation import Accountant
 
 log = logging.getLogger("condorx.negotiator")
@@ -61,14 +61,16 @@ class Accounting:
         """One condor_userprio edit; a refusal says what is wrong, as HTCondor's would."""
         acc = self.accountant
         if action != "resetall" and not user:
-            raise Refused("bad-request", f"{action}: name the user")
+            raise Refused(Refusal.BAD_REQUEST, f"{action}: name the user")
         if action == "factor":
             if value is None or value < 1:
-                raise Refused("bad-request", "Priority factors must be greater than or equal to 1.")
+                raise Refused(
+                    Refusal.BAD_REQUEST, "Priority factors must be greater than or equal to 1."
+                )
             acc.set_factor(user, value)
         elif action in ("priority", "accumulated", "begin", "last"):
             if value is None or value < 0:
-                raise Refused("bad-request", f"{action}: the value must not be negative")
+                raise Refused(Refusal.BAD_REQUEST, f"{action}: the value must not be negative")
             setter = {
                 "priority": acc.set_priority,
                 "accumulated": acc.set_accumulated,
@@ -83,7 +85,7 @@ class Accounting:
         elif action == "delete":
             acc.delete(user)
         else:
-            raise Refused("bad-request", f"no such edit: {action!r}")
+            raise Refused(Refusal.BAD_REQUEST, f"no such edit: {action!r}")
         self.save()
 
     def records(self) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from condorx import wire
 from condorx.daemons.server import Peer
-from condorx.errors import CondorxError, Refused
+from condorx.errors import CondorxError, Refusal, Refused
 from condorx.protocol.message import Message, Reply
 
 log = logging.getLogger("condorx.batch")
@@ -30,7 +30,9 @@ async def each(
     for item in items:
         try:
             if not isinstance(item, dict):
-                raise Refused("bad-request", f"{kind.command}: an item is a map, not {item!r:.40}")
+                raise Refused(
+                    Refusal.BAD_REQUEST, f"{kind.command}: an item is a map, not {item!r:.40}"
+                )
             reply = await handle(peer, kind.from_wire(item), ch)
             fields = reply.to_wire()
             fields.pop("ok", None)

@@ -21,7 +21,7 @@ from condorx.classad import ClassAd, ExprTree
 from condorx.config import Config
 from condorx.daemons import query
 from condorx.daemons.server import Handler, Peer, Server
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.collector import Advertise, Invalidate, QueryAds
 from condorx.protocol.message import Count, Message
 
@@ -73,7 +73,7 @@ class Collector:
         kinds, names, lifetimes = (_core.eval_each(attr, ads) for attr in _KEYS)
         for i, (kind, name) in enumerate(zip(kinds, names, strict=True)):
             if not isinstance(kind, str) or not isinstance(name, str):
-                raise Refused("bad-request", f"ad {i}: MyType and Name must be strings")
+                raise Refused(Refusal.BAD_REQUEST, f"ad {i}: MyType and Name must be strings")
         default = self.default_lifetime
         for ad, kind, name, lifetime in zip(ads, kinds, names, lifetimes, strict=True):
             # An integer, not undefined or error (IntEnums both: Undefined is 2).
@@ -117,7 +117,7 @@ class Collector:
 
     async def query(self, peer: Peer, req: QueryAds, ch: wire.Channel) -> Count:
         if req.type.lower() in PRIVATE and not self.authorized("NEGOTIATOR", peer):
-            raise Refused("permission", f"{peer.user} may not read private ads")
+            raise Refused(Refusal.PERMISSION, f"{peer.user} may not read private ads")
         self._expire(time.time())
         entries = self.entries(req.type.lower())
         entries = query.select(entries, [e.ad for e in entries], req.constraint)

@@ -24,7 +24,7 @@ from condorx.config import Config, ConfigError, load_config
 from condorx.daemons.advertiser import Advertiser
 from condorx.daemons.run import DAEMON_NO_RESTART, DAEMONS
 from condorx.daemons.server import Handler, Peer, Server
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.master import (
     MasterStatus,
     Off,
@@ -166,7 +166,7 @@ class Master:
         wanted = [str(n).lower() for n in req.daemons or []] or self.daemon_list()
         bad = [n for n in wanted if n == "master" or self.command(n) is None]
         if bad:
-            raise Refused("bad-request", f"not a daemon the master runs: {', '.join(bad)}")
+            raise Refused(Refusal.BAD_REQUEST, f"not a daemon the master runs: {', '.join(bad)}")
         return [str(n) for n in wanted]
 
     async def off(self, peer: Peer, req: Off, ch: wire.Channel) -> Stopped:
@@ -196,7 +196,7 @@ class Master:
         try:
             self.cfg = load_config(subsystem="MASTER")
         except ConfigError as e:
-            raise Refused("bad-request", f"the new configuration is refused: {e}") from None
+            raise Refused(Refusal.BAD_REQUEST, f"the new configuration is refused: {e}") from None
         wanted = self.daemon_list()
         for name in list(self.children):
             if name not in wanted:

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from condorx import _core, wire
 from condorx.classad import ClassAd, ExprTree, eval_each
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 
 T = TypeVar("T")
 
@@ -21,7 +21,7 @@ def select(items: Sequence[T], ads: Sequence[ClassAd], constraint: Any) -> list[
     try:
         expr = ExprTree(str(constraint))
     except ValueError as e:
-        raise Refused("bad-request", f"constraint: {e}") from None
+        raise Refused(Refusal.BAD_REQUEST, f"constraint: {e}") from None
     values = eval_each(expr, list(ads))
     return [item for item, v in zip(items, values, strict=True) if v is True]
 
@@ -33,7 +33,7 @@ def evaluate(exprs: Iterable[Any], ads: list[ClassAd]) -> list[list[Any]]:
         try:
             expr = ExprTree(str(text))
         except ValueError as e:
-            raise Refused("bad-request", f"expression {text!r}: {e}") from None
+            raise Refused(Refusal.BAD_REQUEST, f"expression {text!r}: {e}") from None
         columns.append(wire.plain_values(eval_each(expr, ads)))
     return [list(row) for row in zip(*columns, strict=True)] if columns else [[] for _ in ads]
 
@@ -43,5 +43,5 @@ def cedar_rows(ads: list[ClassAd], req: Any) -> list[bytes]:
     "clear" or "encrypted" strings; `projection`: the attributes wanted, else all)."""
     projection = req.projection
     if projection is not None and not all(isinstance(p, str) for p in projection):
-        raise Refused("bad-request", "query: 'projection' must be a list of names")
+        raise Refused(Refusal.BAD_REQUEST, "query: 'projection' must be a list of names")
     return list(_core.cedar_put_ads(ads, req.cedar == "encrypted", projection or None))

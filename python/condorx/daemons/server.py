@@ -29,7 +29,7 @@ from condorx.daemons import authz
 from condorx.daemons.authz import Authorizer
 from condorx.daemons.limits import Limits
 from condorx.daemons.peer import Peer
-from condorx.errors import CondorxError, Refused
+from condorx.errors import CondorxError, Refusal, Refused
 from condorx.protocol import core, table
 from condorx.protocol.message import Message, Reply
 from condorx.protocol.table import Command, Permission
@@ -463,7 +463,7 @@ class Server:
             route = self._routes.get(req.what)
             if route is None:
                 raise Refused(
-                    "bad-request", f"the {self.name} knows no level or command {req.what!r}"
+                    Refusal.BAD_REQUEST, f"the {self.name} knows no level or command {req.what!r}"
                 )
             needed = route[0].permission
         session = ch.session if isinstance(ch, wire.StreamChannel) else None

@@ -17,7 +17,7 @@ import typing
 from typing import Any, ClassVar
 
 from condorx import wire
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 
 
 class _Typed:
@@ -37,11 +37,11 @@ class _Typed:
             value = frame.get(name)
             if value is None:
                 if required:
-                    raise Refused("bad-request", f"{label}: '{name}' is missing")
+                    raise Refused(Refusal.BAD_REQUEST, f"{label}: '{name}' is missing")
                 continue
             if not _is(value, kind):
                 wrong = f"'{name}' must be {_name(kind)}, not {value!r:.60}"
-                raise Refused("bad-request", f"{label}: {wrong}")
+                raise Refused(Refusal.BAD_REQUEST, f"{label}: {wrong}")
             values[name] = float(value) if kind is float else value
         return values
 

@@ -30,7 +30,7 @@ from condorx.daemons.server import Handler, Peer, Server
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.states import Activity, State
 from condorx.daemons.startd.table import CarveError, SlotTable
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.message import Done, Each, Message
 from condorx.protocol.startd import (
     CancelDrain,
@@ -91,13 +91,13 @@ class Simulator:
     def _slot(self, name: str) -> tuple[SlotTable, Slot]:
         found = self.machines.named(name)
         if found is None:
-            raise Refused("not-found", f"no slot {name!r} here")
+            raise Refused(Refusal.NOT_FOUND, f"no slot {name!r} here")
         return found
 
     def _claimed(self, claim_id: str) -> tuple[SlotTable, Slot]:
         found = self.machines.claimed_by(claim_id)
         if found is None:
-            raise Refused("not-found", "unknown claim")
+            raise Refused(Refusal.NOT_FOUND, "unknown claim")
         return found
 
     def _enter(self, table: SlotTable, slot: Slot, state: State, activity: Activity) -> None:
@@ -122,12 +122,14 @@ class Simulator:
         if slot.claim is not None and slot.claim.id == req.claim_id:
             return MatchTaken(slot.name)
         if slot.state != State.UNCLAIMED or slot.claim is not None:
-            raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed")
+            raise Refused(
+                Refusal.BUSY, f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed"
+            )
         if slot.kind == "Partitionable":
             try:
                 slot = table.carve(slot, req.request or {})
             except CarveError as e:
-                raise Refused(e.kind, str(e)) from None
+                raise Refused(Refusal(e.kind), str(e)) from None
             self.machines.remember(table, slot)
         slot.claim = Claim(id=req.claim_id, schedd=req.schedd, user=req.user)
         slot.claim.matched_at = table.now()
@@ -143,7 +145,7 @@ class Simulator:
         if found is None:  # the schedd came before the negotiator's word of the match
             table, slot = self._slot(req.slot)
             if slot.kind != "Static" or slot.state != State.UNCLAIMED or slot.claim is not None:
-                raise Refused("not-found", "unknown claim")
+                raise Refused(Refusal.NOT_FOUND, "unknown claim")
             slot.claim = Claim(id=req.claim_id, schedd=req.schedd, user=req.user)
             self.machines.claimed(table, slot)
         else:
@@ -172,7 +174,7 @@ class Simulator:
             or slot.activity != Activity.IDLE
             or req.claim_id in self.runs
         ):
-            raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}: no new job")
+            raise Refused(Refusal.BUSY, f"{slot.name} is {slot.state}/{slot.activity}: no new job")
         job = wire.ad_from_packed(req.job, "job ad")
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         seconds = self.durations.of(job_id, job.get("SimDuration"))
@@ -215,10 +217,10 @@ class Simulator:
         return Deactivated(running=True)
 
     async def suspend(self, peer: Peer, req: Suspend, ch: wire.Channel) -> Done:
-        raise Refused("bad-request", "a simulated job cannot be suspended")
+        raise Refused(Refusal.BAD_REQUEST, "a simulated job cannot be suspended")
 
     async def resume(self, peer: Peer, req: Continue, ch: wire.Channel) -> Done:
-        raise Refused("bad-request", "a simulated job cannot be suspended")
+        raise Refused(Refusal.BAD_REQUEST, "a simulated job cannot be suspended")
 
     async def release(self, peer: Peer, req: Release, ch: wire.Channel) -> Done:
         table, slot = self._claimed(req.claim_id)
@@ -260,11 +262,12 @@ class Simulator:
         }
 
     async def drain(self, peer: Peer, req: Message, ch: wire.Channel) -> DrainStarted:
-        raise Refused("not-supported", "a simulated pool does not drain")
+        raise Refused(Refusal.NOT_SUPPORTED, "a simulated pool does not drain")
 
     async def query_slots(self, peer: Peer, req: Message, ch: wire.Channel) -> SlotAds:
         raise Refused(
-            "not-supported", "a simulated pool runs no processes: ask its collector (condor_status)"
+            Refusal.NOT_SUPPORTED,
+            "a simulated pool runs no processes: ask its collector (condor_status)",
         )
 
     # -- advertising --------------------------------------------------------------------------

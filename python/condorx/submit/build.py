@@ -92,13 +92,13 @@ def build(
     the unused lines condor_submit warns of (a caller that shows no warnings)."""
     env = os.environ if environ is None else environ
     jobs: Jobs | None = None
-    first: _Proc | None = None
+    first: Proc | None = None
     for qs in desc.queues:
-        spec = _spec(qs, desc, cluster_id, facts, cfg, env)
+        spec = spec_of(qs, desc, cluster_id, facts, cfg, env)
         varying: set[str] | None = None  # worked out at a second proc: most have one
         steady = False
         same: dict[str, Any] | None = None
-        plan: _Plan | None = None
+        plan: Plan | None = None
         for proc_vars in spec.procs():
             if same is not None:
                 assert jobs is not None
@@ -106,7 +106,7 @@ def build(
                 continue
             proc = len(jobs.procs) if jobs else 0
             per = proc_macros(cluster_id, proc, proc_vars)
-            ctx = _Proc(desc, qs, per, cluster_id, facts, cfg, env)
+            ctx = Proc(desc, qs, per, cluster_id, facts, cfg, env)
             if jobs is None or first is None:
                 first = ctx
                 jobs = Jobs(cluster=ctx.build_all())
@@ -116,13 +116,13 @@ def build(
                 jobs.procs.append({k: v for k, v in full.items() if jobs.cluster.get(k) != v})
             else:
                 if varying is None:
-                    varying = _varying(qs, desc, spec)
+                    varying = varying_names(qs, desc, spec)
                     # Nothing differs between this statement's procs: the first one's diff
                     # is every one's (1,000 statements of 1,000 procs each cost 1,000
                     # diffs, not 1,000,000).
-                    steady = not _varying(qs, desc, spec, per_proc_only=True)
+                    steady = not varying_names(qs, desc, spec, per_proc_only=True)
                 if plan is None or plan.first is not first:
-                    plan = _Plan.make(first, varying, qs, spec)
+                    plan = Plan.make(first, varying, qs, spec)
                 jobs.procs.append(ctx.build_diff(plan, jobs.cluster))
                 if steady:
                     same = jobs.procs[-1]
@@ -134,7 +134,7 @@ def build(
     return jobs
 
 
-def _materialize_limit(first: _Proc) -> int | None:
+def _materialize_limit(first: Proc) -> int | None:
     """max_materialize (or JobMaterializeLimit), read as HTCondor reads it: an integer
     expression; None when not set."""
     for name in ("max_materialize", "jobmaterializelimit"):
@@ -164,7 +164,7 @@ def proc_macros(cluster_id: int, proc: int, proc_vars: Mapping[str, str]) -> dic
     return per
 
 
-def _spec(
+def spec_of(
     qs: QueueStatement,
     desc: Description,
     cluster_id: int,
@@ -173,7 +173,7 @@ def _spec(
     env: Mapping[str, str],
     rows: list[str] | None = None,
 ) -> queue.QueueSpec:
-    ctx = _Proc(
+    ctx = Proc(
         desc,
         qs,
         {"cluster": str(cluster_id), "clusterid": str(cluster_id)},
@@ -202,7 +202,7 @@ _NEVER_WARNED = {
 }
 
 
-def _unused(desc: Description, first: _Proc) -> list[str]:
+def _unused(desc: Description, first: Proc) -> list[str]:
     """HTCondor's warning for a line that is no command and that no value refers to (a
     typo like `executble`); the submission goes on."""
     used: set[str] = set()
@@ -222,7 +222,7 @@ def _unused(desc: Description, first: _Proc) -> list[str]:
     ]
 
 
-def _varying(
+def varying_names(
     qs: QueueStatement, desc: Description, spec: queue.QueueSpec, per_proc_only: bool = False
 ) -> set[str]:
     """Commands (and custom attributes, as `+name`) whose value may differ between procs:
@@ -260,11 +260,11 @@ def _varying(
 
 
 @dataclass
-class _Plan:
+class Plan:
     """What the procs of one queue statement redo: the commands whose value may differ,
     the table rows that read each, and fast templates for the simple varying values."""
 
-    first: _Proc
+    first: Proc
     varying: set[str]
     commands: list[str]
     rows_reading: dict[str, set[int]]
@@ -272,8 +272,8 @@ class _Plan:
 
     @classmethod
     def make(
-        cls, first: _Proc, varying: set[str], qs: QueueStatement, spec: queue.QueueSpec
-    ) -> _Plan:
+        cls, first: Proc, varying: set[str], qs: QueueStatement, spec: queue.QueueSpec
+    ) -> Plan:
         names = sorted(n for n in varying if not n.startswith("+"))
         reading = {n: {i for i, r in first.row_reads.items() if n in r or "*" in r} for n in names}
         per = set(PER_PROC) | {"cluster", "clusterid"} | {v.lower() for v in spec.vars}
@@ -298,7 +298,7 @@ class _Template:
 
     @classmethod
     def compile(
-        cls, first: _Proc, qs: QueueStatement, name: str, per: set[str], varying: set[str]
+        cls, first: Proc, qs: QueueStatement, name: str, per: set[str], varying: set[str]
     ) -> _Template | None:
         entry = qs.macros.get(name)
         if entry is None:
@@ -335,7 +335,7 @@ class _Template:
         return "".join(out)
 
 
-class _Proc:
+class Proc:
     """One proc's view of the description: expansion with its own macro values."""
 
     def __init__(
@@ -358,7 +358,7 @@ class _Proc:
         self.cache: dict[str, str | None] = {}
         self.row_reads: dict[int, set[str]] = {}
         # For procs after the first: values that cannot differ are the first proc's.
-        self.first: _Proc | None = None
+        self.first: Proc | None = None
         self.varying: set[str] = set()
         self.templates: dict[str, _Template] = {}
 
@@ -439,7 +439,7 @@ class _Proc:
             out[name] = self._custom(name, entry)
         return out
 
-    def build_diff(self, plan: _Plan, cluster: dict[str, Any]) -> dict[str, Any]:
+    def build_diff(self, plan: Plan, cluster: dict[str, Any]) -> dict[str, Any]:
         first = plan.first
         self.first, self.varying, self.templates = first, plan.varying, plan.templates
         changed = [n for n in plan.commands if self.value(n) != first.value(n)]

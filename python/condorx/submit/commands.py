@@ -300,7 +300,7 @@ def _log(v: Values) -> dict[str, Any]:
 
 
 # Quantities: a number in the command's own unit, or with a K/M/G/T suffix.
-_MIB_UNITS = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 * 1024}
+MIB_UNITS = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 * 1024}
 _KIB_UNITS = {"k": 1, "m": 1024, "g": 1024 * 1024, "t": 1024 * 1024 * 1024}
 _NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)\s*([KMGT])?(?:i?B)?$", re.IGNORECASE)
 
@@ -327,7 +327,7 @@ _DEFAULT_MEMORY = Expr(
 @row("request_cpus", "request_memory", "request_disk", "request_gpus", "universe")
 def _requests(v: Values) -> dict[str, Any]:
     cpus = v.literal_or_expr("request_cpus")
-    memory = quantity(v, "request_memory", _MIB_UNITS)
+    memory = quantity(v, "request_memory", MIB_UNITS)
     disk = quantity(v, "request_disk", _KIB_UNITS)
     default_memory = Expr("MY.JobVMMemory") if universe(v) == Universe.VM else _DEFAULT_MEMORY
     out: dict[str, Any] = {
@@ -408,7 +408,7 @@ def _gpus(v: Values) -> dict[str, Any]:
         if not v.given(command):
             continue
         if command == "gpus_minimum_memory":
-            out[attr] = quantity(v, command, _MIB_UNITS)
+            out[attr] = quantity(v, command, MIB_UNITS)
         else:
             out[attr] = v.literal_or_expr(command)
         prop = clause.split()[0]

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from condorx.config import Config
-from condorx.submit.build import Facts, _Plan, _Proc, _spec, _varying, proc_macros
+from condorx.submit.build import Facts, Plan, Proc, proc_macros, spec_of, varying_names
 from condorx.submit.errors import SubmitError
 from condorx.submit.parse import Description
 
@@ -40,18 +40,18 @@ class Series:
         self._desc, self._cluster_id = desc, cluster_id
         self._facts, self._cfg, self._env = facts, cfg, env
         self._qs = qs = desc.queues[0]
-        self._spec = spec = _spec(qs, desc, cluster_id, facts, cfg, env, rows)
+        self._spec = spec = spec_of(qs, desc, cluster_id, facts, cfg, env, rows)
         self.total = spec.total
         self.first: dict[str, Any] = {}  # the first proc's whole ad (none: no procs)
-        self._plan: _Plan | None = None
+        self._plan: Plan | None = None
         if self.total:
             first = self._proc(0)
             self.first = first.build_all()
-            self._plan = _Plan.make(first, _varying(qs, desc, spec), qs, spec)
+            self._plan = Plan.make(first, varying_names(qs, desc, spec), qs, spec)
 
-    def _proc(self, proc: int) -> _Proc:
+    def _proc(self, proc: int) -> Proc:
         per = proc_macros(self._cluster_id, proc, self._spec.proc_vars(proc))
-        return _Proc(self._desc, self._qs, per, self._cluster_id, self._facts, self._cfg, self._env)
+        return Proc(self._desc, self._qs, per, self._cluster_id, self._facts, self._cfg, self._env)
 
     def diff(self, proc: int) -> dict[str, Any]:
         """What proc `proc`'s ad has that differs from the first's (as wire values)."""

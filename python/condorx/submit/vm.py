@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from condorx.attrs import Universe
-from condorx.submit.commands import _MIB_UNITS, quantity, row, universe
+from condorx.submit.commands import MIB_UNITS, quantity, row, universe
 from condorx.submit.errors import SubmitError
 from condorx.submit.values import Values, unquoted
 
@@ -20,7 +20,7 @@ def memory(v: Values) -> int | None:
     """The VM's memory in MiB (vm_memory), None outside the vm universe."""
     if universe(v) != Universe.VM:
         return None
-    mem = quantity(v, "vm_memory", _MIB_UNITS)
+    mem = quantity(v, "vm_memory", MIB_UNITS)
     if mem is None:
         raise SubmitError(
             f"{v.where('universe')}: vm_memory cannot be found. Please specify vm_memory"

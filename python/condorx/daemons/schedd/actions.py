@@ -20,7 +20,7 @@ from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.shadow import Shadows
 from condorx.daemons.schedd.store import Key
 from condorx.daemons.server import Peer
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.schedd import Act, Acted
 
 log = logging.getLogger("condorx.schedd")
@@ -55,7 +55,7 @@ class Actions:
     async def act(self, peer: Peer, req: Act, ch: wire.Channel) -> Acted:
         action = req.action
         if action not in ACTIONS:
-            raise Refused("bad-request", f"act: unknown action {action!r}")
+            raise Refused(Refusal.BAD_REQUEST, f"act: unknown action {action!r}")
         if action in ("suspend", "continue"):
             return await self._pause(peer, req, action)
         reason = req.reason or f"via {_COMMANDS[action]} (by user {peer.user})"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from condorx import security
 from condorx.config import Config
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 
 
 def _names(cfg: Config, *knobs: str) -> frozenset[str]:
@@ -37,6 +37,8 @@ class AttrRules:
         """Refuse (permission) an edit of an attribute `user` may not change."""
         for name in names:
             if name.lower() in self.immutable:
-                raise Refused("permission", f"{name} cannot be changed after submission")
+                raise Refused(Refusal.PERMISSION, f"{name} cannot be changed after submission")
             if name.lower() in self.protected and not security.may_act_on(user, "", super_users):
-                raise Refused("permission", f"{name} may be changed by a queue super user only")
+                raise Refused(
+                    Refusal.PERMISSION, f"{name} may be changed by a queue super user only"
+                )

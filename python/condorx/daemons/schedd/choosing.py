@@ -13,7 +13,7 @@ from condorx.daemons import query
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.store import Key
 from condorx.daemons.server import Peer
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 
 
 def parse_id(text: str) -> Key | None:
@@ -55,11 +55,11 @@ class Chooser:
         """The job a request names, which must be the peer's (or a queue super user's)."""
         key, ad, mine = self.job_of(peer, text)
         if key is None:
-            raise Refused("bad-request", f"bad job id {text!r}")
+            raise Refused(Refusal.BAD_REQUEST, f"bad job id {text!r}")
         if ad is None:
-            raise Refused("not-found", f"job {job_name(key)} not found")
+            raise Refused(Refusal.NOT_FOUND, f"job {job_name(key)} not found")
         if not mine:
-            raise Refused("permission", f"{peer.user} may not {what} job {job_name(key)}")
+            raise Refused(Refusal.PERMISSION, f"{peer.user} may not {what} job {job_name(key)}")
         return key
 
     def chosen(
@@ -69,23 +69,23 @@ class Chooser:
         id not in the queue is noted there (as "not-found") instead of refusing."""
         ids = ids or []
         if not ids and not constraint:
-            raise Refused("bad-request", "name jobs by id or give a constraint")
+            raise Refused(Refusal.BAD_REQUEST, "name jobs by id or give a constraint")
         keys: list[Key] = []
         for text in ids:
             key = parse_id(str(text))
             if key is None:
-                raise Refused("bad-request", f"bad job id {text!r}")
+                raise Refused(Refusal.BAD_REQUEST, f"bad job id {text!r}")
             if key[1] >= 0:
                 if self.ledger.get(key) is None:
                     if missing is not None:
                         missing[job_name(key)] = "not-found"
                         continue
-                    raise Refused("not-found", f"job {job_name(key)} not found")
+                    raise Refused(Refusal.NOT_FOUND, f"job {job_name(key)} not found")
                 keys.append(key)
             else:
                 found = self.ledger.procs(key[0])
                 if not found and key[0] not in self.ledger.queue.clusters:
-                    raise Refused("not-found", f"cluster {key[0]} not found")
+                    raise Refused(Refusal.NOT_FOUND, f"cluster {key[0]} not found")
                 keys.extend((key[0], p) for p in found)
         if constraint:
             keys.extend(k for k, _ in select(self.ledger.snapshot(), constraint))

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 from condorx.attrs import JobStatus, Universe
 from condorx.classad import ClassAd
-from condorx.daemons.schedd.queue import JobQueue, Transaction
+from condorx.daemons.schedd.queue import EventKind, JobQueue, Transaction
 from condorx.daemons.schedd.store import Key
 
 # The events of a job that is held or removed (abort: condor_rm, a policy's remove).
-_STOPPING = frozenset({"hold", "abort"})
+_STOPPING = frozenset({EventKind.HOLD, EventKind.ABORT})
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import Key
 from condorx.daemons.server import Peer
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.schedd import Acted, Edit
 
 # An edit's change: (jobs chosen, jobs edited, jobs denied, each one's result).
@@ -51,7 +51,7 @@ class Edits:
         commits it with others)."""
         attrs, unset = req.attrs, [str(n) for n in req.unset or []]
         if not attrs and not unset:
-            raise Refused("bad-request", "edit: 'attrs' must be a non-empty map")
+            raise Refused(Refusal.BAD_REQUEST, "edit: 'attrs' must be a non-empty map")
         self.rules.check_edit(peer.user, [*map(str, attrs), *unset], self.chooser.super_users)
         evaluate = req.evaluate
         answer = req.per_job or req.strict

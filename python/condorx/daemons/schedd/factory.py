@@ -46,7 +46,7 @@ from condorx.daemons.schedd.factory_state import (
 )
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.submission import Submission
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.submit.build import Facts
 from condorx.submit.errors import SubmitError
 from condorx.submit.parse import parse
@@ -253,7 +253,7 @@ class Factories:
                     attrs[ITEMS_FILE] = str(paths[ITEMS_FILE])
         except OSError as e:
             self.discard(cluster)
-            raise Refused("spool", f"cannot keep the job factory's rows: {e}") from None
+            raise Refused(Refusal.SPOOL, f"cannot keep the job factory's rows: {e}") from None
         self.sources[cluster] = source
         return attrs
 

@@ -17,7 +17,7 @@ from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.local_jobs import LocalJobs, is_local
 from condorx.daemons.schedd.shadow import Shadows
 from condorx.daemons.schedd.store import Key
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 
 log = logging.getLogger("condorx.schedd")
 
@@ -60,7 +60,7 @@ class FollowUp:
         """condor_reschedule: the negotiator is asked in the background (it may be slow
         to answer, or down); the asker need not wait for it."""
         if self._aside is None:
-            raise Refused("busy", "the schedd is starting")
+            raise Refused(Refusal.BUSY, "the schedd is starting")
         self.reschedules.request(self._aside)
 
     async def _follow(self, news: Committed) -> None:

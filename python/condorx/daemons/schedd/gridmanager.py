@@ -39,7 +39,7 @@ from condorx.daemons.schedd import routing, spool
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.grid_resources import KnownResources
 from condorx.daemons.schedd.ledger import Ledger
-from condorx.daemons.schedd.queue import Transaction
+from condorx.daemons.schedd.queue import EventKind, Transaction
 from condorx.daemons.schedd.remote import Remote, RemoteUnavailable, Resource
 from condorx.daemons.schedd.staging import OutputFailure, write_outputs
 from condorx.daemons.schedd.store import Key
@@ -198,7 +198,8 @@ class GridManager:
         def note(txn: Transaction) -> None:
             for key in there:
                 if txn.job(key) is not None:
-                    txn.event("grid_up" if up else "grid_down", key, resource=str(resource))
+                    kind = EventKind.GRID_UP if up else EventKind.GRID_DOWN
+                    txn.event(kind, key, resource=str(resource))
 
         await self.ledger.change(note)
 
@@ -451,7 +452,7 @@ def _record(txn: Transaction, key: Key, resource: Resource, remote_id: str) -> N
         return
     grid_id = f"{resource} {remote_id}"
     txn.set_attr(key, "GridJobId", grid_id)
-    txn.event("grid_submit", key, resource=str(resource), grid_id=grid_id)
+    txn.event(EventKind.GRID_SUBMIT, key, resource=str(resource), grid_id=grid_id)
 
 
 def _mirror(txn: Transaction, key: Key, status: JobStatus, resource: Resource, now: int) -> None:
@@ -464,10 +465,10 @@ def _mirror(txn: Transaction, key: Key, status: JobStatus, resource: Resource, n
         txn.set_attr(key, "JobCurrentStartDate", now)
         if not isinstance(ad.get("JobStartDate"), int):
             txn.set_attr(key, "JobStartDate", now)
-        txn.set_attr(key, "NumJobStarts", t._int(ad.get("NumJobStarts"), 0) + 1)
-        txn.event("execute", key, host=resource.schedd)
+        txn.set_attr(key, "NumJobStarts", t.int_or(ad.get("NumJobStarts"), 0) + 1)
+        txn.event(EventKind.EXECUTE, key, host=resource.schedd)
     elif status == JobStatus.IDLE:
-        txn.event("evict", key, reason=f"the job went back to idle on {resource.schedd}")
+        txn.event(EventKind.EVICT, key, reason=f"the job went back to idle on {resource.schedd}")
 
 
 def _detach(txn: Transaction, key: Key, now: int) -> None:

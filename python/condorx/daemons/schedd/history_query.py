@@ -16,7 +16,7 @@ from condorx.classad import ClassAd, ExprTree
 from condorx.daemons import query
 from condorx.daemons.peer import Peer
 from condorx.daemons.schedd.history import read_newest_first
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.message import Count
 from condorx.protocol.schedd import History
 
@@ -29,7 +29,7 @@ def _expr(text: Any, what: str) -> ExprTree | None:
     try:
         return ExprTree(str(text))
     except ValueError as e:
-        raise Refused("bad-request", f"history: {what}: {e}") from None
+        raise Refused(Refusal.BAD_REQUEST, f"history: {what}: {e}") from None
 
 
 def _since(text: str | None) -> ExprTree | None:

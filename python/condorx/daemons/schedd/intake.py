@@ -28,7 +28,7 @@ from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.submission import Submission
 from condorx.daemons.server import Peer
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.schedd import Submit, Submitted
 from condorx.submit.errors import SubmitError
 
@@ -89,18 +89,20 @@ class Intake:
         procs = req.procs
         if len(procs) > self.max_procs:
             raise Refused(
-                "bad-request",
+                Refusal.BAD_REQUEST,
                 f"submit: {len(procs)} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
             )
         who = transitions.Submitter(self.owner(peer, req.cluster), self.me.uid_domain, self.me.name)
         wanted = req.cluster_id
         if wanted is not None and self.reserved.get(wanted) != peer.user:
-            raise Refused("bad-request", f"cluster id {wanted!r} was not reserved by {peer.user}")
+            raise Refused(
+                Refusal.BAD_REQUEST, f"cluster id {wanted!r} was not reserved by {peer.user}"
+            )
         if req.factory is not None:
             return await self._factory(req, req.factory, who, wanted)
         if req.spooling:
             if req.spool is not None:
-                raise Refused("bad-request", "submit: files spooled now and later both")
+                raise Refused(Refusal.BAD_REQUEST, "submit: files spooled now and later both")
             if wanted is None:
                 wanted = await self.ledger.change(lambda txn: txn.new_cluster())
             return self._awaiting_files(req, who, wanted)
@@ -140,7 +142,7 @@ class Intake:
         procs = []
         for proc, attrs in enumerate(req.procs):
             if not isinstance(attrs, dict):
-                raise Refused("bad-request", f"proc {proc}: expected a map of attributes")
+                raise Refused(Refusal.BAD_REQUEST, f"proc {proc}: expected a map of attributes")
             view = {**base, **attrs}
             changes = stage.rewrite(view, spool.job_dir(root, (cluster, proc)))
             undefined = wire.Expr("undefined")
@@ -167,22 +169,22 @@ class Intake:
     ) -> Staged:
         """A cluster whose jobs are made as their turn comes (late materialization)."""
         if not self.cfg.get_bool("SCHEDD_ALLOW_LATE_MATERIALIZE", True):
-            raise Refused("permission", "submit: SCHEDD_ALLOW_LATE_MATERIALIZE is false here")
+            raise Refused(Refusal.PERMISSION, "submit: SCHEDD_ALLOW_LATE_MATERIALIZE is false here")
         if req.spool is not None:
-            raise Refused("bad-request", "submit: a job factory's files cannot be spooled")
+            raise Refused(Refusal.BAD_REQUEST, "submit: a job factory's files cannot be spooled")
         limit = spec.get("limit", 0)
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
-            raise Refused("bad-request", f"submit: factory limit {limit!r} is not a count")
+            raise Refused(Refusal.BAD_REQUEST, f"submit: factory limit {limit!r} is not a count")
         cluster_ad = wire.ad_from_wire(req.cluster or {}, "cluster ad")
         if wanted is None:
             wanted = await self.ledger.change(lambda txn: txn.new_cluster())
         try:
             source = factory.source_of(spec, req.procs, wanted, cluster_ad)
         except SubmitError as e:
-            raise Refused("bad-request", f"submit: {e}") from None
+            raise Refused(Refusal.BAD_REQUEST, f"submit: {e}") from None
         if source.total > self.max_procs:
             raise Refused(
-                "bad-request",
+                Refusal.BAD_REQUEST,
                 f"submit: {source.total} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
             )
         attrs = await trio.to_thread.run_sync(self.factories.create, wanted, source)
@@ -224,14 +226,14 @@ class Intake:
             or not named
             or not security.may_act_on(peer.user, named, self.super_users)
         ):
-            raise Refused("permission", f"{peer.user} may not submit jobs as {named!r}")
+            raise Refused(Refusal.PERMISSION, f"{peer.user} may not submit jobs as {named!r}")
         if self.impersonate is not None:
             allowed = self.impersonate.search(named) is not None
         else:
             allowed = named in self.owners_seen
         if not allowed:
             raise Refused(
-                "permission",
+                Refusal.PERMISSION,
                 f"{peer.user} may not submit jobs as {named!r}: this schedd has not seen"
                 f" {named} submit, and QUEUE_SUPER_USER_MAY_IMPERSONATE does not match",
             )
@@ -246,12 +248,12 @@ class Intake:
         out = []
         for proc, (attrs, files) in enumerate(zip(procs, inputs, strict=True)):
             if not isinstance(attrs, dict):
-                raise Refused("bad-request", f"proc {proc}: expected a map of attributes")
+                raise Refused(Refusal.BAD_REQUEST, f"proc {proc}: expected a map of attributes")
             attrs = dict(attrs)
             try:
                 spool.check_paths(attrs, files, f"proc {proc}")
             except spool.SpoolError as e:
-                raise Refused("bad-request", str(e)) from None
+                raise Refused(Refusal.BAD_REQUEST, str(e)) from None
             spool.mark(attrs, spool.job_dir(root, (cluster, proc)), files)
             out.append(attrs)
 
@@ -262,7 +264,7 @@ class Intake:
         try:
             await trio.to_thread.run_sync(spool.write_all, writes)
         except OSError as e:
-            raise Refused("spool", f"cannot spool the input files: {e}") from None
+            raise Refused(Refusal.SPOOL, f"cannot spool the input files: {e}") from None
         return out
 
 
@@ -271,14 +273,14 @@ def _spooled_inputs(data: Any, count: int) -> list[dict[str, bytes]] | None:
     if data is None:
         return None
     if not isinstance(data, list) or len(data) != count:
-        raise Refused("bad-request", "submit: 'spool' must list one map of files per proc")
+        raise Refused(Refusal.BAD_REQUEST, "submit: 'spool' must list one map of files per proc")
     for proc, files in enumerate(data):
         if not isinstance(files, dict):
-            raise Refused("bad-request", f"submit: proc {proc}'s spooled files must be a map")
+            raise Refused(Refusal.BAD_REQUEST, f"submit: proc {proc}'s spooled files must be a map")
         try:
             spool.check_names(files, f"proc {proc}")
         except spool.SpoolError as e:
-            raise Refused("bad-request", str(e)) from None
+            raise Refused(Refusal.BAD_REQUEST, str(e)) from None
     return data
 
 

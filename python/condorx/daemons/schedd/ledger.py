@@ -31,7 +31,7 @@ from condorx.classad import ClassAd
 from condorx.daemons.schedd import routing, spool, userlog
 from condorx.daemons.schedd.committed import Committed
 from condorx.daemons.schedd.history import Rotation, append
-from condorx.daemons.schedd.queue import JobQueue, Transaction
+from condorx.daemons.schedd.queue import EventKind, JobQueue, Transaction
 from condorx.daemons.schedd.staging import write_outputs
 from condorx.daemons.schedd.store import Key
 from condorx.errors import CondorxError
@@ -190,7 +190,7 @@ class Ledger:
     async def _commit(self, txn: Transaction) -> None:
         txn.prepare()
         news = Committed.of(txn, self.queue)
-        leaving = [ev.info["ad"] for ev in txn.events if ev.kind == "leave"]
+        leaving = [ev.info["ad"] for ev in txn.events if ev.kind is EventKind.LEAVE]
         spooled = self._spooled_leaving(txn)
 
         def durable() -> None:
@@ -217,7 +217,7 @@ class Ledger:
     def _spooled_leaving(self, txn: Transaction) -> list[tuple[Key, ClassAd, Path, ClassAd | None]]:
         """The leaving jobs that have spool directories, each with the ad of the original
         its output goes to (a completed sandboxed routed copy's) or None."""
-        leaving = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind == "leave"}
+        leaving = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind is EventKind.LEAVE}
         found: list[tuple[Key, ClassAd, Path, ClassAd | None]] = []
         for key, ad in leaving.items():
             directory = spool.spooled_dir(self.files.spool, key, ad)
@@ -233,7 +233,7 @@ class Ledger:
     async def _user_log(self, txn: Transaction) -> None:
         head = userlog.timestamp(time.time())
         entries: list[tuple[Path, str, object]] = []
-        gone = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind == "leave"}
+        gone = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind is EventKind.LEAVE}
         for ev in txn.events:
             ad = self.queue.get(ev.key) or gone.get(ev.key)
             if ad is None or not (ad.get("UserLog") or ad.get("DAGManNodesLog")):

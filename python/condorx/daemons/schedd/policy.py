@@ -47,20 +47,20 @@ def _one(txn: Transaction, key: Key, ad: ClassAd, now: int, system: SystemPolicy
     if routing.is_managed(ad):
         return 0  # a routed original: its copy evaluates the periodic expressions
     if _user(ad, "PeriodicRemove"):
-        return int(t.remove(txn, key, t._reason(ad, "PeriodicRemove"), now, by="policy"))
+        return int(t.remove(txn, key, t.policy_reason(ad, "PeriodicRemove"), now, by="policy"))
     if _system(ad, system.remove):
         return int(t.remove(txn, key, _sys_reason(system.remove), now, by="policy"))
     if status in _ACTIVE:
         if _user(ad, "PeriodicHold"):
-            sub = t._int(ad.get("PeriodicHoldSubCode"), 0)
-            reason = t._reason(ad, "PeriodicHold")
+            sub = t.int_or(ad.get("PeriodicHoldSubCode"), 0)
+            reason = t.policy_reason(ad, "PeriodicHold")
             return int(t.hold(txn, key, reason, HoldCode.JOB_POLICY, sub, now, by="policy"))
         if _system(ad, system.hold):
             reason = _sys_reason(system.hold)
             return int(t.hold(txn, key, reason, HoldCode.SYSTEM_POLICY, 0, now, by="policy"))
     if status == JobStatus.HELD and ad.get("HoldReasonCode") != HoldCode.USER_REQUEST:
         if _user(ad, "PeriodicRelease"):
-            reason = t._reason(ad, "PeriodicRelease")
+            reason = t.policy_reason(ad, "PeriodicRelease")
             return int(t.release(txn, key, reason, now, by="policy"))
         if _system(ad, system.release):
             return int(t.release(txn, key, _sys_reason(system.release), now, by="policy"))

@@ -20,7 +20,7 @@ from condorx.daemons.schedd.local_jobs import is_local
 from condorx.daemons.schedd.shadow import Shadows
 from condorx.daemons.schedd.store import Key
 from condorx.daemons.server import Peer
-from condorx.errors import ClassAdParseError, Refused
+from condorx.errors import ClassAdParseError, Refusal, Refused
 from condorx.protocol.message import Count
 from condorx.protocol.schedd import Autoclusters, QueryJobs
 
@@ -63,7 +63,9 @@ class Queries:
         try:
             pool = [ad for text in req.pool for ad in parseAds(str(text))]
         except ClassAdParseError as e:
-            raise Refused("bad-request", f"autoclusters: a pool ad does not parse: {e}") from None
+            raise Refused(
+                Refusal.BAD_REQUEST, f"autoclusters: a pool ad does not parse: {e}"
+            ) from None
         groups = await self.groups.group(chosen, pool, str(req.constraint))
         for start in range(0, len(groups), CHUNK):
             rows = [[count, ad.printOld()] for _, count, ad in groups[start : start + CHUNK]]
@@ -84,7 +86,7 @@ def _routable(jobs: list[tuple[Key, ClassAd]], routes: Any) -> list[tuple[Key, C
     """The jobs some route's requirements accept (the route as MY, the job as TARGET),
     judged here in one pass per route so that the router reads only those."""
     if not isinstance(routes, list):
-        raise Refused("bad-request", "query: 'routes' must be a list of route ads")
+        raise Refused(Refusal.BAD_REQUEST, "query: 'routes' must be a list of route ads")
     ads = [ad for _, ad in jobs]
     taken = [False] * len(jobs)
     for data in routes:

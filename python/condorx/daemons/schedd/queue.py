@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from condorx.classad import ClassAd
@@ -25,11 +26,30 @@ from condorx.daemons.schedd.store import CLUSTER_AD, Key, Store, ad_to_blob
 NEXT_CLUSTER = "next_cluster"
 
 
+class EventKind(StrEnum):
+    """What happened to a job: each kind's user-log text is `userlog`'s; LEAVE (the job
+    left the queue, its last ad with it) goes to the history file, not the log."""
+
+    SUBMIT = "submit"
+    EXECUTE = "execute"
+    EVICT = "evict"
+    SUSPEND = "suspend"
+    UNSUSPEND = "unsuspend"
+    HOLD = "hold"
+    RELEASE = "release"
+    ABORT = "abort"
+    TERMINATE = "terminate"
+    LEAVE = "leave"
+    GRID_SUBMIT = "grid_submit"
+    GRID_DOWN = "grid_down"
+    GRID_UP = "grid_up"
+
+
 @dataclass
 class Event:
     """Something that happened to a job, for its user log and the history file."""
 
-    kind: str  # "submit", "hold", "release", "abort", "terminate", "execute", "leave"
+    kind: EventKind
     key: Key
     info: dict[str, Any] = field(default_factory=dict)
 
@@ -175,7 +195,7 @@ class Transaction:
         """Take a job out of the queue (its cluster ad goes with the last proc)."""
         self.staged[key] = None
 
-    def event(self, kind: str, key: Key, **info: Any) -> None:
+    def event(self, kind: EventKind, key: Key, **info: Any) -> None:
         self.events.append(Event(kind, key, info))
 
     # -- commit -------------------------------------------------------------------------

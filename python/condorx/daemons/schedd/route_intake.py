@@ -22,7 +22,7 @@ from condorx.daemons.schedd.shadow import Shadows
 from condorx.daemons.schedd.store import Key
 from condorx.daemons.schedd.submission import Submission
 from condorx.daemons.server import Peer
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.schedd import Route, Routed
 
 # A sandboxed copy's spooled names and its input files.
@@ -84,7 +84,7 @@ class RouteIntake:
         try:
             await trio.to_thread.run_sync(spool.write_all, writes)
         except OSError as e:
-            raise Refused("spool", f"cannot write the sandboxes: {e}") from None
+            raise Refused(Refusal.SPOOL, f"cannot write the sandboxes: {e}") from None
         return boxes
 
     def _route_all(
@@ -102,20 +102,24 @@ class RouteIntake:
 
     def _route_one(self, txn: Transaction, item: Any, now: int, box: Box) -> Key:
         if not isinstance(item, dict):
-            raise transitions.QueueError("bad-request", "a route item must be a map")
+            raise transitions.QueueError(Refusal.BAD_REQUEST, "a route item must be a map")
         original = routing.parse_id(item.get("job"))
         ad = txn.job(original) if original is not None else None
         copy, route = item.get("copy"), str(item.get("route") or "")
         if original is None or ad is None:
-            raise transitions.QueueError("not-found", f"no job {item.get('job')!r}")
+            raise transitions.QueueError(Refusal.NOT_FOUND, f"no job {item.get('job')!r}")
         if ad.get("JobStatus") != JobStatus.IDLE or routing.is_managed(ad):
-            raise transitions.QueueError("busy", f"job {item.get('job')} is not idle and free")
+            raise transitions.QueueError(
+                Refusal.BUSY, f"job {item.get('job')} is not idle and free"
+            )
         if self.shadows.busy(original):
-            raise transitions.QueueError("busy", f"job {item.get('job')} is being matched")
+            raise transitions.QueueError(Refusal.BUSY, f"job {item.get('job')} is being matched")
         if not isinstance(copy, dict) or not route:
-            raise transitions.QueueError("bad-request", "a route item needs a copy and a route")
+            raise transitions.QueueError(
+                Refusal.BAD_REQUEST, "a route item needs a copy and a route"
+            )
         if isinstance(box, str):
-            raise transitions.QueueError("spool", f"job {item.get('job')}: {box}")
+            raise transitions.QueueError(Refusal.SPOOL, f"job {item.get('job')}: {box}")
         who = transitions.Submitter(str(ad.get("Owner")), self.me.uid_domain, self.me.name)
         if box is not None:
             # JobShouldBeSandboxed: the copy runs from its spool directory.
@@ -125,7 +129,7 @@ class RouteIntake:
         try:
             sub = Submission.decode(copy, [{}])
         except (Refused, wire.WireError) as e:  # refused whole, before any change
-            raise transitions.QueueError("bad-request", str(e)) from None
+            raise transitions.QueueError(Refusal.BAD_REQUEST, str(e)) from None
         if box is None:
             cluster = txn.new_cluster()
         transitions.submit(txn, who, sub, now, cluster=cluster)

@@ -22,7 +22,7 @@ from typing import Any
 from condorx import wire
 from condorx.attrs import PROTECTED, JobStatus
 from condorx.classad import ClassAd
-from condorx.daemons.schedd.queue import Transaction
+from condorx.daemons.schedd.queue import EventKind, Transaction
 from condorx.daemons.schedd.store import Key
 
 MANAGER = "JobRouter"
@@ -154,7 +154,7 @@ def _copy_changed(
             if done is not None and name in done:
                 txn.set_attr(original, name, done[name])
         code, sig = (done.get("ExitCode"), done.get("ExitSignal")) if done else (None, None)
-        txn.event("terminate", original, code=code, signal=sig)
+        txn.event(EventKind.TERMINATE, original, code=code, signal=sig)
         return [Follow(original, JobStatus.COMPLETED, leave=True)]
     if status not in (JobStatus.HELD, JobStatus.REMOVED):
         return []

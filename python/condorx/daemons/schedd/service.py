@@ -48,7 +48,7 @@ from condorx.daemons.schedd.store import Key, Store
 from condorx.daemons.schedd.transfers import Transfers
 from condorx.daemons.schedd.upkeep import Upkeep
 from condorx.daemons.server import Handler, Peer, Server
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.message import Done, Each, Message
 from condorx.protocol.schedd import (
     Act,
@@ -158,12 +158,12 @@ class Schedd:
         try:
             for frame in req.submits:
                 if not isinstance(frame, dict):
-                    raise Refused("bad-request", "transact: a submission is not a map")
+                    raise Refused(Refusal.BAD_REQUEST, "transact: a submission is not a map")
                 staged.append(await self.intake.prepare(peer, Submit.from_wire(frame)))
             edits = []
             for frame in req.edits:
                 if not isinstance(frame, dict):
-                    raise Refused("bad-request", "transact: an edit is not a map")
+                    raise Refused(Refusal.BAD_REQUEST, "transact: an edit is not a map")
                 edits.append(self.edits.change(peer, Edit.from_wire(frame)))
 
             def change(txn: Transaction) -> list[int]:
@@ -172,7 +172,7 @@ class Schedd:
                     _, _, denied, results = edit(txn)
                     failed = denied or [j for j, r in results.items() if r != "ok"]
                     if failed:
-                        raise Refused("permission", f"cannot edit {', '.join(failed)}")
+                        raise Refused(Refusal.PERMISSION, f"cannot edit {', '.join(failed)}")
                 return clusters
 
             clusters = await self.ledger.change(change)
@@ -189,7 +189,7 @@ class Schedd:
         is ever given twice)."""
         count = req.count if req.count is not None else 1
         if not 1 <= count <= MAX_RESERVE:
-            raise Refused("bad-request", f"count must be 1 to {MAX_RESERVE}, not {count}")
+            raise Refused(Refusal.BAD_REQUEST, f"count must be 1 to {MAX_RESERVE}, not {count}")
 
         def take(txn: Transaction) -> int:
             first = txn.new_cluster()
@@ -215,21 +215,23 @@ class Schedd:
         reassign_slot, for one vacate-job: condorx does not join several slots into one)."""
         job = self._now_job(peer, req.job, "now-job")
         if len(req.vacate) != 1:
-            raise Refused("bad-request", "condorx runs the now-job in the place of one vacate-job")
+            raise Refused(
+                Refusal.BAD_REQUEST, "condorx runs the now-job in the place of one vacate-job"
+            )
         victim = self._now_job(peer, str(req.vacate[0]), "vacate-job")
         ad, victim_ad = self.ledger.get(job), self.ledger.get(victim)
         assert ad is not None and victim_ad is not None
         if ad.get("JobStatus") != JobStatus.IDLE:
-            raise Refused("bad-status", "the now-job must be idle")
+            raise Refused(Refusal.BAD_STATUS, "the now-job must be idle")
         if self.shadows.busy(job):
             raise Refused(
-                "bad-status", "the now-job must not already be scheduled to run immediately"
+                Refusal.BAD_STATUS, "the now-job must not already be scheduled to run immediately"
             )
         slot = self.shadows.slot_of(victim)
         if victim_ad.get("JobStatus") != JobStatus.RUNNING or slot is None:
-            raise Refused("bad-status", "vacate-job must be running")
+            raise Refused(Refusal.BAD_STATUS, "vacate-job must be running")
         if not ad.symmetricMatch(slot):
-            raise Refused("bad-status", "the now-job does not match the vacate-job's slot")
+            raise Refused(Refusal.BAD_STATUS, "the now-job does not match the vacate-job's slot")
         await self.shadows.run_now(job, victim)
         return Done()
 
@@ -237,14 +239,14 @@ class Schedd:
         """condor_now's job (its messages are HTCondor's)."""
         key, ad, mine = self.chooser.job_of(peer, text)
         if key is None:
-            raise Refused("bad-request", f"invalid {role} ID")
+            raise Refused(Refusal.BAD_REQUEST, f"invalid {role} ID")
         if ad is None:
-            raise Refused("not-found", f"no such job ({role})")
+            raise Refused(Refusal.NOT_FOUND, f"no such job ({role})")
         if not mine:
-            raise Refused("permission", f"you must own the {role}")
+            raise Refused(Refusal.PERMISSION, f"you must own the {role}")
         if ad.get("JobUniverse") != Universe.VANILLA:
             where = "the now-job" if role == "now-job" else role
-            raise Refused("bad-request", f"{where} must be in the vanilla universe")
+            raise Refused(Refusal.BAD_REQUEST, f"{where} must be in the vanilla universe")
         return key
 
     async def matched(self, peer: Peer, req: Matched, ch: wire.Channel) -> Done:
@@ -253,7 +255,7 @@ class Schedd:
         if req.autocluster:
             picked = self.groups.pick(key, self._waiting)
             if picked is None:
-                raise Refused("not-found", f"no job of {req.job}'s autocluster is waiting")
+                raise Refused(Refusal.NOT_FOUND, f"no job of {req.job}'s autocluster is waiting")
             key = picked
         claim = ClaimInfo(
             id=req.claim_id, startd=Address.parse(req.startd), slot=req.slot, user=req.user
@@ -278,7 +280,7 @@ def _job_id(text: str, what: str) -> Key:
     """The one job a pool daemon's report names."""
     key = parse_id(text)
     if key is None or key[1] < 0:
-        raise Refused("bad-request", f"{what}: bad job id {text!r}")
+        raise Refused(Refusal.BAD_REQUEST, f"{what}: bad job id {text!r}")
     return key
 
 

@@ -31,6 +31,7 @@ from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.staging import inputs, write_outputs
 from condorx.daemons.schedd.store import Key
+from condorx.errors import Refusal
 from condorx.protocol.startd import ClaimSlot
 
 log = logging.getLogger("condorx.shadow")
@@ -224,7 +225,7 @@ class Shadows:
         to the queue): the claim's loop takes `job` as soon as the victim's run ends."""
         claim = self.running.get(victim)
         if claim is None or claim.job != victim:
-            raise transitions.QueueError("bad-status", "vacate-job must be running")
+            raise transitions.QueueError(Refusal.BAD_STATUS, "vacate-job must be running")
         claim.next = job
         self.pending.add(job)  # not offered to the negotiator meanwhile
         try:
@@ -234,7 +235,7 @@ class Shadows:
             claim.next = None
             self.pending.discard(job)
             why = f"cannot vacate {victim[0]}.{victim[1]}: {e}"
-            raise transitions.QueueError("bad-status", why) from None
+            raise transitions.QueueError(Refusal.BAD_STATUS, why) from None
 
     # -- condor_suspend, condor_continue, condor_rm, condor_hold ------------------------------
 

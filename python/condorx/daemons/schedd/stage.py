@@ -21,7 +21,7 @@ from condorx.attrs import JobStatus
 from condorx.daemons.schedd import spool, transitions
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import Key
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 
 SPOOLING_INPUT = 16  # HoldReasonCode: the job waits for its input files
 SPOOLING_REASON = "Spooling input data files"
@@ -74,11 +74,11 @@ def check_stage_in(txn: Transaction, key: Key) -> None:
     ad = txn.job(key)
     job = f"{key[0]}.{key[1]}"
     if ad is None:
-        raise Refused("not-found", f"job {job} not found")
+        raise Refused(Refusal.NOT_FOUND, f"job {job} not found")
     if "StageInFinish" in ad:
-        raise Refused("bad-status", f"job {job} has its input files already")
+        raise Refused(Refusal.BAD_STATUS, f"job {job} has its input files already")
     if JobStatus.of(ad) != JobStatus.HELD or ad.get("HoldReasonCode") != SPOOLING_INPUT:
-        raise Refused("bad-status", f"job {job} is not waiting for its input files")
+        raise Refused(Refusal.BAD_STATUS, f"job {job} is not waiting for its input files")
 
 
 def staged_in(txn: Transaction, key: Key, now: int) -> None:

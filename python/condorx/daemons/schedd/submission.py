@@ -15,7 +15,7 @@ from typing import Any
 from condorx import wire
 from condorx.attrs import PROTECTED
 from condorx.classad import ClassAd
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 
 
 @dataclass(frozen=True)
@@ -34,13 +34,13 @@ class Submission:
         """The submission a client's maps describe; a refusal (bad-request) names the
         proc and attribute that cannot be taken."""
         if not proc_maps:
-            raise Refused("bad-request", "a submission needs at least one proc")
+            raise Refused(Refusal.BAD_REQUEST, "a submission needs at least one proc")
         cluster = wire.ad_from_wire(cluster_map, "cluster ad")
         checked: set[tuple[Any, ...]] = set()
         procs = []
         for proc, proc_map in enumerate(proc_maps):
             if not isinstance(proc_map, Mapping):
-                raise Refused("bad-request", f"proc {proc}: expected a map of attributes")
+                raise Refused(Refusal.BAD_REQUEST, f"proc {proc}: expected a map of attributes")
             keys = tuple(proc_map)
             if keys not in checked:  # the procs of a cluster mostly set the same names
                 _check_names(proc, keys)
@@ -53,6 +53,6 @@ class Submission:
 def _check_names(proc: int, keys: tuple[Any, ...]) -> None:
     for name in keys:
         if not isinstance(name, str) or not wire.is_attr_name(name):
-            raise Refused("bad-request", f"proc {proc}: bad attribute name {name!r}")
+            raise Refused(Refusal.BAD_REQUEST, f"proc {proc}: bad attribute name {name!r}")
         if name.lower() in PROTECTED and name.lower() != "jobstatus":
-            raise Refused("bad-request", f"proc {proc}: {name} is set by the schedd")
+            raise Refused(Refusal.BAD_REQUEST, f"proc {proc}: {name} is set by the schedd")

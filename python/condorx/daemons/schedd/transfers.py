@@ -16,7 +16,7 @@ from condorx.daemons.schedd.clock import Clock
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.server import Peer
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.message import Done
 from condorx.protocol.schedd import JobIds, Output, Retrieve, StageIn, StageOut
 
@@ -32,12 +32,12 @@ class Transfers:
         """A spooled job's output: its owner's to fetch."""
         key = parse_id(req.job)
         if key is None or key[1] < 0:
-            raise Refused("bad-request", f"retrieve: bad job id {req.job!r}")
+            raise Refused(Refusal.BAD_REQUEST, f"retrieve: bad job id {req.job!r}")
         ad = self.ledger.get(key)
         if ad is None:
-            raise Refused("not-found", f"job {job_name(key)} not found")
+            raise Refused(Refusal.NOT_FOUND, f"job {job_name(key)} not found")
         if not self.chooser.may_act(peer, ad.get("Owner")):
-            raise Refused("permission", f"{peer.user} may not fetch job {job_name(key)}")
+            raise Refused(Refusal.PERMISSION, f"{peer.user} may not fetch job {job_name(key)}")
         take = spool.output_files if req.names == "spool" else spool.outputs
         files = await trio.to_thread.run_sync(take, self.root, key, ad)
         return Output(files)
@@ -57,21 +57,21 @@ class Transfers:
             await self.ledger.change(check)
             return Done()
         if len(req.files) != len(keys) or not all(isinstance(f, dict) for f in req.files):
-            raise Refused("bad-request", "stage_in: one map of files per job")
+            raise Refused(Refusal.BAD_REQUEST, "stage_in: one map of files per job")
         for key, files in zip(keys, req.files, strict=True):
             try:
                 spool.check_names(files, f"job {job_name(key)}")
             except spool.SpoolError as e:
-                raise Refused("bad-request", str(e)) from None
+                raise Refused(Refusal.BAD_REQUEST, str(e)) from None
             if not all(isinstance(v, bytes) for v in files.values()):
-                raise Refused("bad-request", "stage_in: a file's content is not bytes")
+                raise Refused(Refusal.BAD_REQUEST, "stage_in: a file's content is not bytes")
             job = self.ledger.get(key)
             owner = str(job.get("Owner")) if job is not None else None
             directory = spool.job_dir(self.root, key)
             try:
                 await trio.to_thread.run_sync(spool.write, directory, files, owner)
             except OSError as e:
-                raise Refused("spool", f"cannot keep the input files: {e}") from None
+                raise Refused(Refusal.SPOOL, f"cannot keep the input files: {e}") from None
 
         def release(txn: Transaction) -> None:
             for key in keys:

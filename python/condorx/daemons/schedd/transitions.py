@@ -15,10 +15,10 @@ from condorx import cron, wire
 from condorx.attrs import PROTECTED, HoldCode, JobStatus, Universe
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.daemons.schedd import deferral, grid, routing
-from condorx.daemons.schedd.queue import Transaction
+from condorx.daemons.schedd.queue import EventKind, Transaction
 from condorx.daemons.schedd.store import Key
 from condorx.daemons.schedd.submission import Submission
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.run_result import RunResult
 
 
@@ -116,7 +116,7 @@ def add_proc(
     own["GlobalJobId"] = ad["GlobalJobId"] = f"{who.schedd_name}#{cluster}.{proc}#{now}"
     # The row is exactly this map: no need to read it back out of the ad.
     txn.put_job(key, ad, wire.dumps(own))
-    txn.event("submit", key)
+    txn.event(EventKind.SUBMIT, key)
     if cluster_ad.get("JobUniverse") == Universe.GRID:
         probe = ad.copy()
         probe.chain(cluster_ad)  # the proc as it will read, its cluster's included
@@ -126,7 +126,7 @@ def add_proc(
     if own.get("JobStatus", cluster_ad.get("JobStatus")) == JobStatus.HELD:
         held = own if "HoldReason" in own else cluster_ad
         txn.event(
-            "hold",
+            EventKind.HOLD,
             key,
             reason=str(held.get("HoldReason") or "submitted on hold"),
             code=int(held.get("HoldReasonCode") or HoldCode.SUBMITTED_ON_HOLD),
@@ -231,8 +231,8 @@ def hold(
     txn.set_attr(key, "HoldReason", reason)
     txn.set_attr(key, "HoldReasonCode", int(code))
     txn.set_attr(key, "HoldReasonSubCode", int(subcode))
-    txn.set_attr(key, "NumHolds", _int(ad.get("NumHolds"), 0) + 1)
-    txn.event("hold", key, reason=reason, code=int(code), subcode=int(subcode), by=by)
+    txn.set_attr(key, "NumHolds", int_or(ad.get("NumHolds"), 0) + 1)
+    txn.event(EventKind.HOLD, key, reason=reason, code=int(code), subcode=int(subcode), by=by)
     return True
 
 
@@ -246,7 +246,7 @@ def release(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> 
             txn.delete_attr(key, name)
     _set_status(txn, key, ad, JobStatus.IDLE, now)
     txn.set_attr(key, "ReleaseReason", reason)
-    txn.event("release", key, reason=reason, by=by)
+    txn.event(EventKind.RELEASE, key, reason=reason, by=by)
     _next_cron_run(txn, key, now)
     return True
 
@@ -273,7 +273,7 @@ def remove(txn: Transaction, key: Key, reason: str, now: int, by: str = "") -> b
         stays = not routing.is_managed(ad) and status in (JobStatus.RUNNING, JobStatus.SUSPENDED)
     _set_status(txn, key, ad, JobStatus.REMOVED, now)
     txn.set_attr(key, "RemoveReason", reason)
-    txn.event("abort", key, reason=reason, by=by)
+    txn.event(EventKind.ABORT, key, reason=reason, by=by)
     # LeaveJobInQueue true (evaluated now that it is Removed) keeps it, in X, until that
     # turns false or condor_rm -forcex.
     if not stays and not _fires(_job(txn, key), "LeaveJobInQueue"):
@@ -299,8 +299,8 @@ def _removed_done(txn: Transaction, key: Key, now: int) -> Outcome:
 
 def leave_queue(txn: Transaction, key: Key, now: int) -> None:
     """The job is done with the queue: it goes to the history file."""
-    txn.set_attr(key, "CompletionDate", _int(_job(txn, key).get("CompletionDate"), 0) or now)
-    txn.event("leave", key, ad=_job(txn, key).flatten())
+    txn.set_attr(key, "CompletionDate", int_or(_job(txn, key).get("CompletionDate"), 0) or now)
+    txn.event(EventKind.LEAVE, key, ad=_job(txn, key).flatten())
     txn.delete_job(key)
 
 
@@ -327,11 +327,11 @@ def let_go(txn: Transaction, key: Key, now: int) -> bool:
 def edit(txn: Transaction, key: Key, name: str, expr_text: str, evaluate: bool = False) -> None:
     """Set `name` to an expression, or (evaluate) to its value in the job (condor_prio +1)."""
     if name.lower() in PROTECTED:
-        raise QueueError("permission", f"{name} is set by the schedd and cannot be edited")
+        raise QueueError(Refusal.PERMISSION, f"{name} is set by the schedd and cannot be edited")
     try:
         value: Any = ExprTree(expr_text)
     except ValueError as e:
-        raise QueueError("bad-request", f"attribute {name}: {e}") from None
+        raise QueueError(Refusal.BAD_REQUEST, f"attribute {name}: {e}") from None
     ad = _job(txn, key)
     if evaluate:
         value = value.eval(ad)
@@ -342,7 +342,7 @@ def unset(txn: Transaction, key: Key, name: str) -> None:
     """Take an attribute out of a job's own ad (DeleteAttribute): its cluster's value, if
     any, shows through again."""
     if name.lower() in PROTECTED:
-        raise QueueError("permission", f"{name} is set by the schedd and cannot be deleted")
+        raise QueueError(Refusal.PERMISSION, f"{name} is set by the schedd and cannot be deleted")
     _job(txn, key)  # the job must be there
     txn.delete_attr(key, name)
 
@@ -351,11 +351,11 @@ def edit_cluster(txn: Transaction, cluster: int, name: str, expr_text: str) -> N
     """Set `name` in a cluster's own ad (a job factory's: the jobs it makes later, and
     its limits, JobMaterializeLimit and JobMaterializeMaxIdle, read it there)."""
     if name.lower() in PROTECTED:
-        raise QueueError("permission", f"{name} is set by the schedd and cannot be edited")
+        raise QueueError(Refusal.PERMISSION, f"{name} is set by the schedd and cannot be edited")
     try:
         value = ExprTree(expr_text)
     except ValueError as e:
-        raise QueueError("bad-request", f"attribute {name}: {e}") from None
+        raise QueueError(Refusal.BAD_REQUEST, f"attribute {name}: {e}") from None
     txn.set_attr((cluster, -1), name, value)
 
 
@@ -389,14 +389,14 @@ def exited(txn: Transaction, key: Key, how: Exit, now: int) -> Outcome:
         txn.set_attr(key, "ExitCode", int(how.code or 0))
     ad = _job(txn, key)
     if _fires(ad, "OnExitHold"):
-        reason = _reason(ad, "OnExitHold")
-        hold(txn, key, reason, HoldCode.JOB_POLICY, _int(ad.get("OnExitHoldSubCode"), 0), now)
+        reason = policy_reason(ad, "OnExitHold")
+        hold(txn, key, reason, HoldCode.JOB_POLICY, int_or(ad.get("OnExitHoldSubCode"), 0), now)
         return Outcome.HELD
     remove_it = ad.eval("OnExitRemove") if "OnExitRemove" in ad else True
     if remove_it is True or remove_it is Value.Undefined:
         _set_status(txn, key, ad, JobStatus.COMPLETED, now)
         txn.set_attr(key, "CompletionDate", now)
-        txn.event("terminate", key, code=how.code, signal=how.signal)
+        txn.event(EventKind.TERMINATE, key, code=how.code, signal=how.signal)
         let_go(txn, key, now)
         return Outcome.COMPLETED
     _set_status(txn, key, ad, JobStatus.IDLE, now)
@@ -408,7 +408,8 @@ def _fires(ad: ClassAd, name: str) -> bool:
     return name in ad and ad.eval(name) is True
 
 
-def _reason(ad: ClassAd, name: str) -> str:
+def policy_reason(ad: ClassAd, name: str) -> str:
+    """Why a periodic expression `name` fired: its <name>Reason, else HTCondor's words."""
     custom = ad.get(name + "Reason")
     if custom is not None and not isinstance(custom, str):
         custom = ad.eval(name + "Reason")
@@ -425,11 +426,12 @@ def _text(ad: ClassAd, name: str) -> str:
 def _job(txn: Transaction, key: Key) -> ClassAd:
     ad = txn.job(key)
     if ad is None:
-        raise QueueError("not-found", f"job {key[0]}.{key[1]} not found")
+        raise QueueError(Refusal.NOT_FOUND, f"job {key[0]}.{key[1]} not found")
     return ad
 
 
-def _int(v: Any, default: int) -> int:
+def int_or(v: Any, default: int) -> int:
+    """`v` when it is an integer (not a boolean), else `default`."""
     return v if isinstance(v, int) and not isinstance(v, bool) else default
 
 
@@ -444,10 +446,10 @@ def start_running(txn: Transaction, key: Key, slot: str, host: str, now: int) ->
         txn.set_attr(key, "JobStartDate", now)
     txn.set_attr(key, "RemoteHost", slot)
     txn.set_attr(key, "StartdIpAddr", host)  # where condor_tail finds the job's files
-    txn.set_attr(key, "NumJobStarts", _int(ad.get("NumJobStarts"), 0) + 1)
-    txn.set_attr(key, "NumJobMatches", _int(ad.get("NumJobMatches"), 0) + 1)
+    txn.set_attr(key, "NumJobStarts", int_or(ad.get("NumJobStarts"), 0) + 1)
+    txn.set_attr(key, "NumJobMatches", int_or(ad.get("NumJobMatches"), 0) + 1)
     txn.set_attr(key, "LastMatchTime", now)
-    txn.event("execute", key, host=host)
+    txn.event(EventKind.EXECUTE, key, host=host)
     return True
 
 
@@ -477,7 +479,7 @@ def finish_running(txn: Transaction, key: Key, run: RunResult, now: int) -> Outc
         # Evicted from the machine (its policy, condor_vacate): back to Idle to run again.
         _set_status(txn, key, ad, JobStatus.IDLE, now)
         txn.set_attr(key, "LastVacateTime", now)
-        txn.event("evict", key, reason=run.vacated)
+        txn.event(EventKind.EVICT, key, reason=run.vacated)
         _next_cron_run(txn, key, now)
         return Outcome.REQUEUED
     if run.failed:
@@ -503,7 +505,7 @@ def lose_running(txn: Transaction, key: Key, why: str, now: int) -> Outcome:
     if status in (JobStatus.RUNNING, JobStatus.SUSPENDED):
         _set_status(txn, key, ad, JobStatus.IDLE, now)
         txn.set_attr(key, "LastVacateTime", now)
-        txn.event("evict", key, reason=why)
+        txn.event(EventKind.EVICT, key, reason=why)
         _next_cron_run(txn, key, now)
         return Outcome.REQUEUED
     return Outcome.of(status)
@@ -524,8 +526,8 @@ def suspend(txn: Transaction, key: Key, now: int) -> bool:
         return False
     _set_status(txn, key, ad, JobStatus.SUSPENDED, now)
     txn.set_attr(key, "LastSuspensionTime", now)
-    txn.set_attr(key, "TotalSuspensions", _int(ad.get("TotalSuspensions"), 0) + 1)
-    txn.event("suspend", key)
+    txn.set_attr(key, "TotalSuspensions", int_or(ad.get("TotalSuspensions"), 0) + 1)
+    txn.event(EventKind.SUSPEND, key)
     return True
 
 
@@ -535,5 +537,5 @@ def resume(txn: Transaction, key: Key, now: int) -> bool:
     if JobStatus.of(ad) != JobStatus.SUSPENDED:
         return False
     _set_status(txn, key, ad, JobStatus.RUNNING, now)
-    txn.event("unsuspend", key)
+    txn.event(EventKind.UNSUSPEND, key)
     return True

@@ -10,12 +10,13 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from condorx import accounts
 from condorx.classad import ClassAd
-from condorx.daemons.schedd.queue import Event
+from condorx.daemons.schedd.queue import Event, EventKind
 
 SUBMIT, EXECUTE, EVICTED, ABORTED, TERMINATED, HELD, RELEASED = 0, 1, 4, 9, 5, 12, 13
 SUSPENDED, UNSUSPENDED = 10, 11
@@ -37,54 +38,81 @@ def timestamp(now: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
 
 
+# Each kind's body: from the event's info (and for SUBMIT, the job's SubmitEventNotes).
+Body = Callable[[dict[str, Any], object], str]
+
+
+def _submit_notes(info: dict[str, Any], notes: object) -> str:
+    return f"    {notes}\n" if isinstance(notes, str) and notes else ""
+
+
+def _grid_resource(info: dict[str, Any], notes: object) -> str:
+    return f"    GridResource: {info.get('resource', '')}\n"
+
+
+def _grid_submit(info: dict[str, Any], notes: object) -> str:
+    return _grid_resource(info, notes) + f"    GridJobId: {info.get('grid_id', '')}\n"
+
+
+def _reason(info: dict[str, Any], notes: object) -> str:
+    return f"\t{info.get('reason', '')}\n"
+
+
+def _evicted(info: dict[str, Any], notes: object) -> str:
+    return "\t(0) Job was not checkpointed.\n" + _reason(info, notes)
+
+
+def _suspended(info: dict[str, Any], notes: object) -> str:
+    return "\tNumber of processes actually suspended: 1\n"
+
+
+def _held(info: dict[str, Any], notes: object) -> str:
+    codes = f"Code {info.get('code', 0)} Subcode {info.get('subcode', 0)}"
+    return _reason(info, notes) + f"\t{codes}\n"
+
+
+def _terminated(info: dict[str, Any], notes: object) -> str:
+    if info.get("signal") is not None:
+        how = f"\t(0) Abnormal termination (signal {info['signal']})\n\t(0) No core file\n"
+    else:
+        how = f"\t(1) Normal termination (return value {info.get('code') or 0})\n"
+    return how + _USAGE
+
+
+def _nothing(info: dict[str, Any], notes: object) -> str:
+    return ""
+
+
+# Each event kind the log shows: its number, its header text ({host}: the execute host,
+# {schedd}: this schedd's address) and its body, as HTCondor's user log writes them.
+# EventKind.LEAVE is not a log event.
+FORMATS: dict[EventKind, tuple[int, str, Body]] = {
+    EventKind.SUBMIT: (SUBMIT, "Job submitted from host: {schedd}", _submit_notes),
+    EventKind.EXECUTE: (EXECUTE, "Job executing on host: {host}", _nothing),
+    EventKind.EVICT: (EVICTED, "Job was evicted.", _evicted),
+    EventKind.SUSPEND: (SUSPENDED, "Job was suspended.", _suspended),
+    EventKind.UNSUSPEND: (UNSUSPENDED, "Job was unsuspended.", _nothing),
+    EventKind.HOLD: (HELD, "Job was held.", _held),
+    EventKind.RELEASE: (RELEASED, "Job was released.", _reason),
+    EventKind.ABORT: (ABORTED, "Job was aborted.", _reason),
+    EventKind.TERMINATE: (TERMINATED, "Job terminated.", _terminated),
+    EventKind.GRID_SUBMIT: (GRID_SUBMIT, "Job submitted to grid resource", _grid_submit),
+    EventKind.GRID_DOWN: (GRID_DOWN, "Detected Down Grid Resource", _grid_resource),
+    EventKind.GRID_UP: (GRID_UP, "Detected Up Grid Resource", _grid_resource),
+}
+
+
 def format_event(ev: Event, head: str, schedd_addr: str, notes: object = None) -> str | None:
     """The event's text (`head` is its timestamp), or None for events the log omits;
     `notes` (the job's SubmitEventNotes) go on the submit event's second line."""
+    found = FORMATS.get(ev.kind)
+    if found is None:
+        return None
+    number, text, body = found
     cluster, proc = ev.key
-    info = ev.info
-
-    def line(num: int, text: str, body: str = "") -> str:
-        return f"{num:03d} ({cluster:03d}.{proc:03d}.000) {head} {text}\n{body}...\n"
-
-    if ev.kind == "submit":
-        body = f"    {notes}\n" if isinstance(notes, str) and notes else ""
-        return line(SUBMIT, f"Job submitted from host: {schedd_addr}", body)
-    if ev.kind == "grid_submit":
-        body = (
-            f"    GridResource: {info.get('resource', '')}\n"
-            f"    GridJobId: {info.get('grid_id', '')}\n"
-        )
-        return line(GRID_SUBMIT, "Job submitted to grid resource", body)
-    if ev.kind in ("grid_down", "grid_up"):
-        body = f"    GridResource: {info.get('resource', '')}\n"
-        if ev.kind == "grid_down":
-            return line(GRID_DOWN, "Detected Down Grid Resource", body)
-        return line(GRID_UP, "Detected Up Grid Resource", body)
-    if ev.kind == "execute":
-        return line(EXECUTE, f"Job executing on host: {info.get('host', '')}")
-    if ev.kind == "evict":
-        why = f"\t(0) Job was not checkpointed.\n\t{info.get('reason', '')}\n"
-        return line(EVICTED, "Job was evicted.", why)
-    if ev.kind == "suspend":
-        count = "\tNumber of processes actually suspended: 1\n"
-        return line(SUSPENDED, "Job was suspended.", count)
-    if ev.kind == "unsuspend":
-        return line(UNSUSPENDED, "Job was unsuspended.")
-    if ev.kind == "hold":
-        codes = f"Code {info.get('code', 0)} Subcode {info.get('subcode', 0)}"
-        body = f"\t{info.get('reason', '')}\n\t{codes}\n"
-        return line(HELD, "Job was held.", body)
-    if ev.kind == "release":
-        return line(RELEASED, "Job was released.", f"\t{info.get('reason', '')}\n")
-    if ev.kind == "abort":
-        return line(ABORTED, "Job was aborted.", f"\t{info.get('reason', '')}\n")
-    if ev.kind == "terminate":
-        if info.get("signal") is not None:
-            how = f"\t(0) Abnormal termination (signal {info['signal']})\n\t(0) No core file\n"
-        else:
-            how = f"\t(1) Normal termination (return value {info.get('code') or 0})\n"
-        return line(TERMINATED, "Job terminated.", how + _USAGE)
-    return None
+    title = text.format(schedd=schedd_addr, host=ev.info.get("host", ""))
+    job = f"({cluster:03d}.{proc:03d}.000)"
+    return f"{number:03d} {job} {head} {title}\n{body(ev.info, notes)}...\n"
 
 
 def log_path(ad: ClassAd, attr: str = "UserLog") -> Path | None:

@@ -20,7 +20,7 @@ from condorx.daemons.startd import states
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.states import State, Why
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.message import Done, Each
 from condorx.protocol.startd import (
     Claimed,
@@ -54,7 +54,9 @@ class Claims:
             slot.state not in (State.UNCLAIMED, State.OWNER, State.BACKFILL)
             or slot.claim is not None
         ):
-            raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed")
+            raise Refused(
+                Refusal.BUSY, f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed"
+            )
         if slot.kind == "Partitionable":
             slot = self.driver.carve(slot, req.request or {})
         slot.claim = Claim(
@@ -77,11 +79,11 @@ class Claims:
         new job, or its user has the better priority): the claim retires (13) and, once
         its job is gone, the slot is the new claim's (23, 24)."""
         if slot.next_claim is not None:
-            raise Refused("busy", f"{slot.name} is already being preempted")
+            raise Refused(Refusal.BUSY, f"{slot.name} is already being preempted")
         current = slot.claim
         if req.preempts == "priority" and current is not None:
             if current.user == req.user:  # a stale ad: the user holds it already
-                raise Refused("busy", f"{slot.name} is already claimed by {current.user}")
+                raise Refused(Refusal.BUSY, f"{slot.name} is already claimed by {current.user}")
         slot.next_claim = Claim(
             id=req.claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now()
         )
@@ -115,7 +117,7 @@ class Claims:
         claim = slot.claim
         assert claim is not None
         if slot.state not in (State.MATCHED, State.UNCLAIMED, State.BACKFILL):
-            raise Refused("busy", f"{slot.name} is {slot.state}, not Matched")
+            raise Refused(Refusal.BUSY, f"{slot.name} is {slot.state}, not Matched")
         claim.claimed = True
         claim.claimed_at = self.driver.now()
         claim.schedd = req.schedd or claim.schedd
@@ -142,7 +144,7 @@ class Claims:
         claim.claimed_at = self.driver.now()
         while slot.claim is not claim:
             if slot.next_claim is not claim:
-                raise Refused("not-found", "the preempting match went away")
+                raise Refused(Refusal.NOT_FOUND, "the preempting match went away")
             await self.driver.next_step()
         claim.claimed_at = self.driver.now()
         claim.schedd = req.schedd or claim.schedd
@@ -160,13 +162,13 @@ class Claims:
                 await self.driver.next_step()
                 await self.driver.settle(slot)
         if slot.state != State.CLAIMED:
-            raise Refused("busy", f"the backfill client on {slot.name} would not stop")
+            raise Refused(Refusal.BUSY, f"the backfill client on {slot.name} would not stop")
 
     def _claim_first(self, req: ClaimSlot) -> Slot:
         """A claim for a static slot the negotiator has matched but not yet told us of."""
         slot = self.driver.slot_named(req.slot)
         if slot.kind != "Static" or slot.state != State.UNCLAIMED or slot.claim is not None:
-            raise Refused("not-found", "unknown claim")
+            raise Refused(Refusal.NOT_FOUND, "unknown claim")
         slot.claim = Claim(
             id=req.claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now()
         )

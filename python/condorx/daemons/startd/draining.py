@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 
 SPEEDS = ("graceful", "quick", "fast")
 COMPLETIONS = ("nothing", "resume", "exit")
@@ -34,10 +34,10 @@ class Drain:
     @classmethod
     def asked(cls, how: str, on_completion: str, reason: str, now: float) -> Drain:
         if how not in SPEEDS:
-            raise Refused("bad-request", f"drain: how must be one of {', '.join(SPEEDS)}")
+            raise Refused(Refusal.BAD_REQUEST, f"drain: how must be one of {', '.join(SPEEDS)}")
         if on_completion not in COMPLETIONS:
             raise Refused(
-                "bad-request",
+                Refusal.BAD_REQUEST,
                 f"drain: on completion condorx can {', '.join(COMPLETIONS)}, not {on_completion}",
             )
         return cls(how, on_completion, reason, started=now)
@@ -54,4 +54,4 @@ class Drain:
 
 def refused(code: int, message: str) -> Refused:
     """A refusal that carries HTCondor's error code for condor_drain to print."""
-    return Refused("drain", f"error code {code}: {message}")
+    return Refused(Refusal.DRAIN, f"error code {code}: {message}")

@@ -21,7 +21,7 @@ from condorx.daemons.startd.draining import (
 )
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.states import State, Why
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.message import Done
 from condorx.protocol.startd import CancelDrain, DrainJobs, DrainStarted
 
@@ -61,7 +61,7 @@ class Drains:
         try:
             check = ExprTree(text)
         except ValueError as e:
-            raise Refused("bad-request", f"drain: -check {text!r}: {e}") from None
+            raise Refused(Refusal.BAD_REQUEST, f"drain: -check {text!r}: {e}") from None
         for slot in self.driver.table.all_slots():
             value = check.eval(self.driver.table.view(slot))
             if not isinstance(value, bool):

@@ -32,7 +32,7 @@ from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.daemons.startd.states import Action, Activity, Facts, State, Step, Why
 from condorx.daemons.startd.table import CarveError, SlotTable
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 
 log = logging.getLogger("condorx.startd")
 
@@ -292,7 +292,7 @@ class Driver:
         killed (`fast`), as the state machine then takes it."""
         for slot in self.table.all_slots():
             if slot.state == State.MATCHED:
-                await self.take(slot, Step(8, State.OWNER, Activity.IDLE, cause, Action.END_CLAIM))
+                await self.take(slot, states.match_given_up(cause))
             elif slot.claim is not None or slot.state == State.BACKFILL:
                 slot.flags.vacate_requested = why
                 slot.flags.fast = fast
@@ -340,20 +340,20 @@ class Driver:
     def slot_named(self, name: Any) -> Slot:
         slot = self.table.named(name)
         if slot is None:
-            raise Refused("not-found", f"no slot {name!r} here")
+            raise Refused(Refusal.NOT_FOUND, f"no slot {name!r} here")
         return slot
 
     def claimed_slot(self, claim_id: Any) -> Slot:
         slot = self.table.claimed_by(claim_id)
         if slot is None:
-            raise Refused("not-found", "unknown claim")
+            raise Refused(Refusal.NOT_FOUND, "unknown claim")
         return slot
 
     def carve(self, parent: Slot, request: dict[str, Any]) -> Slot:
         try:
             return self.table.carve(parent, request)
         except CarveError as e:
-            raise Refused(e.kind, str(e)) from None
+            raise Refused(Refusal(e.kind), str(e)) from None
 
     def _job_pid(self, slot: Slot) -> int | None:
         starter = self.starters.get(slot.claim.id) if slot.claim is not None else None
@@ -361,9 +361,9 @@ class Driver:
 
     def taking_work(self) -> None:
         if self.stopping:
-            raise Refused("busy", f"the startd is shutting down ({self.stopping})")
+            raise Refused(Refusal.BUSY, f"the startd is shutting down ({self.stopping})")
         if self.draining is not None:
-            raise Refused("busy", "the startd is draining")
+            raise Refused(Refusal.BUSY, "the startd is draining")
 
     async def shutdown(self, mode: str) -> None:
         """Give up every claim the way `mode` says, then return (the startd exits)."""

@@ -32,6 +32,7 @@ import trio
 from condorx import hooks
 from condorx.classad import ClassAd, ClassAdParseError, parseAds
 from condorx.config import Config
+from condorx.daemons.startd import states
 from condorx.daemons.startd.policy import parsed
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.states import Activity, State, Step, Why
@@ -44,7 +45,6 @@ log = logging.getLogger("condorx.startd")
 DEFAULT_DELAY = "300"
 # Slot states in which fetched work can be taken (at once, on the claim, or by RANK).
 FETCHING = (State.UNCLAIMED, State.CLAIMED)
-FETCHED = Step(5, State.CLAIMED, Activity.IDLE, "fetched work was accepted")
 
 
 def slot_keyword(cfg: Config, slot: Slot) -> str | None:
@@ -243,7 +243,7 @@ class Fetcher:
                     log.info("fetched job refused: %s", e)
                     return "reject"
             slot.claim = self._claim(job, keyword)
-            await s.take(slot, FETCHED)
+            await s.take(slot, states.FETCHED)
             s.nursery.start_soon(self.run, slot, slot.claim, job)
             return "accept"
         claim = slot.claim

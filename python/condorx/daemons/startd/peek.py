@@ -10,18 +10,18 @@ import stat
 from pathlib import Path
 
 from condorx import accounts
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 
 
 def resolve(places: dict[str, str], name: str) -> Path:
     """The path of `name` (stdout, stderr, or a file under the job's directory)."""
     if name in ("stdout", "stderr"):
         if name not in places:
-            raise Refused("not-found", f"the job's {name} is not known")
+            raise Refused(Refusal.NOT_FOUND, f"the job's {name} is not known")
         return Path(places[name])
     parts = Path(name).parts
     if not parts or Path(name).is_absolute() or ".." in parts:
-        raise Refused("bad-request", f"{name}: not a file in the job's directory")
+        raise Refused(Refusal.BAD_REQUEST, f"{name}: not a file in the job's directory")
     return Path(places.get("dir", "/nonexistent")) / name
 
 
@@ -32,11 +32,11 @@ def read(path: Path, offset: int | None, max_bytes: int, account: str | None) ->
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError as e:
-            raise Refused("not-found", f"cannot read {path.name}: {e.strerror}") from None
+            raise Refused(Refusal.NOT_FOUND, f"cannot read {path.name}: {e.strerror}") from None
     with os.fdopen(fd, "rb") as f:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise Refused("bad-request", f"{path.name} is not a regular file")
+            raise Refused(Refusal.BAD_REQUEST, f"{path.name} is not a regular file")
         size = info.st_size
         start = max(0, size - max_bytes) if offset is None else min(max(offset, 0), size)
         f.seek(start)

@@ -23,7 +23,7 @@ from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.slots import Slot
 from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.daemons.startd.states import Activity, State, Step
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.protocol.message import Done
 from condorx.protocol.startd import (
     Continue,
@@ -40,9 +40,6 @@ from condorx.protocol.startd import (
 from condorx.protocol.starter import StartJob
 
 log = logging.getLogger("condorx.startd")
-
-# A fetched job starting on its claim (transition 11, with no schedd).
-ACTIVATED_FETCHED = Step(11, State.CLAIMED, Activity.BUSY, "a fetched job started")
 
 
 # How a claim's starter is started (a port: tests give one that runs no process).
@@ -67,11 +64,11 @@ class Runs:
         claim = slot.claim
         assert claim is not None
         if slot.state != State.CLAIMED or slot.activity != Activity.IDLE or claim.job is not None:
-            raise Refused("busy", f"{slot.name} is {slot.state}/{slot.activity}: no new job")
+            raise Refused(Refusal.BUSY, f"{slot.name} is {slot.state}/{slot.activity}: no new job")
         self.driver.taking_work()
         view = self.driver.table.view(slot)
         if self.driver.worklife_over(claim, view):
-            raise Refused("busy", f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
+            raise Refused(Refusal.BUSY, f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
         job = wire.ad_from_packed(req.job, "job ad")
         return await self.execute(slot, job, req.files, ch, view, req.job)
 
@@ -95,7 +92,7 @@ class Runs:
         rank = self.driver.table.policy.number("RANK", view or self.driver.table.view(slot), job)
         claim.rank = rank if rank is not None else 0.0
         slot.flags.job_running = True
-        step = ACTIVATED_FETCHED if claim.fetched else states.ACTIVATED
+        step = states.ACTIVATED_FETCHED if claim.fetched else states.ACTIVATED
         await self.driver.take(slot, step)
         try:
             reply = await self._supervise(slot, job, job_wire or wire.pack_ad(job), files, ch)
@@ -160,8 +157,8 @@ class Runs:
                 self.driver.nursery.start_soon(starter.close)
             if slot.claim is not None and slot.claim.evicted:
                 return RunEnded()  # killed by the policy: the caller reports it
-            raise Refused("starter", f"the run on {slot.name} was cut off") from None
-        raise Refused("starter", f"the starter of {slot.name} stopped answering")
+            raise Refused(Refusal.STARTER, f"the run on {slot.name} was cut off") from None
+        raise Refused(Refusal.STARTER, f"the starter of {slot.name} stopped answering")
 
     def _starter_hooks(self, slot: Slot, job: ClassAd) -> dict[str, Any]:
         """The job's starter hooks: STARTER_JOB_HOOK_KEYWORD's, else its HookKeyword's
@@ -212,21 +209,17 @@ class Runs:
 
     async def suspend(self, peer: Peer, req: Suspend, ch: wire.Channel) -> Done:
         """condor_suspend: stop the claim's job where it is (SIGSTOP to its process tree)."""
-        return await self._pause(
-            req.claim_id, Step(14, State.CLAIMED, Activity.SUSPENDED, "condor_suspend")
-        )
+        return await self._pause(req.claim_id, states.USER_SUSPENDED)
 
     async def resume(self, peer: Peer, req: Continue, ch: wire.Channel) -> Done:
         """condor_continue: let a suspended job go on (SIGCONT to its process tree)."""
-        return await self._pause(
-            req.claim_id, Step(15, State.CLAIMED, Activity.BUSY, "condor_continue")
-        )
+        return await self._pause(req.claim_id, states.USER_CONTINUED)
 
     async def _pause(self, claim_id: str, step: Step) -> Done:
         slot = self.driver.claimed_slot(claim_id)
         assert slot.claim is not None
         if slot.claim.job is None or slot.claim.id not in self.driver.starters:
-            raise Refused("not-found", f"no job is running on {slot.name}")
+            raise Refused(Refusal.NOT_FOUND, f"no job is running on {slot.name}")
         sig = signal.SIGSTOP if step.activity == Activity.SUSPENDED else signal.SIGCONT
         await self.driver.signal(slot, sig)
         if slot.state == State.CLAIMED and slot.activity != step.activity:
@@ -261,10 +254,10 @@ class Runs:
         )
         starter = self.driver.starters.get(slot.claim.id) if slot and slot.claim else None
         if slot is None or slot.claim is None or slot.claim.job is None or starter is None:
-            raise Refused("not-found", f"job {req.job} is not running here")
+            raise Refused(Refusal.NOT_FOUND, f"job {req.job} is not running here")
         if peer.user != slot.claim.user and not security.is_admin(peer.user):
             raise Refused(
-                "permission",
+                Refusal.PERMISSION,
                 f"{peer.user} is not authorized for access to the starter for job {req.job}",
             )
         names = [str(n) for n in req.files or []] or (

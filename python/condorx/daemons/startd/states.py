@@ -391,3 +391,12 @@ CLAIMED_DIRECTLY = Step(
 )
 CLAIMED = Step(9, State.CLAIMED, Activity.IDLE, "the matched schedd claimed it")
 ACTIVATED = Step(11, State.CLAIMED, Activity.BUSY, "the schedd started a job")
+ACTIVATED_FETCHED = Step(11, State.CLAIMED, Activity.BUSY, "a fetched job started")
+FETCHED = Step(5, State.CLAIMED, Activity.IDLE, "fetched work was accepted")
+USER_SUSPENDED = Step(14, State.CLAIMED, Activity.SUSPENDED, "condor_suspend")
+USER_CONTINUED = Step(15, State.CLAIMED, Activity.BUSY, "condor_continue")
+
+
+def match_given_up(cause: str) -> Step:
+    """A match not yet claimed, let go at once (8): a shutdown or a drain."""
+    return Step(8, State.OWNER, Activity.IDLE, cause, Action.END_CLAIM)

@@ -24,7 +24,7 @@ from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
 from condorx.daemons.startd.policy import Policy, parsed
 from condorx.daemons.startd.slots import Slot, layout
 from condorx.daemons.startd.states import Activity, State, Step
-from condorx.errors import Refused
+from condorx.errors import Refusal, Refused
 from condorx.wire import Expr
 
 log = logging.getLogger("condorx.startd")
@@ -195,12 +195,16 @@ class SlotTable:
                 int(request.get(k) or d) for k, d in (("cpus", 1), ("memory", 1), ("disk", 1))
             )
         except (TypeError, ValueError):
-            raise CarveError("bad-request", f"not a request of resources: {request}") from None
+            raise CarveError(
+                Refusal.BAD_REQUEST, f"not a request of resources: {request}"
+            ) from None
         if min(cpus, memory, disk) < 1:
-            raise CarveError("bad-request", f"requests below 1 are refused: {request}")
+            raise CarveError(Refusal.BAD_REQUEST, f"requests below 1 are refused: {request}")
         free = parent.free()
         if cpus > free[0] or memory > free[1] or disk > free[2]:
-            raise CarveError("busy", f"{parent.name} has {free} left, not {(cpus, memory, disk)}")
+            raise CarveError(
+                Refusal.BUSY, f"{parent.name} has {free} left, not {(cpus, memory, disk)}"
+            )
         n = len(parent.children) + 1
         while any(c.name.startswith(f"slot{parent.id}_{n}@") for c in parent.children):
             n += 1
