@@ -11,17 +11,8 @@ import pytest
 
 from condorx.testing.pool import QUICK_POOL as POOL
 from condorx.testing.pool import wait_for, wait_for_pid
+from condorx.testing.pool_views import history, queue
 from condorx.testing.procs import descendants, job_running, job_stopped
-
-
-def history(pool, *attrs: str) -> list[list[str]]:
-    out = pool.cli("condorx.cli.history", "-af", *attrs).stdout
-    return [ln.split() for ln in out.splitlines()]
-
-
-def queue(pool, *attrs: str) -> list[list[str]]:
-    out = pool.cli("condorx.cli.q", "-af", *attrs).stdout
-    return [ln.split() for ln in out.splitlines()]
 
 
 def test_jobs_run_and_their_output_comes_back(running):

@@ -2,7 +2,7 @@
 MockClock (`condorx.testing.startd_rig`): each transition at the exact poll the manual's
 rules (3.5.8) call for. The jobs are a starter that runs no process; the real-process
 paths (signals to process trees, the schedd's requeue, the user log) are in
-tests/pool/test_startd_policy.py."""
+tests/startd/test_startd_policy.py."""
 
 from __future__ import annotations
 
@@ -303,3 +303,32 @@ def test_the_machine_clock_is_the_ports(tmp_path):
         return rig.driver.now()
 
     assert run_rig(tmp_path, "", test) == EPOCH + 7
+
+
+FETCHING = """
+POLLING_INTERVAL = 1
+STARTD_JOB_HOOK_KEYWORD = TEST
+TEST_HOOK_FETCH_WORK = /usr/bin/false
+FetchWorkDelay = ifThenElse(State == "Claimed" && Activity == "Idle", 0, 6)
+"""
+
+FETCHED_JOB = 'Cmd = "/bin/true"\nOwner = "alice"\nClusterId = 1\nProcId = 0\n'
+
+
+def test_fetch_work_delay_spaces_the_fetches_and_a_claim_fetches_again_at_once(tmp_path):
+    async def test(rig: Rig, nursery: trio.Nursery) -> Any:
+        await trio.sleep_until(13.5)  # fetches at 0, 6 and 12 find nothing
+        rig.work = [FETCHED_JOB, FETCHED_JOB]  # work arrives
+        await rig.until(lambda: len(rig.starters) == 1 and rig.state() == "Claimed/Busy")
+        taken = trio.current_time()
+        await trio.sleep_until(20.5)
+        rig.starters[0].finish()  # the fetched job ends: its claim asks again at once
+        await rig.until(lambda: len(rig.fetches) >= 5)
+        return rig.fetches, taken
+
+    fetches, taken = run_rig(tmp_path, FETCHING, test)
+    # Every 6 s while Unclaimed (FetchWorkDelay), checked at each 1 s poll; on the claim,
+    # Claimed/Idle, a delay of 0: the next fetch as soon as the job has ended.
+    assert fetches[:4] == [0.0, 6.0, 12.0, 18.0]
+    assert 18.0 <= taken < 18.1
+    assert fetches[4] == 20.5

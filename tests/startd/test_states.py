@@ -1,6 +1,6 @@
 """The state machine's rules, transition by transition (manual 3.5.8): for each
 numbered transition, the state, activity, policy facts and events that lead to it, and
-the ones that must not. The daemons' own tests (tests/pool/test_startd_policy.py) show
+the ones that must not. The daemons' own tests (tests/startd/test_startd_policy.py) show
 the same transitions on real processes."""
 
 from __future__ import annotations

@@ -24,12 +24,13 @@ from typing import Any
 
 import trio
 
-from condorx import wire
+from condorx import hooks, wire
 from condorx.classad import ClassAd
 from condorx.config import Config, load_config
 from condorx.daemons.peer import Peer
 from condorx.daemons.startd.claims import Claims
 from condorx.daemons.startd.driver import Driver
+from condorx.daemons.startd.fetch import Fetcher
 from condorx.daemons.startd.runs import Runs
 from condorx.daemons.startd.slots import Slot
 from condorx.protocol.startd import ClaimSlot, Match, RunEnded, RunJob
@@ -70,6 +71,7 @@ class FakeStarter:
         return type("NoProcess", (), {"pid": None})()
 
     async def run(self, request: StartJob) -> AsyncIterator[dict[str, Any]]:
+        self._ended, self._how = trio.Event(), None  # each job of the claim runs anew
         self.job_pid = 4242
         yield {"started": self.job_pid}
         await self._ended.wait()
@@ -122,6 +124,11 @@ class Rig:
         self.starters: list[FakeStarter] = []
         self.next_starter = FakeStarter
         self.runs = Runs(self.driver, spawn=self._spawn)
+        # FETCH_WORK, answered by the test: the job ad text the next fetch prints ("" for
+        # no work), and when each fetch ran.
+        self.work: list[str] = []
+        self.fetches: list[float] = []
+        self.driver.fetcher = Fetcher(self.driver, self.runs.execute, run_hook=self._hook)
         # Each transition's virtual time and number, read from the StartLog's lines.
         self.steps: list[tuple[float, int]] = []
         self._log = _Transitions(self.steps)
@@ -135,6 +142,14 @@ class Rig:
         logger.removeHandler(self._log)
         logger.setLevel(self._level)
 
+    async def _hook(self, hook: hooks.Hook, args: Any = (), stdin: bytes = b"", *_: Any) -> Any:
+        """A job hook that runs no process: FETCH_WORK prints the next of `work`."""
+        if hook.name != "FETCH_WORK":
+            return hooks.Result(0, b"", "")
+        self.fetches.append(trio.current_time())
+        text = self.work.pop(0) if self.work else ""
+        return hooks.Result(0, text.encode(), "")
+
     async def _spawn(self, log_file: str | None) -> Any:
         starter = self.next_starter()
         self.starters.append(starter)
@@ -147,6 +162,7 @@ class Rig:
         self.driver.nursery = nursery
         await self.driver.poll()
         nursery.start_soon(self.driver.poll_loop)
+        self.driver.fetcher.start(nursery)
 
     def slot(self) -> Slot:
         return self.driver.table.all_slots()[0]

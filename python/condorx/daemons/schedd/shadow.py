@@ -201,6 +201,13 @@ class Shadows:
     async def _notice(self, info: ClaimInfo, frame: dict[str, Any]) -> None:
         """A frame of a running job: the startd's policy suspending or continuing it."""
         key = info.job
+        if key is not None and ("waiting" in frame or "started" in frame):
+            # Held or removed while its run was being asked for: the startd may have heard
+            # the stop before it had the job, so the stop is sent again now it has it.
+            ad = self.ledger.get(key)
+            if ad is None or JobStatus.of(ad) in (JobStatus.HELD, JobStatus.REMOVED):
+                self.nursery.start_soon(self.stop, key)
+            return
         if key is None or not ("suspended" in frame or "continued" in frame):
             return
         change = transitions.suspend if "suspended" in frame else transitions.resume

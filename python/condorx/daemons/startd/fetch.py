@@ -76,14 +76,17 @@ class SlotHost(Protocol):
 
 # How a fetched job runs on its claim (the startd's `Runs.execute`): until it ends.
 Execute = Callable[[Slot, ClassAd, dict[str, bytes] | None, Any], Awaitable[RunEnded]]
+# How a hook runs (`hooks.run`; a port, for tests of the fetch loop's timing).
+RunHook = Callable[..., Awaitable[hooks.Result]]
 
 
 class Fetcher:
     """The FETCH_WORK loops of a startd's slots, and what comes of what they fetch."""
 
-    def __init__(self, startd: SlotHost, execute: Execute) -> None:
+    def __init__(self, startd: SlotHost, execute: Execute, run_hook: RunHook = hooks.run) -> None:
         self.startd = startd
         self.execute = execute
+        self.run_hook = run_hook
         cfg = startd.cfg
         self.delay_text = (cfg.get("FetchWorkDelay") or DEFAULT_DELAY).strip() or DEFAULT_DELAY
         parsed(self.delay_text)  # a bad expression is refused at start, by name below
@@ -168,7 +171,7 @@ class Fetcher:
     async def fetch_once(self, slot: Slot, keyword: str) -> None:
         found = self.hooks_of(keyword)
         slot_ad = self.startd.table.view(slot)
-        res = await hooks.run(found["FETCH_WORK"], (), hooks.ads_text(slot_ad))
+        res = await self.run_hook(found["FETCH_WORK"], (), hooks.ads_text(slot_ad))
         text = res.stdout.decode(errors="replace")
         job = None if res.error or not text.strip() else self._job(text, found, keyword, slot_ad)
         if job is None:
@@ -215,7 +218,7 @@ class Fetcher:
         slot_ad: ClassAd | None = None,
     ) -> None:
         ad = slot_ad if slot_ad is not None else self.startd.table.view(slot) if slot else ClassAd()
-        self.startd.nursery.start_soon(hooks.run, hook, (verdict,), hooks.ads_text(job, ad))
+        self.startd.nursery.start_soon(self.run_hook, hook, (verdict,), hooks.ads_text(job, ad))
 
     def _no_more_work(self, slot: Slot) -> None:
         """A fetched claim whose job is done and that finds no more work is evicted."""

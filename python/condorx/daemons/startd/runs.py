@@ -86,6 +86,8 @@ class Runs:
         and `job_wire` spare work the caller did already."""
         claim = slot.claim
         assert claim is not None
+        # The starter first: once the slot is Busy, a suspend or a kill must reach it.
+        starter = await self._starter(claim.id)
         claim.job, claim.last_job, claim.job_start, claim.notify = job, job, self.driver.now(), ch
         claim.job_run_time = claim.job_suspend_time = 0.0
         claim.evicted = ""
@@ -95,7 +97,8 @@ class Runs:
         step = states.ACTIVATED_FETCHED if claim.fetched else states.ACTIVATED
         await self.driver.take(slot, step)
         try:
-            reply = await self._supervise(slot, job, job_wire or wire.pack_ad(job), files, ch)
+            wired = job_wire or wire.pack_ad(job)
+            reply = await self._supervise(slot, starter, job, wired, files, ch)
         finally:
             claim.job, claim.notify = None, None
             slot.flags.job_running = False
@@ -107,21 +110,26 @@ class Runs:
             return RunEnded(vacated=claim.evicted, claim_ended=ended)
         return dataclasses.replace(reply, claim_ended=ended)
 
+    async def _starter(self, claim_id: str) -> StarterProcess:
+        """The claim's starter, spawned on its first job."""
+        starter = self.driver.starters.get(claim_id)
+        if starter is None or not starter.alive:
+            starter = await self.spawn(self.starter_log)
+            self.driver.starters[claim_id] = starter
+        return starter
+
     async def _supervise(
         self,
         slot: Slot,
+        starter: StarterProcess,
         job: ClassAd,
         job_wire: bytes,
         files: dict[str, bytes] | None,
         ch: wire.Channel | None,
     ) -> RunEnded:
-        """Hand the job to the claim's starter (spawned on its first job) and relay its
-        frames to the schedd: started, heartbeats, then how the job ended."""
+        """Hand the job to the claim's starter and relay its frames to the schedd:
+        started, heartbeats, then how the job ended."""
         assert slot.claim is not None
-        starter = self.driver.starters.get(slot.claim.id)
-        if starter is None or not starter.alive:
-            starter = await self.spawn(self.starter_log)
-            self.driver.starters[slot.claim.id] = starter
         request = StartJob(
             job=job_wire,
             scratch=str(self.driver.execute_dir),

@@ -7,11 +7,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from test_jobs_run import history
-from test_startd_policy import slot_states, transitions
-
 from condorx.testing.pool import QUICK_POOL, wait_for
 from condorx.testing.pool import LocalPool as Pool
+from condorx.testing.pool_views import history, slot_states, transitions
 
 
 def start(pool: Pool, cpus: int, on_term: str = "") -> Path:

@@ -1,6 +1,8 @@
 """Job hooks (manual 4.4) on real daemons: the startd fetches work from the SQLite work
 queue shipped in examples/hooks (its hooks are real programs), the starter runs the
-job's hooks, and what each hook saw is read back from the queue's own records."""
+job's hooks, and what each hook saw is read back from the queue's own records. How
+FetchWorkDelay spaces the fetches is tested at exact times in-process
+(tests/startd/test_policy_timing.py)."""
 
 from __future__ import annotations
 
@@ -170,32 +172,6 @@ def test_the_seeds_database_and_web_keywords(pool):
     assert "reply_fetch" not in workq("web", "events")
     seen = sorted(ln.split("=")[1].strip() for ln in audit.read_text().splitlines())
     assert seen == ['"DATABASE"'] * 3 + ['"WEB"']
-
-
-def fetch_times(q: WorkQueue, unit: int | None) -> list[float]:
-    """When each FETCH_WORK ran that handed out `unit` (None: that found no work)."""
-    import sqlite3
-
-    with sqlite3.connect(q.dir / "work.db") as conn:
-        rows = conn.execute(
-            "SELECT at FROM events WHERE hook = 'fetch_work' AND unit IS ? ORDER BY seq", (unit,)
-        )
-        return [r[0] for r in rows]
-
-
-def test_fetch_work_delay_spaces_the_fetches(pool):
-    # Claimed/Idle fetches at once (the seed's common expression); otherwise every 6 s.
-    q = start(pool, 'FetchWorkDelay = ifThenElse(State == "Claimed" && Activity == "Idle", 0, 6)\n')
-    pool.start("collector", "startd")
-    wait_for(lambda: len(fetch_times(q, None)) >= 2, "two fetches that find nothing")
-    empty = fetch_times(q, None)
-    assert 6.0 <= empty[1] - empty[0] < 10.0
-    units = [q.add("/bin/sleep", "1", iwd=str(pool.root)) for _ in range(2)]
-    wait_for(lambda: all(q.status()[u][0] == "done" for u in units), "both units")
-    # The second unit was taken as soon as the first one's job ended (1 s, and its
-    # hooks): on the claim, Claimed/Idle, the delay is 0, not 6.
-    first, second = (fetch_times(q, u)[-1] for u in units)
-    assert 1.0 <= second - first < 5.0
 
 
 def test_fetched_work_the_slot_ranks_higher_preempts_fetched_work(pool):

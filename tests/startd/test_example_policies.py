@@ -8,12 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
-from test_jobs_run import history, queue
-from test_startd_policy import slot_states, transitions
 
 from condorx.security import current_user
 from condorx.testing.pool import QUICK_POOL, wait_for, wait_for_pid
 from condorx.testing.pool import LocalPool as Pool
+from condorx.testing.pool_views import history, queue, slot_states, transitions
 from condorx.testing.procs import job_running, job_stopped
 
 POLICIES = Path(__file__).resolve().parents[2] / "examples" / "policies"

@@ -1,26 +1,25 @@
 """Job deferral end to end, on real daemons and the real clock: one test per path (the
-timing rules themselves are tested at exact times in-process: tests/starter/
-test_deferral_wait.py, tests/schedd/test_cron_transitions.py, tests/schedd/
-test_shadows.py). A deferred job is evaluated on arrival and runs after its wait; a prep
-time job carries the schedd's clause; a job inside its window runs at once, one past it
-is held with HoldReasonCode 20; a held waiting job never starts; a suspended waiting job
-starts at its time and is at once suspended; a cron job runs at its minute and waits for
-the next; condor_reconfig moves cron times to a new zone."""
+timing rules themselves are tested at exact times in-process: test_deferral_wait.py
+beside it, tests/schedd/test_cron_transitions.py, tests/schedd/test_shadows.py). A
+deferred job is evaluated on arrival and runs after its wait; a prep time job carries
+the schedd's clause; a job inside its window runs at once, one past it is held with
+HoldReasonCode 20; a held waiting job never starts; a suspended waiting job starts at
+its time and is at once suspended; a cron job runs at its minute and waits for the next;
+condor_reconfig moves cron times to a new zone."""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from test_jobs_run import history, queue
-
 from condorx.testing.pool import wait_for
+from condorx.testing.pool_views import history, queue, slot_state
 from condorx.testing.procs import job_stopped
 
 
 def test_a_deferred_job_is_evaluated_on_arrival_and_runs_after_its_wait(running):
-    # The wait itself, to the second, is tested in-process (tests/starter/
-    # test_deferral_wait.py); here the whole path: the expression kept as written by the
+    # The wait itself, to the second, is tested in-process (test_deferral_wait.py);
+    # here the whole path: the expression kept as written by the
     # schedd, evaluated on the execute machine, the job run after it.
     stamp = running.root / "started-at"
     before = int(time.time())
@@ -123,7 +122,10 @@ log = job.log
 queue
 """,
     )
+    # Running in the queue, and on the slot: the schedd marks it Running as it asks the
+    # startd to run it, and only a job the startd runs can be suspended.
     wait_for(lambda: queue(running, "JobStatus") == [["2"]], "the job to be waiting")
+    wait_for(lambda: slot_state(running) == "Claimed/Busy", "the slot to run it")
     running.cli("condorx.cli.act:suspend", str(c))
     assert queue(running, "JobStatus") == [["7"]]
     assert _processes(str(stamp)) == []  # it still waits

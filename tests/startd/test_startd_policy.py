@@ -9,17 +9,16 @@ that lapse) are tested at exact times in-process in tests/startd/test_policy_tim
 from __future__ import annotations
 
 import os
-import re
 import time
 from pathlib import Path
 
 import pytest
 import trio
-from test_jobs_run import history, queue
 
 from condorx.client.connection import Address, connect, daemon_credentials
 from condorx.testing.pool import QUICK_POOL, wait_for, wait_for_pid
 from condorx.testing.pool import LocalPool as Pool
+from condorx.testing.pool_views import history, queue, slot_state, transitions
 from condorx.testing.procs import job_running, job_stopped
 
 BASE = (
@@ -48,11 +47,6 @@ def keyboard(pool: Pool, idle: int) -> None:
     (pool.root / "inputs").write_text(f"KeyboardIdle = {idle}\n")
 
 
-def transitions(pool: Pool) -> list[int]:
-    log = (pool.root / "log" / "StartLog").read_text()
-    return [int(n) for n in re.findall(r"\(transition (\d+):", log)]
-
-
 def expect_after(pool: Pool, first: int, expected: list[int]) -> None:
     """The transitions from the first `first` on begin with `expected`; if not, the
     StartLog's lines say why (each transition's cause is logged with it)."""
@@ -62,17 +56,6 @@ def expect_after(pool: Pool, first: int, expected: list[int]) -> None:
         lines = (pool.root / "log" / "StartLog").read_text().splitlines()
         tail = "\n".join(ln for ln in lines if "condorx.startd" in ln)[-4000:]
         raise AssertionError(f"transitions {got} != {expected}; StartLog:\n{tail}")
-
-
-def slot_states(pool: Pool) -> list[str]:
-    """Each slot's State/Activity as condor_status shows them, by slot name."""
-    out = pool.cli("condorx.cli.status", "-af", "Name", "State", "Activity").stdout
-    return [f"{s}/{a}" for _, s, a in sorted(ln.split() for ln in out.splitlines())]
-
-
-def slot_state(pool: Pool) -> str:
-    out = pool.cli("condorx.cli.status", "-af", "State", "Activity").stdout.split()
-    return "/".join(out[:2])
 
 
 SLEEPER = """

@@ -9,11 +9,9 @@ import signal
 import time
 from pathlib import Path
 
-from test_jobs_run import history, queue
-from test_startd_policy import transitions
-
 from condorx.testing.pool import QUICK_POOL, wait_for, wait_for_pid
 from condorx.testing.pool import LocalPool as Pool
+from condorx.testing.pool_views import history, queue, transitions
 
 
 def start(pool: Pool, extra: str = "") -> None:
