@@ -25,7 +25,8 @@ from condorx.cli.common import load
 from condorx.dag.errors import DagError
 from condorx.dagman import options
 from condorx.dagman.debug_log import DebugLog
-from condorx.dagman.run import Dagman, DagmanError
+from condorx.dagman.errors import DagmanError
+from condorx.dagman.run import Dagman
 from condorx.version import version_string
 
 OPTIONS = [

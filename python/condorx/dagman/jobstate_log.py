@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from condorx.dag.model import Dag
+from condorx.dagman.engine import SUBMITTED, State
 
 
 class JobstateLog:
@@ -33,6 +34,20 @@ class JobstateLog:
 
     def retried(self, name: str) -> None:
         self._seq.pop(name, None)
+
+    def job_event(
+        self, name: str, old: State, now: State, was: str, event: str, job: str, when: float
+    ) -> None:
+        """The line for a node's job event (`old`: the node's state before it, `was` its
+        status then, `now` its state after), and JOB_SUCCESS or JOB_FAILURE when it was
+        the job's last; a retried node starts its sequence anew."""
+        self.node(name, event.removeprefix("ULOG_"), job, when)
+        if was == SUBMITTED and (now is not old or now.status != SUBMITTED):
+            value = old.job_retval if old.job_retval is not None else 0
+            outcome = "JOB_SUCCESS" if value == 0 else "JOB_FAILURE"
+            self.node(name, outcome, str(value), when)
+            if now is not old:
+                self.retried(name)
 
     def _tag(self, name: str) -> str:
         if name not in self._tags:

@@ -12,7 +12,6 @@ restarted and started this one anew), this one waits for it to end first.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import signal
@@ -22,17 +21,16 @@ from pathlib import Path
 import trio
 
 from condorx import wire
-from condorx.classad import ClassAd
 from condorx.client.schedd import ScheddClient
-from condorx.config import Config, ConfigError
+from condorx.config import Config
 from condorx.dag.model import Dag
-from condorx.dag.parse import parse_files
-from condorx.dagman import metrics, node_job, nodes_log, rescue, scripts, status_file
+from condorx.dagman import loading, lock_file, node_job, nodes_log, rescue, scripts
 from condorx.dagman.debug_log import DebugLog
-from condorx.dagman.dot_file import DotFile
-from condorx.dagman.engine import SUBMITTED, DagStatus, Engine, State
+from condorx.dagman.engine import DagStatus, Engine
+from condorx.dagman.job_ad import DagmanJob
 from condorx.dagman.jobstate_log import JobstateLog
 from condorx.dagman.options import Options
+from condorx.dagman.progress_files import ProgressFiles
 from condorx.dagman.submitter import NodeSubmitError, Submitter
 from condorx.eventlog import Event, EventLogError, Tail
 
@@ -60,16 +58,11 @@ class Dagman:
         self._submitting = trio.CapacityLimiter(_CONNECTIONS)
         self._one_by_one = trio.CapacityLimiter(1)
         self._attempts: dict[str, int] = {}
-        self._ad_sent: dict[str, object] = {}
-        self._ad_time = 0.0
+        self.ad = DagmanJob(self.client, job, out)
         self._nursery: trio.Nursery | None = None
         self.started = time.time()
         self.jobstate: JobstateLog | None = None
-        self._status_time = 0.0
-        self._status_sent = ""
         self._rescue_number = 0
-        self.dot: DotFile | None = None
-        self._dot_sent = ""
         self._abort_handled = False
         self._provision_asked = 0.0
         self._was_halted = False
@@ -79,7 +72,7 @@ class Dagman:
     async def run(self) -> int:
         self._load()
         recovery = os.path.exists(self.opts.lockfile) or self.opts.do_recovery
-        lock = await self._lock()
+        lock = await lock_file.hold(self.opts.lockfile, self.job[0], self.out)
         try:
             await self._start(recovery)
             async with self.client.held(_CONNECTIONS), trio.open_nursery() as nursery:
@@ -92,20 +85,8 @@ class Dagman:
             os.close(lock)
 
     def _load(self) -> None:
-        self.out(f"Parsing {len(self.opts.dags)} dagfiles")
-        for dag in self.opts.dags:
-            self.out(f"Parsing {dag} ...")
-        self.dag = parse_files(list(self.opts.dags), use_dag_dir=self.opts.use_dag_dir)
-        if self.dag.reject is not None:
-            where, line = self.dag.reject
-            raise DagmanError(f"Exiting because of REJECT specification in {where}, line {line}")
-        self._read_config()
-        found = self._rescue_file()
-        if found:
-            if not self.opts.load_save:
-                self._rescue_number = int(found[-3:])
-            self.out(f"Parsing {found} ...")
-            rescue.apply(self.dag, found)
+        self.dag, self._rescue_number = loading.load(self.opts, self.cfg, self.out)
+        self.files = ProgressFiles(self.dag, self.opts, self.out)
         self.engine = Engine(self.dag, self.opts.limits(self.cfg))
         for name, value in self.dag.maxjobs.items():
             self.engine.limits.categories[name] = value
@@ -115,61 +96,6 @@ class Dagman:
         self._submit_delay = self.cfg.get_int("DAGMAN_SUBMIT_DELAY", 0)
         self._submit_attempts = self.cfg.get_int("DAGMAN_MAX_SUBMIT_ATTEMPTS", 6)
         self.out(f"Dag contains {len(self.dag.nodes)} total nodes")
-
-    def _read_config(self) -> None:
-        """The DAG's CONFIG file, or condor_submit_dag's -config (one of them: two
-        different files are an error), read over the pool's configuration."""
-        given = self.cfg.get("DAGMAN_CONFIG_FILE")
-        named = self.dag.config
-        if named and given and os.path.abspath(named) != os.path.abspath(given):
-            raise DagmanError(f"the DAG's CONFIG file {named} and -config {given} differ: give one")
-        path = named or given
-        if not path:
-            return
-        try:
-            self.cfg.read_more(path)
-        except ConfigError as e:
-            raise DagmanError(f"DAGMan configuration file {path}: {e}") from None
-        self.out(f"Using DAGMan configuration file: {path}")
-
-    def _rescue_file(self) -> str | None:
-        primary = self.opts.primary
-        if self.opts.load_save:  # -load_save: start from a save point file instead
-            return rescue.save_file(primary, self.opts.load_save)
-        if self.opts.do_rescue_from:
-            return rescue.name(primary, self.opts.do_rescue_from)
-        if self.opts.auto_rescue and not self.opts.force:
-            last = rescue.last_number(primary, self.cfg.get_int("DAGMAN_MAX_RESCUE_NUM", 100))
-            return rescue.name(primary, last) if last else None
-        return None
-
-    async def _lock(self) -> int:
-        """The lock file, held (flock) for the run, with the DAGMan job's cluster in it.
-        Held by a live DAGMan of the same job: wait for it; of another job: refuse."""
-        while True:
-            fd = os.open(self.opts.lockfile, os.O_CREAT | os.O_RDWR, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                if _same_file(fd, self.opts.lockfile):
-                    break
-                os.close(fd)  # the holder ended and removed it: lock the new one
-                continue
-            except BlockingIOError:
-                holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
-                if holder != str(self.job[0]):
-                    os.close(fd)
-                    raise DagmanError(
-                        "Aborting because it looks like another instance of DAGMan is"
-                        " currently running on this DAG; if that is not the case, delete"
-                        f" the lock file ({self.opts.lockfile}) and re-submit the DAG."
-                    ) from None
-                os.close(fd)
-                self.out("Lock file is held by an earlier run of this DAGMan job; waiting")
-                self.out.flush()
-                await trio.sleep(1)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{self.job[0]}\n".encode(), 0)
-        return fd
 
     async def _start(self, recovery: bool) -> None:
         self.engine.start()
@@ -202,11 +128,11 @@ class Dagman:
         name = self.opts.batch_name or f"{os.path.basename(self.opts.primary)}+{cluster}"
         batch_id = f"{cluster}.{proc}"
         if cluster:
-            ad = await self._own_ad()
+            ad = await self.ad.own_ad()
             if ad is not None:
                 name = str(ad.get("JobBatchName") or name)
                 batch_id = str(ad.get("JobBatchId") or batch_id)
-            await self._edit({"JobBatchName": _quote(name), "JobBatchId": _quote(batch_id)})
+            await self.ad.edit({"JobBatchName": _quote(name), "JobBatchId": _quote(batch_id)})
         return node_job.Context(
             dagman_id=cluster,
             nodes_log=str(self.nodes_log),
@@ -237,9 +163,9 @@ class Dagman:
             if not halted:
                 await self._submit_ready()
             await self._provisioning()
-            await self._update_ad()
-            self._status_file()
-            self._dot_file()
+            await self.ad.update(self.engine)
+            self.files.status_file(self.engine, self.removed)
+            self.files.dot_file(self.engine)
             if halted and not engine.running():
                 self.out("DAG is halted and nothing is running: exiting")
                 engine.halt()
@@ -247,7 +173,9 @@ class Dagman:
             if engine.aborted is not None and not self._abort_handled:
                 self._abort_handled = True
                 self.out("Aborting DAG: ABORT-DAG-ON")
-                await self._remove_all("DAG Abort: DAG is exiting and writing rescue file.")
+                await self.ad.remove_all(
+                    self.dag.final, "DAG Abort: DAG is exiting and writing rescue file."
+                )
             if not engine.active():
                 if engine.start_final():
                     self.out(f"Running FINAL node {self.dag.final}")
@@ -285,7 +213,9 @@ class Dagman:
             if ev.number == 12 and name and not replay and self.engine.held > before:
                 self._hold_script(name)
             if name and old is not None and not replay:
-                self._jobstate_event(name, old, was, ev.name, f"{ev.cluster}.{ev.proc}", ev.time)
+                if self.jobstate is not None:
+                    job, now = f"{ev.cluster}.{ev.proc}", self.engine.states[name]
+                    self.jobstate.job_event(name, old, now, was, ev.name, job, ev.time)
             if name and ev.number == 5:
                 self.out(_proc_end(name, ev))
             if name and ev.number == 12:
@@ -362,23 +292,6 @@ class Dagman:
                             self.engine.event(0, job, int(ad.get("ProcId") or 0), {})
         except (wire.WireError, wire.RemoteError, OSError) as e:
             self.out(f"WARNING: cannot ask the schedd for this DAG's jobs: {e}")
-
-    def _jobstate_event(
-        self, name: str, old: State, was: str, event: str, job: str, when: float
-    ) -> None:
-        """The jobstate log's line for a node's job event, and JOB_SUCCESS / JOB_FAILURE
-        when it was the job's last."""
-        if self.jobstate is None:
-            return
-        self.jobstate.node(name, event.removeprefix("ULOG_"), job, when)
-        now = self.engine.states[name]
-        if was == SUBMITTED and (now is not old or now.status != SUBMITTED):
-            value = old.job_retval if old.job_retval is not None else 0
-            self.jobstate.node(
-                name, "JOB_SUCCESS" if value == 0 else "JOB_FAILURE", str(value), when
-            )
-            if now is not old:
-                self.jobstate.retried(name)
 
     def _note_end(self, name: str) -> None:
         st = self.engine.states[name]
@@ -464,7 +377,11 @@ class Dagman:
         if self.jobstate:
             self.jobstate.node(name, f"{kind}_SCRIPT_STARTED", job)
         while True:
-            words = scripts.argv(script.command, kind, self._macros(name))
+            words = scripts.argv(
+                script.command,
+                kind,
+                self._macros(name),
+            )
             self.out(f"Running {kind} script of Node {name}...")
             code, sig, err = await scripts.run(words, cwd, debug)
             if err:
@@ -474,7 +391,7 @@ class Dagman:
                 await trio.sleep(script.defer_time)
                 continue
             break
-        self.out(_script_end(kind, name, code, sig))
+        self.out(scripts.script_end(kind, name, code, sig))
         if self.jobstate:
             ok = "SUCCESS" if sig is None and code == 0 else "FAILURE"
             self.jobstate.node(name, f"{kind}_SCRIPT_{ok}", job)
@@ -494,36 +411,12 @@ class Dagman:
     async def _run_hold(self, name: str) -> None:
         node = self.dag.nodes[name]
         script = node.scripts["HOLD"]
-        words = scripts.argv(script.command, "HOLD", self._macros(name))
+        words = scripts.argv(
+            script.command,
+            "HOLD",
+            self._macros(name),
+        )
         await scripts.run(words, node_job.directory(node))
-
-    def _macros(self, name: str) -> dict[str, str]:
-        node, st, eng = self.dag.nodes[name], self.engine.states[name], self.engine
-        by_proc = st.jobs.codes if st.jobs is not None else {}
-        codes = sorted(c for c in by_proc.values() if c is not None)
-        distinct = sorted(set(codes))
-        return {
-            "$JOB": name,
-            "$RETRY": str(st.retries),
-            "$MAX_RETRIES": str(node.retries),
-            "$DAG_STATUS": str(int(eng.status)),
-            "$FAILED_COUNT": str(eng.failed_nodes),
-            "$FUTILE_COUNT": str(eng.futile_nodes),
-            "$DONE_COUNT": str(eng.done_nodes),
-            "$QUEUED_COUNT": str(eng.submitted_nodes),
-            "$NODE_COUNT": str(len(eng.states)),
-            "$DAGID": str(self.job[0]),
-            "$JOBID": f"{st.cluster or 0}.0",
-            "$CLUSTERID": str(st.cluster or 0),
-            "$JOB_COUNT": str(st.procs),
-            "$SUCCESS": "True" if st.job_retval == 0 else "False",
-            "$RETURN": str(st.job_retval if st.job_retval is not None else -1),
-            "$EXIT_CODES": ",".join(str(c) for c in distinct),
-            "$EXIT_CODE_COUNTS": ",".join(f"{c}:{codes.count(c)}" for c in distinct),
-            "$EXIT_CODE_LIST": ",".join(str(c) for c in by_proc.values() if c is not None),
-            "$PRE_SCRIPT_RETURN": str(st.pre_retval if st.pre_retval is not None else -1),
-            "$JOB_ABORT_COUNT": str(sum(1 for c in by_proc.values() if c is None)),
-        }
 
     # ---- removal, the DAGMan job's ad, the end ----------------------------------------
 
@@ -549,119 +442,25 @@ class Dagman:
                 scope.cancel()
                 return
 
+    def _macros(self, name: str) -> dict[str, str]:
+        return scripts.macros(self.dag.nodes[name], self.engine, name, self.job[0])
+
     async def _remove_asked(self) -> None:
         while self.engine.to_remove:
             cluster, why = self.engine.to_remove.pop()
-            constraint = f"ClusterId == {cluster} && DAGManJobId == {self.job[0]}"
-            await self._act("remove", constraint, why)
-
-    async def _remove_all(self, why: str) -> None:
-        keep = f' && DAGNodeName =!= "{self.dag.final}"' if self.dag.final else ""
-        if self.job[0]:
-            await self._act("remove", f"DAGManJobId == {self.job[0]}{keep}", why)
-
-    async def _act(self, action: str, constraint: str, why: str) -> None:
-        try:
-            await self.client.act(action, constraint=constraint, reason=why)
-        except (wire.WireError, wire.RemoteError, OSError) as e:
-            self.out(f"ERROR: removing node jobs ({constraint}): {e}")
-
-    async def _update_ad(self, force: bool = False) -> None:
-        """The DAGMan job's DAG_* attributes, sent when they changed (at most each
-        second, and at the end)."""
-        if not self.job[0] or (not force and time.monotonic() - self._ad_time < 1.0):
-            return
-        eng, c = self.engine, self.engine.counts()
-        attrs: dict[str, object] = {
-            "DAG_NodesTotal": len(eng.states),
-            "DAG_NodesDone": c["DONE"],
-            "DAG_NodesPrerun": c["PRERUN"],
-            "DAG_NodesQueued": c["SUBMITTED"],
-            "DAG_NodesPostrun": c["POSTRUN"],
-            "DAG_NodesReady": c["READY"],
-            "DAG_NodesFailed": c["ERROR"],
-            "DAG_NodesUnready": c["NOT_READY"],
-            "DAG_NodesFutile": c["FUTILE"],
-            "DAG_Status": int(eng.final_status() if force else eng.status),
-            "DAG_InRecovery": int(eng.recovering),
-            "DAG_JobsSubmitted": eng.jobs_submitted,
-            "DAG_JobsIdle": eng.idle,
-            "DAG_JobsHeld": eng.held,
-            "DAG_JobsRunning": max(eng.jobs_submitted - eng.jobs_completed - eng.idle, 0),
-            "DAG_JobsCompleted": eng.jobs_completed,
-        }
-        if attrs == self._ad_sent:
-            return
-        self._ad_time = time.monotonic()
-        self._ad_sent = attrs
-        changed = {k: str(v) for k, v in attrs.items()}
-        changed["DAG_AdUpdateTime"] = str(int(time.time()))
-        await self._edit(changed)
-
-    async def _edit(self, attrs: dict[str, str]) -> None:
-        try:
-            await self.client.edit(attrs, ids=[f"{self.job[0]}.{self.job[1]}"])
-        except (wire.WireError, wire.RemoteError, OSError) as e:
-            self.out(f"WARNING: cannot update the DAGMan job's ad: {e}")
-
-    async def _own_ad(self) -> ClassAd | None:
-        try:
-            async for chunk in self.client.query_ads(
-                f"ClusterId == {self.job[0]} && ProcId == {self.job[1]}"
-            ):
-                for ad in chunk:
-                    return ad
-        except (wire.WireError, wire.RemoteError, OSError) as e:
-            self.out(f"WARNING: cannot read the DAGMan job's ad: {e}")
-        return None
-
-    def _dot_file(self) -> None:
-        """DOT: written at the start, and as the DAG moves with UPDATE."""
-        if self.dag.dot is None:
-            return
-        if self.dot is None:
-            self.dot = DotFile(self.dag.dot)
-        elif not self.dot.update:
-            return
-        state = str(self.engine.counts())
-        if state == self._dot_sent:
-            return
-        self._dot_sent = state
-        try:
-            self.dot.write(self.engine)
-        except OSError as e:
-            self.out(f"Can't create dot file '{self.dot.name}': {e.strerror}")
-
-    def _status_file(self, finished: bool = False) -> None:
-        """NODE_STATUS_FILE, rewritten when the DAG moved, at most once per its minimum
-        update time (unless ALWAYS-UPDATE), and at the end."""
-        if self.dag.node_status_file is None:
-            return
-        name, every, always = self.dag.node_status_file
-        now = time.monotonic()
-        if not finished and now - self._status_time < every:
-            return
-        state = str(self.engine.counts()) + str(self.engine.held)
-        if not finished and not always and state == self._status_sent:
-            return
-        self._status_time, self._status_sent = now, state
-        content = status_file.text(self.engine, self.opts.dags, finished, self.removed, every)
-        try:
-            status_file.write(Path(name), content)
-        except OSError as e:
-            self.out(f"Warning: can't write node status file {name}: {e.strerror}")
+            await self.ad.remove_cluster(cluster, why)
 
     async def _finish(self) -> int:
         eng = self.engine
         if self.stopped:
-            await self._update_ad(force=True)
+            await self.ad.update(self.engine, force=True)
             self.out(f"**** condor_dagman (condor_DAGMAN) pid {os.getpid()} EXITING WITH STATUS 3")
             return 3  # the lock file stays: the next run recovers
         if self.removed:
-            await self._remove_all("Removed by DAGMan: the DAG was removed")
+            await self.ad.remove_all(self.dag.final, "Removed by DAGMan: the DAG was removed")
         elif eng.services_busy():
             services = f"DAGManJobId == {self.job[0]} && DAGLifetimeJob =?= true"
-            await self._act("remove", services, "DAG is exiting")
+            await self.ad.remove(services, "DAG is exiting")
         code = 2 if self.removed else eng.exit_code()
         if code != 0 or eng.failed_nodes:
             number = rescue.last_number(self.opts.primary) + 1
@@ -669,41 +468,16 @@ class Dagman:
             self.out(f"Writing Rescue DAG file to {path}...")
             rescue.write(path, eng, self.opts.primary)
         self.out.status(eng)
-        await self._update_ad(force=True)
-        self._status_file(finished=True)
-        self._reports(code)
+        await self.ad.update(self.engine, force=True)
+        self.files.status_file(eng, self.removed, finished=True)
+        self.files.reports(eng, code, self.started, self.job, self._rescue_number, self.jobstate)
         self.out(f"**** condor_dagman (condor_DAGMAN) pid {os.getpid()} EXITING WITH STATUS {code}")
         Path(self.opts.lockfile).unlink(missing_ok=True)  # still held: no one else has it
         return code
 
-    def _reports(self, code: int) -> None:
-        """The metrics file, and the jobstate log's last line."""
-        if self.jobstate:
-            self.jobstate.internal(f"DAGMAN_FINISHED {code}")
-        ids = (f"{self.job[0]}.{self.job[1]}" if self.job[0] else "", "")
-        path = Path(self.opts.primary + ".metrics")
-        try:
-            metrics.write(path, self.engine, self.started, code, ids, self._rescue_number)
-        except OSError as e:
-            self.out(f"Failed to write metrics file {path}: {e.strerror}")
-
-
-class DagmanError(Exception):
-    """DAGMan cannot run this DAG (it does not parse, or another DAGMan runs it)."""
-
 
 def _words(text: str) -> set[str]:
     return {w.strip().lower() for w in re.split(r"[\s,]+", text) if w.strip()}
-
-
-def _script_end(kind: str, name: str, code: int | None, sig: int | None) -> str:
-    """A script's end as HTCondor's DAGMan logs it (pegasus-monitord reads these)."""
-    if sig is not None:
-        return f"{kind} Script of node {name} died on signal {sig}"
-    if code == 0:
-        return f"{kind} Script of node {name} completed successfully."
-    node = "Node" if kind == "PRE" else "node"
-    return f"{kind} Script of {node} {name} failed with status {code}"
 
 
 def _proc_end(name: str, ev: Event) -> str:
@@ -713,13 +487,6 @@ def _proc_end(name: str, ev: Event) -> str:
         return f"Node {name} job proc ({ev.job}) completed successfully."
     how = f"signal {sig}" if sig is not None else f"status {code}"
     return f"Node {name} job proc ({ev.job}) failed with {how}."
-
-
-def _same_file(fd: int, path: str) -> bool:
-    try:
-        return os.fstat(fd).st_ino == os.stat(path).st_ino
-    except FileNotFoundError:
-        return False
 
 
 def _quote(text: str) -> str:

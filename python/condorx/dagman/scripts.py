@@ -14,6 +14,9 @@ from typing import IO
 
 import trio
 
+from condorx.dag.model import Node
+from condorx.dagman.engine import Engine
+
 # Macros only a POST or HOLD script may use: a PRE script gets the word as it is.
 _AFTER_JOB = frozenset(
     ("$JOBID", "$CLUSTERID", "$JOB_COUNT", "$SUCCESS", "$RETURN", "$EXIT_CODES")
@@ -70,3 +73,43 @@ async def run(
     if code < 0:
         return None, -code, ""
     return code, None, ""
+
+
+def macros(node: Node, eng: Engine, name: str, dag_id: int) -> dict[str, str]:
+    """Every macro a script of node `name` may use, with its value now."""
+    st = eng.states[name]
+    by_proc = st.jobs.codes if st.jobs is not None else {}
+    codes = sorted(c for c in by_proc.values() if c is not None)
+    distinct = sorted(set(codes))
+    return {
+        "$JOB": name,
+        "$RETRY": str(st.retries),
+        "$MAX_RETRIES": str(node.retries),
+        "$DAG_STATUS": str(int(eng.status)),
+        "$FAILED_COUNT": str(eng.failed_nodes),
+        "$FUTILE_COUNT": str(eng.futile_nodes),
+        "$DONE_COUNT": str(eng.done_nodes),
+        "$QUEUED_COUNT": str(eng.submitted_nodes),
+        "$NODE_COUNT": str(len(eng.states)),
+        "$DAGID": str(dag_id),
+        "$JOBID": f"{st.cluster or 0}.0",
+        "$CLUSTERID": str(st.cluster or 0),
+        "$JOB_COUNT": str(st.procs),
+        "$SUCCESS": "True" if st.job_retval == 0 else "False",
+        "$RETURN": str(st.job_retval if st.job_retval is not None else -1),
+        "$EXIT_CODES": ",".join(str(c) for c in distinct),
+        "$EXIT_CODE_COUNTS": ",".join(f"{c}:{codes.count(c)}" for c in distinct),
+        "$EXIT_CODE_LIST": ",".join(str(c) for c in by_proc.values() if c is not None),
+        "$PRE_SCRIPT_RETURN": str(st.pre_retval if st.pre_retval is not None else -1),
+        "$JOB_ABORT_COUNT": str(sum(1 for c in by_proc.values() if c is None)),
+    }
+
+
+def script_end(kind: str, name: str, code: int | None, sig: int | None) -> str:
+    """A script's end as HTCondor's DAGMan logs it (pegasus-monitord reads these)."""
+    if sig is not None:
+        return f"{kind} Script of node {name} died on signal {sig}"
+    if code == 0:
+        return f"{kind} Script of node {name} completed successfully."
+    node = "Node" if kind == "PRE" else "node"
+    return f"{kind} Script of {node} {name} failed with status {code}"
