@@ -30,9 +30,7 @@ def _q(schedd, *args, check=True):
 def test_af_plain_and_qualifiers(schedd):
     c = _submit(schedd, 2)
     job = f"{c}.0"
-    assert _q(schedd, job, "-af", "JobStatus", "Owner", "Missing").stdout == (
-        f"1 {ME} undefined\n"
-    )
+    assert _q(schedd, job, "-af", "JobStatus", "Owner", "Missing").stdout == (f"1 {ME} undefined\n")
     assert _q(schedd, job, "-af:j", "JobStatus").stdout == f"{c}.0 1\n"
     assert _q(schedd, job, "-af:jr", "JobStatus").stdout == f"{c}.0 1\n"
     assert _q(schedd, job, "-af:r", "Requirements", "Missing").stdout == (
@@ -59,9 +57,7 @@ def test_af_headings(schedd):
     c = _submit(schedd, 2)
     out = _q(schedd, str(c), "-af:h", "ProcId", "Owner").stdout
     w = max(len(ME), 5)
-    assert out == (
-        f"ProcId {'Owner':<{w}}\n" f"0      {ME:<{w}}\n" f"1      {ME:<{w}}\n"
-    )
+    assert out == (f"ProcId {'Owner':<{w}}\n0      {ME:<{w}}\n1      {ME:<{w}}\n")
     out = _q(schedd, str(c), "-af:jh", "JobStatus").stdout.splitlines()
     assert out[0] == " ID      JobStatus"
     assert out[1] == f"{c:>4}.0   1        "
@@ -69,13 +65,26 @@ def test_af_headings(schedd):
 
 def test_format_is_printf(schedd):
     c = _submit(schedd, 2)
-    out = _q(
-        schedd, str(c), "-format", "%d.", "ClusterId", "-format", "%d\\n", "ProcId"
-    ).stdout
+    out = _q(schedd, str(c), "-format", "%d.", "ClusterId", "-format", "%d\\n", "ProcId").stdout
     assert out == f"{c}.0\n{c}.1\n"
     out = _q(
-        schedd, f"{c}.1", "-format", "%s|", "Owner", "-format", "%-4d|", "JobStatus",
-        "-format", "%V|", "Owner", "-format", "%d|", "Owner", "-format", "%5.1f\\n", "JobPrio",
+        schedd,
+        f"{c}.1",
+        "-format",
+        "%s|",
+        "Owner",
+        "-format",
+        "%-4d|",
+        "JobStatus",
+        "-format",
+        "%V|",
+        "Owner",
+        "-format",
+        "%d|",
+        "Owner",
+        "-format",
+        "%5.1f\\n",
+        "JobPrio",
     ).stdout
     assert out == f'{ME}|1   |"{ME}"|  0.0\n'  # %d of a string: that format prints nothing
 
@@ -160,8 +169,9 @@ def test_history_af_json_and_limit(schedd):
     h = schedd.cli("condor_history", "-json", "-attributes", "ProcId", "-limit", "2").stdout
     assert h == '[\n{\n  "ProcId": 2\n}\n,\n{\n  "ProcId": 1\n}\n]\n'
     assert schedd.cli("condor_history", "-constraint", "false", "-json").stdout == ""
-    h = schedd.cli("condor_history", f"{c}.0", "-format", "%d:", "ProcId", "-format",
-                   "%s\\n", "Owner").stdout
+    h = schedd.cli(
+        "condor_history", f"{c}.0", "-format", "%d:", "ProcId", "-format", "%s\\n", "Owner"
+    ).stdout
     assert h == f"0:{ME}\n"
     h = schedd.cli("condor_history", f"{c}.0", "-long").stdout
     assert h.endswith("\n\n") and "JobStatus = 3\n" in h
@@ -201,9 +211,7 @@ def test_rm_answers_as_htcondor(schedd):
     f = _submit(schedd, 1)
     r = schedd.cli("condor_rm", "-constraint", "ProcId == 99", check=False)
     assert r.returncode == 1
-    assert r.stderr == (
-        "\nCouldn't find/remove all jobs matching constraint (ProcId == 99)\n"
-    )
+    assert r.stderr == ("\nCouldn't find/remove all jobs matching constraint (ProcId == 99)\n")
     assert _rows(schedd, ["ClusterId"]) == [[f]]
 
 
@@ -252,8 +260,10 @@ def test_hold_release_answers(schedd):
 
 def test_every_tool_lists_its_options(schedd):
     for tool, wanted in [
-        ("condor_q", ["-autoformat", "-format", "-json", "-xml", "-limit", "-userlog",
-                      "-better-analyze"]),
+        (
+            "condor_q",
+            ["-autoformat", "-format", "-json", "-xml", "-limit", "-userlog", "-better-analyze"],
+        ),
         ("condor_rm", ["-forcex", "-constraint", "-all"]),
         ("condor_history", ["-autoformat", "-json", "-xml", "-limit"]),
     ]:

@@ -8,13 +8,14 @@ from pathlib import Path
 
 from jobs import cluster
 
+from condorx.daemons.schedd import entry
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.committed import Committed
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.store import Store
 from condorx.daemons.schedd.submission import Submission
 
-WHO = t.Submitter("alice", "example.org", "schedd@example.org")
+WHO = entry.Submitter("alice", "example.org", "schedd@example.org")
 
 
 def commit(q: JobQueue, change) -> Committed:
@@ -34,7 +35,7 @@ def test_submitted_released_and_requeued_jobs_become_idle(tmp_path: Path):
     news = commit(
         q,
         lambda txn: box.update(
-            c=t.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}, {}]), 1)
+            c=entry.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}, {}]), 1)
         ),
     )
     c = box["c"]
@@ -53,7 +54,9 @@ def test_only_a_grid_job_that_became_idle_or_stopped_is_news_to_the_gridmanager(
     q = JobQueue(Store(tmp_path / "q.db"))
     box: dict[str, int] = {}
     ad = cluster(tmp_path, JobUniverse=9, GridResource="condor s c")
-    news = commit(q, lambda txn: box.update(c=t.submit(txn, WHO, Submission.decode(ad, [{}]), 1)))
+    news = commit(
+        q, lambda txn: box.update(c=entry.submit(txn, WHO, Submission.decode(ad, [{}]), 1))
+    )
     key = (box["c"], 0)
     assert news.grid and news.idle == (key,)
     # The gridmanager's own record of what the remote pool says is no news to itself.

@@ -10,13 +10,13 @@ from pathlib import Path
 from jobs import cluster
 
 from condorx.classad import ClassAd
-from condorx.daemons.schedd import deferral
+from condorx.daemons.schedd import deferral, entry
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.queue import JobQueue
 from condorx.daemons.schedd.store import Store
 from condorx.daemons.schedd.submission import Submission
 
-WHO = t.Submitter("alice", "example.org", "schedd@example.org")
+WHO = entry.Submitter("alice", "example.org", "schedd@example.org")
 MINUTE = 1_700_000_040  # a whole minute
 
 
@@ -30,7 +30,7 @@ def test_a_run_that_ends_in_its_own_second_is_followed_by_the_next_minute(tmp_pa
     q = JobQueue(Store(tmp_path / "q.db"))
     txn = q.begin()
     ad = cluster(tmp_path, CronMinute="*", OnExitRemove=False)
-    c = t.submit(txn, WHO, Submission.decode(ad, [{}]), now=MINUTE - 30)
+    c = entry.submit(txn, WHO, Submission.decode(ad, [{}]), now=MINUTE - 30)
     _commit(txn)
     assert q.get((c, 0))["DeferralTime"] == MINUTE
     txn = q.begin()

@@ -15,6 +15,7 @@ import trio.testing
 from jobs import cluster
 
 from condorx.attrs import JobStatus
+from condorx.daemons.schedd import entry
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.committed import Committed
 from condorx.daemons.schedd.history import Rotation
@@ -23,7 +24,7 @@ from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.store import Store
 from condorx.daemons.schedd.submission import Submission
 
-WHO = t.Submitter("alice", "example.org", "schedd@example.org")
+WHO = entry.Submitter("alice", "example.org", "schedd@example.org")
 
 
 class CountingStore(Store):
@@ -49,7 +50,7 @@ def run(test: Any) -> None:
 
 
 def submit(tmp_path: Path, n: int = 1):
-    return lambda txn: t.submit(
+    return lambda txn: entry.submit(
         txn, WHO, Submission.decode(cluster(tmp_path), [{} for _ in range(n)]), 100
     )
 
@@ -184,7 +185,7 @@ def test_a_submission_staged_again_is_staged_as_new(tmp_path: Path):
 
     def add(txn: Transaction) -> int:
         staged.append(1)
-        return t.submit(txn, WHO, sub, 100)
+        return entry.submit(txn, WHO, sub, 100)
 
     def refuse(txn: Transaction) -> None:
         raise t.QueueError("busy", "not now")

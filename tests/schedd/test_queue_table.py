@@ -10,12 +10,13 @@ from hypothesis import strategies as st
 from jobs import cluster
 
 from condorx.attrs import JobStatus
+from condorx.daemons.schedd import entry
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.queue import JobQueue
 from condorx.daemons.schedd.store import Store
 from condorx.daemons.schedd.submission import Submission
 
-WHO = t.Submitter("alice", "example.org", "schedd@example.org")
+WHO = entry.Submitter("alice", "example.org", "schedd@example.org")
 
 
 def _commit(txn):
@@ -31,7 +32,7 @@ def _queue(path: Path) -> JobQueue:
 def test_procs_are_chained_to_their_cluster_ad(tmp_path):
     q = _queue(tmp_path)
     txn = q.begin()
-    c = t.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}, {"Args": "7"}]), now=1000)
+    c = entry.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}, {"Args": "7"}]), now=1000)
     assert q.get((c, 0)) is None  # nothing shows before the commit
     _commit(txn)
     a0, a1 = q.get((c, 0)), q.get((c, 1))
@@ -43,7 +44,7 @@ def test_procs_are_chained_to_their_cluster_ad(tmp_path):
 def test_a_change_to_one_proc_leaves_the_others_alone_and_survives_reload(tmp_path):
     q = _queue(tmp_path)
     txn = q.begin()
-    c = t.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}, {}]), now=1000)
+    c = entry.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}, {}]), now=1000)
     _commit(txn)
     txn = q.begin()
     assert t.hold(txn, (c, 1), "why not", 1, 0, now=2000)
@@ -61,7 +62,7 @@ def test_a_change_to_one_proc_leaves_the_others_alone_and_survives_reload(tmp_pa
 def test_the_last_proc_leaving_takes_the_cluster_ad(tmp_path):
     q = _queue(tmp_path)
     txn = q.begin()
-    c = t.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}, {}]), now=1000)
+    c = entry.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}, {}]), now=1000)
     _commit(txn)
     txn = q.begin()
     t.remove(txn, (c, 0), "bye", now=1001)
@@ -76,7 +77,7 @@ def test_the_last_proc_leaving_takes_the_cluster_ad(tmp_path):
 def test_a_failed_write_changes_nothing_in_memory(tmp_path):
     q = _queue(tmp_path)
     txn = q.begin()
-    c = t.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}]), now=1000)
+    c = entry.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}]), now=1000)
     _commit(txn)
     txn = q.begin()
     t.hold(txn, (c, 0), "x", 1, 0, now=1001)
@@ -90,7 +91,7 @@ def test_a_failed_write_changes_nothing_in_memory(tmp_path):
 def test_edit_refuses_schedd_owned_attributes(tmp_path):
     q = _queue(tmp_path)
     txn = q.begin()
-    c = t.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}]), now=1000)
+    c = entry.submit(txn, WHO, Submission.decode(cluster(tmp_path), [{}]), now=1000)
     _commit(txn)
     with pytest.raises(t.QueueError, match="JobStatus"):
         t.edit(q.begin(), (c, 0), "JobStatus", "2")
@@ -126,8 +127,8 @@ def test_the_counts_by_owner_and_status_follow_every_commit_and_reload(tmp_path_
         txn = q.begin()
         if op == "s":
             sub = Submission.decode(cluster(path), [{}] * (1 + n % 3))
-            who = t.Submitter(OWNERS[n % 2], "example.org", "schedd@example.org")
-            c = t.submit(txn, who, sub, now=now)
+            who = entry.Submitter(OWNERS[n % 2], "example.org", "schedd@example.org")
+            c = entry.submit(txn, who, sub, now=now)
             if n % 4 == 0:
                 t.hold(txn, (c, 0), "on hold", 1, 0, now=now)
         elif key is None:

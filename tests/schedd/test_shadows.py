@@ -14,7 +14,7 @@ from jobs import cluster
 from condorx.classad import ClassAd
 from condorx.client.connection import Address, Credentials
 from condorx.client.startd import StartdClient
-from condorx.daemons.schedd import transitions as t
+from condorx.daemons.schedd import entry
 from condorx.daemons.schedd.history import Rotation
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Files, Ledger
@@ -33,9 +33,9 @@ def test_a_claim_takes_its_users_jobs_that_its_slot_will_take(tmp_path: Path):
     now = int(time.time())
 
     def submit(owner: str, procs: list[dict]) -> int:
-        who = t.Submitter(owner, "example.org", me.name)
+        who = entry.Submitter(owner, "example.org", me.name)
         sub = Submission.decode(cluster(tmp_path), procs)
-        return trio.from_thread.run(ledger.change, lambda txn: t.submit(txn, who, sub, now))
+        return trio.from_thread.run(ledger.change, lambda txn: entry.submit(txn, who, sub, now))
 
     async def main() -> list:
         async with trio.open_nursery() as nursery:

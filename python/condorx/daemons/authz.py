@@ -35,7 +35,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from condorx import security, wire
 from condorx.config import Config
+from condorx.daemons.peer import Peer
+from condorx.protocol.table import Command
 
 ALLOW = "ALLOW"
 READ, WRITE = "READ", "WRITE"
@@ -347,3 +350,15 @@ def _ip(address: str) -> Address | None:
 def describe(rules: dict[str, Rule]) -> dict[str, Any]:
     """Each level's behaviour (for a daemon's log at start)."""
     return {level: rule.behaviour for level, rule in rules.items()}
+
+
+def not_allowed(peer: Peer, command: Command, identity: str) -> dict[str, Any]:
+    """The error reply to a peer the lists do not grant the command's level."""
+    if peer.user == security.ANONYMOUS:
+        return wire.error_reply("authentication", f"{command.name} needs an identity: use a token")
+    level = command.permission.level
+    return wire.error_reply(
+        "permission",
+        f"{peer.user} may not {command.name}: it needs {level} permission, which"
+        f" ALLOW_{level} / DENY_{level} do not grant {identity} from {peer.address}",
+    )

@@ -25,7 +25,7 @@ from condorx import locate, mux, security, wire
 from condorx.cedar import daemon_core
 from condorx.cedar.face import CedarCommand, CedarFace
 from condorx.config import Config
-from condorx.daemons import authz
+from condorx.daemons import audit_log, authz
 from condorx.daemons.authz import Authorizer
 from condorx.daemons.limits import Limits
 from condorx.daemons.peer import Peer
@@ -182,7 +182,7 @@ class Server:
         frame = request.to_wire()
         reply = await self._dispatch(peer, frame, ch, checked=granted is not None)
         if self.audited(frame):
-            audit.info("%s", _audit_line(self.name, peer, frame, reply))
+            audit.info("%s", audit_log.line(self.name, peer, frame, reply))
         return reply
 
     async def serve_tcp(
@@ -386,7 +386,7 @@ class Server:
                 return
             reply = await self._dispatch(peer, request, ch)
             if isinstance(request, dict) and self.audited(request):
-                audit.info("%s", _audit_line(self.name, peer, request, reply))
+                audit.info("%s", audit_log.line(self.name, peer, request, reply))
             # A handler that stops the daemon (condor_off of the master) still answers:
             # the reply goes out even as the daemon's tasks are being cancelled. A stream
             # waits its turn on its connection as long as that takes (its connection
@@ -435,7 +435,7 @@ class Server:
             return wire.error_reply("bad-request", f"unknown command {name!r}")
         command, handler = route
         if not checked and not self.authorized(command.permission.level, peer):
-            return _not_allowed(peer, command, self.identity(peer))
+            return authz.not_allowed(peer, command, self.identity(peer))
         try:
             reply = await handler(peer, command.request.from_wire(request), ch)
             if not isinstance(reply, command.reply):
@@ -477,40 +477,7 @@ class Server:
         return route is not None and route[0].audited
 
 
-def _not_allowed(peer: Peer, command: Command, identity: str) -> dict[str, Any]:
-    if peer.user == security.ANONYMOUS:
-        return wire.error_reply("authentication", f"{command.name} needs an identity: use a token")
-    level = command.permission.level
-    return wire.error_reply(
-        "permission",
-        f"{peer.user} may not {command.name}: it needs {level} permission, which"
-        f" ALLOW_{level} / DENY_{level} do not grant {identity} from {peer.address}",
-    )
-
-
 _IDLE = object()
-
-
-def _audit_line(daemon: str, peer: Peer, request: dict[str, Any], reply: dict[str, Any]) -> str:
-    """Who asked what, and what came of it; bulky fields (ads, files) by their size."""
-    asked = [_field(k, v) for k, v in request.items() if k != "cmd" and v is not None]
-    if reply.get("ok"):
-        outcome = " ".join(["done", *(_field(k, v) for k, v in reply.items() if k != "ok")])
-    else:
-        err = reply.get("error") or {}
-        outcome = f"refused ({err.get('kind')}): {err.get('message')}"
-    return (
-        f"{daemon} {request['cmd']} by {peer.user} ({peer.method}, {peer.address}) "
-        f"{' '.join(asked)}: {outcome}"
-    )
-
-
-def _field(name: str, value: Any) -> str:
-    if isinstance(value, list) and len(value) <= 10 and all(type(v) in (str, int) for v in value):
-        return f"{name}={value!r}"  # the job ids acted on, those denied
-    if isinstance(value, (list, dict, bytes)):
-        return f"{name}=<{len(value)}>"
-    return f"{name}={str(value)[:200]!r}" if isinstance(value, str) else f"{name}={value!r}"
 
 
 def _welcome(accepted: _Accepted) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import msgpack
 from condorx import wire
 from condorx.attrs import PROTECTED, JobStatus, Universe
 from condorx.classad import ClassAd
-from condorx.daemons.schedd import transitions
+from condorx.daemons.schedd import entry
 from condorx.daemons.schedd.factory_state import (
     DIGEST_FILE,
     INVALID,
@@ -302,7 +302,7 @@ class Factories:
             room = min(room, max_idle - _not_running(txn, procs, ad))
         if room <= 0:
             return 0
-        who = transitions.Submitter(str(ad.get("Owner")), self.uid_domain, self.schedd_name)
+        who = entry.Submitter(str(ad.get("Owner")), self.uid_domain, self.schedd_name)
         now = int(time.time())
         made = 0
         for proc in range(nxt, nxt + room):
@@ -316,7 +316,7 @@ class Factories:
                 txn.set_attr((cluster, -1), PAUSED, INVALID)
                 txn.set_attr((cluster, -1), PAUSE_REASON, f"proc {proc}: {e}")
                 break
-            transitions.add_proc(txn, who, (cluster, proc), ad, own, job, now)
+            entry.add_proc(txn, who, (cluster, proc), ad, own, job, now)
             made += 1
         txn.set_attr((cluster, -1), NEXT, nxt + made)
         return made

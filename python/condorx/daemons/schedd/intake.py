@@ -21,7 +21,7 @@ import trio
 
 from condorx import locate, security, wire
 from condorx.config import Config, ConfigError
-from condorx.daemons.schedd import factory, factory_state, spool, stage, transitions
+from condorx.daemons.schedd import entry, factory, factory_state, spool, stage
 from condorx.daemons.schedd.factory import Factories
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
@@ -92,7 +92,7 @@ class Intake:
                 Refusal.BAD_REQUEST,
                 f"submit: {len(procs)} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
             )
-        who = transitions.Submitter(self.owner(peer, req.cluster), self.me.uid_domain, self.me.name)
+        who = entry.Submitter(self.owner(peer, req.cluster), self.me.uid_domain, self.me.name)
         wanted = req.cluster_id
         if wanted is not None and self.reserved.get(wanted) != peer.user:
             raise Refused(
@@ -127,14 +127,14 @@ class Intake:
             raise
         now = _now()
         return Staged(
-            functools.partial(transitions.submit, who=who, sub=sub, now=now, cluster=cluster),
+            functools.partial(entry.submit, who=who, sub=sub, now=now, cluster=cluster),
             undo,
             count,
             who.owner,
             cluster,
         )
 
-    def _awaiting_files(self, req: Submit, who: transitions.Submitter, cluster: int) -> Staged:
+    def _awaiting_files(self, req: Submit, who: entry.Submitter, cluster: int) -> Staged:
         """Jobs whose input files come later (HTCondor's spool=True): queued held for
         them, each ad rewritten to run from its spool directory."""
         root = locate.spool(self.cfg)
@@ -152,9 +152,7 @@ class Intake:
         sub = Submission.decode(base, procs)
         now, held = _now(), (stage.SPOOLING_REASON, stage.SPOOLING_INPUT)
         return Staged(
-            functools.partial(
-                transitions.submit, who=who, sub=sub, now=now, cluster=cluster, held=held
-            ),
+            functools.partial(entry.submit, who=who, sub=sub, now=now, cluster=cluster, held=held),
             lambda: None,
             len(procs),
             who.owner,
@@ -165,7 +163,7 @@ class Intake:
         return cluster in self.ledger.queue.clusters
 
     async def _factory(
-        self, req: Submit, spec: dict[str, Any], who: transitions.Submitter, wanted: int | None
+        self, req: Submit, spec: dict[str, Any], who: entry.Submitter, wanted: int | None
     ) -> Staged:
         """A cluster whose jobs are made as their turn comes (late materialization)."""
         if not self.cfg.get_bool("SCHEDD_ALLOW_LATE_MATERIALIZE", True):
@@ -199,7 +197,7 @@ class Intake:
         log.info("%s: job factory %d of %d procs", who.owner, cluster, source.total)
         return Staged(
             functools.partial(
-                transitions.submit_factory,
+                entry.submit_factory,
                 who=who,
                 cluster_ad=cluster_ad,
                 factory=attrs,

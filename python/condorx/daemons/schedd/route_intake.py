@@ -13,7 +13,7 @@ import trio
 
 from condorx import wire
 from condorx.attrs import JobStatus
-from condorx.daemons.schedd import routing, spool, transitions
+from condorx.daemons.schedd import entry, routing, spool, transitions
 from condorx.daemons.schedd.clock import Clock
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
@@ -120,7 +120,7 @@ class RouteIntake:
             )
         if isinstance(box, str):
             raise transitions.QueueError(Refusal.SPOOL, f"job {item.get('job')}: {box}")
-        who = transitions.Submitter(str(ad.get("Owner")), self.me.uid_domain, self.me.name)
+        who = entry.Submitter(str(ad.get("Owner")), self.me.uid_domain, self.me.name)
         if box is not None:
             # JobShouldBeSandboxed: the copy runs from its spool directory.
             (paths, files), cluster = box
@@ -132,7 +132,7 @@ class RouteIntake:
             raise transitions.QueueError(Refusal.BAD_REQUEST, str(e)) from None
         if box is None:
             cluster = txn.new_cluster()
-        transitions.submit(txn, who, sub, now, cluster=cluster)
+        entry.submit(txn, who, sub, now, cluster=cluster)
         routing.tie(txn, original, (cluster, 0), route, now)
         return (cluster, 0)
 
