@@ -10,7 +10,9 @@ import pytest
 
 from condorx.attrs import JobStatus
 from condorx.classad import ClassAd
-from condorx.daemons.schedd.gridmanager import ROWS, _plan, remote_job
+from condorx.daemons.schedd import grid_plan
+from condorx.daemons.schedd.grid_job import remote_job
+from condorx.daemons.schedd.grid_plan import ROWS
 from condorx.daemons.schedd.remote import Resource
 from condorx.daemons.schedd.spool import SpoolError
 
@@ -32,12 +34,12 @@ def row(proc: int, remote: str, status: JobStatus) -> list:
 
 def test_a_remote_job_not_yet_recorded_is_adopted_not_submitted_again():
     found = {"a#1.0#0": [row(0, "7.0", JobStatus.IDLE)]}
-    plan = _plan([local(0, JobStatus.IDLE)], found, RES)
+    plan = grid_plan.of([local(0, JobStatus.IDLE)], found, RES)
     assert plan.adopt == {(1, 0): "7.0"} and plan.submit == []
 
 
 def test_an_unknown_job_is_submitted_and_a_vanished_one_held():
-    plan = _plan([local(0, JobStatus.IDLE), local(1, JobStatus.RUNNING, "7.1")], {}, RES)
+    plan = grid_plan.of([local(0, JobStatus.IDLE), local(1, JobStatus.RUNNING, "7.1")], {}, RES)
     assert plan.submit == [(1, 0)]
     assert "no longer in the queue of b@host" in plan.hold[(1, 1)]
 
@@ -49,7 +51,7 @@ def test_the_remote_status_is_mirrored_and_completion_fetched():
         "a#1.2#0": [row(2, "7.2", JobStatus.HELD)],
     }
     jobs = [local(p, JobStatus.IDLE, f"7.{p}") for p in range(3)]
-    plan = _plan(jobs, found, RES)
+    plan = grid_plan.of(jobs, found, RES)
     assert plan.mirror == {(1, 0): JobStatus.RUNNING}
     assert list(plan.finish) == [(1, 1)]
     assert "held by b@host" in plan.hold[(1, 2)]
@@ -59,7 +61,7 @@ def test_a_released_job_ignores_its_old_remote_job_still_leaving():
     # Held here (its remote job removed there, still leaving), then released: it is
     # submitted anew, and the old remote job is not taken for it.
     found = {"a#1.0#0": [row(0, "7.0", JobStatus.REMOVED)]}
-    plan = _plan([local(0, JobStatus.IDLE)], found, RES)
+    plan = grid_plan.of([local(0, JobStatus.IDLE)], found, RES)
     assert plan.submit == [(1, 0)] and plan.adopt == {}
     assert plan.let_go_remote == ["7.0"]
 
@@ -72,7 +74,7 @@ def test_held_removed_and_orphaned_jobs_are_removed_there():
         "a#1.8#0": [row(8, "7.8", JobStatus.COMPLETED)],  # finished, never let go
     }
     jobs = [local(0, JobStatus.HELD, "7.0"), local(1, JobStatus.REMOVED, "7.1")]
-    plan = _plan(jobs, found, RES)
+    plan = grid_plan.of(jobs, found, RES)
     assert sorted(plan.remove_remote) == ["7.0", "7.1", "7.9"]
     assert plan.let_go_remote == ["7.8"]
     assert sorted(plan.detach) == [(1, 0), (1, 1)]
@@ -80,7 +82,7 @@ def test_held_removed_and_orphaned_jobs_are_removed_there():
 
 def test_a_second_remote_job_of_one_local_job_is_removed():
     found = {"a#1.0#0": [row(0, "7.0", JobStatus.IDLE), row(0, "8.0", JobStatus.IDLE)]}
-    plan = _plan([local(0, JobStatus.IDLE, "8.0")], found, RES)
+    plan = grid_plan.of([local(0, JobStatus.IDLE, "8.0")], found, RES)
     assert plan.remove_remote == ["7.0"] and plan.adopt == {}
 
 

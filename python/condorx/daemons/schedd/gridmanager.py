@@ -25,17 +25,16 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import trio
 
 from condorx import locate, wire
-from condorx.attrs import PROTECTED, HoldCode, JobStatus, Universe
+from condorx.attrs import HoldCode, JobStatus, Universe
 from condorx.classad import ClassAd
 from condorx.client.schedd import ScheddClient
 from condorx.config import Config
-from condorx.daemons.schedd import routing, spool
+from condorx.daemons.schedd import grid_job, grid_plan, spool
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.grid_resources import KnownResources
 from condorx.daemons.schedd.ledger import Ledger
@@ -47,78 +46,10 @@ from condorx.protocol.schedd import Output, Retrieve, Submit, Submitted
 
 log = logging.getLogger("condorx.gridmanager")
 
-ACTIVE = (JobStatus.IDLE, JobStatus.RUNNING, JobStatus.SUSPENDED)
-# What is read of each remote job.
-ROWS = (
-    "SubmitterGlobalJobId",
-    "ClusterId",
-    "ProcId",
-    "JobStatus",
-    "HoldReason",
-    "ExitCode",
-    "ExitBySignal",
-    "ExitSignal",
-    "RemoteWallClockTime",
-    "RemoteUserCpu",
-    "RemoteSysCpu",
-)
 # What a completed local job takes from its remote job.
 FINAL = ("RemoteWallClockTime", "RemoteUserCpu", "RemoteSysCpu")
-# The local job's own bookkeeping, never sent: the remote schedd keeps its own.
-LOCAL_ONLY = frozenset(
-    n.lower()
-    for n in (
-        "GridResource",
-        "GridJobId",
-        "Iwd",
-        "UserLog",
-        "RemoteHost",
-        "LastRemoteHost",
-        "NumJobStarts",
-        "NumJobMatches",
-        "JobStartDate",
-        "JobCurrentStartDate",
-        "LastMatchTime",
-        "ReleaseReason",
-        "SpooledInputFiles",
-        "ShouldTransferFiles",
-        "CompletionDate",
-        "RemoteWallClockTime",
-        "LastHoldReason",
-        "LastHoldReasonCode",
-        "LastHoldReasonSubCode",
-        "LastRouteRemoved",
-        "RoutedTime",
-    )
-)
-# Attributes that name files: set by the spooling, never by `remote_` attributes (one
-# user of this pool could otherwise name another's spooled proxy there).
-FILE_ATTRS = frozenset(
-    n.lower()
-    for n in ("Cmd", "In", "Out", "Err", "TransferInput", "X509UserProxy", "Iwd", "UserLog")
-)
-# The remote copy stays in its queue after completing until its output is fetched (ten
-# days at most, as HTCondor's gridmanager asks for).
-LEAVE_IN_QUEUE = (
-    "JobStatus == 4 && (CompletionDate =?= undefined || CompletionDate == 0 "
-    "|| (time() - CompletionDate) < 864000)"
-)
 BATCH = 500  # jobs per remote submit
 BATCH_BYTES = 64 << 20  # spooled bytes per remote submit
-
-
-@dataclass
-class Plan:
-    """What one pass does for one remote schedd."""
-
-    submit: list[Key] = field(default_factory=list)
-    adopt: dict[Key, str] = field(default_factory=dict)  # local job -> remote id
-    mirror: dict[Key, JobStatus] = field(default_factory=dict)
-    hold: dict[Key, str] = field(default_factory=dict)
-    finish: dict[Key, list[Any]] = field(default_factory=dict)  # local job -> remote row
-    detach: list[Key] = field(default_factory=list)  # held/removed here: forget the remote
-    remove_remote: list[str] = field(default_factory=list)
-    let_go_remote: list[str] = field(default_factory=list)
 
 
 class GridManager:
@@ -191,7 +122,7 @@ class GridManager:
             self.down.discard(resource)
         else:
             self.down.add(resource)
-        there = [k for k, ad in jobs if "GridJobId" in ad and JobStatus.of(ad) in ACTIVE]
+        there = [k for k, ad in jobs if "GridJobId" in ad and JobStatus.of(ad) in grid_plan.ACTIVE]
         if not there:
             return
 
@@ -209,7 +140,7 @@ class GridManager:
         if not jobs and not found:  # nothing of ours either side: no need to visit it
             await trio.to_thread.run_sync(self.known.discard, remote.resource)
             return 0
-        plan = _plan(jobs, found, remote.resource)
+        plan = grid_plan.of(jobs, found, remote.resource)
         await self._apply_local(plan, remote.resource)
         await self._finish(client, plan, jobs, remote.resource)
         await self._clean_remote(client, plan)
@@ -223,7 +154,7 @@ class GridManager:
             f" && Owner == {wire.value_to_wire_text(owner)}"
         )
         found: dict[str, list[list[Any]]] = {}
-        async for rows in client.query_rows(ROWS, mine):
+        async for rows in client.query_rows(grid_plan.ROWS, mine):
             for row in rows:
                 if isinstance(row[0], str):
                     found.setdefault(row[0], []).append(row)
@@ -231,7 +162,7 @@ class GridManager:
 
     # -- the local side -------------------------------------------------------------------
 
-    async def _apply_local(self, plan: Plan, resource: Resource) -> None:
+    async def _apply_local(self, plan: grid_plan.Plan, resource: Resource) -> None:
         if not (plan.adopt or plan.mirror or plan.hold or plan.detach):
             return
         now = int(time.time())
@@ -253,7 +184,7 @@ class GridManager:
     async def _finish(
         self,
         client: ScheddClient,
-        plan: Plan,
+        plan: grid_plan.Plan,
         jobs: list[tuple[Key, ClassAd]],
         resource: Resource,
     ) -> None:
@@ -267,9 +198,13 @@ class GridManager:
         async with client.channel() as ch:
             for key, row in plan.finish.items():
                 try:
-                    reply = Output.from_wire(await ch.request(Retrieve(_rid(row)).to_wire()))
+                    reply = Output.from_wire(
+                        await ch.request(Retrieve(grid_plan.rid(row)).to_wire())
+                    )
                 except wire.RemoteError as e:
-                    log.warning("job %d.%d: cannot fetch the output of %s: %s", *key, _rid(row), e)
+                    log.warning(
+                        "job %d.%d: cannot fetch the output of %s: %s", *key, grid_plan.rid(row), e
+                    )
                     continue
                 files = reply.files
                 failure = await trio.to_thread.run_sync(write_outputs, ads[key], files)
@@ -287,7 +222,7 @@ class GridManager:
             await self.ledger.change(_output_holder(unwritten))
 
     async def _complete(
-        self, done: list[tuple[Key, list[Any]]], plan: Plan, resource: Resource
+        self, done: list[tuple[Key, list[Any]]], plan: grid_plan.Plan, resource: Resource
     ) -> None:
         if not done:
             return
@@ -298,10 +233,10 @@ class GridManager:
 
         await self.ledger.change(change)
         for key, row in done:
-            plan.let_go_remote.append(_rid(row))
-            log.info("job %d.%d completed on %s as %s", *key, resource.schedd, _rid(row))
+            plan.let_go_remote.append(grid_plan.rid(row))
+            log.info("job %d.%d completed on %s as %s", *key, resource.schedd, grid_plan.rid(row))
 
-    async def _clean_remote(self, client: ScheddClient, plan: Plan) -> None:
+    async def _clean_remote(self, client: ScheddClient, plan: grid_plan.Plan) -> None:
         if plan.remove_remote:
             reason = f"the job was held or removed on {self.name}"
             await client.act("remove", plan.remove_remote, reason=reason)
@@ -322,7 +257,9 @@ class GridManager:
             if ad is None or JobStatus.of(ad) != JobStatus.IDLE or "GridJobId" in ad:
                 continue
             try:
-                attrs, files = await trio.to_thread.run_sync(remote_job, ad, self.name, resource)
+                attrs, files = await trio.to_thread.run_sync(
+                    grid_job.remote_job, ad, self.name, resource
+                )
             except spool.SpoolError as e:
                 failed[key] = str(e)
                 continue
@@ -378,74 +315,6 @@ class GridManager:
         return len(batch)
 
 
-def _plan(
-    jobs: list[tuple[Key, ClassAd]], found: dict[str, list[list[Any]]], resource: Resource
-) -> Plan:
-    plan = Plan()
-    for key, ad in jobs:
-        rows = found.pop(str(ad.get("GlobalJobId")), [])
-        status = JobStatus.of(ad)
-        if status not in ACTIVE:
-            _clean(plan, rows)  # held, removed or done here: nothing of it runs there
-            if "GridJobId" in ad or status == JobStatus.REMOVED:
-                plan.detach.append(key)
-            continue
-        row, stale = _current(ad, rows)
-        _clean(plan, stale)
-        if row is None:
-            if "GridJobId" in ad:
-                plan.hold[key] = f"the job is no longer in the queue of {resource.schedd}"
-            else:
-                plan.submit.append(key)
-            continue
-        if "GridJobId" not in ad:
-            plan.adopt[key] = _rid(row)
-        _follow(plan, key, ad, row, resource)
-    for rows in found.values():  # remote jobs whose local job is gone
-        _clean(plan, rows)
-    return plan
-
-
-def _current(ad: ClassAd, rows: list[list[Any]]) -> tuple[list[Any] | None, list[list[Any]]]:
-    """The remote job that is the local job's now, and the rest (an earlier remote job
-    of a job released since, still leaving that queue)."""
-    grid_id = ad.get("GridJobId")
-    if isinstance(grid_id, str):
-        wanted = grid_id.split()[-1]
-        mine = [r for r in rows if _rid(r) == wanted]
-    else:  # not recorded yet: a live remote job of it is adopted (a held or removed
-        # one is what an earlier hold here left: it goes)
-        live = (JobStatus.IDLE, JobStatus.RUNNING, JobStatus.SUSPENDED, JobStatus.COMPLETED)
-        mine = [r for r in rows if r[3] in live][:1]
-    return (mine[0] if mine else None), [r for r in rows if r not in mine]
-
-
-def _clean(plan: Plan, rows: list[list[Any]]) -> None:
-    """Remote jobs no local job wants: removed, or (done already) let go."""
-    for row in rows:
-        done = row[3] in (JobStatus.COMPLETED, JobStatus.REMOVED)
-        (plan.let_go_remote if done else plan.remove_remote).append(_rid(row))
-
-
-def _rid(row: list[Any]) -> str:
-    return f"{row[1]}.{row[2]}"
-
-
-def _follow(plan: Plan, key: Key, ad: ClassAd, row: list[Any], resource: Resource) -> None:
-    """The local job follows its remote job's status."""
-    remote_status = row[3]
-    if remote_status in (JobStatus.IDLE, JobStatus.RUNNING, JobStatus.SUSPENDED):
-        if JobStatus.of(ad) != remote_status:
-            plan.mirror[key] = JobStatus(remote_status)
-    elif remote_status == JobStatus.COMPLETED:
-        plan.finish[key] = row
-    elif remote_status == JobStatus.HELD:
-        why = row[4] if isinstance(row[4], str) else "no reason given"
-        plan.hold[key] = f"the job was held by {resource.schedd}: {why}"
-    elif remote_status == JobStatus.REMOVED:
-        plan.hold[key] = f"the job was removed from the queue of {resource.schedd}"
-
-
 def _record(txn: Transaction, key: Key, resource: Resource, remote_id: str) -> None:
     """The local job knows its remote job from now on (and its user log says so)."""
     if txn.job(key) is None:
@@ -457,7 +326,7 @@ def _record(txn: Transaction, key: Key, resource: Resource, remote_id: str) -> N
 
 def _mirror(txn: Transaction, key: Key, status: JobStatus, resource: Resource, now: int) -> None:
     ad = txn.job(key)
-    if ad is None or JobStatus.of(ad) not in ACTIVE or JobStatus.of(ad) == status:
+    if ad is None or JobStatus.of(ad) not in grid_plan.ACTIVE or JobStatus.of(ad) == status:
         return
     before = JobStatus.of(ad)
     t.set_status(txn, key, ad, status, now)
@@ -486,15 +355,19 @@ def _detach(txn: Transaction, key: Key, now: int) -> None:
 def _complete(txn: Transaction, key: Key, row: list[Any]) -> None:
     """The local job ends as its remote job did (its exit policy applied here)."""
     ad = txn.job(key)
-    if ad is None or JobStatus.of(ad) not in ACTIVE:
+    if ad is None or JobStatus.of(ad) not in grid_plan.ACTIVE:
         return
-    for name, value in zip(ROWS, row, strict=True):
+    for name, value in zip(grid_plan.ROWS, row, strict=True):
         if name in FINAL and isinstance(value, int | float) and not isinstance(value, bool):
             txn.set_attr(key, name, value)
     txn.delete_attr(key, "GridJobId")
     # The remote schedd's values, checked: a strange one must not stop this schedd.
-    signal = row[ROWS.index("ExitSignal")] if row[ROWS.index("ExitBySignal")] is True else None
-    code = row[ROWS.index("ExitCode")]
+    signal = (
+        row[grid_plan.ROWS.index("ExitSignal")]
+        if row[grid_plan.ROWS.index("ExitBySignal")] is True
+        else None
+    )
+    code = row[grid_plan.ROWS.index("ExitCode")]
     how = t.Exit(
         code=code if _is_int(code) else None,
         signal=signal if _is_int(signal) else None,
@@ -525,35 +398,3 @@ def _output_holder(failed: dict[Key, OutputFailure]) -> Callable[[Transaction], 
                 t.hold(txn, key, why.reason, code, why.errno, now, by="gridmanager")
 
     return change
-
-
-# -- the remote job ---------------------------------------------------------------------
-
-
-def remote_job(
-    ad: ClassAd, submitter: str, resource: Resource
-) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """The job as the remote schedd gets it, and its input files to spool there.
-
-    Paths become plain names in the remote job's spool directory; `remote_<Name>`
-    attributes set <Name> there (`+remote_JobUniverse = 5`: the universe it runs in,
-    vanilla unless said otherwise)."""
-    attrs: dict[str, Any] = {}
-    overrides: dict[str, Any] = {}
-    for name, value in wire.ad_to_wire(ad).items():
-        low = name.lower()
-        if low.startswith("remote_") and len(name) > 7:
-            if name[7:].lower() not in FILE_ATTRS:  # the spool decides where files are
-                overrides[name[7:]] = value
-        elif low not in PROTECTED and low not in LOCAL_ONLY and low not in routing.NOT_COPIED:
-            attrs[name] = value
-    paths, files = spool.gather(ad)
-    attrs.update(paths)
-    attrs["JobUniverse"] = 5
-    attrs.update(overrides)
-    for name in [n for n in attrs if n.lower() in PROTECTED]:
-        del attrs[name]  # remote_Owner and the like are the remote schedd's to set
-    attrs["SubmitterGlobalJobId"] = str(ad.get("GlobalJobId"))
-    attrs["SubmitterSchedd"] = submitter
-    attrs["LeaveJobInQueue"] = wire.Expr(LEAVE_IN_QUEUE)
-    return attrs, files
