@@ -13,7 +13,7 @@ from condorx import locate
 from condorx.cedar.codec import Reader, Writer
 from condorx.cedar.commands import Cmd
 from condorx.cedar.packets import Closed
-from condorx.cedar.qmgmt import Rpc
+from condorx.cedar.qmgmt_rpc import Rpc
 from condorx.classad import ClassAd
 from condorx.client.connection import Address
 from condorx.testing import cedar_client as cc

@@ -9,7 +9,8 @@ import errno
 import trio
 
 from condorx.cedar.codec import Reader, Writer
-from condorx.cedar.qmgmt import NO_ACK, Rpc
+from condorx.cedar.qmgmt import NO_ACK
+from condorx.cedar.qmgmt_rpc import Rpc
 from condorx.client.connection import Address
 from condorx.testing import cedar_client as cc
 

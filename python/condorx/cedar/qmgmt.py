@@ -17,12 +17,22 @@ from __future__ import annotations
 import errno
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import Any
 
-from condorx import _core, wire
+from condorx import _core
 from condorx.cedar.codec import CedarError, Reader
 from condorx.cedar.face import Call
+from condorx.cedar.qmgmt_attrs import (
+    HOLD_ATTRS,
+    ad_to_wire,
+    awaits_files,
+    check,
+    check_present,
+    fields,
+    job_id,
+    own,
+)
+from condorx.cedar.qmgmt_rpc import Rpc
 from condorx.classad import ClassAd
 from condorx.protocol.schedd import Edit, QueryJobs, Reserve, Submit, Transact
 
@@ -30,39 +40,6 @@ NO_ACK = 0x02  # SetAttribute's flag: no answer wanted (condor_qmgr.h)
 # What SendMaterializeData's answer calls the rows: the client puts it in the digest's
 # queue statement, which the schedd reads with the rows it was sent, not from a file.
 _ITEMS_NAME = "materialize-items"
-
-
-class Rpc(IntEnum):
-    InitializeConnection = 10001
-    NewCluster = 10002
-    NewProc = 10003
-    DestroyCluster = 10004
-    DestroyProc = 10005
-    SetAttribute = 10006
-    CommitTransactionNoFlags = 10007
-    GetAttributeFloat = 10008
-    GetAttributeInt = 10009
-    GetAttributeString = 10010
-    GetAttributeExpr = 10011
-    DeleteAttribute = 10012
-    GetNextJob = 10013
-    GetJobAd = 10018
-    GetJobByConstraint = 10019
-    GetNextJobByConstraint = 10020
-    SetAttributeByConstraint = 10021
-    InitializeReadOnlyConnection = 10022
-    BeginTransaction = 10023
-    AbortTransaction = 10024
-    GetAllJobsByConstraint = 10026
-    SetAttribute2 = 10027
-    CloseSocket = 10028
-    SetEffectiveOwner = 10030
-    CommitTransaction = 10031
-    SetAttributeByConstraint2 = 10032
-    SetAllowProtectedAttrChanges = 10035
-    GetCapabilities = 10036
-    SetJobFactory = 10037
-    SendMaterializeData = 10039
 
 
 @dataclass
@@ -204,7 +181,7 @@ class Qmgmt:
         flags = msg.char() if not msg.at_end() else 0
         # Unanswered (NoAck) values are parsed with the rest at commit, which names the
         # attribute of any that does not parse: a submission sends thousands of them.
-        problem = _check(name, value) if not flags & NO_ACK else _check_present(name, value)
+        problem = check(name, value) if not flags & NO_ACK else check_present(name, value)
         if problem is None and self.read_only:
             problem = "a read-only connection may not set attributes"
         if problem is not None:
@@ -228,7 +205,7 @@ class Qmgmt:
         constraint, value, name = msg.text(), msg.text(), msg.text()
         if not msg.at_end():
             msg.char()
-        problem = _check(name, value) or (
+        problem = check(name, value) or (
             "a read-only connection may not set attributes" if self.read_only else None
         )
         if problem is not None:
@@ -356,7 +333,7 @@ class Qmgmt:
             for cluster, new in txn.clusters.items():
                 request = self._submission(cluster, new)
                 if request is not None:
-                    submits.append(_fields(request))
+                    submits.append(fields(request))
         except ValueError as e:
             return str(e)
         # One edit per job or constraint, with all its attributes (set or deleted).
@@ -368,10 +345,10 @@ class Qmgmt:
             attrs = {k: v for k, v in changes.items() if v is not None}
             unset = [k for k, v in changes.items() if v is None] or None
             if isinstance(target, tuple):
-                edit = Edit(attrs=attrs, ids=[_job_id(*target)], strict=True, unset=unset)
+                edit = Edit(attrs=attrs, ids=[job_id(*target)], strict=True, unset=unset)
             else:
                 edit = Edit(attrs=attrs, constraint=target, only_mine=True, unset=unset)
-            edits.append(_fields(edit))
+            edits.append(fields(edit))
         if not submits and not edits:
             return None
         reply = await self.call.dispatch(Transact(submits=submits, edits=edits))
@@ -384,18 +361,18 @@ class Qmgmt:
         cluster id that was taken and given no proc. ValueError names a bad attribute."""
         if new.digest is None and not new.procs:
             return None
-        ad = _wire(_own(new.ad, cluster))
+        ad = ad_to_wire(own(new.ad, cluster))
         if new.digest is not None:
             spec: dict[str, Any] = {"limit": new.limit, "digest": new.digest}
             if new.items is not None:
                 spec["items"] = new.items
             return Submit(procs=[], cluster=ad, cluster_id=cluster, factory=spec)
-        procs = [_wire(_own(attrs, cluster, p)) for p, attrs in enumerate(new.procs)]
-        if not _awaits_files(new):
+        procs = [ad_to_wire(own(attrs, cluster, p)) for p, attrs in enumerate(new.procs)]
+        if not awaits_files(new.ad, *new.procs):
             return Submit(procs=procs, cluster=ad, cluster_id=cluster)
         # Held for their input files (spool=True): the schedd holds them so itself.
         for attrs in (ad, *procs):
-            for name in _HOLD:
+            for name in HOLD_ATTRS:
                 attrs.pop(name, None)
         return Submit(procs=procs, cluster=ad, cluster_id=cluster, spooling=True)
 
@@ -477,73 +454,6 @@ def _typed(ad: ClassAd, name: str, rpc: int) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if rpc == Rpc.GetAttributeFloat else int(value)
-
-
-def _check_present(name: str, value: str) -> str | None:
-    return None if name and value else f"attribute {name!r}: no value"
-
-
-def _check(name: str, value: str) -> str | None:
-    """Why `name = value` cannot be set, or None."""
-    if not name or not value:
-        return f"attribute {name!r}: no value"
-    try:
-        _core.cedar_get_ad([f"{name} = {value}"])
-    except ValueError as e:
-        return f"attribute {name}: {e}"
-    return None
-
-
-# What HTCondor's submit code sends but the schedd decides (condorx's schedd refuses a
-# submission that sets them): when the job was queued, and what kind of ad it is.
-_SCHEDD_SETS = frozenset(
-    n.lower()
-    for n in ("QDate", "EnteredCurrentStatus", "MyType", "TargetType", "GlobalJobId", "User")
-)
-
-
-def _own(attrs: dict[str, str], cluster: int, proc: int = -1) -> dict[str, str]:
-    """The attributes a submission may carry: the ids must be the ones handed out, and
-    an undefined Owner (the bindings send one) is the authenticated user's."""
-    out = {}
-    for name, value in attrs.items():
-        lower = name.lower()
-        if lower in ("clusterid", "procid"):
-            want = cluster if lower == "clusterid" else proc
-            if value.strip() != str(want):
-                raise ValueError(f"{name} = {value}: this job is {cluster}.{max(proc, 0)}")
-        elif lower == "owner" and value.strip().lower() == "undefined":
-            continue
-        elif lower not in _SCHEDD_SETS:
-            out[name] = value
-    return out
-
-
-_HOLD = ("HoldReason", "HoldReasonCode", "HoldReasonSubCode")
-SPOOLING_INPUT = "16"  # HoldReasonCode: HTCondor's submit code holds spool=True jobs so
-
-
-def _awaits_files(new: _NewCluster) -> bool:
-    """Whether the submission's jobs wait for input files spooled later."""
-    return any(
-        attrs.get("HoldReasonCode", "").strip() == SPOOLING_INPUT for attrs in (new.ad, *new.procs)
-    )
-
-
-def _wire(attrs: dict[str, str]) -> dict[str, Any]:
-    ad = _core.cedar_get_ad([f"{name} = {value}" for name, value in attrs.items()])
-    return wire.ad_to_wire(ad)
-
-
-def _fields(request: Any) -> dict[str, Any]:
-    """A request's fields as a map (a Transact carries Submits and Edits so)."""
-    frame = dict(request.to_wire())
-    frame.pop("cmd", None)
-    return frame
-
-
-def _job_id(cluster: int, proc: int) -> str:
-    return f"{cluster}.{proc}" if proc >= 0 else str(cluster)
 
 
 def serving(late_materialize: bool) -> Callable[[Call], Awaitable[bool]]:
