@@ -11,38 +11,17 @@ import gc
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 from condorx.dag.errors import DagError
 from condorx.dag.graph import topological
+from condorx.dag.lines import Line, commands, int_of, pairs, read_lines, rest_of, tokens, two
 from condorx.dag.model import Dag, Node, Script
 
 ALL_NODES = "ALL_NODES"
 # The node kinds ALL_NODES does not stand for.
 _NOT_ALL = ("FINAL", "SERVICE", "PROVISIONER")
-_VAR = re.compile(r'\s*([+A-Za-z_][A-Za-z0-9_.+]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
-# A word: unquoted runs and quoted strings, back to back; a quoted part may escape.
-_PART = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[^\s"\']+')
-_TOKEN = re.compile(r'(?:"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[^\s"\']+)+')
-_CONTINUED = re.compile(r"\\[ \t]*\r?$", re.MULTILINE)  # a line that ends with a backslash
-_ALL_VARS = re.compile(r'(?:\s*[+A-Za-z_][A-Za-z0-9_.+]*\s*=\s*"(?:[^"\\]|\\.)*")+\s*')
-
-
-@dataclass(slots=True)
-class _Line:
-    words: list[str]
-    text: str  # the whole line, trimmed (continuation lines joined)
-    source: str
-    number: int
-    block: str | None = None  # an inline submit description's lines
-
-    def where(self) -> str:
-        return f"{self.source}, line {self.number}"
-
-    def fail(self, why: str) -> DagError:
-        return DagError(f"{self.where()}: {why}")
 
 
 def parse(
@@ -89,10 +68,9 @@ _FIRST_PASS = frozenset(
     ("JOB", "FINAL", "SERVICE", "PROVISIONER", "SUBDAG", "SPLICE", "SUBMIT-DESCRIPTION")
     + ("REJECT", "DOT", "NODE_STATUS_FILE", "JOBSTATE_LOG")
 )
+
+
 # The commands that may open an inline submit description (`{`, or `@=TOKEN`).
-_BLOCKS = frozenset(("JOB", "FINAL", "SERVICE", "PROVISIONER", "SUBMIT-DESCRIPTION"))
-
-
 class _Reader:
     def __init__(self, dag: Dag, prefix: str, base: Path, where: str = "") -> None:
         self.dag = dag
@@ -101,7 +79,7 @@ class _Reader:
         self.where = where  # where this DAG's files are, relative to base (a SPLICE's DIR)
         self.deferred: list[Callable[[Node], None]] = []  # what ALL_NODES said
         self.including: list[Path] = []
-        self.commands: dict[str, Callable[[_Line], None]] = {
+        self.commands: dict[str, Callable[[Line], None]] = {
             "JOB": self._job,
             "SUBDAG": self._subdag,
             "FINAL": self._final,
@@ -151,7 +129,7 @@ class _Reader:
             raise DagError(f"DAG file {name} is not text") from None
         self.including.append(path.resolve())
         self.name = name
-        lines = _commands(_lines(text, name))
+        lines = commands(read_lines(text, name))
         handlers = []
         for line in lines:
             key = line.words[0].upper()
@@ -174,18 +152,18 @@ class _Reader:
                 if node.kind not in _NOT_ALL:
                     apply(node)
 
-    def _block(self, line: _Line) -> str:
+    def _block(self, line: Line) -> str:
         if line.block is None:
             raise line.fail("an inline submit description has no closing }")
         return line.block
 
-    def _node(self, line: _Line, name: str) -> Node:
+    def _node(self, line: Line, name: str) -> Node:
         node = self.dag.nodes.get(self.prefix + name)
         if node is None:
             raise line.fail(f"unknown node {name}")
         return node
 
-    def _each(self, line: _Line, name: str, apply: Callable[[Node], None]) -> None:
+    def _each(self, line: Line, name: str, apply: Callable[[Node], None]) -> None:
         """Apply to the node named, or (ALL_NODES) to every node once the DAG is read."""
         if name.upper() == ALL_NODES:
             self.deferred.append(apply)
@@ -194,7 +172,7 @@ class _Reader:
 
     # ---- nodes --------------------------------------------------------------------------
 
-    def _add(self, line: _Line, kind: str, args: list[str], keywords: tuple[str, ...]) -> Node:
+    def _add(self, line: Line, kind: str, args: list[str], keywords: tuple[str, ...]) -> Node:
         if len(args) < 2:
             raise line.fail(f"{kind} needs a node name and a file")
         name, submit, rest = args[0], args[1], args[2:]
@@ -227,35 +205,35 @@ class _Reader:
         self.dag.nodes[full] = node
         return node
 
-    def _job(self, line: _Line) -> None:
-        self._add(line, "JOB", _tokens(line)[1:], ("DIR", "NOOP", "DONE"))
+    def _job(self, line: Line) -> None:
+        self._add(line, "JOB", tokens(line)[1:], ("DIR", "NOOP", "DONE"))
 
-    def _subdag(self, line: _Line) -> None:
-        words = _tokens(line)
+    def _subdag(self, line: Line) -> None:
+        words = tokens(line)
         if len(words) < 2 or words[1].upper() != "EXTERNAL":
             raise line.fail("SUBDAG must be SUBDAG EXTERNAL")
         self._add(line, "SUBDAG", words[2:], ("DIR", "NOOP", "DONE"))
 
-    def _final(self, line: _Line) -> None:
+    def _final(self, line: Line) -> None:
         if self.dag.final is not None:
             raise line.fail(f"a second FINAL node (the first is {self.dag.final})")
-        node = self._add(line, "FINAL", _tokens(line)[1:], ("DIR", "NOOP"))
+        node = self._add(line, "FINAL", tokens(line)[1:], ("DIR", "NOOP"))
         self.dag.final = node.name
 
-    def _service(self, line: _Line) -> None:
-        self._add(line, "SERVICE", _tokens(line)[1:], ("DIR", "NOOP"))
+    def _service(self, line: Line) -> None:
+        self._add(line, "SERVICE", tokens(line)[1:], ("DIR", "NOOP"))
 
-    def _provisioner(self, line: _Line) -> None:
-        self._add(line, "PROVISIONER", _tokens(line)[1:], ())
+    def _provisioner(self, line: Line) -> None:
+        self._add(line, "PROVISIONER", tokens(line)[1:], ())
 
-    def _submit_description(self, line: _Line) -> None:
+    def _submit_description(self, line: Line) -> None:
         if len(line.words) != 3 or not (line.words[2] == "{" or line.words[2].startswith("@=")):
             raise line.fail("SUBMIT-DESCRIPTION needs a name and { (or @=TOKEN)")
         self.dag.submit_descriptions[line.words[1]] = self._block(line)
 
     # ---- edges --------------------------------------------------------------------------
 
-    def _parent(self, line: _Line) -> None:
+    def _parent(self, line: Line) -> None:
         words = line.words[1:]
         upper = [w.upper() for w in words]
         if "CHILD" not in upper:
@@ -268,7 +246,7 @@ class _Reader:
         downs = [n for c in children for n in self._ends(line, c, last=False)]
         self._edges(line, ups, downs)
 
-    def _edges(self, line: _Line, ups: list[Node], downs: list[Node]) -> None:
+    def _edges(self, line: Line, ups: list[Node], downs: list[Node]) -> None:
         for up in ups:
             known = set(up.children)  # once per parent: a node may have 10,000 children
             for down in downs:
@@ -279,7 +257,7 @@ class _Reader:
                     up.children.append(down.name)
                     down.parents.append(up.name)
 
-    def _ends(self, line: _Line, name: str, last: bool) -> list[Node]:
+    def _ends(self, line: Line, name: str, last: bool) -> list[Node]:
         """The nodes an edge meets: the node itself, or a splice's last (as a parent) or
         first (as a child) nodes."""
         full = self.prefix + name
@@ -296,15 +274,15 @@ class _Reader:
 
     # ---- what nodes do ------------------------------------------------------------------
 
-    def _script(self, line: _Line) -> None:
+    def _script(self, line: Line) -> None:
         words = line.words[1:]
         script = Script("", "")
         while words and words[0].upper() in ("DEFER", "DEBUG"):
             if words[0].upper() == "DEFER":
                 if len(words) < 3:
                     raise line.fail("DEFER needs a status and a time")
-                script.defer_status = _int(line, words[1], "DEFER status")
-                script.defer_time = _int(line, words[2], "DEFER time")
+                script.defer_status = int_of(line, words[1], "DEFER status")
+                script.defer_time = int_of(line, words[2], "DEFER time")
                 words = words[3:]
             else:
                 if len(words) < 3 or words[2].upper() not in ("STDOUT", "STDERR", "ALL"):
@@ -314,51 +292,51 @@ class _Reader:
         if len(words) < 3 or words[0].upper() not in ("PRE", "POST", "HOLD"):
             raise line.fail("SCRIPT needs PRE, POST or HOLD, a node and a command")
         script.kind = words[0].upper()
-        script.command = _rest(line.text, len(line.words) - len(words) + 2)
+        script.command = rest_of(line.text, len(line.words) - len(words) + 2)
 
         def apply(node: Node) -> None:
             node.scripts = {**node.scripts, script.kind: script}
 
         self._each(line, words[1], apply)
 
-    def _pre_skip(self, line: _Line) -> None:
-        name, value = _two(line, "PRE_SKIP needs a node and an exit code")
-        code = _int(line, value, "PRE_SKIP's exit code")
+    def _pre_skip(self, line: Line) -> None:
+        name, value = two(line, "PRE_SKIP needs a node and an exit code")
+        code = int_of(line, value, "PRE_SKIP's exit code")
         self._each(line, name, lambda node: setattr(node, "pre_skip", code))
 
-    def _retry(self, line: _Line) -> None:
+    def _retry(self, line: Line) -> None:
         words = line.words[1:]
         if len(words) not in (2, 4) or (len(words) == 4 and words[2].upper() != "UNLESS-EXIT"):
             raise line.fail("RETRY needs a node, a count, and UNLESS-EXIT value or nothing")
-        count = _int(line, words[1], "RETRY's count")
-        unless = _int(line, words[3], "UNLESS-EXIT's value") if len(words) == 4 else None
+        count = int_of(line, words[1], "RETRY's count")
+        unless = int_of(line, words[3], "UNLESS-EXIT's value") if len(words) == 4 else None
 
         def apply(node: Node) -> None:
             node.retries, node.retry_unless_exit = count, unless
 
         self._each(line, words[0], apply)
 
-    def _abort_on(self, line: _Line) -> None:
+    def _abort_on(self, line: Line) -> None:
         words = line.words[1:]
         if len(words) not in (2, 4) or (len(words) == 4 and words[2].upper() != "RETURN"):
             raise line.fail("ABORT-DAG-ON needs a node, an exit value, and RETURN value or nothing")
-        value = _int(line, words[1], "ABORT-DAG-ON's exit value")
-        returned = _int(line, words[3], "RETURN's value") if len(words) == 4 else None
+        value = int_of(line, words[1], "ABORT-DAG-ON's exit value")
+        returned = int_of(line, words[3], "RETURN's value") if len(words) == 4 else None
 
         def apply(node: Node) -> None:
             node.abort_on, node.abort_return = value, returned
 
         self._each(line, words[0], apply)
 
-    def _vars(self, line: _Line) -> None:
+    def _vars(self, line: Line) -> None:
         if len(line.words) < 3:
             raise line.fail('VARS needs a node and name="value" pairs')
         name = line.words[1]
-        rest = _rest(line.text, 2)
+        rest = rest_of(line.text, 2)
         where = ""  # unsaid: DAGMAN_DEFAULT_APPEND_VARS decides (prepend, by default)
         if line.words[2].upper() in ("PREPEND", "APPEND"):
-            where, rest = line.words[2].lower(), _rest(line.text, 3)
-        triples = [(k, v, where) for k, v in _pairs(line, rest)]
+            where, rest = line.words[2].lower(), rest_of(line.text, 3)
+        triples = [(k, v, where) for k, v in pairs(line, rest)]
         if name.upper() != ALL_NODES:  # the usual case, without a closure per line
             self._node(line, name).vars.extend(triples)
             return
@@ -368,20 +346,20 @@ class _Reader:
 
         self._each(line, name, apply)
 
-    def _priority(self, line: _Line) -> None:
-        name, value = _two(line, "PRIORITY needs a node and a number")
-        priority = _int(line, value, "PRIORITY")
+    def _priority(self, line: Line) -> None:
+        name, value = two(line, "PRIORITY needs a node and a number")
+        priority = int_of(line, value, "PRIORITY")
         self._each(line, name, lambda node: setattr(node, "priority", priority))
 
-    def _category(self, line: _Line) -> None:
-        name, category = _two(line, "CATEGORY needs a node and a category")
+    def _category(self, line: Line) -> None:
+        name, category = two(line, "CATEGORY needs a node and a category")
         self._each(line, name, lambda node: setattr(node, "category", category))
 
-    def _maxjobs(self, line: _Line) -> None:
-        category, value = _two(line, "MAXJOBS needs a category and a number")
-        self.dag.maxjobs[category] = _int(line, value, "MAXJOBS")
+    def _maxjobs(self, line: Line) -> None:
+        category, value = two(line, "MAXJOBS needs a category and a number")
+        self.dag.maxjobs[category] = int_of(line, value, "MAXJOBS")
 
-    def _save_point(self, line: _Line) -> None:
+    def _save_point(self, line: Line) -> None:
         words = line.words[1:]
         if len(words) not in (1, 2):
             raise line.fail("SAVE_POINT_FILE needs a node and perhaps a file")
@@ -391,14 +369,14 @@ class _Reader:
 
     # ---- the run's settings ------------------------------------------------------------
 
-    def _config(self, line: _Line) -> None:
+    def _config(self, line: Line) -> None:
         if len(line.words) != 2:
             raise line.fail("CONFIG needs one file")
         if self.dag.config is not None and self.dag.config != line.words[1]:
             raise line.fail(f"a second CONFIG file (the first is {self.dag.config})")
         self.dag.config = line.words[1]
 
-    def _dot(self, line: _Line) -> None:
+    def _dot(self, line: Line) -> None:
         words = line.words[1:]
         if not words:
             raise line.fail("DOT needs a file")
@@ -418,7 +396,7 @@ class _Reader:
                 raise line.fail(f"unexpected {word!r} in DOT")
         self.dag.dot = dot
 
-    def _node_status(self, line: _Line) -> None:
+    def _node_status(self, line: Line) -> None:
         words = line.words[1:]
         if not 1 <= len(words) <= 3:
             raise line.fail("NODE_STATUS_FILE needs a file, then a time, ALWAYS-UPDATE")
@@ -427,40 +405,40 @@ class _Reader:
             if word.upper() == "ALWAYS-UPDATE":
                 always = True
             else:
-                seconds = _int(line, word, "NODE_STATUS_FILE's update time")
+                seconds = int_of(line, word, "NODE_STATUS_FILE's update time")
         self.dag.node_status_file = (words[0], seconds, always)
 
-    def _jobstate_log(self, line: _Line) -> None:
+    def _jobstate_log(self, line: Line) -> None:
         if len(line.words) != 2:
             raise line.fail("JOBSTATE_LOG needs one file")
         self.dag.jobstate_log = line.words[1]
 
-    def _set_job_attr(self, line: _Line) -> None:
+    def _set_job_attr(self, line: Line) -> None:
         m = re.match(r"\S+\s+([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.+)$", line.text)
         if m is None:
             raise line.fail("SET_JOB_ATTR needs NAME = VALUE")
         self.dag.job_attrs.append((m.group(1), m.group(2).strip()))
 
-    def _env(self, line: _Line) -> None:
+    def _env(self, line: Line) -> None:
         if len(line.words) < 3 or line.words[1].upper() not in ("GET", "SET"):
             raise line.fail("ENV needs GET or SET and what to get or set")
-        what = _rest(line.text, 2)
+        what = rest_of(line.text, 2)
         (self.dag.env_get if line.words[1].upper() == "GET" else self.dag.env_set).append(what)
 
-    def _reject(self, line: _Line) -> None:
+    def _reject(self, line: Line) -> None:
         self.dag.reject = (line.source, line.number)
 
-    def _include(self, line: _Line) -> None:
+    def _include(self, line: Line) -> None:
         if len(line.words) != 2:
             raise line.fail("INCLUDE needs one file")
         name = self.name
         self.read(line.words[1])
         self.name = name
 
-    def _splice(self, line: _Line) -> None:
+    def _splice(self, line: Line) -> None:
         """SPLICE name file [DIR dir]: the file's nodes, renamed `name+node`; with DIR,
         its files (and its nodes' jobs) are in dir."""
-        words = _tokens(line)[1:]
+        words = tokens(line)[1:]
         if len(words) not in (2, 4) or (len(words) == 4 and words[2].upper() != "DIR"):
             raise line.fail("SPLICE needs a name, a DAG file, and DIR directory or nothing")
         name, file = words[0], words[1]
@@ -480,23 +458,23 @@ class _Reader:
         self.dag.pins[full] = (inner.pins_in, inner.pins_out)
         self.dag.maxjobs.update(inner.maxjobs)
 
-    def _pin(self, line: _Line, pins: dict[int, list[str]]) -> None:
-        name, number = _two(line, f"{line.words[0].upper()} needs a node and a pin number")
-        pin = _int(line, number, "the pin number")
+    def _pin(self, line: Line, pins: dict[int, list[str]]) -> None:
+        name, number = two(line, f"{line.words[0].upper()} needs a node and a pin number")
+        pin = int_of(line, number, "the pin number")
         if pin < 1:
             raise line.fail("pin numbers start at 1")
         pins.setdefault(pin, []).append(self._node(line, name).name)
 
-    def _pin_in(self, line: _Line) -> None:
+    def _pin_in(self, line: Line) -> None:
         self._pin(line, self.dag.pins_in)
 
-    def _pin_out(self, line: _Line) -> None:
+    def _pin_out(self, line: Line) -> None:
         self._pin(line, self.dag.pins_out)
 
-    def _connect(self, line: _Line) -> None:
+    def _connect(self, line: Line) -> None:
         """CONNECT out in: each output pin of splice `out` is the parent of the same
         input pin of splice `in` (their pins must be 1..N, as many on each side)."""
-        first, second = _two(line, "CONNECT needs two splices")
+        first, second = two(line, "CONNECT needs two splices")
         ends = []
         for name in (first, second):
             full = self.prefix + name
@@ -514,114 +492,3 @@ class _Reader:
         for pin in outs:
             ups = [self.dag.nodes[n] for n in outs[pin]]
             self._edges(line, ups, [self.dag.nodes[n] for n in ins[pin]])
-
-
-def _lines(text: str, source: str) -> Iterator[_Line]:
-    """The file's commands, a line each; a line that ends with a backslash goes on on the
-    next (numbered by its first line), blank lines and `#` comments skipped."""
-    if not _CONTINUED.search(text):  # no line goes on: the quick way
-        for number, raw in enumerate(text.splitlines(), 1):
-            stripped = raw.strip()
-            if stripped and stripped[0] != "#":
-                yield _Line(stripped.split(), stripped, source, number)
-        return
-    held: list[str] = []
-    start = 0
-    for number, raw in enumerate(text.splitlines(), 1):
-        stripped = raw.strip()
-        if not held and (not stripped or stripped.startswith("#")):
-            continue
-        if not held:
-            start = number
-        if stripped.endswith("\\"):
-            held.append(stripped[:-1].strip())
-            continue
-        whole = " ".join([*held, stripped]).strip() if held else stripped
-        held = []
-        if whole:
-            yield _Line(whole.split(), whole, source, start)
-    if held:
-        whole = " ".join(held).strip()
-        if whole:
-            yield _Line(whole.split(), whole, source, start)
-
-
-def _commands(lines: Iterator[_Line]) -> list[_Line]:
-    """The lines with each inline submit description (`{` ... `}`, or `@=TOKEN` ...
-    `@TOKEN`) taken into its command; words after the closing token are the command's."""
-    out: list[_Line] = []
-    for line in lines:
-        words = line.words
-        opener = words[2] if len(words) >= 3 else ""
-        if (opener == "{" or opener[:2] == "@=") and words[0].upper() in _BLOCKS:
-            end = "}" if opener == "{" else "@" + opener[2:]
-            body: list[str] = []
-            for inner in lines:
-                if inner.words[0] == end:
-                    line.block = "".join(b + "\n" for b in body)
-                    line.words = words + inner.words[1:]
-                    break
-                body.append(inner.text)
-        out.append(line)
-    return out
-
-
-def _tokens(line: _Line) -> list[str]:
-    """The line's words as HTCondor's DAG lexer reads them when one is quoted (`"..."` or
-    `'...'`, a backslash escaping inside): a file name may hold spaces."""
-    if '"' not in line.text and "'" not in line.text:
-        return line.words
-    words: list[str] = []
-    for m in _TOKEN.finditer(line.text):
-        words.append("".join(_unquote(part) for part in _PART.findall(m.group(0))))
-    return words
-
-
-def _unquote(part: str) -> str:
-    if part[:1] in ('"', "'"):
-        return re.sub(r"\\(.)", r"\1", part[1:-1])
-    return part
-
-
-def _rest(text: str, skip: int) -> str:
-    """The line's text after its first `skip` words, spacing kept."""
-    parts = text.split(None, skip)
-    return parts[skip] if len(parts) > skip else ""
-
-
-def _two(line: _Line, usage: str) -> tuple[str, str]:
-    if len(line.words) != 3:
-        raise line.fail(usage)
-    return line.words[1], line.words[2]
-
-
-def _int(line: _Line, text: str, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise line.fail(f"{what} must be a whole number, not {text!r}") from None
-
-
-def _pair(line: _Line, name: str, value: str) -> tuple[str, str]:
-    name = sys.intern(name)  # most nodes set the same few names
-    if name.lower().startswith("queue"):
-        raise line.fail(f"VARS may not set {name}")
-    if "\\" in value:
-        value = re.sub(r'\\([\\"])', r"\1", value)
-    return name, value
-
-
-def _pairs(line: _Line, text: str) -> list[tuple[str, str]]:
-    """VARS' `name="value"` pairs; a value keeps `\\"` as `"` and `\\\\` as `\\`."""
-    if _ALL_VARS.fullmatch(text):  # the usual line, read in one go
-        return [_pair(line, name, value) for name, value in _VAR.findall(text)]
-    out, pos = [], 0
-    while pos < len(text) and text[pos:].strip():
-        m = _VAR.match(text, pos)
-        if m is None:
-            raise line.fail(f'VARS expects name="value" at {text[pos:].strip()[:30]!r}')
-        out.append(_pair(line, m.group(1), m.group(2)))
-        pos = m.end()
-    if not out:
-        raise line.fail('VARS needs name="value" pairs')
-    return out
