@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from condorx.dag.parse import parse
-from condorx.dagman.engine import (
+from condorx.dagman.engine import Engine
+from condorx.dagman.node_state import (
     DONE,
     ERROR,
     FUTILE,
@@ -17,7 +18,6 @@ from condorx.dagman.engine import (
     PRERUN,
     SUBMITTED,
     DagStatus,
-    Engine,
     Limits,
 )
 

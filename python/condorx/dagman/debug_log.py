@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from condorx.dagman.engine import (
+from condorx.dagman.engine import Engine
+from condorx.dagman.node_state import (
     DONE,
     ERROR,
     FUTILE,
@@ -16,7 +17,6 @@ from condorx.dagman.engine import (
     PRERUN,
     READY,
     SUBMITTED,
-    Engine,
 )
 
 

@@ -8,7 +8,8 @@ import os
 import time
 from pathlib import Path
 
-from condorx.dagman.engine import DONE, ERROR, POSTRUN, PRERUN, SUBMITTED, Engine
+from condorx.dagman.engine import Engine
+from condorx.dagman.node_state import DONE, ERROR, POSTRUN, PRERUN, SUBMITTED
 
 _LOOK = {
     PRERUN: '(Pre)" style=dotted',

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from condorx.dag.model import Dag
-from condorx.dagman.engine import SUBMITTED, State
+from condorx.dagman.node_state import SUBMITTED, State
 
 
 class JobstateLog:

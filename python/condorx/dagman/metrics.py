@@ -7,7 +7,8 @@ import json
 import time
 from pathlib import Path
 
-from condorx.dagman.engine import DONE, ERROR, Engine
+from condorx.dagman.engine import Engine
+from condorx.dagman.node_state import DONE, ERROR
 
 
 def write(

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, field
 
 from condorx.config import Config
-from condorx.dagman.engine import Limits
+from condorx.dagman.node_state import Limits
 
 
 class OptionError(ValueError):

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from condorx.dag.errors import DagError
 from condorx.dag.model import Dag
-from condorx.dagman.engine import DONE, ERROR, Engine
+from condorx.dagman.engine import Engine
+from condorx.dagman.node_state import DONE, ERROR
 
 VERSION = "2.1.0"
 

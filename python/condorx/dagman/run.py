@@ -26,9 +26,10 @@ from condorx.config import Config
 from condorx.dag.model import Dag
 from condorx.dagman import loading, lock_file, node_job, nodes_log, rescue, scripts
 from condorx.dagman.debug_log import DebugLog
-from condorx.dagman.engine import DagStatus, Engine
+from condorx.dagman.engine import Engine
 from condorx.dagman.job_ad import DagmanJob
 from condorx.dagman.jobstate_log import JobstateLog
+from condorx.dagman.node_state import DagStatus
 from condorx.dagman.options import Options
 from condorx.dagman.progress_files import ProgressFiles
 from condorx.dagman.submitter import NodeSubmitError, Submitter

@@ -8,7 +8,8 @@ import os
 import time
 from pathlib import Path
 
-from condorx.dagman.engine import (
+from condorx.dagman.engine import Engine
+from condorx.dagman.node_state import (
     DONE,
     ERROR,
     FUTILE,
@@ -18,7 +19,6 @@ from condorx.dagman.engine import (
     READY,
     SUBMITTED,
     DagStatus,
-    Engine,
     State,
 )
 
