@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from condorx.dag.parse import parse
+from condorx.dagman import outcome
 from condorx.dagman.engine import Engine
 from condorx.dagman.node_state import (
     DONE,
@@ -71,8 +72,8 @@ def test_children_wait_for_all_their_parents(tmp_path):
     r.end("C")
     assert r.submit() == ["D"]
     r.end("D")
-    assert not e.active() and e.exit_code() == 0 and e.status == DagStatus.OK
-    assert e.done_nodes == e.counts()[DONE] == 4
+    assert not e.active() and outcome.exit_code(e) == 0 and e.status == DagStatus.OK
+    assert e.done_nodes == outcome.counts(e)[DONE] == 4
 
 
 def test_maxjobs_counts_nodes_in_the_queue(tmp_path):
@@ -117,7 +118,7 @@ def test_a_failed_pre_script_fails_the_node_and_its_descendants_cannot_run(tmp_p
     e.pre_done("A", 3)
     states = {n: s.status for n, s in e.states.items()}
     assert states == {"A": ERROR, "B": FUTILE, "C": FUTILE, "D": FUTILE}
-    assert not e.active() and e.exit_code() == 1 and e.status == DagStatus.NODE_FAILED
+    assert not e.active() and outcome.exit_code(e) == 1 and e.status == DagStatus.NODE_FAILED
     assert e.states["A"].error == "PRE Script failed with status 3"
 
 
@@ -200,7 +201,7 @@ def test_abort_dag_on_ends_the_dag_with_its_return_value(tmp_path):
     r = Runner(e)
     r.submit()
     r.end("A", 3)
-    assert e.aborted == (17, DagStatus.ABORT) and e.exit_code() == 17
+    assert e.aborted == (17, DagStatus.ABORT) and outcome.exit_code(e) == 17
     assert r.submit() == [] and e.states["C"].status == NOT_READY
 
 
@@ -213,7 +214,7 @@ def test_the_final_node_runs_after_a_failure_and_its_outcome_is_the_dags(tmp_pat
     assert e.start_final() and r.submit() == ["F"]
     r.end("F", 0)
     assert not e.active() and not e.start_final()
-    assert e.exit_code() == 0 and e.final_status() == DagStatus.OK
+    assert outcome.exit_code(e) == 0 and outcome.final_status(e) == DagStatus.OK
 
 
 def test_done_nodes_are_not_run_and_their_children_are_ready(tmp_path):
@@ -270,7 +271,7 @@ def test_the_others_wait_for_the_provisioner_to_be_ready(tmp_path):
     assert r.submit() == ["B"]
     r.end("B")
     r.end("P")
-    assert not e.active() and e.exit_code() == 0
+    assert not e.active() and outcome.exit_code(e) == 0
 
 
 def test_a_provisioner_that_ends_before_it_is_ready_fails_the_dag(tmp_path):
@@ -278,5 +279,5 @@ def test_a_provisioner_that_ends_before_it_is_ready_fails_the_dag(tmp_path):
     r = Runner(e)
     r.submit()
     r.end("P")
-    assert e.aborted == (1, DagStatus.ERROR) and e.exit_code() == 1
+    assert e.aborted == (1, DagStatus.ERROR) and outcome.exit_code(e) == 1
     assert r.submit() == [] and not e.active()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
+from condorx.dagman import outcome
 from condorx.dagman.engine import Engine
 from condorx.dagman.node_state import (
     DONE,
@@ -32,7 +33,7 @@ class DebugLog:
 
     def status(self, engine: Engine) -> None:
         """The table HTCondor's DAGMan prints: the nodes in each state."""
-        c = engine.counts()
+        c = outcome.counts(engine)
         self(f"DAG status: {int(engine.status)} (DAG_STATUS_{engine.status.name})")
         self(f"Of {len(engine.states)} nodes total:")
         self(" Done     Pre   Queued    Post   Ready   Un-Ready   Failed   Futile")

@@ -305,31 +305,6 @@ class Engine:
         self._make_ready(final)
         return True
 
-    def counts(self) -> dict[str, int]:
-        """The nodes in each status (FINAL included, as HTCondor's tables count it)."""
-        out = dict.fromkeys((DONE, PRERUN, SUBMITTED, POSTRUN, READY, NOT_READY, ERROR, FUTILE), 0)
-        for st in self.states.values():
-            out[st.status] += 1
-        return out
-
-    def exit_code(self) -> int:
-        """condor_dagman's exit: 0 when every node is done, the ABORT-DAG-ON value when
-        a node aborted the DAG, else 1."""
-        if self.aborted is not None:
-            return self.aborted[0]
-        final = self.dag.final
-        if final is not None and self.final_started:
-            return 0 if self.states[final].status == DONE else 1
-        if self.status == DagStatus.HALTED:
-            return 1
-        return 0 if all(st.status == DONE for st in self.states.values()) else 1
-
-    def final_status(self) -> DagStatus:
-        final = self.dag.final
-        if final is not None and self.final_started and self.aborted is None:
-            return DagStatus.OK if self.states[final].status == DONE else DagStatus.NODE_FAILED
-        return self.status
-
     # ---- inside -----------------------------------------------------------------------
 
     def _make_ready(self, name: str) -> None:

@@ -9,6 +9,7 @@ import time
 from condorx import wire
 from condorx.classad import ClassAd
 from condorx.client.schedd import ScheddClient
+from condorx.dagman import outcome
 from condorx.dagman.debug_log import DebugLog
 from condorx.dagman.engine import Engine
 
@@ -26,7 +27,7 @@ class DagmanJob:
         end, `force`)."""
         if not self.job[0] or (not force and time.monotonic() - self._sent_at < 1.0):
             return
-        c = eng.counts()
+        c = outcome.counts(eng)
         attrs: dict[str, object] = {
             "DAG_NodesTotal": len(eng.states),
             "DAG_NodesDone": c["DONE"],
@@ -37,7 +38,7 @@ class DagmanJob:
             "DAG_NodesFailed": c["ERROR"],
             "DAG_NodesUnready": c["NOT_READY"],
             "DAG_NodesFutile": c["FUTILE"],
-            "DAG_Status": int(eng.final_status() if force else eng.status),
+            "DAG_Status": int(outcome.final_status(eng) if force else eng.status),
             "DAG_InRecovery": int(eng.recovering),
             "DAG_JobsSubmitted": eng.jobs_submitted,
             "DAG_JobsIdle": eng.idle,

@@ -7,6 +7,7 @@ import json
 import time
 from pathlib import Path
 
+from condorx.dagman import outcome
 from condorx.dagman.engine import Engine
 from condorx.dagman.node_state import DONE, ERROR
 
@@ -49,5 +50,5 @@ def write(
     report["jobs_submitted"] = engine.jobs_submitted
     report["jobs_succeeded"] = engine.jobs_completed
     report["jobs_failed"] = engine.jobs_submitted - engine.jobs_completed
-    report["DagStatus"] = int(engine.final_status())
+    report["DagStatus"] = int(outcome.final_status(engine))
     path.write_text(json.dumps(report, indent=4) + "\n")

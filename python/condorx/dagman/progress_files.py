@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from condorx.dag.model import Dag
-from condorx.dagman import metrics, status_file
+from condorx.dagman import metrics, outcome, status_file
 from condorx.dagman.debug_log import DebugLog
 from condorx.dagman.dot_file import DotFile
 from condorx.dagman.engine import Engine
@@ -34,7 +34,7 @@ class ProgressFiles:
             self.dot = DotFile(self.dag.dot)
         elif not self.dot.update:
             return
-        state = str(eng.counts())
+        state = str(outcome.counts(eng))
         if state == self._dot_sent:
             return
         self._dot_sent = state
@@ -50,7 +50,7 @@ class ProgressFiles:
         now = time.monotonic()
         if not finished and now - self._status_time < every:
             return
-        state = str(eng.counts()) + str(eng.held)
+        state = str(outcome.counts(eng)) + str(eng.held)
         if not finished and not always and state == self._status_sent:
             return
         self._status_time, self._status_sent = now, state

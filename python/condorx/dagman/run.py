@@ -24,7 +24,7 @@ from condorx import wire
 from condorx.client.schedd import ScheddClient
 from condorx.config import Config
 from condorx.dag.model import Dag
-from condorx.dagman import loading, lock_file, node_job, nodes_log, rescue, scripts
+from condorx.dagman import loading, lock_file, node_job, nodes_log, outcome, rescue, scripts
 from condorx.dagman.debug_log import DebugLog
 from condorx.dagman.engine import Engine
 from condorx.dagman.job_ad import DagmanJob
@@ -462,7 +462,7 @@ class Dagman:
         elif eng.services_busy():
             services = f"DAGManJobId == {self.job[0]} && DAGLifetimeJob =?= true"
             await self.ad.remove(services, "DAG is exiting")
-        code = 2 if self.removed else eng.exit_code()
+        code = 2 if self.removed else outcome.exit_code(eng)
         if code != 0 or eng.failed_nodes:
             number = rescue.last_number(self.opts.primary) + 1
             path = rescue.name(self.opts.primary, min(number, 100))

@@ -8,6 +8,7 @@ import os
 import time
 from pathlib import Path
 
+from condorx.dagman import outcome
 from condorx.dagman.engine import Engine
 from condorx.dagman.node_state import (
     DONE,
@@ -36,7 +37,7 @@ def _stamp(t: float) -> str:
 
 def dag_state(engine: Engine, finished: bool, removed: bool) -> tuple[str, str]:
     """The DAG's own status and note ("success", "failed", "aborted", "removed")."""
-    if finished and engine.exit_code() == 0:
+    if finished and outcome.exit_code(engine) == 0:
         return DONE, "success"
     if removed:
         return ERROR, "removed"
@@ -53,7 +54,7 @@ def text(
     """The whole file; `every`: the minimum update time, for its NextUpdate."""
     now = time.time()
     status, note = dag_state(engine, finished, removed)
-    c = engine.counts()
+    c = outcome.counts(engine)
     ended = finished or removed
     failed = c[ERROR] + (c[PRERUN] + c[SUBMITTED] + c[POSTRUN] if ended else 0)
     lines = ["[", '  Type = "DagStatus";', "  DagFiles = {"]
