@@ -23,6 +23,8 @@ from condorx.submit import (  # noqa: F401 - their rows
     commands,
     container,
     grid,
+    keywords,
+    quantities,
     queue,
     requirements,
     transfer,
@@ -428,13 +430,13 @@ class Proc:
         return [e.spelled or n for n, e in self.qs.macros.items()]
 
     def build_all(self) -> dict[str, Any]:
-        out: dict[str, Any] = commands.static()
+        out: dict[str, Any] = keywords.static()
         for i, fn in enumerate(commands.ROWS):
             v = self._values()
             out.update(fn(v))
             self.row_reads[i] = v.reads
         if self.is_first:
-            out.update(commands.sizes(out, self._values()))
+            out.update(quantities.sizes(out, self._values()))
         for name, entry in self.qs.attrs.items():
             out[name] = self._custom(name, entry)
         return out

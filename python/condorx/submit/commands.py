@@ -12,7 +12,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import signal
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -20,7 +19,15 @@ from condorx import argsyntax
 from condorx.attrs import HoldCode, JobStatus, Universe
 from condorx.submit.errors import SubmitError
 from condorx.submit.keywords import SIMPLE, Kind
-from condorx.submit.values import Values, squeeze, unquoted
+from condorx.submit.quantities import KIB_UNITS, MIB_UNITS, quantity
+from condorx.submit.requests import GPU_PROPERTIES, custom_requests, is_undefined
+from condorx.submit.universes import (
+    PSEUDO_EXECUTABLE_GRIDS,
+    SCHEDD_SIDE,
+    grid_type,
+    universe,
+)
+from condorx.submit.values import Values, signal_name, squeeze, unquoted
 from condorx.wire import Expr
 
 Row = Callable[[Values], dict[str, Any]]
@@ -40,48 +47,6 @@ def row(*commands: str) -> Callable[[Row], Row]:
     return register
 
 
-UNIVERSES = {
-    "vanilla": Universe.VANILLA,
-    "scheduler": Universe.SCHEDULER,
-    "local": Universe.LOCAL,
-    "grid": Universe.GRID,
-    "java": Universe.JAVA,
-    "parallel": Universe.PARALLEL,
-    "vm": Universe.VM,
-    "container": Universe.VANILLA,
-    "docker": Universe.VANILLA,
-    "standard": Universe.STANDARD,
-}
-# Universes whose jobs the schedd runs itself or hands elsewhere: no lease, no file system.
-SCHEDD_SIDE = (Universe.SCHEDULER, Universe.LOCAL, Universe.GRID)
-
-
-def grid_type(v: Values) -> str:
-    """The grid resource's first word, lower-cased ("" outside the grid universe)."""
-    if universe(v) != Universe.GRID:
-        return ""
-    words = (v.get("grid_resource") or "").split()
-    return words[0].lower() if words else ""
-
-
-# Jobs whose executable names an instance or a VM, not a file (HTCondor's pseudo-executable).
-_PSEUDO_EXECUTABLE_GRIDS = ("ec2", "gce", "azure")
-
-
-def universe_name(v: Values) -> str:
-    """The universe as written, lower-cased ("vanilla" when none is)."""
-    return (v.get("universe") or "vanilla").lower()
-
-
-def universe(v: Values) -> Universe:
-    name = universe_name(v)
-    if name.isdigit() and int(name) in {u.value for u in Universe}:
-        return Universe(int(name))
-    if name not in UNIVERSES:
-        raise SubmitError(f"{v.where('universe')}: I don't know about the '{name}' universe.")
-    return UNIVERSES[name]
-
-
 @row("universe", "grid_resource", "vm_memory", "kill_sig", "machine_count")
 def _universe(v: Values) -> dict[str, Any]:
     u = universe(v)
@@ -97,16 +62,6 @@ def _universe(v: Values) -> dict[str, Any]:
     if u not in SCHEDD_SIDE:
         out["JobLeaseDuration"] = 2400
     return out
-
-
-def signal_name(v: Values, command: str) -> str:
-    """A signal by number or by name, as its name (9 and sigkill are both SIGKILL)."""
-    raw = unquoted(v.get(command) or "").strip()
-    try:
-        sig = signal.Signals(int(raw)) if raw.isdigit() else signal.Signals[raw.upper()]
-    except (KeyError, ValueError):
-        raise SubmitError(f"{v.where(command)}: invalid signal {raw}") from None
-    return sig.name
 
 
 @row("remove_kill_sig", "hold_kill_sig")
@@ -152,7 +107,7 @@ def _executable(v: Values) -> dict[str, Any]:
     if u == Universe.JAVA:
         out.update({"Cmd": "java", "TransferExecutable": False})
         return out
-    if u == Universe.VM or grid_type(v) in _PSEUDO_EXECUTABLE_GRIDS:
+    if u == Universe.VM or grid_type(v) in PSEUDO_EXECUTABLE_GRIDS:
         return out | {"Cmd": cmd, "TransferExecutable": False}
     # HTCondor reads only the first letter: anything but F... transfers it. An executable
     # that stays where it is is named as written (the execute side finds it from Iwd).
@@ -160,50 +115,6 @@ def _executable(v: Values) -> dict[str, Any]:
         return out | {"Cmd": squeeze(cmd), "TransferExecutable": False}
     full = cmd if os.path.isabs(cmd) or "://" in cmd else os.path.join(v.submit_dir(), cmd)
     return out | {"Cmd": squeeze(full)}
-
-
-def sizes(ad: Mapping[str, Any], v: Values) -> dict[str, Any]:
-    """ExecutableSize, ImageSize, DiskUsage and TransferInputSizeMB, in KiB rounded up, as
-    HTCondor reckons them once for a submission (from its first job): the executable, and
-    for the disk the input files too."""
-    if isinstance(ad.get("JobVMMemory"), int):  # a VM's image is its memory
-        exe = int(ad["JobVMMemory"]) * 1024
-    else:
-        exe = _kib(ad.get("Cmd")) if ad.get("Cmd") not in ("", "java") else 0
-    iwd = str(ad.get("Iwd") or v.submit_dir())
-    inputs = 0
-    if ad.get("TransferIn") is not False and ad.get("In") not in (None, "/dev/null"):
-        inputs += _kib(os.path.join(iwd, str(ad["In"])))
-    for name in str(ad.get("TransferInput") or "").split(","):
-        name = name.strip().strip('"')
-        if name and "://" not in name:
-            inputs += _kib(os.path.join(iwd, name))
-    image = quantity(v, "image_size", _KIB_UNITS)
-    out: dict[str, Any] = {
-        "ExecutableSize": exe,
-        "ImageSize": exe if image is None else image,
-        "DiskUsage": exe + inputs,
-        "TransferInputSizeMB": (exe + inputs) // 1024,
-    }
-    disk = quantity(v, "disk_usage", _KIB_UNITS)
-    if disk is not None:
-        out["DiskUsage"] = disk
-        del out["TransferInputSizeMB"]
-    return out
-
-
-def _kib(path: Any) -> int:
-    """A file's size in KiB rounded up; a directory's, its files' together."""
-    name = str(path)
-    try:
-        if os.path.isdir(name):
-            total = sum(
-                os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(name) for f in fs
-            )
-            return (total + 1023) // 1024
-        return (os.path.getsize(name) + 1023) // 1024 if os.path.isfile(name) else 0
-    except OSError:
-        return 0
 
 
 @row("arguments", "universe", "executable")
@@ -299,26 +210,6 @@ def _log(v: Values) -> dict[str, Any]:
     return {"UserLog": v.in_iwd(path)} if path else {}
 
 
-# Quantities: a number in the command's own unit, or with a K/M/G/T suffix.
-MIB_UNITS = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 * 1024}
-_KIB_UNITS = {"k": 1, "m": 1024, "g": 1024 * 1024, "t": 1024 * 1024 * 1024}
-_NUMBER_UNIT = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)\s*([KMGT])?(?:i?B)?$", re.IGNORECASE)
-
-
-def quantity(v: Values, name: str, units: Mapping[str, float]) -> Any:
-    """A number with an optional K/M/G/T unit (none: the command's own unit), rounded up
-    to a whole one as HTCondor's parse_int64_bytes does (`2048.0` is 2048); anything else
-    is an expression."""
-    raw = v.get(name)
-    if raw is None:
-        return None
-    m = _NUMBER_UNIT.match(raw)
-    if m:
-        scale = units[m.group(2).lower()] if m.group(2) else 1
-        return int(-(-float(m.group(1)) * scale // 1))
-    return v.literal_or_expr(name)
-
-
 _DEFAULT_MEMORY = Expr(
     "ifthenelse(MemoryUsage isnt undefined,MemoryUsage,(ImageSize + 1023) / 1024)"
 )
@@ -328,7 +219,7 @@ _DEFAULT_MEMORY = Expr(
 def _requests(v: Values) -> dict[str, Any]:
     cpus = v.literal_or_expr("request_cpus")
     memory = quantity(v, "request_memory", MIB_UNITS)
-    disk = quantity(v, "request_disk", _KIB_UNITS)
+    disk = quantity(v, "request_disk", KIB_UNITS)
     default_memory = Expr("MY.JobVMMemory") if universe(v) == Universe.VM else _DEFAULT_MEMORY
     out: dict[str, Any] = {
         "RequestCpus": 1 if cpus is None else cpus,  # (`undefined` is dropped below)
@@ -345,52 +236,7 @@ def _requests(v: Values) -> dict[str, Any]:
     for suffix, command in custom_requests(v).items():
         out[f"Request{suffix}"] = v.literal_or_expr(command)
     # `request_cpus = undefined` asks for no attribute at all (HTCondor).
-    return {k: val for k, val in out.items() if not _is_undefined(val)}
-
-
-def _is_undefined(value: Any) -> bool:
-    return isinstance(value, Expr) and value.text.lower() == "undefined"
-
-
-_STANDARD_REQUESTS = {"cpus", "memory", "disk", "gpus"}
-
-
-def custom_requests(v: Values) -> dict[str, str]:
-    """`request_<name>` commands beyond the standard four: attribute tag -> command."""
-    out = {}
-    for spelled in v.names():
-        name = spelled.lower()
-        tag = spelled[8:]
-        if name.startswith("request_") and tag.lower() not in _STANDARD_REQUESTS:
-            if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]+", tag) and v.given(name):
-                out[tag] = name
-    return out
-
-
-def requested_tags(v: Values) -> list[str]:
-    """Every resource a job asks for beyond cpus, memory and disk (GPUs too), sorted without
-    case as HTCondor orders their Requirements clauses: from `request_<name>` and from any
-    job attribute the file names `Request<Tag>` (`+RequestFoo`)."""
-    tags = {t.lower(): t for t in custom_requests(v)}
-    if v.given("request_gpus"):
-        tags["gpus"] = "GPUs"
-    for spelled in v.names():
-        attr = spelled[1:] if spelled.startswith("+") else spelled[3:]
-        if spelled.startswith("+") or spelled.lower().startswith("my."):
-            tag = attr[7:]
-            if attr.lower().startswith("request") and re.fullmatch(r"[A-Za-z][\w]+", tag):
-                if tag.lower() not in ("cpus", "memory", "disk"):
-                    tags.setdefault(tag.lower(), tag)
-    return [tags[k] for k in sorted(tags)]
-
-
-# GPU property commands: (command, attribute, the RequireGPUs clause it adds).
-GPU_PROPERTIES = {
-    "gpus_minimum_capability": ("GPUsMinCapability", "Capability >= GPUsMinCapability"),
-    "gpus_maximum_capability": ("GPUsMaxCapability", "Capability <= GPUsMaxCapability"),
-    "gpus_minimum_memory": ("GPUsMinMemory", "GlobalMemoryMb >= GPUsMinMemory"),
-    "gpus_minimum_runtime": ("GPUsMinRuntime", "MaxSupportedVersion >= GPUsMinRuntime"),
-}
+    return {k: val for k, val in out.items() if not is_undefined(val)}
 
 
 @row("request_gpus", "require_gpus", *GPU_PROPERTIES, "cuda_version")
@@ -649,33 +495,3 @@ def _simple_row(command: str, attr: str, kind: Kind) -> None:
 
 for _command, (_attr, _kind) in SIMPLE.items():
     _simple_row(_command, _attr, _kind)
-
-
-def static() -> dict[str, Any]:
-    """Attributes every new job starts with, as condor_submit writes them."""
-    return {
-        "MyType": "Job",
-        "TargetType": "Machine",
-        "CommittedTime": 0,
-        "CommittedSlotTime": 0,
-        "CommittedSuspensionTime": 0,
-        "CumulativeSlotTime": 0,
-        "CumulativeSuspensionTime": 0,
-        "CumulativeRemoteSysCpu": 0.0,
-        "CumulativeRemoteUserCpu": 0.0,
-        "RemoteWallClockTime": 0.0,
-        "RemoteUserCpu": 0.0,
-        "RemoteSysCpu": 0.0,
-        "ExitBySignal": False,
-        "ExitStatus": 0,
-        "LastSuspensionTime": 0,
-        "TotalSuspensions": 0,
-        "NumCkpts": 0,
-        "NumJobCompletions": 0,
-        "NumJobStarts": 0,
-        "NumRestarts": 0,
-        "NumSystemHolds": 0,
-        "MinHosts": 1,
-        "MaxHosts": 1,
-        "CurrentHosts": 0,
-    }

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from condorx.submit import transfer
-from condorx.submit.commands import row, universe_name
+from condorx.submit.commands import row
 from condorx.submit.errors import SubmitError
+from condorx.submit.universes import universe_name
 from condorx.submit.values import Values, unquoted
 
 

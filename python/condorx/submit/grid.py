@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from condorx.attrs import Universe
-from condorx.submit.commands import row, universe
+from condorx.submit.commands import row
 from condorx.submit.errors import SubmitError
+from condorx.submit.universes import universe
 from condorx.submit.values import Values
 
 # Grid types HTCondor's submit accepts (validate_gridtype).

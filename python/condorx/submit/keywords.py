@@ -7,6 +7,7 @@ one attribute each, with how the value is read.
 from __future__ import annotations
 
 from enum import Enum
+from typing import Any
 
 
 class Kind(Enum):
@@ -204,3 +205,33 @@ def canonical(name: str) -> str:
 def spellings(command: str) -> tuple[str, ...]:
     """The names a command may be set by: its own first, then its other spellings."""
     return (command, *ALTERNATES.get(command, ()))
+
+
+def static() -> dict[str, Any]:
+    """Attributes every new job starts with, as condor_submit writes them."""
+    return {
+        "MyType": "Job",
+        "TargetType": "Machine",
+        "CommittedTime": 0,
+        "CommittedSlotTime": 0,
+        "CommittedSuspensionTime": 0,
+        "CumulativeSlotTime": 0,
+        "CumulativeSuspensionTime": 0,
+        "CumulativeRemoteSysCpu": 0.0,
+        "CumulativeRemoteUserCpu": 0.0,
+        "RemoteWallClockTime": 0.0,
+        "RemoteUserCpu": 0.0,
+        "RemoteSysCpu": 0.0,
+        "ExitBySignal": False,
+        "ExitStatus": 0,
+        "LastSuspensionTime": 0,
+        "TotalSuspensions": 0,
+        "NumCkpts": 0,
+        "NumJobCompletions": 0,
+        "NumJobStarts": 0,
+        "NumRestarts": 0,
+        "NumSystemHolds": 0,
+        "MinHosts": 1,
+        "MaxHosts": 1,
+        "CurrentHosts": 0,
+    }

@@ -10,7 +10,9 @@ from typing import Any
 
 from condorx.attrs import Universe
 from condorx.submit import container, transfer, vm
-from condorx.submit.commands import GPU_PROPERTIES, SCHEDD_SIDE, requested_tags, row, universe
+from condorx.submit.commands import row
+from condorx.submit.requests import GPU_PROPERTIES, requested_tags
+from condorx.submit.universes import SCHEDD_SIDE, universe
 from condorx.submit.values import Values
 from condorx.wire import Expr
 

@@ -8,8 +8,9 @@ import re
 from typing import Any
 
 from condorx.attrs import Universe
-from condorx.submit.commands import row, universe
+from condorx.submit.commands import row
 from condorx.submit.errors import SubmitError
+from condorx.submit.universes import universe
 from condorx.submit.values import Values, unquoted
 
 # Every spelling HTCondor takes (enum_utils.cpp), without case, and what it writes for it.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -164,3 +165,13 @@ def unquoted(text: str) -> str:
     if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
         return text[1:-1]
     return text
+
+
+def signal_name(v: Values, command: str) -> str:
+    """A signal by number or by name, as its name (9 and sigkill are both SIGKILL)."""
+    raw = unquoted(v.get(command) or "").strip()
+    try:
+        sig = signal.Signals(int(raw)) if raw.isdigit() else signal.Signals[raw.upper()]
+    except (KeyError, ValueError):
+        raise SubmitError(f"{v.where(command)}: invalid signal {raw}") from None
+    return sig.name

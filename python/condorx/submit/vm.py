@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from condorx.attrs import Universe
-from condorx.submit.commands import MIB_UNITS, quantity, row, universe
+from condorx.submit.commands import row
 from condorx.submit.errors import SubmitError
+from condorx.submit.quantities import MIB_UNITS, quantity
+from condorx.submit.universes import universe
 from condorx.submit.values import Values, unquoted
 
 _XEN_BUILT_IN = ("included", "vmx")  # kernels that are no file: the image's, hardware VT
