@@ -19,6 +19,7 @@ from condorx._core import (
     cron_next_run_each,
     cron_next_runs,
     cron_recompute,
+    deferral_on_arrival,
 )
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "next_runs",
     "parse",
     "recompute",
+    "deferral_on_arrival",
 ]
 
 # The job attributes of the five fields, in crontab order.

@@ -156,3 +156,14 @@ def negotiate(
         seconds=end - start,
         phases={**dict(phases), "results to python": end - handed_back},
     )
+
+
+def pool_policies(slots: list[ClassAd]) -> list[ClassAd]:
+    """A few ads holding every distinct expression the slots write (what a schedd needs
+    to group its jobs as these slots would tell them apart)."""
+    return _core.pool_policies(slots)
+
+
+def autoclusters(jobs: list[ClassAd], pool: list[ClassAd]) -> list[list[int]]:
+    """The groups of `jobs` (by index) that slots like `pool` cannot tell apart."""
+    return _core.autoclusters(jobs, pool)

@@ -312,6 +312,11 @@ def pack_ads(maps: Iterable[dict[str, Any]]) -> bytes:
     return dumps(list(maps))
 
 
+def pack_classads(ads: list[ClassAd]) -> bytes:
+    """ClassAds as one packed body (written in the core), for `ads_from_packed`."""
+    return _core.ads_to_msgpack(ads)
+
+
 def pack_ad(ad: ClassAd) -> bytes:
     """One ad as a packed body (written in the core), for `ad_from_packed`."""
     return _core.ads_to_msgpack([ad])

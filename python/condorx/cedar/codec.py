@@ -173,3 +173,11 @@ class Writer:
 
     def bytes(self) -> bytes:
         return bytes(self.buf)
+
+
+def put_ads(
+    ads: list[ClassAd], encrypted: bool, projection: list[str] | None = None
+) -> list[bytes]:
+    """Each ad as the bytes of a CEDAR ad message (only `projection`'s attributes when
+    given), written in the core."""
+    return list(_core.cedar_put_ads(ads, encrypted, projection))

@@ -15,9 +15,9 @@ from typing import Any
 
 import trio
 
-from condorx import _core, locate, wire
+from condorx import locate, wire
 from condorx.cedar import collector as cedar_collector
-from condorx.classad import ClassAd, ExprTree
+from condorx.classad import ClassAd, ExprTree, eval_each
 from condorx.config import Config
 from condorx.daemons import query
 from condorx.daemons.server import Handler, Peer, Server
@@ -70,7 +70,7 @@ class Collector:
         stamp["AuthenticatedIdentity"] = peer.user
         ads = wire.ads_from_packed(req.ads, stamp=stamp)
         # Each key column in one call into the core: an update carries thousands of ads.
-        kinds, names, lifetimes = (_core.eval_each(attr, ads) for attr in _KEYS)
+        kinds, names, lifetimes = (eval_each(attr, ads) for attr in _KEYS)
         for i, (kind, name) in enumerate(zip(kinds, names, strict=True)):
             if not isinstance(kind, str) or not isinstance(name, str):
                 raise Refused(Refusal.BAD_REQUEST, f"ad {i}: MyType and Name must be strings")
@@ -132,7 +132,7 @@ class Collector:
             else:
                 # Whole ads as one msgpack body written and read in the core: the
                 # reader parses each distinct expression once, not once an ad.
-                await ch.send({"more": _core.ads_to_msgpack(ads)})
+                await ch.send({"more": wire.pack_classads(ads)})
         return Count(len(entries))
 
     async def expire_loop(self) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import trio
 
-from condorx import _core, cron, locate, version, wire
+from condorx import cron, locate, version, wire
 from condorx.cedar import negotiator as cedar_negotiator
 from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
@@ -35,7 +35,7 @@ from condorx.daemons.handed_out import HandedOut
 from condorx.daemons.handout import HandOut, Offer
 from condorx.daemons.peer import PEER_FAILURES, why
 from condorx.daemons.server import Handler, Peer, Server
-from condorx.negotiation import Submitter, negotiate
+from condorx.negotiation import Submitter, negotiate, pool_policies
 from condorx.protocol.message import Done, Message
 from condorx.protocol.negotiator import EditUser, GetPriorities, Priorities, Reschedule
 from condorx.protocol.startd import Match
@@ -199,7 +199,7 @@ class Negotiator:
         policies); the job stands in the submitter's list as many times as it counts."""
         submitters: list[Submitter] = []
         homes: dict[str, str] = {}
-        pool = await trio.to_thread.run_sync(_core.pool_policies, free)
+        pool = await trio.to_thread.run_sync(pool_policies, free)
         for sad in schedds:
             address = sad.get("MyAddress")
             if not isinstance(address, str) or not sad.get("TotalIdleJobs"):

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-from condorx import _core, wire
+from condorx import wire
+from condorx.cedar.codec import put_ads
 from condorx.classad import ClassAd, ExprTree, eval_each
 from condorx.errors import Refusal, Refused
 
@@ -44,4 +45,4 @@ def cedar_rows(ads: list[ClassAd], req: Any) -> list[bytes]:
     projection = req.projection
     if projection is not None and not all(isinstance(p, str) for p in projection):
         raise Refused(Refusal.BAD_REQUEST, "query: 'projection' must be a list of names")
-    return list(_core.cedar_put_ads(ads, req.cedar == "encrypted", projection or None))
+    return put_ads(ads, req.cedar == "encrypted", projection or None)

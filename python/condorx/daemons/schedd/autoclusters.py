@@ -15,9 +15,9 @@ from collections.abc import Callable
 
 import trio
 
-from condorx import _core
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.store import Key
+from condorx.negotiation import autoclusters
 
 Group = tuple[Key, int, ClassAd]  # the first job, how many jobs, the first job's ad
 
@@ -44,7 +44,7 @@ class Autoclusters:
         members_of: dict[Key, collections.deque[Key]] = {}
         for owned in owners.values():
             ads = [ad for _, ad in owned]
-            found = await trio.to_thread.run_sync(_core.autoclusters, ads, pool)
+            found = await trio.to_thread.run_sync(autoclusters, ads, pool)
             for members in found:
                 keys = [owned[i][0] for i in members]
                 members_of[keys[0]] = collections.deque(keys)

@@ -19,8 +19,7 @@ from typing import Any
 
 import trio
 
-from condorx import hooks, job_lease, locate
-from condorx._core import benchmark_kflops, benchmark_mips
+from condorx import benchmarks, hooks, job_lease, locate
 from condorx.classad import ClassAd
 from condorx.config import Config
 from condorx.daemons.startd import machine as mach
@@ -243,8 +242,8 @@ class Driver:
         """One run of the benchmarks for the whole machine; every slot waiting in
         Benchmarking returns to Idle (4) when it is done."""
         try:
-            mips = await trio.to_thread.run_sync(benchmark_mips)
-            kflops = await trio.to_thread.run_sync(benchmark_kflops)
+            mips = await trio.to_thread.run_sync(benchmarks.mips)
+            kflops = await trio.to_thread.run_sync(benchmarks.kflops)
             self.table.benchmarks = {
                 "Mips": int(mips),
                 "KFlops": int(kflops),

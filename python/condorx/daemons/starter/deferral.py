@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from condorx._core import deferral_on_arrival
 from condorx.classad import ClassAd
+from condorx.cron import deferral_on_arrival
 
 
 @dataclass(frozen=True)
