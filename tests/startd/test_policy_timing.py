@@ -7,6 +7,7 @@ tests/startd/test_startd_policy.py."""
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import trio
 import trio.testing
 
+from condorx.classad import ClassAd
 from condorx.daemons.peer import Peer
 from condorx.protocol.startd import ClaimSlot, Continue, Match, Suspend, Vacate
 from condorx.testing.startd_rig import EPOCH, FakeStarter, Rig
@@ -332,3 +334,78 @@ def test_fetch_work_delay_spaces_the_fetches_and_a_claim_fetches_again_at_once(t
     assert fetches[:4] == [0.0, 6.0, 12.0, 18.0]
     assert 18.0 <= taken < 18.1
     assert fetches[4] == 20.5
+
+
+# -- the manual's example policies (examples/policies, manual 3.5.10) -------------------
+
+POLICIES = Path(__file__).resolve().parents[2] / "examples" / "policies"
+
+
+def example(tmp_path: Path, name: str, extra: str = "") -> str:
+    """The configuration that includes example policy `name` (its user coltrane is
+    "tester" here)."""
+    text = (POLICIES / name).read_text().replace("coltrane", "tester")
+    (tmp_path / name).write_text(text)
+    return f"POLLING_INTERVAL = 1\nPOLICY_DIR = {POLICIES}\ninclude : {tmp_path / name}\n" + extra
+
+
+def job_of_tester() -> ClassAd:
+    return ClassAd({"ClusterId": 1, "ProcId": 0, "Owner": "tester", "JobUniverse": 5})
+
+
+def test_the_test_users_job_runs_on_whatever_the_owner_does(tmp_path):
+    async def test(rig: Rig, nursery: trio.Nursery) -> Any:
+        rig.inputs(KeyboardIdle=5, NonCondorLoadAvg=2.0)  # the owner types, and is busy
+        await trio.sleep_until(1.5)
+        await rig.run_job(nursery, job_of_tester(), user="tester")
+        started = trio.current_time()
+        await trio.sleep_until(started + 600)  # ten minutes of polls
+        return rig.state(), [n for t, n in rig.steps if t > started], rig.starters[0].signals
+
+    state, after, signals = run_rig(tmp_path / "rig", example(tmp_path, "test_job.config"), test)
+    assert state == "Claimed/Busy" and after == [] and signals == []  # never suspended
+
+
+def test_a_machine_that_is_no_desktop_ignores_its_keyboard(tmp_path):
+    async def test(rig: Rig, nursery: trio.Nursery) -> Any:
+        await rig.run_job(nursery)
+        started = trio.current_time()
+        rig.inputs(KeyboardIdle=5)
+        await trio.sleep_until(started + 600)
+        return rig.state(), [n for t, n in rig.steps if t > started]
+
+    state, after = run_rig(tmp_path / "rig", example(tmp_path, "desktop.config"), test)
+    assert state == "Claimed/Busy" and after == []
+
+
+def _local(epoch: float, weekday: int, hour: int) -> float:
+    """The first local `hour`:00 on `weekday` (Monday is 0) after `epoch`."""
+    t = time.localtime(epoch)
+    days = (weekday - t.tm_wday) % 7 or 7
+    return time.mktime((t.tm_year, t.tm_mon, t.tm_mday + days, hour, 0, 0, 0, 0, -1))
+
+
+def test_the_time_of_day_policy_starts_nothing_in_work_hours(tmp_path):
+    job = ClassAd({"ClusterId": 1, "ProcId": 0, "Owner": "u", "JobUniverse": 5})
+
+    async def test(rig: Rig, nursery: trio.Nursery) -> Any:
+        seen = []
+        await trio.sleep_until(0.5)  # between polls
+        for hour in (7, 8, 10, 16, 17, 20):
+            now = EPOCH + trio.current_time()
+            rig.inputs(ClockOffset=int(_local(EPOCH, 2, hour) - now))  # a Wednesday
+            # An idle startd looks every UPDATE_INTERVAL (300 s here): 5 minutes later.
+            await trio.sleep(300)
+            view = rig.driver.table.view(rig.slot())
+            seen.append((hour, rig.state(), rig.driver.table.policy.holds("START", view, job)))
+        return seen
+
+    seen = run_rig(tmp_path / "rig", example(tmp_path, "time_of_day.config"), test)
+    assert seen == [
+        (7, "Unclaimed/Idle", True),
+        (8, "Owner/Idle", False),  # 8:00 to 17:00: no job starts, and the slot is Owner's
+        (10, "Owner/Idle", False),
+        (16, "Owner/Idle", False),
+        (17, "Unclaimed/Idle", True),
+        (20, "Unclaimed/Idle", True),
+    ]

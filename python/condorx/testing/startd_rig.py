@@ -117,6 +117,7 @@ class Rig:
         self.root = root
         (root / "log").mkdir(parents=True, exist_ok=True)
         (root / "config").write_text(CONFIG.format(dir=root) + policy)
+        self._inputs: dict[str, float] = {"NonCondorLoadAvg": 0}
         self.keyboard(keyboard)
         self.cfg: Config = load_config(subsystem="STARTD", path=root / "config", environ={})
         self.driver = Driver(self.cfg, clock=lambda: EPOCH + trio.current_time())
@@ -156,7 +157,14 @@ class Rig:
         return starter
 
     def keyboard(self, idle: int) -> None:
-        (self.root / "inputs").write_text(f"KeyboardIdle = {idle}\n")
+        self.inputs(KeyboardIdle=idle)
+
+    def inputs(self, **values: float) -> None:
+        """What STARTD_INPUTS_OVERRIDE says from now on (KeyboardIdle, NonCondorLoadAvg,
+        ClockOffset), read at the next poll."""
+        self._inputs.update(values)
+        text = "".join(f"{k} = {v}\n" for k, v in self._inputs.items())
+        (self.root / "inputs").write_text(text)
 
     async def start(self, nursery: trio.Nursery) -> None:
         self.driver.nursery = nursery
