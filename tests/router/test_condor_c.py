@@ -220,8 +220,12 @@ def test_without_a_token_the_remote_pool_accepts_nothing(pools):
     # A token of another pool (A's own) is refused by B the same way.
     tokens = a.root / "grid_tokens.d"
     tokens.mkdir(mode=0o700)
+    refusals = log.read_text().count("accepts none of our tokens")
     (tokens / "wrong").write_text(a.cli("condorx.cli.token:create", "-identity", "x").stdout)
-    time.sleep(2)
+    wait_for(  # two passes that tried the new token too
+        lambda: log.read_text().count("accepts none of our tokens") >= refusals + 2,
+        "two more refusals",
+    )
     assert not jobs(b)
 
 

@@ -99,11 +99,17 @@ def test_removing_the_copy_frees_the_original_and_removing_the_original_the_copy
     assert history(pool, "JobStatus")[copy1] == ["3"]
 
 
+def passes(pool: Pool, n: int) -> None:
+    """`n` routing passes, each begun after the last and over when this returns."""
+    for _ in range(n):
+        assert pool.call_daemon("job_router", {"cmd": "poll"})["ok"]
+
+
 def test_max_idle_jobs_and_max_jobs_are_respected(pool):
     start(pool, LOCAL.format(max_jobs=5, max_idle=3), "collector", "schedd", "job_router")
     submit(pool, "executable = /bin/true\n", count=8)
     wait_for(lambda: len(jobs(pool)) == 11, "three copies")
-    time.sleep(2)  # two more polls: no more idle copies than MaxIdleJobs
+    passes(pool, 2)  # two more: no more idle copies than MaxIdleJobs
     assert sum(1 for v in jobs(pool, "RoutedFromJobId").values() if v[0] != "-") == 3
     summary = pool.cli("condorx.cli.router:q", "-S").stdout.splitlines()
     assert summary == ["   JOBS ST Route      GridResource", "      3  I Local      "]
@@ -112,7 +118,7 @@ def test_max_idle_jobs_and_max_jobs_are_respected(pool):
     for k in copies:
         pool.cli("condorx.cli.act:hold", k)
     wait_for(lambda: len(jobs(pool)) == 13, "two more copies, up to MaxJobs")
-    time.sleep(2)
+    passes(pool, 2)
     assert sum(1 for v in jobs(pool, "RoutedFromJobId").values() if v[0] != "-") == 5
     rows = pool.cli("condorx.cli.router:q").stdout.splitlines()[1:]
     assert sorted(r.split()[-1] for r in rows) == ["H", "H", "H", "I", "I"]
@@ -133,7 +139,7 @@ def test_the_seeds_example_holds_what_it_cannot_reach_and_throttles_the_route(po
     # past 0.03 jobs/s (2 in a minute) the gt2 routes take no more jobs.
     wait_for(lambda: _throttled(pool) >= 2, "the gt2 routes to be throttled", timeout=60)
     routed_before = len(history(pool))
-    time.sleep(3)
+    passes(pool, 2)
     assert len(history(pool)) - routed_before <= 2  # at most a copy or two in flight
     log = (pool.root / "log" / "JobRouterLog").read_text()
     assert "route 'Site 1'" in log and "route 'Site 3'" in log

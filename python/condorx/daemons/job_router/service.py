@@ -57,6 +57,10 @@ class Router:
         self.table = Table()
         self.loaded_at = 0.0
         self.wake = trio.Event()
+        # Passes made, whether one is under way, and the end of each (for PollNow).
+        self.passes = 0
+        self._polling = False
+        self._passed = trio.Event()
 
     def load_table(self) -> None:
         self.table = routing_table.load(self.cfg)
@@ -203,6 +207,7 @@ class Router:
 
     async def loop(self) -> None:
         while True:
+            self._polling = True
             try:
                 await self.poll()
             except (OSError, wire.WireError) as e:
@@ -212,13 +217,22 @@ class Router:
             except Exception:
                 # One bad pass (a route expression, a strange ad) must not stop routing.
                 log.exception("routing pass failed")
+            finally:
+                self._polling = False
+                self.passes += 1
+                self._passed.set()
+                self._passed = trio.Event()
             with trio.move_on_after(self.period):
                 await self.wake.wait()
             self.wake = trio.Event()
 
     async def poll_now(self, peer: Peer, req: PollNow, ch: wire.Channel) -> Done:
-        """Poll at once (tests, and an admin who does not want to wait)."""
+        """A pass at once, answered when it is over: one begun after this request (an
+        admin who does not want to wait; a test that must see what a pass does)."""
+        target = self.passes + (2 if self._polling else 1)
         self.wake.set()
+        while self.passes < target:
+            await self._passed.wait()
         return Done()
 
     async def describe(self, peer: Peer, req: DescribeRoutes, ch: wire.Channel) -> Routes:
