@@ -319,7 +319,7 @@ def pack_classads(ads: list[ClassAd]) -> bytes:
 
 def pack_ad(ad: ClassAd) -> bytes:
     """One ad as a packed body (written in the core), for `ad_from_packed`."""
-    return _core.ads_to_msgpack([ad])
+    return pack_classads([ad])
 
 
 def ad_from_packed(body: bytes, what: str = "ad") -> ClassAd:

@@ -161,7 +161,7 @@ class Writer:
     ) -> Writer:
         """The ad; without its two trailing strings (MyType, TargetType) when `types`
         is false, as HTCondor's getClassAdNoTypes readers expect."""
-        data = _core.cedar_put_ads([ad], self.encrypted, projection)[0]
+        data = put_ads([ad], self.encrypted, projection)[0]
         if not types:  # the two empty strings: NULs, or 8-byte lengths and NULs
             data = data[: -(18 if self.encrypted else 2)]
         self.buf += data

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from condorx import _core
+from condorx import wire
 from condorx.cedar.codec import CedarError
 from condorx.cedar.commands import QUERY_TYPES, Cmd
 from condorx.cedar.face import Call, CedarCommand
@@ -121,7 +121,7 @@ async def _update(call: Call) -> bool:
                 if name not in private and name in ad:
                     private[name] = ad[name]
             ads.append(private)
-    reply = await call.dispatch(Advertise(_core.ads_to_msgpack(ads)))
+    reply = await call.dispatch(Advertise(wire.pack_classads(ads)))
     if call.command == Cmd.UPDATE_STARTD_AD_WITH_ACK:
         await call.send(call.writer().integer(1 if reply.get("ok") else 0))
     return bool(reply.get("ok"))

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from condorx import _core, wire
-from condorx.cedar.codec import Writer
+from condorx import wire
+from condorx.cedar.codec import Writer, put_ads
 from condorx.cedar.commands import QUERY_TYPES, Cmd
 from condorx.cedar.face import Call, CedarCommand, Serve
 from condorx.cedar.query_ad import constraint_of, projection_of
@@ -112,7 +112,7 @@ async def _own_query(call: Call) -> bool:
         if test is None or test.eval(scope=ad) is True:
             chosen.append(ad)
     out = call.writer()
-    for row in _core.cedar_put_ads(chosen, call.conn.encrypted, projection_of(query)):
+    for row in put_ads(chosen, call.conn.encrypted, projection_of(query)):
         out.integer(1).raw(row)
     await call.send(out.integer(0))
     return False

@@ -19,8 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from condorx import _core
-from condorx.cedar.codec import CedarError, Reader
+from condorx.cedar.codec import CedarError, Reader, put_ads
 from condorx.cedar.face import Call
 from condorx.cedar.qmgmt_attrs import (
     HOLD_ATTRS,
@@ -438,7 +437,7 @@ class Qmgmt:
         wanted = projection.replace(",", " ").split() or None
         out = self.call.writer()
         for ad in await self._job_ads(constraint or "true"):
-            out.integer(0).raw(_core.cedar_put_ads([ad], self.call.conn.encrypted, wanted)[0])
+            out.integer(0).raw(put_ads([ad], self.call.conn.encrypted, wanted)[0])
         out.integer(-1).integer(errno.ENOENT)
         await self.call.send(out)
         return True

@@ -444,7 +444,7 @@ class Dagman:
                 return
 
     def _macros(self, name: str) -> dict[str, str]:
-        return scripts.macros(self.dag.nodes[name], self.engine, name, self.job[0])
+        return scripts.macros(self.engine, name, self.job[0])
 
     async def _remove_asked(self) -> None:
         while self.engine.to_remove:

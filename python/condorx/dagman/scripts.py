@@ -14,7 +14,6 @@ from typing import IO
 
 import trio
 
-from condorx.dag.model import Node
 from condorx.dagman.engine import Engine
 
 # Macros only a POST or HOLD script may use: a PRE script gets the word as it is.
@@ -75,9 +74,9 @@ async def run(
     return code, None, ""
 
 
-def macros(node: Node, eng: Engine, name: str, dag_id: int) -> dict[str, str]:
+def macros(eng: Engine, name: str, dag_id: int) -> dict[str, str]:
     """Every macro a script of node `name` may use, with its value now."""
-    st = eng.states[name]
+    node, st = eng.dag.nodes[name], eng.states[name]
     by_proc = st.jobs.codes if st.jobs is not None else {}
     codes = sorted(c for c in by_proc.values() if c is not None)
     distinct = sorted(set(codes))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from condorx.daemons.run import DAEMONS
+from condorx.testing.tools import become
 
 PRELOAD = ["condorx.daemons.run", *(module for _, module in DAEMONS.values())]
 
@@ -34,18 +35,7 @@ def _forkserver() -> Any:
 
 def _child(name: str, local: str | None, env: dict[str, str], cwd: str, log: str) -> None:
     """In the forked child: become the daemon's process, then run it."""
-    os.environ.clear()
-    os.environ.update(env)
-    os.chdir(cwd)
-    stdio = (
-        os.open(os.devnull, os.O_RDONLY),
-        os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT),
-        os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT),
-    )
-    for target, fd in enumerate(stdio):
-        if fd != target:
-            os.dup2(fd, target)
-            os.close(fd)
+    become(env, cwd, log, log)
     sys.argv = ["condorx.daemons", name, *(["-local-name", local] if local else [])]
     from condorx.daemons.run import run
 

@@ -48,20 +48,26 @@ def _child(
 ) -> None:
     """In the forked child: become the tool's process, then run it (its exit status is
     the child's). The child comes from the server, not from us: files go by name."""
+    become(env, cwd, out, err)
+    sys.argv = argv
+    getattr(importlib.import_module(module), func)()
+
+
+def become(env: dict[str, str], cwd: str, out: str, err: str) -> None:
+    """A forked child takes its own environment, working directory and standard streams
+    (stdin from /dev/null, stdout and stderr appended to the files named)."""
     os.environ.clear()
     os.environ.update(env)
     os.chdir(cwd)
     stdio = (
         os.open(os.devnull, os.O_RDONLY),
-        os.open(out, os.O_WRONLY | os.O_APPEND),
-        os.open(err, os.O_WRONLY | os.O_APPEND),
+        os.open(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT),
+        os.open(err, os.O_WRONLY | os.O_APPEND | os.O_CREAT),
     )
     for target, fd in enumerate(stdio):
         if fd != target:
             os.dup2(fd, target)
             os.close(fd)
-    sys.argv = argv
-    getattr(importlib.import_module(module), func)()
 
 
 def run_tool(

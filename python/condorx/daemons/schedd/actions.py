@@ -13,12 +13,12 @@ import logging
 from condorx import wire
 from condorx.attrs import JobStatus
 from condorx.daemons.schedd import factory, transitions
-from condorx.daemons.schedd.choosing import Chooser, job_name, parse_id, select
+from condorx.daemons.schedd.choosing import Chooser, parse_id, select
 from condorx.daemons.schedd.clock import Clock
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.shadow import Shadows
-from condorx.daemons.schedd.store import Key
+from condorx.daemons.schedd.store import Key, job_id
 from condorx.daemons.server import Peer
 from condorx.errors import Refusal, Refused
 from condorx.protocol.schedd import Act, Acted
@@ -74,11 +74,11 @@ class Actions:
             allowed, denied = self.chooser.permitted(peer, keys)
             rules = _remove_rules(txn, allowed) if removing else {}
             for key in allowed:
-                results[job_name(key)] = _act_one(txn, action, key, reason, now, peer)
+                results[job_id(key)] = _act_one(txn, action, key, reason, now, peer)
             if removing:
                 for cluster in self._removed_clusters(peer, req, allowed):
                     self.factories.stop(txn, cluster)
-                done = {k: r for k, r in rules.items() if results[job_name(k)] == "ok"}
+                done = {k: r for k, r in rules.items() if results[job_id(k)] == "ok"}
                 self._remove_others(txn, done, now, peer)
             if req.dry_run:  # the ledger commits nothing of a change that raises
                 raise _DryRun((keys, denied, results))
@@ -111,7 +111,7 @@ class Actions:
             allowed, _ = self.chooser.permitted(peer, [k for k in matched if k not in seen])
             why = (
                 f"removed because <OtherJobRemoveRequirements = {rule}> fired when job"
-                f" ({job_name(key)}) was removed"
+                f" ({job_id(key)}) was removed"
             )
             for other in allowed:
                 seen.add(other)
@@ -143,7 +143,7 @@ class Actions:
         done = 0
         for key in allowed:
             ad = self.ledger.get(key)
-            job = job_name(key)
+            job = job_id(key)
             if ad is None or ad.get("JobStatus") != want:
                 is_done = ad is not None and ad.get("JobStatus") == already
                 results[job] = "already-done" if is_done else "bad-status"

@@ -11,7 +11,7 @@ from condorx import security
 from condorx.classad import ClassAd
 from condorx.daemons import query
 from condorx.daemons.schedd.ledger import Ledger
-from condorx.daemons.schedd.store import Key
+from condorx.daemons.schedd.store import Key, job_id
 from condorx.daemons.server import Peer
 from condorx.errors import Refusal, Refused
 
@@ -27,10 +27,6 @@ def parse_id(text: str) -> Key | None:
 def select(jobs: list[tuple[Key, ClassAd]], constraint: Any) -> list[tuple[Key, ClassAd]]:
     """The jobs whose ads satisfy `constraint` (all of them when there is none)."""
     return query.select(jobs, [ad for _, ad in jobs], constraint)
-
-
-def job_name(key: Key) -> str:
-    return f"{key[0]}.{key[1]}"
 
 
 class Chooser:
@@ -57,9 +53,9 @@ class Chooser:
         if key is None:
             raise Refused(Refusal.BAD_REQUEST, f"bad job id {text!r}")
         if ad is None:
-            raise Refused(Refusal.NOT_FOUND, f"job {job_name(key)} not found")
+            raise Refused(Refusal.NOT_FOUND, f"job {job_id(key)} not found")
         if not mine:
-            raise Refused(Refusal.PERMISSION, f"{peer.user} may not {what} job {job_name(key)}")
+            raise Refused(Refusal.PERMISSION, f"{peer.user} may not {what} job {job_id(key)}")
         return key
 
     def chosen(
@@ -78,9 +74,9 @@ class Chooser:
             if key[1] >= 0:
                 if self.ledger.get(key) is None:
                     if missing is not None:
-                        missing[job_name(key)] = "not-found"
+                        missing[job_id(key)] = "not-found"
                         continue
-                    raise Refused(Refusal.NOT_FOUND, f"job {job_name(key)} not found")
+                    raise Refused(Refusal.NOT_FOUND, f"job {job_id(key)} not found")
                 keys.append(key)
             else:
                 found = self.ledger.procs(key[0])
@@ -99,7 +95,7 @@ class Chooser:
             if self.may_act(peer, ad.get("Owner") if ad is not None else None):
                 allowed.append(key)
             else:
-                denied.append(job_name(key))
+                denied.append(job_id(key))
         return allowed, denied
 
     def clusters_named(self, peer: Peer, ids: list[Any] | None) -> set[int]:

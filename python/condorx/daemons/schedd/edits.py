@@ -11,11 +11,11 @@ from condorx import wire
 from condorx.daemons.schedd import factory, transitions
 from condorx.daemons.schedd.actions import acted
 from condorx.daemons.schedd.attr_rules import AttrRules
-from condorx.daemons.schedd.choosing import Chooser, job_name, parse_id, select
+from condorx.daemons.schedd.choosing import Chooser, parse_id, select
 from condorx.daemons.schedd.clock import Clock
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
-from condorx.daemons.schedd.store import Key
+from condorx.daemons.schedd.store import Key, job_id
 from condorx.daemons.server import Peer
 from condorx.errors import Refusal, Refused
 from condorx.protocol.schedd import Acted, Edit
@@ -74,7 +74,7 @@ class Edits:
                     transitions.unset(txn, key, name)
                 transitions.edited(txn, key, [*map(str, attrs), *unset], now)
                 transitions.let_go(txn, key, now)  # LeaveJobInQueue = false lets it go
-                results[job_name(key)] = "ok"
+                results[job_id(key)] = "ok"
             # A factory named by its cluster id or chosen by the constraint: its own ad
             # too, for the jobs to come.
             for cluster in self._factories_named(peer, req.ids, req.constraint):

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import logging
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +21,7 @@ import trio
 from condorx import locate, security, wire
 from condorx.config import Config, ConfigError
 from condorx.daemons.schedd import entry, factory, factory_state, spool, stage
+from condorx.daemons.schedd.clock import Clock, wall
 from condorx.daemons.schedd.factory import Factories
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
@@ -55,8 +55,10 @@ class Intake:
         me: Identity,
         factories: Factories,
         super_users: list[str],
+        clock: Clock = wall,
     ) -> None:
         self.cfg, self.ledger, self.me = cfg, ledger, me
+        self.clock = clock
         self.factories = factories
         self.super_users = super_users
         self.max_procs = cfg.get_int("MAX_JOBS_PER_SUBMISSION", 1_000_000)
@@ -125,7 +127,7 @@ class Intake:
         except BaseException:
             undo()
             raise
-        now = _now()
+        now = self.clock()
         return Staged(
             functools.partial(entry.submit, who=who, sub=sub, now=now, cluster=cluster),
             undo,
@@ -150,7 +152,7 @@ class Intake:
                 {**attrs, **{k: undefined if v is None else v for k, v in changes.items()}}
             )
         sub = Submission.decode(base, procs)
-        now, held = _now(), (stage.SPOOLING_REASON, stage.SPOOLING_INPUT)
+        now, held = self.clock(), (stage.SPOOLING_REASON, stage.SPOOLING_INPUT)
         return Staged(
             functools.partial(entry.submit, who=who, sub=sub, now=now, cluster=cluster, held=held),
             lambda: None,
@@ -188,7 +190,7 @@ class Intake:
         attrs = await trio.to_thread.run_sync(self.factories.create, wanted, source)
         if limit:
             attrs[factory_state.LIMIT] = limit
-        now, cluster = _now(), wanted
+        now, cluster = self.clock(), wanted
 
         def undo() -> None:
             if not self._queued(cluster):
@@ -292,7 +294,3 @@ def _impersonation(cfg: Config) -> re.Pattern[str] | None:
         raise ConfigError(
             f"QUEUE_SUPER_USER_MAY_IMPERSONATE: not a regular expression: {e}"
         ) from None
-
-
-def _now() -> int:
-    return int(time.time())

@@ -28,7 +28,7 @@ from condorx.classad import ClassAd
 from condorx.daemons.schedd import transitions
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
-from condorx.daemons.schedd.store import Key
+from condorx.daemons.schedd.store import Key, job_id
 from condorx.daemons.starter.launch import Process, arguments, environment
 from condorx.run_result import RunResult
 
@@ -139,7 +139,7 @@ def _spawn(ad: ClassAd, key: Key, config_file: str | None) -> Process:
         cmd = str(ad.get("Cmd") or "")
         argv = [cmd if cmd.startswith("/") else str(iwd / cmd), *arguments(ad)]
         env = environment(ad)
-        env["CONDOR_ID"] = f"{key[0]}.{key[1]}"
+        env["CONDOR_ID"] = job_id(key)
         if config_file and not (env.get("CONDORX_CONFIG") or env.get("CONDOR_CONFIG")):
             env["CONDOR_CONFIG"] = config_file
         return Process(argv, env, iwd, stdio, account)

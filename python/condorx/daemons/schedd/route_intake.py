@@ -19,7 +19,7 @@ from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.shadow import Shadows
-from condorx.daemons.schedd.store import Key
+from condorx.daemons.schedd.store import Key, job_id
 from condorx.daemons.schedd.submission import Submission
 from condorx.daemons.server import Peer
 from condorx.errors import Refusal, Refused
@@ -81,6 +81,8 @@ class RouteIntake:
             owner = str(owners.get(str(item.get("job"))))
             writes[spool.job_dir(self.root, (cluster, 0))] = (box[1], owner)
             boxes.append((box, cluster))
+        if not writes:  # most routes sandbox nothing: no thread for it
+            return boxes
         try:
             await trio.to_thread.run_sync(spool.write_all, writes)
         except OSError as e:
@@ -97,7 +99,7 @@ class RouteIntake:
             except transitions.QueueError as e:
                 results.append({"error": str(e)})
                 continue
-            results.append({"copy": routing.job_id(copy)})
+            results.append({"copy": job_id(copy)})
         return results
 
     def _route_one(self, txn: Transaction, item: Any, now: int, box: Box) -> Key:

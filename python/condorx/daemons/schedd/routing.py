@@ -23,7 +23,7 @@ from condorx import wire
 from condorx.attrs import PROTECTED, JobStatus
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.queue import EventKind, Transaction
-from condorx.daemons.schedd.store import Key
+from condorx.daemons.schedd.store import Key, job_id
 
 MANAGER = "JobRouter"
 # What the original takes from its completed copy.
@@ -57,10 +57,6 @@ NOT_COPIED = frozenset(
         "ReleaseReason",
     )
 )
-
-
-def job_id(key: Key) -> str:
-    return f"{key[0]}.{key[1]}"
 
 
 def parse_id(text: Any) -> Key | None:

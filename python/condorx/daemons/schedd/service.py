@@ -103,7 +103,7 @@ class Schedd:
         self.factories.load_all(ledger.queue.clusters)
         ledger.top_up = self.factories.top_up
         ledger.on_applied = self.factories.applied
-        self.intake = Intake(cfg, ledger, me, self.factories, self.super_users)
+        self.intake = Intake(cfg, ledger, me, self.factories, self.super_users, clock)
         # Scheduler-universe jobs (condor_dagman): the schedd runs them itself.
         self.local = LocalJobs(ledger, me, cfg.files[0] if cfg.files else None)
         # The idle jobs grouped for the negotiators' last requests.

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import collections
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,11 +25,12 @@ from condorx.client.connection import Address
 from condorx.client.startd import Claim, StartdClient
 from condorx.daemons.matchable import runs_here
 from condorx.daemons.schedd import transitions
+from condorx.daemons.schedd.clock import Clock, wall
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.staging import inputs, write_outputs
-from condorx.daemons.schedd.store import Key
+from condorx.daemons.schedd.store import Key, job_id
 from condorx.errors import Refusal
 from condorx.protocol.startd import ClaimSlot
 
@@ -53,11 +53,18 @@ class ClaimInfo:
 
 class Shadows:
     def __init__(
-        self, ledger: Ledger, startd: StartdClient, me: Identity, nursery: trio.Nursery
+        self,
+        ledger: Ledger,
+        startd: StartdClient,
+        me: Identity,
+        nursery: trio.Nursery,
+        clock: Clock = wall,
     ) -> None:
         """`ledger`: the queue the runs read and change; `startd`: how claims are taken
-        up; `me`: the schedd they claim for; `nursery`: where each claim's task runs."""
+        up; `me`: the schedd they claim for; `nursery`: where each claim's task runs;
+        `clock`: the time the runs' reports stamp."""
         self.ledger = ledger
+        self.clock = clock
         self.startd = startd
         self.me = me
         self.nursery = nursery
@@ -162,10 +169,14 @@ class Shadows:
             except wire.WireError as e:
                 # The job's input cannot be sent (a missing file): it goes on hold.
                 why, upload = str(e), HoldCode.UPLOAD_FILE_ERROR
-                await self._change(lambda txn: transitions.hold(txn, key, why, upload, 0, _now()))
+                await self._change(
+                    lambda txn: transitions.hold(txn, key, why, upload, 0, self.clock())
+                )
                 return True
             slot, host = info.slot, str(info.startd)
-            await self._change(lambda txn: transitions.start_running(txn, key, slot, host, _now()))
+            await self._change(
+                lambda txn: transitions.start_running(txn, key, slot, host, self.clock())
+            )
             try:
                 run = await claim.run(
                     ad, files, job_lease.lease(ad), lambda f: self._notice(info, f)
@@ -173,7 +184,9 @@ class Shadows:
             except LOST as e:
                 log.warning("job %d.%d lost its startd %s: %s", *key, slot, e)
                 why = f"lost contact with {slot}: {e}"
-                await self._change(lambda txn: transitions.lose_running(txn, key, why, _now()))
+                await self._change(
+                    lambda txn: transitions.lose_running(txn, key, why, self.clock())
+                )
                 return False
             # No files back (a job that left its output where it ran): no thread to start.
             failure = None
@@ -184,7 +197,7 @@ class Shadows:
                 code = int(HoldCode.DOWNLOAD_FILE_ERROR)
                 run = run.failing(failure.reason, code, failure.errno)
             done = run
-            await self._change(lambda txn: transitions.finish_running(txn, key, done, _now()))
+            await self._change(lambda txn: transitions.finish_running(txn, key, done, self.clock()))
             # The startd ended the claim with the job (its policy took the job off, or
             # the claim is past its CLAIM_WORKLIFE): the claim takes no other job.
             return not run.claim_ended
@@ -211,7 +224,7 @@ class Shadows:
         if key is None or not ("suspended" in frame or "continued" in frame):
             return
         change = transitions.suspend if "suspended" in frame else transitions.resume
-        await self._change(lambda txn: change(txn, key, _now()))
+        await self._change(lambda txn: change(txn, key, self.clock()))
 
     async def _change(self, fn: Callable[[Transaction], object]) -> None:
         """A run's report, committed; a job that left the queue meanwhile is no error."""
@@ -271,14 +284,10 @@ class Shadows:
         # The job is named: by the time this arrives the claim may have moved on to the
         # next job (this one's run ended as it was held), which must go on running.
         try:
-            await self.startd.deactivate(claim.startd, claim.id, why, f"{key[0]}.{key[1]}")
+            await self.startd.deactivate(claim.startd, claim.id, why, job_id(key))
         except (OSError, wire.WireError, wire.RemoteError) as e:
             # A claim already gone (the startd ended it) has nothing left to stop.
             log.info("job %d.%d on %s not stopped: %s", *key, claim.slot, e)
-
-
-def _now() -> int:
-    return int(time.time())
 
 
 def _transfers(ad: ClassAd, slot: ClassAd) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 from condorx.attrs import JobStatus
 from condorx.daemons.schedd import spool, transitions
 from condorx.daemons.schedd.queue import Transaction
-from condorx.daemons.schedd.store import Key
+from condorx.daemons.schedd.store import Key, job_id
 from condorx.errors import Refusal, Refused
 
 SPOOLING_INPUT = 16  # HoldReasonCode: the job waits for its input files
@@ -72,7 +72,7 @@ def rewrite(view: Mapping[str, Any], directory: Path) -> dict[str, Any]:
 def check_stage_in(txn: Transaction, key: Key) -> None:
     """Whether a job may take its input files now: held for them, none taken yet."""
     ad = txn.job(key)
-    job = f"{key[0]}.{key[1]}"
+    job = job_id(key)
     if ad is None:
         raise Refused(Refusal.NOT_FOUND, f"job {job} not found")
     if "StageInFinish" in ad:

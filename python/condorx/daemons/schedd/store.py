@@ -24,6 +24,11 @@ CLUSTER_AD = -1
 Key = tuple[int, int]
 
 
+def job_id(key: Key) -> str:
+    """A job's id as HTCondor writes it: `cluster.proc`."""
+    return f"{key[0]}.{key[1]}"
+
+
 class Store:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,10 +11,11 @@ import trio
 
 from condorx import wire
 from condorx.daemons.schedd import spool, stage
-from condorx.daemons.schedd.choosing import Chooser, job_name, parse_id, select
+from condorx.daemons.schedd.choosing import Chooser, parse_id, select
 from condorx.daemons.schedd.clock import Clock
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
+from condorx.daemons.schedd.store import job_id
 from condorx.daemons.server import Peer
 from condorx.errors import Refusal, Refused
 from condorx.protocol.message import Done
@@ -35,9 +36,9 @@ class Transfers:
             raise Refused(Refusal.BAD_REQUEST, f"retrieve: bad job id {req.job!r}")
         ad = self.ledger.get(key)
         if ad is None:
-            raise Refused(Refusal.NOT_FOUND, f"job {job_name(key)} not found")
+            raise Refused(Refusal.NOT_FOUND, f"job {job_id(key)} not found")
         if not self.chooser.may_act(peer, ad.get("Owner")):
-            raise Refused(Refusal.PERMISSION, f"{peer.user} may not fetch job {job_name(key)}")
+            raise Refused(Refusal.PERMISSION, f"{peer.user} may not fetch job {job_id(key)}")
         take = spool.output_files if req.names == "spool" else spool.outputs
         files = await trio.to_thread.run_sync(take, self.root, key, ad)
         return Output(files)
@@ -60,7 +61,7 @@ class Transfers:
             raise Refused(Refusal.BAD_REQUEST, "stage_in: one map of files per job")
         for key, files in zip(keys, req.files, strict=True):
             try:
-                spool.check_names(files, f"job {job_name(key)}")
+                spool.check_names(files, f"job {job_id(key)}")
             except spool.SpoolError as e:
                 raise Refused(Refusal.BAD_REQUEST, str(e)) from None
             if not all(isinstance(v, bytes) for v in files.values()):
@@ -96,4 +97,4 @@ class Transfers:
 
         if keys:
             await self.ledger.change(mark)
-        return JobIds([job_name(k) for k in keys])
+        return JobIds([job_id(k) for k in keys])
