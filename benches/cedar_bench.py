@@ -124,11 +124,11 @@ def load_slots(pool: LocalPool, slots: int, root: Path) -> None:
     code = textwrap.dedent(
         f"""
         import trio
-        from condorx import wire
+        from condorx.transport import wire
         from condorx.classad import parseAds
         from condorx.client.collector import CollectorClient
-        from condorx.client.connection import daemon_credentials
-        from condorx.config import load_config
+        from condorx.transport.connection import daemon_credentials
+        from condorx.language.config import load_config
         cfg = load_config(path={str(pool.config_file)!r})
         ads = [wire.ad_to_wire(ad) for ad in parseAds(open({str(ads)!r}).read())]
         for ad in ads:

@@ -75,10 +75,18 @@ def main() -> None:
     chunks = [c for c in slot_text.split("\n\n") if c.strip()]
     c2_each, t_each = timed(lambda: [classad2.parseOne(c, classad2.ParserType.Old) for c in chunks])
     assert len(cx_slots) == len(c2_slots) == len(c2_each) == a.slots
-    print(f"  (classad2: parseAds {a.slots / t_whole:,.0f} ads/s, parseOne per ad "
-          f"{a.slots / t_each:,.0f} ads/s)")
-    row(f"parse {a.slots:,} slot ads (old syntax)", "ads/s", a.slots, t_cx, a.slots,
-        min(t_whole, t_each))
+    print(
+        f"  (classad2: parseAds {a.slots / t_whole:,.0f} ads/s, parseOne per ad "
+        f"{a.slots / t_each:,.0f} ads/s)"
+    )
+    row(
+        f"parse {a.slots:,} slot ads (old syntax)",
+        "ads/s",
+        a.slots,
+        t_cx,
+        a.slots,
+        min(t_whole, t_each),
+    )
 
     cx_jobs = list(cx.parseAds(job_text, cx.ParserType.Old))
     c2_jobs = list(classad2.parseAds(job_text, classad2.ParserType.Old))

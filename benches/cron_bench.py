@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from condorx.cron import CronSpec, next_run_each, next_runs
+from condorx.language.cron import CronSpec, next_run_each, next_runs
 from condorx.testing.croniter_peer import RANGES, croniter_runs, for_croniter
 from condorx.testing.schedd import LocalSchedd
 

@@ -16,8 +16,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from condorx.dag.parse import parse
 from condorx.dagman.engine import Engine
+from condorx.language.dag.parse import parse
 
 
 def dag_text(nodes: int) -> str:

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from condorx.procfs import stat_fields
+from condorx.host.procfs import stat_fields
 from condorx.testing.pool import LocalPool
 
 KNOBS = "DAGMAN_MAX_SUBMITS_PER_INTERVAL = 1000\nDAGMAN_USER_LOG_SCAN_INTERVAL = 1\n"

@@ -6,7 +6,7 @@
 
 For each workload (the pool of `condorx bench`, condorx.bench.pool):
 
-- condorx: full negotiation cycles, `condorx.negotiation.negotiate()` (autoclustering,
+- condorx: full negotiation cycles, `condorx.language.negotiation.negotiate()` (autoclustering,
   fair-share pie slices, candidates ranked by PRE_JOB_RANK / Rank / POST_JOB_RANK), timed
   as `condorx bench` times them; plus one bare `_core.negotiate` call, to show how much of
   the cycle is the Rust core and how much the Python wrapping of its results.
@@ -60,8 +60,10 @@ class Baseline:
 def classad2_ads(pool: bench_pool.Pool, w: bench_run.Workload) -> tuple[list, list]:
     """classad2 copies of the slots (same text) and of one job per cluster, with sizes."""
     # One parseOne per ad: classad2.parseAds is quadratic in a long text's length.
-    slots = [classad2.parseOne(t, classad2.ParserType.Old)
-             for t in bench_pool.slot_texts(w.slots, w.seed)]
+    slots = [
+        classad2.parseOne(t, classad2.ParserType.Old)
+        for t in bench_pool.slot_texts(w.slots, w.seed)
+    ]
     order = sorted(range(len(pool.submitters)), key=lambda u: pool.submitters[u].priority)
     rank_of_user = {u: r for r, u in enumerate(order)}
     reps = sorted(pool.representatives, key=lambda r: (rank_of_user[r[1]], r[0]))
@@ -74,8 +76,10 @@ def classad2_ads(pool: bench_pool.Pool, w: bench_run.Workload) -> tuple[list, li
         ends = js[1:] + [len(pool.submitters[u].jobs)]
         size.update({(u, j): e - j for j, e in zip(js, ends, strict=True)})
     jobs = [
-        (classad2.parseOne(pool.submitters[u].jobs[j].printOld(), classad2.ParserType.Old),
-         size[(u, j)])
+        (
+            classad2.parseOne(pool.submitters[u].jobs[j].printOld(), classad2.ParserType.Old),
+            size[(u, j)],
+        )
         for _, u, j in reps
     ]
     return slots, jobs
@@ -116,16 +120,26 @@ def show(
     target: float | None,
 ) -> None:
     w = r.workload
-    print(f"\n== {name}: {w.slots:,} slots x {w.jobs:,} idle jobs, {w.users} users, "
-          f"{w.clusters:,} autoclusters (seed {w.seed})")
-    print(f"  pool generated in {r.generate_seconds:.1f} s; condorx found {r.clusters:,} "
-          f"clusters; {r.cycles} cycles: " + ", ".join(f"{t:.2f}" for t in r.cycle_times) + " s")
-    print(f"  condorx: {r.matches:,} matches, {r.rejections:,} rejected, "
-          f"{r.pairs_evaluated:,} pairs; bare _core.negotiate {core_s:.2f} s of the cycle")
-    print(f"  an exhaustive search (every free slot per cluster) evaluates "
-          f"{exhaustive_pairs:,} pairs for the same matches")
-    print(f"  memory: {r.rss_after_pool_mib:,.0f} MiB resident with the pool, "
-          f"{r.peak_rss_mib:,.0f} MiB peak (process high-water mark so far)")
+    print(
+        f"\n== {name}: {w.slots:,} slots x {w.jobs:,} idle jobs, {w.users} users, "
+        f"{w.clusters:,} autoclusters (seed {w.seed})"
+    )
+    print(
+        f"  pool generated in {r.generate_seconds:.1f} s; condorx found {r.clusters:,} "
+        f"clusters; {r.cycles} cycles: " + ", ".join(f"{t:.2f}" for t in r.cycle_times) + " s"
+    )
+    print(
+        f"  condorx: {r.matches:,} matches, {r.rejections:,} rejected, "
+        f"{r.pairs_evaluated:,} pairs; bare _core.negotiate {core_s:.2f} s of the cycle"
+    )
+    print(
+        f"  an exhaustive search (every free slot per cluster) evaluates "
+        f"{exhaustive_pairs:,} pairs for the same matches"
+    )
+    print(
+        f"  memory: {r.rss_after_pool_mib:,.0f} MiB resident with the pool, "
+        f"{r.peak_rss_mib:,.0f} MiB peak (process high-water mark so far)"
+    )
     if b.finished:
         c2_s, how = b.seconds, "measured over the whole cycle"
         c2_matches = b.matches
@@ -137,20 +151,28 @@ def show(
         work = max(exhaustive_pairs, b.pairs)
         c2_s = work / rate
         c2_matches = r.matches
-        how = (f"EXTRAPOLATED: timed on the first {b.clusters_done:,} of {b.clusters:,} "
-               f"clusters ({b.pairs:,} pairs, {b.matches:,} matches in {b.seconds:.1f} s, "
-               f"{rate:,.0f} pairs/s), scaled to {work:,} pairs (what a search of every "
-               f"free slot per cluster evaluates in this cycle, counted by condorx's "
-               f"exhaustive mode) and condorx's match count; measured alone, classad2 "
-               f"took {b.seconds:.1f} s without finishing: at least "
-               f"{b.seconds / r.cycle_seconds:,.0f}x condorx's cycle")
-    print(f"  classad2 baseline: {how}; its ads took {b.setup_seconds:.1f} s to parse "
-          "(not timed); no fair-share slicing in the baseline")
+        how = (
+            f"EXTRAPOLATED: timed on the first {b.clusters_done:,} of {b.clusters:,} "
+            f"clusters ({b.pairs:,} pairs, {b.matches:,} matches in {b.seconds:.1f} s, "
+            f"{rate:,.0f} pairs/s), scaled to {work:,} pairs (what a search of every "
+            f"free slot per cluster evaluates in this cycle, counted by condorx's "
+            f"exhaustive mode) and condorx's match count; measured alone, classad2 "
+            f"took {b.seconds:.1f} s without finishing: at least "
+            f"{b.seconds / r.cycle_seconds:,.0f}x condorx's cycle"
+        )
+    print(
+        f"  classad2 baseline: {how}; its ads took {b.setup_seconds:.1f} s to parse "
+        "(not timed); no fair-share slicing in the baseline"
+    )
     print(f"  {'':28s} {'condorx':>14s} {'classad2':>14s} {'ratio':>8s}")
     rows = [
         ("cycle time (s)", r.cycle_seconds, c2_s, c2_s / r.cycle_seconds),
-        ("matches per second", r.matches_per_second, c2_matches / c2_s,
-         r.matches_per_second / (c2_matches / c2_s)),
+        (
+            "matches per second",
+            r.matches_per_second,
+            c2_matches / c2_s,
+            r.matches_per_second / (c2_matches / c2_s),
+        ),
     ]
     for label, a, c, ratio in rows:
         print(f"  {label:28s} {a:14,.2f} {c:14,.2f} {ratio:7.1f}x")
@@ -163,16 +185,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--workload", action="append", choices=[*WORKLOADS, "custom"],
-                    help="repeatable; default: distinct, then autoclustered")
+    ap.add_argument(
+        "--workload",
+        action="append",
+        choices=[*WORKLOADS, "custom"],
+        help="repeatable; default: distinct, then autoclustered",
+    )
     ap.add_argument("--slots", type=int, default=10_000)
     ap.add_argument("--jobs", type=int, default=100_000)
     ap.add_argument("--users", type=int, default=50)
     ap.add_argument("--clusters", type=int, default=1_000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cycles", type=int, default=3)
-    ap.add_argument("--classad2-budget", type=float, default=60.0,
-                    help="seconds of classad2 matching before extrapolating")
+    ap.add_argument(
+        "--classad2-budget",
+        type=float,
+        default=60.0,
+        help="seconds of classad2 matching before extrapolating",
+    )
     a = ap.parse_args()
 
     classad2.ExprTree("[ a = 1 ]").eval()  # HTCondor's one-time set-up, outside the timings

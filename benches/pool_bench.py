@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from condorx.procfs import stat_fields
+from condorx.host.procfs import stat_fields
 from condorx.testing.pool import LocalPool
 from condorx.testing.procs import descendants
 

@@ -38,13 +38,13 @@ from pathlib import Path
 
 import trio
 
-from condorx import wire
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import daemon_credentials
 from condorx.client.schedd import ScheddClient
-from condorx.negotiation import Submitter, negotiate
-from condorx.procfs import stat_fields
+from condorx.host.procfs import stat_fields
+from condorx.language.negotiation import Submitter, negotiate
 from condorx.testing.pool import LocalPool
+from condorx.transport import wire
+from condorx.transport.connection import daemon_credentials
 
 
 def config(slots: int, per_machine: int, jobs: int = 0) -> str:

@@ -97,8 +97,6 @@ def open_pool(open_root: Path) -> Iterator[LocalPool]:
         p.stop()
 
 
-
-
 @pytest.fixture
 def running(pool: LocalPool) -> LocalPool:
     """A pool with its collector, negotiator, startd and schedd running."""

@@ -1,7 +1,9 @@
 """The package's seams, checked on its source: no module imports another that imports it
 back (late and TYPE_CHECKING imports count, as `../shared/tools/import_cycles.py` counts
-them), and no request is built as a dict literal outside the protocol's types and the
-server that decodes them."""
+them), no module imports a layer above its own (the layers are listed in
+`condorx/__init__.py`), only the language, host and wire layers reach the Rust core, and
+no request is built as a dict literal outside the protocol's types and the server that
+decodes them."""
 
 from __future__ import annotations
 
@@ -13,7 +15,69 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "python" / "condorx"
 TOOL = PACKAGE.parents[2] / "shared" / "tools" / "import_cycles.py"
 # Where a frame's "cmd" may be written: the request types, and the frames' own module.
-REQUESTS_HOME = ("protocol/", "wire.py")
+REQUESTS_HOME = ("transport/protocol/", "transport/wire.py")
+# Each package's layer, lowest first: a module imports only from its own layer or below.
+LAYERS = {
+    "errors": 0,
+    "version": 0,
+    "classad": 2,
+    "host": 1,
+    "language": 2,
+    "transport": 3,
+    "client": 4,
+    "daemons": 5,
+    "dagman": 5,
+    "sim": 5,
+    "cli": 6,
+    "demo": 6,
+    "bench": 6,
+    "testing": 6,
+}
+# The Rust core is reached through these layers' wrappers only.
+CORE_USERS = ("errors", "classad", "host", "language", "transport")
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """The condorx modules `path` imports (late imports too), with their lines."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                whole = f"{node.module}.{alias.name}"
+                parts = whole.split(".")
+                is_module = (
+                    PACKAGE.parent.joinpath(*parts).with_suffix(".py").exists()
+                    or PACKAGE.parent.joinpath(*parts).is_dir()
+                )
+                found.append((node.lineno, whole if is_module else node.module))
+        elif isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+    return [(line, name) for line, name in found if name.split(".")[0] == "condorx"]
+
+
+def _top(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_no_module_imports_a_higher_layer():
+    modules = [
+        p for p in sorted(PACKAGE.rglob("*.py")) if p.parent != PACKAGE or p.stem != "__init__"
+    ]
+    assert len(modules) > 250
+    upward = []
+    for path in modules:
+        rel = path.relative_to(PACKAGE)
+        own = rel.parts[0].removesuffix(".py")
+        assert own in LAYERS, f"{rel}: a package with no layer"
+        for line, name in _imports(path):
+            top = _top(name)
+            if top == "_core":
+                if own not in CORE_USERS:
+                    upward.append(f"{rel}:{line} reaches the Rust core ({name})")
+            elif top and LAYERS[top] > LAYERS[own]:
+                upward.append(f"{rel}:{line} {own} imports {name}")
+    assert upward == []
 
 
 def test_no_import_cycles():

@@ -1,11 +1,29 @@
 """condorx: a high-throughput batch scheduling system in the HTCondor tradition.
 
-The ClassAd language lives in the Rust core (`condorx._core`); `condorx.classad` is its
-Python face, shaped like HTCondor's `classad2` module so that code can switch.
+The packages, lowest layer first (a module imports only from its own layer or below;
+`tests/test_seams.py` checks it):
+
+- `_core`: the Rust core (the ClassAd language, matchmaking, CronTab), reached only
+  through the wrappers of the layers below `client` (`classad`, `language`, `host`, and
+  in `transport` the frames' and CEDAR's ad codecs).
+- `errors`, `version`: the exception hierarchy and the version string, used by every layer.
+- `classad`: the ClassAd language's Python face, the first module of the `language`
+  layer. It stays at the package root because `condorx.classad` is a drop-in for
+  HTCondor's `classad2` module: scripts and HTCondor's conformance runner import it by
+  that name.
+- `host`: this machine: accounts, /proc, files a job could have touched, benchmarks.
+- `language`: the languages: cron, matchmaking, configuration, submit files, DAG files,
+  user logs and the history file.
+- `transport`: the wire: frames, streams, authentication, sessions, the typed protocol,
+  HTCondor's CEDAR.
+- `client`: a client per daemon.
+- `daemons`, `dagman`, `sim`: the daemons, condor_dagman, the pool simulator.
+- `cli`, `demo`, `bench`, `testing`: the tools, the demos, the negotiation benchmark and
+  the test fixtures.
 """
 
 from condorx._core import __version__
-from condorx.analyze import analyze
 from condorx.errors import ClassAdParseError, CondorxError
+from condorx.language.analyze import analyze
 
 __all__ = ["ClassAdParseError", "CondorxError", "__version__", "analyze"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import IO
 
 from condorx import _core
@@ -33,6 +34,7 @@ from condorx.errors import ClassAdParseError
 __all__ = [
     "ClassAd",
     "ClassAdParseError",
+    "Expr",
     "ExprTree",
     "ParserType",
     "Value",
@@ -48,6 +50,15 @@ __all__ = [
     "unquote",
     "version",
 ]
+
+
+@dataclass(frozen=True)
+class Expr:
+    """An expression kept as its text (new ClassAd syntax), unparsed: how a job ad's
+    expressions travel on the wire and leave condor_submit, where an `ExprTree` would be
+    parsed for nothing."""
+
+    text: str
 
 
 class Value(enum.IntEnum):

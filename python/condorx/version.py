@@ -3,8 +3,8 @@
 daemon's ad carries them (CondorVersion, CondorPlatform), and HTCondor's clients read
 the version to decide what to send.
 
-The version is the one condorx's configuration reports (CONDOR_VERSION, and `version`
-in `if` conditions: condorx.config.conditions.VERSION); the BuildID names condorx's own.
+`VERSION` is also the one condorx's configuration reports (CONDOR_VERSION, and
+`version` in `if` conditions); the BuildID names condorx's own.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from __future__ import annotations
 import platform
 from functools import cache
 
-from condorx.config.conditions import VERSION
-
+VERSION = (25, 14, 1)  # the HTCondor version whose behaviour condorx follows
 BUILD_DATE = "2026-09-24"  # the release date of the HTCondor version followed
 BUILD_ID = "condorx-0.1.0"
 

@@ -49,7 +49,7 @@ def test_copy_on_write():
 
 
 def test_matches_is_requirements_of_the_other_ad():
-    job = ClassAd('[ RequestMemory = 2048; Requirements = TARGET.Memory >= MY.RequestMemory ]')
+    job = ClassAd("[ RequestMemory = 2048; Requirements = TARGET.Memory >= MY.RequestMemory ]")
     slot = ClassAd("[ Memory = 1024; Requirements = true ]")
     assert job.matches(slot) is True  # the slot accepts the job
     assert slot.matches(job) is False  # the job rejects the slot
@@ -57,7 +57,7 @@ def test_matches_is_requirements_of_the_other_ad():
 
 
 def test_parse_ads_both_syntaxes():
-    old = list(parseAds("A = 1\nB = \"x\"\n\nA = 2\n", ParserType.Old))
+    old = list(parseAds('A = 1\nB = "x"\n\nA = 2\n', ParserType.Old))
     assert [a["A"] for a in old] == [1, 2]
     new = list(parseAds("[ a = 1 ] [ a = 2 ]", ParserType.New))
     assert [a["a"] for a in new] == [1, 2]
@@ -88,9 +88,13 @@ def test_times_convert_to_datetime():
 def test_json_and_refs():
     ad = ClassAd('[ a = 1; b = "x"; c = a + 1; d = { 1, 2.5 }; e = undefined ]')
     assert json.loads(ad.printJson()) == {
-        "a": 1, "b": "x", "c": "/Expr(a + 1)/", "d": [1, 2.5], "e": None
+        "a": 1,
+        "b": "x",
+        "c": "/Expr(a + 1)/",
+        "d": [1, 2.5],
+        "e": None,
     }
-    req = ExprTree("TARGET.Memory >= c && Arch == \"X86_64\"")
+    req = ExprTree('TARGET.Memory >= c && Arch == "X86_64"')
     assert ad.externalRefs(req) == ["TARGET.Memory", "Arch"]
     assert ad.internalRefs(req) == ["c", "a"]
 

@@ -56,7 +56,7 @@ def test_deep_input_on_a_small_thread_stack():
     results = []
 
     def work():
-        chain = " || ".join(f"(Machine == \"m{k}\")" for k in range(5000))
+        chain = " || ".join(f'(Machine == "m{k}")' for k in range(5000))
         ad = ClassAd('[ Machine = "m4999" ]')
         results.append(ExprTree(chain).eval(scope=ad))
         nested = "(" * 150 + "1" + ")" * 150

@@ -15,7 +15,8 @@ names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True).filter(
 leaves = st.one_of(
     st.integers(min_value=-(2**63), max_value=2**63 - 1).map(str),
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
-    st.text(max_size=8).map(lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"')
+    st.text(max_size=8)
+    .map(lambda s: '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"')
     .filter(lambda s: "\x00" not in s),
     st.sampled_from(["true", "false", "undefined", "error"]),
     names,
@@ -23,8 +24,31 @@ leaves = st.one_of(
     names.map(lambda n: f"TARGET.{n}"),
 )
 binops = st.sampled_from(
-    ["||", "&&", "|", "^", "&", "==", "!=", "=?=", "=!=", "is", "isnt", "<", "<=", ">",
-     ">=", "<<", ">>", ">>>", "+", "-", "*", "/", "%"]
+    [
+        "||",
+        "&&",
+        "|",
+        "^",
+        "&",
+        "==",
+        "!=",
+        "=?=",
+        "=!=",
+        "is",
+        "isnt",
+        "<",
+        "<=",
+        ">",
+        ">=",
+        "<<",
+        ">>",
+        ">>>",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+    ]
 )
 
 
@@ -38,8 +62,9 @@ def compound(inner):
         st.tuples(inner, inner).map(lambda t: f"{t[0]} ?: ({t[1]})"),
         st.lists(inner, max_size=3).map(lambda xs: "{" + ", ".join(xs) + "}"),
         st.tuples(names, inner).map(lambda t: f"[{t[0]} = {t[1]}]"),
-        st.tuples(st.sampled_from(["strcat", "size", "ifThenElse", "member"]),
-                  st.lists(inner, max_size=3)).map(lambda t: f"{t[0]}({', '.join(t[1])})"),
+        st.tuples(
+            st.sampled_from(["strcat", "size", "ifThenElse", "member"]), st.lists(inner, max_size=3)
+        ).map(lambda t: f"{t[0]}({', '.join(t[1])})"),
         st.tuples(inner, names).map(lambda t: f"({t[0]}).{t[1]}"),
         st.tuples(inner, inner).map(lambda t: f"({t[0]})[{t[1]}]"),
     )

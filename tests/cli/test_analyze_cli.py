@@ -7,7 +7,7 @@ import trio
 
 from condorx.client.schedd import ScheddClient
 from condorx.testing.pool import wait_for
-from condorx.wire import Expr
+from condorx.transport.wire import Expr
 
 
 def _submit(pool, requirements: str, **extra) -> int:

@@ -18,8 +18,21 @@ def condorx(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-TINY = ("bench", "--slots", "200", "--jobs", "2000", "--users", "7", "--clusters", "20",
-        "--cycles", "2", "--seed", "3")
+TINY = (
+    "bench",
+    "--slots",
+    "200",
+    "--jobs",
+    "2000",
+    "--users",
+    "7",
+    "--clusters",
+    "20",
+    "--cycles",
+    "2",
+    "--seed",
+    "3",
+)
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +44,11 @@ def figures() -> dict:
 
 def test_figures_are_present_and_consistent(figures):
     assert figures["workload"] == {
-        "slots": 200, "jobs": 2000, "users": 7, "clusters": 20, "seed": 3
+        "slots": 200,
+        "jobs": 2000,
+        "users": 7,
+        "clusters": 20,
+        "seed": 3,
     }
     assert figures["clusters"] == 20
     assert figures["cycles"] == 2 and len(figures["cycle_times"]) == 2

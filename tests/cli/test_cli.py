@@ -43,7 +43,7 @@ def test_demo_matches_jobs_to_slots():
 
 
 def test_eval_warns_about_unknown_functions():
-    r = condorx("eval", "strcat(\"a\", nosuch(1))")
+    r = condorx("eval", 'strcat("a", nosuch(1))')
     assert r.returncode == 0
     assert r.stdout.strip() == "<Value.Error: 1>"
     assert "unknown function nosuch()" in r.stderr

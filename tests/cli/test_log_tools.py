@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import htcondor2
 
-from condorx import eventlog
+from condorx.language import eventlog
 from condorx.testing.pool import wait_for
 
 

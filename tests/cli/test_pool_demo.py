@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from condorx.demo_pool import run_demo
+from condorx.demo.pool import run_demo
 
 pytestmark = pytest.mark.daemons  # starts its own daemons
 

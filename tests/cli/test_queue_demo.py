@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from condorx.demo_queue import run_demo
+from condorx.demo.queue import run_demo
 
 
 def test_queue_demo_transcript():

@@ -36,10 +36,15 @@ def test_help_lists_options():
 
 
 def test_a_daemons_help_does_not_start_it():
-    for module in ("condorx.daemons.schedd.__main__", "condorx.daemons.master_main"):
+    for module in ("condorx.daemons.schedd.__main__", "condorx.daemons.master.main"):
         r = subprocess.run(
-            [sys.executable, "-c", f"import sys; sys.argv=['x','--help']; "
-             f"from {module} import main; main()"],
-            capture_output=True, text=True, timeout=60,
+            [
+                sys.executable,
+                "-c",
+                f"import sys; sys.argv=['x','--help']; from {module} import main; main()",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert r.returncode == 0 and r.stdout.startswith("Usage: condor_"), r

@@ -8,8 +8,8 @@ import pytest
 import trio
 
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import daemon_credentials, user_credentials
-from condorx.wire import RemoteError
+from condorx.transport.connection import daemon_credentials, user_credentials
+from condorx.transport.wire import RemoteError
 
 
 def slot(name: str, state: str = "Unclaimed", **extra):

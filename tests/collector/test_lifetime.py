@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import trio
 
-from condorx import wire
 from condorx.classad import ClassAd
-from condorx.config import Config
-from condorx.daemons.collector import Collector
-from condorx.daemons.peer import Peer
-from condorx.protocol.collector import Advertise
+from condorx.daemons.collector.service import Collector
+from condorx.language.config import Config
+from condorx.transport import wire
+from condorx.transport.peer import Peer
+from condorx.transport.protocol.collector import Advertise
 
 PEER = Peer("condor", "token", "test")
 

@@ -14,14 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from condorx.config import ConfigError, load_config
+from condorx.language.config import ConfigError, load_config
 
 CORPUS = Path(os.environ.get("CONDORX_CONFIG_CORPUS", "/work/shared/config-conformance"))
 PLACEHOLDER = "$DIR"
 MEASURED_PASSES = 1077  # of 1077 names: the score reached; a ratchet
 
-pytestmark = pytest.mark.skipif(not (CORPUS / "cases.jsonl").exists(),
-                                reason="conformance corpus not present")
+pytestmark = pytest.mark.skipif(
+    not (CORPUS / "cases.jsonl").exists(), reason="conformance corpus not present"
+)
 
 
 def _records(name: str) -> list[dict]:
@@ -40,8 +41,12 @@ def _materialise(rec: dict, root: Path) -> Path:
 
 
 def _environ(rec: dict, case_dir: Path) -> dict[str, str]:
-    env = {"HOME": str(case_dir), "TMPDIR": str(case_dir), "TZ": "UTC",
-           "PATH": os.environ.get("PATH", "")}
+    env = {
+        "HOME": str(case_dir),
+        "TMPDIR": str(case_dir),
+        "TZ": "UTC",
+        "PATH": os.environ.get("PATH", ""),
+    }
     env["CONDOR_CONFIG"] = env["CONDORX_CONFIG"] = str(case_dir / "condor_config")
     env.update({k: v.replace(PLACEHOLDER, str(case_dir)) for k, v in rec["env"].items()})
     return env
@@ -74,8 +79,14 @@ def test_corpus_pass_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def _cli(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "condorx.cli.config_val", *args], env=env,
-                          cwd=cwd, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "condorx.cli.config_val", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_cli_answers_a_case(tmp_path: Path) -> None:

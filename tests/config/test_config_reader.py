@@ -1,4 +1,4 @@
-"""Focused tests of condorx.config: errors, getters, overrides, lookups, defaults."""
+"""Focused tests of condorx.language.config: errors, getters, overrides, lookups, defaults."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from condorx.config import Config, ConfigError, load_config
 from condorx.errors import CondorxError
+from condorx.language.config import Config, ConfigError, load_config
 
 
 def test_error_names_file_and_line(tmp_path: Path) -> None:
@@ -44,8 +44,7 @@ def test_cycle_is_an_error_naming_the_cycle() -> None:
 
 
 def test_self_reference_and_append() -> None:
-    cfg = Config.from_text("A = one\nA = $(A) two\nA += three\nL = x\nL +,= y\n",
-                           environ={})
+    cfg = Config.from_text("A = one\nA = $(A) two\nA += three\nL = x\nL +,= y\n", environ={})
     assert cfg.get("A") == "one two three"
     assert cfg.get("L") == "x,y"
     assert cfg.raw("START") == "True"
@@ -54,7 +53,9 @@ def test_self_reference_and_append() -> None:
 def test_getters() -> None:
     cfg = Config.from_text(
         "MINUTES = 5\nT = 60 * $(MINUTES)\nF = 2.5\nB1 = TRUE\nB2 = no\nB3 = 3 > 2\n"
-        "L = a, b  c,d\nE =\n", environ={})
+        "L = a, b  c,d\nE =\n",
+        environ={},
+    )
     assert cfg.get_int("T", 0) == 300
     assert cfg.get_int("MISSING", 7) == 7
     assert cfg.get_float("F", 0.0) == 2.5

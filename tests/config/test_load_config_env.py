@@ -3,7 +3,7 @@ _CONDOR_ variables, as HTCondor reads it."""
 
 from __future__ import annotations
 
-from condorx.config import load_config
+from condorx.language.config import load_config
 
 
 def test_only_env_reads_no_file_and_honours_condor_variables():

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorx.cron import CronSpec, next_runs
+from condorx.language.cron import CronSpec, next_runs
 from condorx.testing.croniter_peer import RANGES, croniter_runs, for_croniter
 
 pytest.importorskip("croniter")

@@ -10,11 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from condorx.cli.cron import cron
-from condorx.config import Config
-from condorx.cron import CronError, CronSpec, next_run_each, next_runs, parse
-from condorx.submit.build import Facts, build
-from condorx.submit.errors import SubmitError
-from condorx.submit.parse import parse as parse_submit
+from condorx.language.config import Config
+from condorx.language.cron import CronError, CronSpec, next_run_each, next_runs, parse
+from condorx.language.submit.build import Facts, build
+from condorx.language.submit.errors import SubmitError
+from condorx.language.submit.parse import parse as parse_submit
 
 
 def utc(text: str) -> int:

@@ -13,10 +13,10 @@ import pytest
 
 from condorx._core import deferral_on_arrival
 from condorx.classad import ClassAd, ExprTree
-from condorx.cron import CronSpec, next_runs
-from condorx.daemons.negotiator import eligible_constraint
+from condorx.daemons.negotiator.service import eligible_constraint
 from condorx.daemons.schedd import deferral
 from condorx.daemons.starter import deferral as starter_deferral
+from condorx.language.cron import CronSpec, next_runs
 
 
 def utc(text: str) -> int:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from condorx.dag.errors import DagError
-from condorx.dag.parse import parse
+from condorx.language.dag.errors import DagError
+from condorx.language.dag.parse import parse
 
 CORPUS = Path(__file__).parent / "corpus" / "htcondor"
 FILES = sorted(str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*.dag"))

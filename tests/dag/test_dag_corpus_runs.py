@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from test_dagman_run import cluster_of, finished, submit_dag
 
-from condorx.dag.model import Dag
-from condorx.dag.parse import parse
+from condorx.language.dag.model import Dag
+from condorx.language.dag.parse import parse
 
 CORPUS = Path(__file__).parent / "corpus" / "htcondor"
 RUNS = [

@@ -9,9 +9,9 @@ import subprocess
 from test_dagman_recovery import WAITING, dagman_pids, start
 from test_dagman_run import NODE, cluster_of, finished, history, submit_dag
 
-from condorx.security import current_user
 from condorx.testing import personal
 from condorx.testing.pool import LocalPool, wait_for
+from condorx.transport.security import current_user
 
 
 def tool(pool: LocalPool, *argv: str) -> str:

@@ -6,11 +6,11 @@ import os
 
 import pytest
 
-from condorx.argsyntax import join_v2, split_v2
 from condorx.cli.dagman import parse_words
-from condorx.dag.submit_file import Options as SubmitOptions
-from condorx.dag.submit_file import _arguments
 from condorx.dagman.options import OptionError
+from condorx.language.argsyntax import join_v2, split_v2
+from condorx.language.dag.submit_file import Options as SubmitOptions
+from condorx.language.dag.submit_file import _arguments
 from condorx.testing.tools import run_tool
 
 

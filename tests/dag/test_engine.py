@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from condorx.dag.parse import parse
 from condorx.dagman import outcome
 from condorx.dagman.engine import Engine
 from condorx.dagman.node_state import (
@@ -21,6 +20,7 @@ from condorx.dagman.node_state import (
     DagStatus,
     Limits,
 )
+from condorx.language.dag.parse import parse
 
 SUBMIT, EXECUTE, TERMINATED, ABORTED, HELD, RELEASED = 0, 1, 5, 9, 12, 13
 

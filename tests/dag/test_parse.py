@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from condorx.dag.errors import DagError
-from condorx.dag.graph import topological
-from condorx.dag.parse import parse, parse_files
+from condorx.language.dag.errors import DagError
+from condorx.language.dag.graph import topological
+from condorx.language.dag.parse import parse, parse_files
 
 
 def dag(tmp_path: Path, text: str, name: str = "x.dag"):

@@ -159,8 +159,10 @@ queue
     first = int(queue(running, "DeferralTime")[0][0])
     assert first % 60 == 0
     wait_for(
-        lambda: queue(running, "NumJobStarts", "JobStatus", "DeferralTime")
-        == [["1", "1", str(first + 60)]],
+        lambda: (
+            queue(running, "NumJobStarts", "JobStatus", "DeferralTime")
+            == [["1", "1", str(first + 60)]]
+        ),
         "the cron job's run, and the job back in the queue for the next minute",
         timeout=90,
     )

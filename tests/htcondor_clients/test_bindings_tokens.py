@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import getpass
 
-from condorx import locate, tokens
 from condorx.testing import bindings
+from condorx.transport import locate, tokens
 
 SUBMIT_AS_TOKEN = """
 import htcondor2 as htcondor

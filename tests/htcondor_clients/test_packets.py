@@ -1,4 +1,4 @@
-"""CEDAR's framing and AES-GCM in-process (`condorx.cedar.packets`, `codec`): two ends
+"""CEDAR's framing and AES-GCM in-process (`condorx.transport.cedar.packets`, `codec`): two ends
 of a connection agree on every message; a change to the bytes between them is a
 CedarError (never another exception), and on a sealed connection every change is
 caught."""
@@ -12,9 +12,9 @@ import trio.testing
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorx.cedar.codec import CedarError, Reader, Writer
-from condorx.cedar.packets import SEND_CHUNK, Connection
 from condorx.classad import ClassAd
+from condorx.transport.cedar.codec import CedarError, Reader, Writer
+from condorx.transport.cedar.packets import SEND_CHUNK, Connection
 
 KEY = hashlib.sha256(b"a session key").digest()
 

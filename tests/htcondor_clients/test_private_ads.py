@@ -11,14 +11,14 @@ from collections.abc import Iterator
 import pytest
 import trio
 
-from condorx import locate
-from condorx.cedar.codec import Writer
-from condorx.cedar.commands import Cmd
 from condorx.classad import ClassAd
-from condorx.client.connection import Address
 from condorx.testing import bindings
 from condorx.testing import cedar_client as cc
 from condorx.testing.pool import LocalPool
+from condorx.transport import locate
+from condorx.transport.cedar.codec import Writer
+from condorx.transport.cedar.commands import Cmd
+from condorx.transport.connection import Address
 
 QUERIES = """
 import htcondor2 as htcondor

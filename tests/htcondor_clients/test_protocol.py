@@ -9,14 +9,14 @@ import struct
 
 import trio
 
-from condorx import locate
-from condorx.cedar.codec import Reader, Writer
-from condorx.cedar.commands import Cmd
-from condorx.cedar.packets import Closed
-from condorx.cedar.qmgmt_rpc import Rpc
 from condorx.classad import ClassAd
-from condorx.client.connection import Address
 from condorx.testing import cedar_client as cc
+from condorx.transport import locate
+from condorx.transport.cedar.codec import Reader, Writer
+from condorx.transport.cedar.commands import Cmd
+from condorx.transport.cedar.packets import Closed
+from condorx.transport.cedar.qmgmt_rpc import Rpc
+from condorx.transport.connection import Address
 
 
 def schedd_address(pool) -> Address:

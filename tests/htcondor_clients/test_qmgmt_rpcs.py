@@ -8,11 +8,11 @@ import errno
 
 import trio
 
-from condorx.cedar.codec import Reader, Writer
-from condorx.cedar.qmgmt import NO_ACK
-from condorx.cedar.qmgmt_rpc import Rpc
-from condorx.client.connection import Address
 from condorx.testing import cedar_client as cc
+from condorx.transport.cedar.codec import Reader, Writer
+from condorx.transport.cedar.qmgmt import NO_ACK
+from condorx.transport.cedar.qmgmt_rpc import Rpc
+from condorx.transport.connection import Address
 
 
 def _schedd(pool) -> Address:

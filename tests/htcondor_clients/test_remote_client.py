@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from condorx import security, tokens
 from condorx.testing import netns
 from condorx.testing.capture import Capture
+from condorx.transport import security, tokens
 
 WHY_NOT = netns.available()
 pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"no network namespaces: {WHY_NOT}")

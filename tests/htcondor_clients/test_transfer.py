@@ -1,4 +1,4 @@
-"""The file-transfer protocol in-process (`condorx.cedar.transfer`): what one side
+"""The file-transfer protocol in-process (`condorx.transport.cedar.transfer`): what one side
 uploads, the other downloads, on a sealed connection (chunks that fill their messages)
 and on a clear one (raw bytes on the stream): empty files, files of several chunks, and
 a name that would leave the job's directory, which is refused."""
@@ -12,9 +12,9 @@ import pytest
 import trio
 import trio.testing
 
-from condorx.cedar import transfer
-from condorx.cedar.face import Call
-from condorx.cedar.packets import Connection
+from condorx.transport.cedar import transfer
+from condorx.transport.cedar.face import Call
+from condorx.transport.cedar.packets import Connection
 
 KEY = hashlib.sha256(b"a session key").digest()
 FILES = {

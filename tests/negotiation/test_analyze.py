@@ -1,4 +1,5 @@
-"""condorx.analyze: why a job does not match, clause by clause, with real ads and counts."""
+"""condorx.analyze: why a job does not match, clause by clause, with real ads and
+counts."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import os
 import pytest
 
 import condorx
-from condorx.analyze import Analysis
 from condorx.classad import ClassAd, ExprTree, ParserType, parseAds
+from condorx.language.analyze import Analysis
 
 ARCHES = ["X86_64", "aarch64", "ppc64le", "X86_64"]
 

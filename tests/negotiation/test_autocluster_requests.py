@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from condorx import _core
 from condorx.classad import ClassAd
-from condorx.negotiation import Submitter, negotiate
+from condorx.language.negotiation import Submitter, negotiate
 
 SLOT = st.tuples(
     st.sampled_from([1024, 2048, 4096]),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from condorx.classad import ClassAd, ExprTree
-from condorx.daemons.negotiator import eligible_constraint
+from condorx.daemons.negotiator.service import eligible_constraint
 
 
 def offered(**job: object) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from condorx.classad import ClassAd
-from condorx.daemons.handed_out import HandedOut
+from condorx.daemons.negotiator.handed_out import HandedOut
 
 
 def slot(name: str, seq: int, heard: int) -> ClassAd:

@@ -1,4 +1,4 @@
-"""The jobs this pool's slots run have one definition (`condorx.daemons.matchable`): the
+"""The jobs this pool's slots run have one definition (`condorx.daemons.core.matchable`): the
 negotiator's constraint and a reused claim's test of an ad answer alike, for every kind
 of job, and a parallel job is taken by neither (it waits for a dedicated scheduler)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 
 from condorx.classad import ClassAd, ExprTree
-from condorx.daemons.matchable import CONSTRAINT, runs_here
+from condorx.daemons.core.matchable import CONSTRAINT, runs_here
 
 
 def test_the_constraint_and_the_test_of_an_ad_agree():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from condorx.classad import ClassAd, ExprTree, ParserType, parseAds
-from condorx.negotiation import Accountant, Submitter, negotiate
+from condorx.language.negotiation import Accountant, Submitter, negotiate
 
 
 def slots(n: int, memory: int = 4096) -> list[ClassAd]:

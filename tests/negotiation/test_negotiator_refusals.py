@@ -16,22 +16,23 @@ import pytest
 import trio
 import trio.testing
 
-from condorx import _core, locate, security, wire
+from condorx import _core
 from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import daemon_credentials
-from condorx.daemons import batch
-from condorx.daemons.negotiator import Negotiator
-from condorx.daemons.server import Peer, Server
+from condorx.daemons.core import batch
+from condorx.daemons.core.server import Peer, Server
+from condorx.daemons.negotiator.service import Negotiator
 from condorx.errors import Refused
-from condorx.protocol.collector import QueryAds
-from condorx.protocol.message import Count, Done, Each, Message, Reply
-from condorx.protocol.schedd import Autoclusters, Matched, MatchedMany
-from condorx.protocol.startd import Match, Matches, MatchTaken
-from condorx.protocol.table import COMMANDS, Command, Permission
 from condorx.testing.pool import QUICK_POOL as POOL
 from condorx.testing.pool import LocalPool as Pool
 from condorx.testing.pool import wait_for
+from condorx.transport import locate, security, wire
+from condorx.transport.connection import daemon_credentials
+from condorx.transport.protocol.collector import QueryAds
+from condorx.transport.protocol.message import Count, Done, Each, Message, Reply
+from condorx.transport.protocol.schedd import Autoclusters, Matched, MatchedMany
+from condorx.transport.protocol.startd import Match, Matches, MatchTaken
+from condorx.transport.protocol.table import COMMANDS, Command, Permission
 
 Handler = Callable[[Peer, Any, wire.Channel], Awaitable[Reply]]
 # Each command's reply type, as the real daemons answer it.
@@ -59,7 +60,7 @@ async def serve(nursery: trio.Nursery, pool: Pool, handlers: dict[type[Message],
 
 def batches(handlers: dict[type[Message], Handler]) -> dict[type[Message], Handler]:
     """The batch commands the negotiator sends, served item by item as the daemons serve
-    them (`condorx.daemons.batch`), by the fake's single-match handlers."""
+    them (`condorx.daemons.core.batch`), by the fake's single-match handlers."""
     out: dict[type[Message], Handler] = {}
     if Match in handlers:
         match = handlers[Match]

@@ -10,8 +10,8 @@ import trio
 
 from condorx.client import master
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import daemon_credentials
 from condorx.testing.pool import alive, wait_for
+from condorx.transport.connection import daemon_credentials
 
 MASTER = """\
 DAEMON_LIST = MASTER, COLLECTOR, SCHEDD

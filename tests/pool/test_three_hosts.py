@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from condorx import security
 from condorx.testing import netns
 from condorx.testing.capture import Capture
 from condorx.testing.pool import QUICK_POOL
+from condorx.transport import security
 
 WHY_NOT = netns.available()
 pytestmark = [

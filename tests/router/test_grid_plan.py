@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from condorx.attrs import JobStatus
 from condorx.classad import ClassAd
 from condorx.daemons.schedd import grid_plan
 from condorx.daemons.schedd.grid_job import remote_job
 from condorx.daemons.schedd.grid_plan import ROWS
 from condorx.daemons.schedd.remote import Resource
 from condorx.daemons.schedd.spool import SpoolError
+from condorx.language.attrs import JobStatus
 
 RES = Resource("b@host", "<127.0.0.1:9618>")
 

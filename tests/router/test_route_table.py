@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from condorx.classad import ClassAd, ExprTree
-from condorx.config import load_config
 from condorx.daemons.job_router import table
 from condorx.daemons.job_router.transform import routed_copy
+from condorx.language.config import load_config
 from condorx.testing.seeds import router_example
 
 

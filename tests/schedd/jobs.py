@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from condorx.wire import Expr
+from condorx.transport.wire import Expr
 
 
 def cluster(iwd: Path, **extra: Any) -> dict[str, Any]:

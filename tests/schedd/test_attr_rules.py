@@ -13,7 +13,7 @@ from test_security import _tcp_client
 from test_submit_query import _rows
 
 from condorx.testing.schedd import LocalSchedd
-from condorx.wire import RemoteError
+from condorx.transport.wire import RemoteError
 
 RULES = """\
 QUEUE_SUPER_USERS = root

@@ -7,8 +7,8 @@ import trio
 from jobs import cluster, procs
 from test_submit_query import _rows
 
-from condorx import wire
-from condorx.client.connection import Address, Credentials, connect
+from condorx.transport import wire
+from condorx.transport.connection import Address, Credentials, connect
 
 
 def test_a_malformed_expression_names_its_attribute_and_nothing_is_queued(schedd):

@@ -11,7 +11,7 @@ import json
 from jobs import cluster, procs
 from test_submit_query import _rows
 
-from condorx.wire import Expr
+from condorx.transport.wire import Expr
 
 ME = getpass.getuser()
 

@@ -11,7 +11,7 @@ import time
 from jobs import cluster, procs
 from test_submit_query import _ads
 
-from condorx.wire import Expr
+from condorx.transport.wire import Expr
 
 PREP = "((time() + DeferralPrepTime) >= DeferralTime)"
 CRON_PREP = "((time() + {interval}) >= (DeferralTime - CronPrepTime))"

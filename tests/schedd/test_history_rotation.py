@@ -9,7 +9,7 @@ from pathlib import Path
 from jobs import cluster, procs
 
 from condorx.classad import ClassAd
-from condorx.daemons.schedd import history
+from condorx.language import history
 from condorx.testing.schedd import LocalSchedd
 
 

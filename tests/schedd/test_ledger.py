@@ -14,15 +14,15 @@ import trio
 import trio.testing
 from jobs import cluster
 
-from condorx.attrs import JobStatus
 from condorx.daemons.schedd import entry
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.committed import Committed
-from condorx.daemons.schedd.history import Rotation
 from condorx.daemons.schedd.ledger import Files, Ledger, LedgerClosed
 from condorx.daemons.schedd.queue import JobQueue, Transaction
 from condorx.daemons.schedd.store import Store
 from condorx.daemons.schedd.submission import Submission
+from condorx.language.attrs import JobStatus
+from condorx.language.history import Rotation
 
 WHO = entry.Submitter("alice", "example.org", "schedd@example.org")
 

@@ -7,11 +7,11 @@ import time
 from jobs import cluster, procs
 from test_submit_query import _rows
 
-from condorx import locate, security
-from condorx.client.connection import Credentials
 from condorx.client.schedd import ScheddClient
 from condorx.testing.pool import wait_for
-from condorx.wire import Expr
+from condorx.transport import locate, security
+from condorx.transport.connection import Credentials
+from condorx.transport.wire import Expr
 
 
 def test_periodic_hold_then_release_then_remove(schedd):

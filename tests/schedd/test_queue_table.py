@@ -9,12 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jobs import cluster
 
-from condorx.attrs import JobStatus
 from condorx.daemons.schedd import entry
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.queue import JobQueue
 from condorx.daemons.schedd.store import Store
 from condorx.daemons.schedd.submission import Submission
+from condorx.language.attrs import JobStatus
 
 WHO = entry.Submitter("alice", "example.org", "schedd@example.org")
 

@@ -10,10 +10,10 @@ import trio
 from jobs import cluster, procs
 from test_submit_query import _rows
 
-from condorx import locate, security, tokens
-from condorx.client.connection import Address, Credentials, connect
 from condorx.client.schedd import ScheddClient
-from condorx.wire import RemoteError
+from condorx.transport import locate, security, tokens
+from condorx.transport.connection import Address, Credentials, connect
+from condorx.transport.wire import RemoteError
 
 
 def _tcp_client(s, user):

@@ -12,16 +12,16 @@ import trio.testing
 from jobs import cluster
 
 from condorx.classad import ClassAd
-from condorx.client.connection import Address, Credentials
 from condorx.client.startd import StartdClient
 from condorx.daemons.schedd import entry
-from condorx.daemons.schedd.history import Rotation
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Files, Ledger
 from condorx.daemons.schedd.queue import JobQueue
 from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
 from condorx.daemons.schedd.store import Store
 from condorx.daemons.schedd.submission import Submission
+from condorx.language.history import Rotation
+from condorx.transport.connection import Address, Credentials
 
 SLOT = ClassAd({"Memory": 2048, "Cpus": 1, "Arch": "X86_64", "Requirements": True})
 

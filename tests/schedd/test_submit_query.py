@@ -7,11 +7,11 @@ import getpass
 import pytest
 from jobs import cluster, procs
 
-from condorx import locate, security
 from condorx.classad import ExprTree
-from condorx.client.connection import Credentials
 from condorx.client.schedd import ScheddClient
-from condorx.wire import RemoteError
+from condorx.transport import locate, security
+from condorx.transport.connection import Credentials
+from condorx.transport.wire import RemoteError
 
 
 def _rows(s, exprs, constraint=None):

@@ -1,5 +1,5 @@
 """HTCondor's ALLOW_<LEVEL> / DENY_<LEVEL> lists as its daemons read them
-(`condorx.daemons.authz`): entries, wildcards and networks, the configuration's lookup
+(`condorx.daemons.core.authz`): entries, wildcards and networks, the configuration's lookup
 chain, the implied levels, DENY winning, and condorx's defaults where nothing is set.
 Expectations are HTCondor's rules (condor_ipverify.cpp, condor_perms.cpp, secman.cpp)."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from condorx.config.config import Config
-from condorx.daemons.authz import Authorizer, _network, _split, wildcard
+from condorx.daemons.core.authz import Authorizer, _network, _split, wildcard
+from condorx.language.config.config import Config
 
 ALICE = "alice@example.org"
 CONDOR = "condor@example.org"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from condorx.config.errors import ConfigError
+from condorx.language.config.errors import ConfigError
 from condorx.sim.durations import Durations
 
 JOBS = [f"{c}.{p}" for c in range(1, 41) for p in range(50)]

@@ -12,7 +12,7 @@ import pytest
 import trio
 
 from condorx.client import master
-from condorx.config import load_config
+from condorx.language.config import load_config
 from condorx.testing.pool import alive, wait_for
 from condorx.testing.tools import run_tool
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_sim_pool import simulated, status
 
-from condorx.config.errors import ConfigError
+from condorx.language.config.errors import ConfigError
 from condorx.sim import pool_dump, queue_dump
 from condorx.testing.pool import QUICK_POOL, LocalPool, wait_for
 

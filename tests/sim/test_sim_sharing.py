@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from condorx import locate, security
 from condorx.testing.pool import QUICK_POOL, LocalPool, wait_for
+from condorx.transport import locate, security
 
 pytestmark = pytest.mark.daemons  # starts its own daemons
 

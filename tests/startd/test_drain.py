@@ -8,9 +8,9 @@ import socket
 
 import trio
 
-from condorx import wire
 from condorx.client import master
 from condorx.testing.pool import QUICK_POOL, alive, wait_for, wait_for_pid
+from condorx.transport import wire
 
 HOST = socket.gethostname()
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from condorx.security import current_user
 from condorx.testing.pool import QUICK_POOL, wait_for, wait_for_pid
 from condorx.testing.pool import LocalPool as Pool
 from condorx.testing.pool_views import history, queue, slot_states, transitions
 from condorx.testing.procs import job_running, job_stopped
+from condorx.transport.security import current_user
 
 POLICIES = Path(__file__).resolve().parents[2] / "examples" / "policies"
 

@@ -16,9 +16,9 @@ import trio
 import trio.testing
 
 from condorx.classad import ClassAd
-from condorx.daemons.peer import Peer
-from condorx.protocol.startd import ClaimSlot, Continue, Match, Suspend, Vacate
 from condorx.testing.startd_rig import EPOCH, FakeStarter, Rig
+from condorx.transport.peer import Peer
+from condorx.transport.protocol.startd import ClaimSlot, Continue, Match, Suspend, Vacate
 
 STOP, CONT, TERM, KILL = signal.SIGSTOP, signal.SIGCONT, signal.SIGTERM, signal.SIGKILL
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from condorx.config import Config
 from condorx.daemons.startd.machine import Machine
 from condorx.daemons.startd.slots import Claim
 from condorx.daemons.startd.states import Step
 from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.errors import Refused
+from condorx.language.config import Config
 
 MACHINE = Machine("exec.example.org", "X86_64", "LINUX", 4, 8192, 10_000_000)
 PARTITIONABLE = """

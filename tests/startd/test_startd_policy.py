@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from condorx.client.connection import Address, connect, daemon_credentials
 from condorx.testing.pool import QUICK_POOL, wait_for, wait_for_pid
 from condorx.testing.pool import LocalPool as Pool
 from condorx.testing.pool_views import history, queue, slot_state, transitions
 from condorx.testing.procs import job_running, job_stopped
+from condorx.transport.connection import Address, connect, daemon_credentials
 
 BASE = (
     QUICK_POOL

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from condorx.accounts import Account
+from condorx.host.accounts import Account
 
 
 def _me(**changes: object) -> Account:

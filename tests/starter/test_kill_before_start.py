@@ -13,8 +13,8 @@ from typing import Any
 import trio
 import trio.testing
 
-from condorx import wire
 from condorx.daemons.starter.service import Starter
+from condorx.transport import wire
 
 
 def run_request(scratch: Path, pidfile: Path, **job_attrs: Any) -> dict[str, Any]:

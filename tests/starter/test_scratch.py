@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from condorx.accounts import Account
 from condorx.daemons.starter.scratch import Scratch
+from condorx.host.accounts import Account
 
 
 def leave_a_mess(path: Path) -> None:

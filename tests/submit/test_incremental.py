@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_submit_mapping import CFG
 
-from condorx.submit.build import Facts, build
-from condorx.submit.parse import parse
+from condorx.language.submit.build import Facts, build
+from condorx.language.submit.parse import parse
 
 REFS = [
     "$(Process)",

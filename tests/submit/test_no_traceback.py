@@ -8,11 +8,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from condorx.submit import commands
-from condorx.submit.build import Facts, build
-from condorx.submit.errors import SubmitError
-from condorx.submit.keywords import SIMPLE
-from condorx.submit.parse import parse
+from condorx.language.submit import commands
+from condorx.language.submit.build import Facts, build
+from condorx.language.submit.errors import SubmitError
+from condorx.language.submit.keywords import SIMPLE
+from condorx.language.submit.parse import parse
 
 _NAMES = sorted(commands.KNOWN | set(SIMPLE)) + ["+Attr", "MY.Attr", "foo", "RequestCpus", "Iwd"]
 _VALUES = [

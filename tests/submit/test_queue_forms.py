@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from test_submit_mapping import CFG, jobs
 
-from condorx.submit.build import Facts, build
-from condorx.submit.errors import SubmitError
-from condorx.submit.parse import parse
+from condorx.language.submit.build import Facts, build
+from condorx.language.submit.errors import SubmitError
+from condorx.language.submit.parse import parse
 
 
 def args(text: str, cwd) -> list[str]:

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from test_incremental import description
 from test_submit_mapping import CFG
 
-from condorx.submit.build import Facts, build
-from condorx.submit.errors import SubmitError
-from condorx.submit.parse import parse
-from condorx.submit.series import Series
+from condorx.language.submit.build import Facts, build
+from condorx.language.submit.errors import SubmitError
+from condorx.language.submit.parse import parse
+from condorx.language.submit.series import Series
 from condorx.testing.submit_oracle import FS_DOMAIN, command_line
 
 CORPUS = Path(__file__).parent / "corpus"

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from condorx.argsyntax import split_v2
-from condorx.config import Config
-from condorx.submit.build import Facts, build
-from condorx.submit.errors import SubmitError
-from condorx.submit.parse import parse
-from condorx.wire import Expr
+from condorx.language.argsyntax import split_v2
+from condorx.language.config import Config
+from condorx.language.submit.build import Facts, build
+from condorx.language.submit.errors import SubmitError
+from condorx.language.submit.parse import parse
+from condorx.transport.wire import Expr
 
 CFG = Config.from_text("ARCH = X86_64\nOPSYS = LINUX\nFILESYSTEM_DOMAIN = example.org\n")
 

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from condorx import _core, wire
+from condorx import _core
 from condorx.classad import ClassAd
+from condorx.transport import wire
 
 NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True)
 EXPRS = st.sampled_from(

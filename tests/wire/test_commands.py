@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from condorx import security, wire
-from condorx.daemons.peer import Peer
-from condorx.daemons.server import Server
+from condorx.daemons.core.server import Server
 from condorx.errors import Refused
-from condorx.protocol import schedd, startd
-from condorx.protocol.message import Message, Reply
-from condorx.protocol.table import COMMANDS, Permission
+from condorx.transport import security, wire
+from condorx.transport.peer import Peer
+from condorx.transport.protocol import schedd, startd
+from condorx.transport.protocol.message import Message, Reply
+from condorx.transport.protocol.table import COMMANDS, Permission
 
 SAMPLES: dict[Any, Any] = {
     str: "x",
@@ -98,7 +98,7 @@ def test_a_wrong_field_is_refused_by_name(cls: type[Message], frame: dict[str, A
 
 def test_none_is_not_sent_and_an_int_is_a_float_field():
     assert schedd.Exited("1.0").to_wire() == {"cmd": "exited", "job": "1.0"}
-    from condorx.protocol.starter import StartJob
+    from condorx.transport.protocol.starter import StartJob
 
     got = StartJob.from_wire({"cmd": "run", "job": b"", "scratch": "/s", "heartbeat": 3})
     assert got.heartbeat == 3.0 and isinstance(got.heartbeat, float)

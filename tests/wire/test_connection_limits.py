@@ -1,4 +1,4 @@
-"""What a daemon grants a connection (`condorx.daemons.limits`): a stranger's frame is at
+"""What a daemon grants a connection (`condorx.transport.limits`): a stranger's frame is at
 most 64 KiB and its handshake must finish in time; connections are capped per host and
 in all; an authenticated connection that sits idle is closed unless a claim holds it.
 
@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 import trio
 
-from condorx import security, wire
-from condorx.client.connection import Address, Credentials, connect
-from condorx.daemons.limits import Limits
-from condorx.daemons.server import Server
+from condorx.daemons.core.server import Server
 from condorx.testing.echo import COMMANDS, HANDLERS
 from condorx.testing.pool import run_in_nursery as run
+from condorx.transport import security, wire
+from condorx.transport.connection import Address, Credentials, connect
+from condorx.transport.limits import Limits
 
 KEY = b"0123456789abcdef0123456789abcdef"
 CREDS = Credentials(pool_key=KEY)

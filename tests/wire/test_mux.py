@@ -1,4 +1,4 @@
-"""Streams multiplexed over one connection (`condorx.mux`), as the schedd's claims share
+"""Streams multiplexed over one connection (`condorx.transport.mux`), as the schedd's claims share
 one connection to each startd: each stream is a conversation of its own, whose end
 lapses what was held over it; the connection's end ends every stream; a peer that breaks
 the framing loses its connection and nobody else's.
@@ -11,14 +11,14 @@ from typing import Any
 
 import trio
 
-from condorx import mux, security, wire
-from condorx.client.connection import Address, Credentials, connect
-from condorx.daemons import server
-from condorx.daemons.limits import Limits
-from condorx.daemons.server import Peer, Server
-from condorx.protocol.message import Done
+from condorx.daemons.core import server
+from condorx.daemons.core.server import Peer, Server
 from condorx.testing.echo import COMMANDS, Echo, Echoed, Hold
 from condorx.testing.pool import run_in_nursery as run
+from condorx.transport import mux, security, wire
+from condorx.transport.connection import Address, Credentials, connect
+from condorx.transport.limits import Limits
+from condorx.transport.protocol.message import Done
 
 KEY = b"0123456789abcdef0123456789abcdef"
 CREDS = Credentials(pool_key=KEY)

@@ -1,7 +1,7 @@
 """Connections kept between daemons (`condorx.client.peers`): requests to one daemon share
 one connection; a refusal keeps it; one the daemon closed as idle is opened again, once,
 without the caller seeing it; `sweep` closes what is no longer used. And batch requests
-(`condorx.daemons.batch`): each item is answered on its own.
+(`condorx.daemons.core.batch`): each item is answered on its own.
 
 The daemon is the daemons' own `Server`, in the test's process, on loopback."""
 
@@ -11,15 +11,15 @@ from typing import Any
 
 import trio
 
-from condorx import wire
-from condorx.client.connection import Credentials
 from condorx.client.peers import Peers
-from condorx.daemons import batch
-from condorx.daemons.limits import Limits
-from condorx.daemons.server import Peer, Server
+from condorx.daemons.core import batch
+from condorx.daemons.core.server import Peer, Server
 from condorx.errors import Refused
 from condorx.testing.echo import COMMANDS, Echo, Echoed
 from condorx.testing.pool import run_in_nursery as run
+from condorx.transport import wire
+from condorx.transport.connection import Credentials
+from condorx.transport.limits import Limits
 
 KEY = b"0123456789abcdef0123456789abcdef"
 CREDS = Credentials(pool_key=KEY)

@@ -1,4 +1,4 @@
-"""A connection's protection after the token handshake (`condorx.session`): what the two
+"""A connection's protection after the token handshake (`condorx.transport.session`): what the two
 sides' SEC_*_ENCRYPTION / SEC_*_INTEGRITY levels give, and what a relay between them sees
 and can do. The relay is a TCP forwarder in the test's process that records every byte,
 and may rewrite them."""
@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import trio
 
-from condorx import wire
-from condorx.client.connection import Address, Credentials, connect
-from condorx.daemons.server import Server
-from condorx.session import Level, Mode, Policy, ProtectionError, negotiate
+from condorx.daemons.core.server import Server
 from condorx.testing.echo import COMMANDS, HANDLERS
+from condorx.transport import wire
+from condorx.transport.connection import Address, Credentials, connect
+from condorx.transport.session import Level, Mode, Policy, ProtectionError, negotiate
 
 KEY = b"0123456789abcdef0123456789abcdef"
 SECRET = "the quick brown fox jumps over the lazy dog"

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from condorx.classad import ClassAd, ParserType, parseAds
-from condorx.negotiation import Submitter
+from condorx.language.negotiation import Submitter
 
 ARCHES = ("X86_64", "X86_64", "X86_64", "aarch64")
 OPSYSES = ("LINUX", "LINUX", "LINUX", "WINDOWS")

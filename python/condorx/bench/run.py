@@ -22,8 +22,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from condorx import negotiation
 from condorx.bench.pool import Pool, make_pool
+from condorx.language import negotiation
 
 Advance = Callable[[int], None]
 # A progress reporter: given a description and a total, yields the callable that

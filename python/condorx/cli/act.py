@@ -17,7 +17,7 @@ import click
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
-from condorx.protocol.schedd import Acted
+from condorx.transport.protocol.schedd import Acted
 
 OPTIONS = [
     a.Opt("constraint", 5, 1, help="act on the jobs this expression is true of", metavar="EXPR"),

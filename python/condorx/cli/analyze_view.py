@@ -1,5 +1,5 @@
 """`condor_q -better-analyze` and `-analyze` over the live pool: the jobs from the schedd,
-the slots from the collector, the counting by `condorx.analyze` (Rust), and the report in
+the slots from the collector, the counting by `condorx.language.analyze` (Rust), and the report in
 the shape of HTCondor's (its manual's examples):
 
     The Requirements expression for job 12.000 is
@@ -34,14 +34,14 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from condorx.analyze import analyze as analyze_job
-from condorx.attrs import JobStatus
 from condorx.classad import ClassAd
 from condorx.cli import adformat
 from condorx.cli import args as a
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import user_credentials
 from condorx.client.schedd import ScheddClient
+from condorx.language.analyze import analyze as analyze_job
+from condorx.language.attrs import JobStatus
+from condorx.transport.connection import user_credentials
 
 
 async def analyze(client: ScheddClient, constraint: str | None, opts: a.Parsed) -> None:

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from condorx import eventlog
+from condorx.language import eventlog
 
 
 @dataclass

@@ -9,8 +9,8 @@ from typing import Any, NoReturn
 
 import trio
 
-from condorx.config import Config, ConfigError, load_config
-from condorx.wire import RemoteError, WireError
+from condorx.language.config import Config, ConfigError, load_config
+from condorx.transport.wire import RemoteError, WireError
 
 
 def fail(message: str, code: int = 1) -> NoReturn:

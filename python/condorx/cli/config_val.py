@@ -70,7 +70,7 @@ def main(
     names: tuple[str, ...],
 ) -> None:
     """Print the value of each configuration NAME."""
-    from condorx.config import ConfigError, load_config
+    from condorx.language.config import ConfigError, load_config
 
     try:
         cfg = load_config(subsystem=subsystem, local_name=local_name, path=path)
@@ -90,7 +90,7 @@ def main(
 
 
 def _show(cfg: object, name: str, raw: bool, verbose: bool) -> bool:
-    from condorx.config import Config
+    from condorx.language.config import Config
 
     assert isinstance(cfg, Config)
     value = cfg.raw(name) if raw else cfg.get(name)
@@ -110,7 +110,7 @@ def _show(cfg: object, name: str, raw: bool, verbose: bool) -> bool:
 
 
 def _dump(cfg: object, filters: tuple[str, ...], raw: bool, verbose: bool) -> None:
-    from condorx.config import Config, ConfigError
+    from condorx.language.config import Config, ConfigError
 
     assert isinstance(cfg, Config)
     click.echo(f"# Configuration from {', '.join(cfg.files) or '<built-in defaults>'}")

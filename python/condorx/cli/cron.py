@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import click
 
 from condorx.cli.common import load
-from condorx.cron import CronError, CronSpec, next_runs, parse
+from condorx.language.cron import CronError, CronSpec, next_runs, parse
 
 
 @click.group()

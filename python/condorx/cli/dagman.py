@@ -22,11 +22,11 @@ import trio
 
 from condorx.cli import args as a
 from condorx.cli.common import load
-from condorx.dag.errors import DagError
 from condorx.dagman import options
 from condorx.dagman.debug_log import DebugLog
 from condorx.dagman.errors import DagmanError
 from condorx.dagman.run import Dagman
+from condorx.language.dag.errors import DagError
 from condorx.version import version_string
 
 OPTIONS = [

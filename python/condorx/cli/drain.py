@@ -16,15 +16,15 @@ import sys
 import click
 import trio
 
-from condorx import locate
 from condorx.cli import args as a
 from condorx.cli.common import load
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import Address, call, user_credentials
-from condorx.config import Config
-from condorx.protocol.message import Message
-from condorx.protocol.startd import CancelDrain, DrainJobs, DrainStarted
-from condorx.wire import RemoteError, WireError
+from condorx.language.config import Config
+from condorx.transport import locate
+from condorx.transport.connection import Address, call, user_credentials
+from condorx.transport.protocol.message import Message
+from condorx.transport.protocol.startd import CancelDrain, DrainJobs, DrainStarted
+from condorx.transport.wire import RemoteError, WireError
 
 TOOL = "condor_drain"
 OPTIONS = [

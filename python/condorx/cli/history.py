@@ -7,13 +7,13 @@ from collections.abc import Iterator
 
 import click
 
-from condorx.attrs import JobStatus
 from condorx.classad import ClassAd, ExprTree
 from condorx.cli import adformat
 from condorx.cli import args as a
 from condorx.cli.common import fail, load
 from condorx.cli.timefmt import duration, short_date
 from condorx.client.schedd import history_ads
+from condorx.language.attrs import JobStatus
 
 OPTIONS = [
     *adformat.JOB_AD_OPTIONS,

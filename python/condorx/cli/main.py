@@ -24,7 +24,7 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 def demo(slots: int, jobs: int, as_json: bool) -> None:
     """Match a synthetic pool's jobs against its slots with the Rust ClassAd engine."""
-    from condorx import demo as pool_demo
+    from condorx.demo import matching as pool_demo
 
     slot_ads, job_ads = pool_demo.make_pool(slots, jobs)
     results = pool_demo.match_pool(slot_ads, job_ads)
@@ -47,7 +47,7 @@ def demo(slots: int, jobs: int, as_json: bool) -> None:
 @main.command("queue-demo")
 def queue_demo() -> None:
     """Run a personal schedd in a scratch directory and drive it with the queue tools."""
-    from condorx.demo_queue import run_demo
+    from condorx.demo.queue import run_demo
 
     run_demo()
 

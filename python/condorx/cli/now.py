@@ -19,8 +19,8 @@ import trio
 from condorx.cli import args as a
 from condorx.cli.common import load
 from condorx.client.schedd import ScheddClient
-from condorx.protocol.schedd import RunNow
-from condorx.wire import RemoteError, WireError
+from condorx.transport.protocol.schedd import RunNow
+from condorx.transport.wire import RemoteError, WireError
 
 TOOL = "condor_now"
 OPTIONS = [

@@ -15,14 +15,14 @@ import sys
 import click
 import trio
 
-from condorx import locate
 from condorx.cli import args as a
 from condorx.cli.common import fail, load
 from condorx.client import schedd as schedd_client
-from condorx.client.connection import Address, Credentials, connect, user_credentials
-from condorx.config import Config
-from condorx.protocol.core import Ping, Pinged
-from condorx.wire import RemoteError, WireError
+from condorx.language.config import Config
+from condorx.transport import locate
+from condorx.transport.connection import Address, Credentials, connect, user_credentials
+from condorx.transport.protocol.core import Ping, Pinged
+from condorx.transport.wire import RemoteError, WireError
 
 TOOL = "condor_ping"
 OPTIONS = [

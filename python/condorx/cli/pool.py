@@ -17,15 +17,15 @@ from pathlib import Path
 import click
 import trio
 
-from condorx import locate
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client import master
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import user_credentials
-from condorx.config import Config
-from condorx.protocol.master import Off
-from condorx.wire import WireError
+from condorx.language.config import Config
+from condorx.transport import locate
+from condorx.transport.connection import user_credentials
+from condorx.transport.protocol.master import Off
+from condorx.transport.wire import WireError
 
 PERSONAL = """\
 # A personal condorx pool: every daemon on this machine, talking over loopback.
@@ -157,7 +157,7 @@ def down() -> None:
 @pool.command("demo")
 def demo_cmd() -> None:
     """Bring up a personal pool in a scratch directory, run three real jobs, bring it down."""
-    from condorx.demo_pool import run_demo
+    from condorx.demo.pool import run_demo
 
     run_demo(click.echo)
 

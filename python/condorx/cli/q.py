@@ -18,8 +18,6 @@ from typing import Any
 import click
 import trio
 
-from condorx import security
-from condorx.attrs import JobStatus
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.cli import adformat
 from condorx.cli import args as a
@@ -28,7 +26,9 @@ from condorx.cli.analyze_view import analyze as _analyze
 from condorx.cli.common import fail, load, run_client
 from condorx.cli.userlog_jobs import read_jobs
 from condorx.client.schedd import ScheddClient
-from condorx.eventlog import EventLogError
+from condorx.language.attrs import JobStatus
+from condorx.language.eventlog import EventLogError
+from condorx.transport import security
 
 TOOL = "condor_q"
 OPTIONS = [

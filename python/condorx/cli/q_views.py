@@ -11,9 +11,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from condorx.attrs import JobStatus
 from condorx.cli.timefmt import duration as _duration
 from condorx.cli.timefmt import short_date as _date
+from condorx.language.attrs import JobStatus
 
 # The columns each view asks the schedd to evaluate; every row starts with BASE.
 BASE = ["ClusterId", "ProcId", "Owner", "JobStatus"]

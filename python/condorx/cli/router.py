@@ -17,11 +17,11 @@ from typing import Any
 
 import click
 
-from condorx.attrs import JobStatus
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient, history_ads
-from condorx.config import Config
+from condorx.language.attrs import JobStatus
+from condorx.language.config import Config
 
 COPIES = "RoutedFromJobId =!= undefined"
 FIELDS = ["ClusterId", "ProcId", "RoutedFromJobId", "Owner", "RouteName", "JobStatus"]

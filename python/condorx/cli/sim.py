@@ -22,14 +22,14 @@ from pathlib import Path
 
 import click
 
-from condorx import locate
 from condorx.cli.common import fail, load, run_client
 from condorx.cli.pool import PERSONAL, answers, count_slots, start_master, stop_master
-from condorx.client.connection import daemon_credentials
 from condorx.client.schedd import ScheddClient
-from condorx.config.errors import ConfigError
+from condorx.language.config.errors import ConfigError
 from condorx.sim import pool_dump, queue_dump
 from condorx.sim.durations import Durations
+from condorx.transport import locate
+from condorx.transport.connection import daemon_credentials
 
 SIMULATED = """\
 DAEMON_LIST = MASTER, COLLECTOR, NEGOTIATOR, SCHEDD, SIM

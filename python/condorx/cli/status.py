@@ -16,7 +16,7 @@ from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.cli.timefmt import duration as _duration
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import user_credentials
+from condorx.transport.connection import user_credentials
 
 TOOL = "condor_status"
 OPTIONS = [

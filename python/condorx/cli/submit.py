@@ -14,17 +14,17 @@ from typing import Any
 
 import click
 
-from condorx import wire
 from condorx.classad import ClassAd
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
 from condorx.daemons.schedd import spool
-from condorx.security import current_user
-from condorx.submit.build import Facts, Jobs, build
-from condorx.submit.errors import SubmitError
-from condorx.submit.parse import parse
-from condorx.wire import Expr
+from condorx.language.submit.build import Facts, Jobs, build
+from condorx.language.submit.errors import SubmitError
+from condorx.language.submit.parse import parse
+from condorx.transport import wire
+from condorx.transport.security import current_user
+from condorx.transport.wire import Expr
 
 TOOL = "condor_submit"
 OPTIONS = [

@@ -19,13 +19,13 @@ import click
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
-from condorx.dag import files as files_needed
-from condorx.dag.errors import DagError
-from condorx.dag.parse import parse_files
-from condorx.dag.submit_file import Options, text
-from condorx.submit.build import Facts, build
-from condorx.submit.errors import SubmitError
-from condorx.submit.parse import parse as parse_submit
+from condorx.language.dag import files as files_needed
+from condorx.language.dag.errors import DagError
+from condorx.language.dag.parse import parse_files
+from condorx.language.dag.submit_file import Options, text
+from condorx.language.submit.build import Facts, build
+from condorx.language.submit.errors import SubmitError
+from condorx.language.submit.parse import parse as parse_submit
 
 TOOL = "condor_submit_dag"
 OPTIONS = [

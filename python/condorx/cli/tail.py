@@ -20,11 +20,11 @@ import trio
 
 from condorx.cli import args as a
 from condorx.cli.common import fail, load
-from condorx.client.connection import Address, call, user_credentials
 from condorx.client.schedd import ScheddClient
-from condorx.config import Config
-from condorx.protocol.startd import Peek, Peeked
-from condorx.wire import RemoteError, WireError
+from condorx.language.config import Config
+from condorx.transport.connection import Address, call, user_credentials
+from condorx.transport.protocol.startd import Peek, Peeked
+from condorx.transport.wire import RemoteError, WireError
 
 TOOL = "condor_tail"
 RETRY = 2.0  # seconds between looks at a job not running yet, and between follows

@@ -1,5 +1,5 @@
 """condor_token_create and condor_token_list: the pool's tokens, in HTCondor's format (a
-JWT signed from the pool signing key, `condorx.tokens`), good for condorx's tools and
+JWT signed from the pool signing key, `condorx.transport.tokens`), good for condorx's tools and
 for HTCondor's own clients alike.
 
 condor_token_create needs the pool signing key (administrators can read it); it prints
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import click
 
-from condorx import locate, security, tokens
 from condorx.cli import args as a
 from condorx.cli.common import fail, load
+from condorx.transport import locate, security, tokens
 
 CREATE_OPTIONS = [
     a.Opt("identity", 2, 1, help="the identity the token authenticates as", metavar="USER@DOMAIN"),

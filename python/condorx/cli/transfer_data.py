@@ -21,8 +21,8 @@ from condorx.cli import args as a
 from condorx.cli.common import fail, load
 from condorx.client.schedd import ScheddClient
 from condorx.daemons.schedd.staging import write_outputs
-from condorx.security import current_user
-from condorx.wire import RemoteError, WireError
+from condorx.transport.security import current_user
+from condorx.transport.wire import RemoteError, WireError
 
 TOOL = "condor_transfer_data"
 OPTIONS = [

@@ -19,9 +19,9 @@ from typing import Any
 
 import click
 
-from condorx import eventlog
 from condorx.cli import args as a
 from condorx.cli.timefmt import format_date, format_time_nosecs
+from condorx.language import eventlog
 
 TOOL = "condor_userlog"
 OPTIONS = [

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from condorx import eventlog
-from condorx.attrs import JobStatus
 from condorx.classad import ClassAd
+from condorx.language import eventlog
+from condorx.language.attrs import JobStatus
 
 _STATUS = {
     "000": JobStatus.IDLE,

@@ -28,8 +28,8 @@ from condorx.cli.adformat import AutoFormat
 from condorx.cli.common import fail, load, run_client
 from condorx.cli.timefmt import format_date, format_date_year, format_time_nosecs
 from condorx.client import negotiator
-from condorx.config import Config
-from condorx.wire import RemoteError, WireError
+from condorx.language.config import Config
+from condorx.transport.wire import RemoteError, WireError
 
 TOOL = "condor_userprio"
 OPTIONS = [

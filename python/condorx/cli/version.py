@@ -2,7 +2,7 @@
 them (`$CondorVersion: ... $` and `$CondorPlatform: ... $`); scripts parse these lines.
 
 The version is the one condorx's configuration reports (CONDOR_VERSION, and `version`
-in `if` conditions: condorx.config.conditions.VERSION); the BuildID names condorx's own.
+in `if` conditions: condorx.version.VERSION); the BuildID names condorx's own.
 """
 
 from __future__ import annotations

@@ -18,9 +18,9 @@ from typing import NoReturn, TextIO
 import click
 import trio
 
-from condorx import eventlog
 from condorx.cli import args as a
 from condorx.cli.version import platform_string, version_string
+from condorx.language import eventlog
 
 TOOL = "condor_wait"
 POLL = 0.2  # seconds between looks at a log that has not grown

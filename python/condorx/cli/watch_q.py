@@ -25,12 +25,12 @@ from typing import Any
 import click
 import trio
 
-from condorx import eventlog
 from condorx.cli import args as a
 from condorx.cli.common import load
 from condorx.client.schedd import ScheddClient
-from condorx.config import Config
-from condorx.wire import RemoteError, WireError
+from condorx.language import eventlog
+from condorx.language.config import Config
+from condorx.transport.wire import RemoteError, WireError
 
 TOOL = "condor_watch_q"
 # The states a job is in, in the table's column order.

@@ -13,15 +13,15 @@ import sys
 
 import click
 
-from condorx import locate, wire
 from condorx.classad import ClassAd
 from condorx.cli import args as a
 from condorx.cli.adformat import AutoFormat
 from condorx.cli.common import fail, load, run_client
 from condorx.cli.timefmt import format_time
-from condorx.client.connection import Address, call, user_credentials
-from condorx.config import Config
-from condorx.protocol.startd import QuerySlots, SlotAds
+from condorx.language.config import Config
+from condorx.transport import locate, wire
+from condorx.transport.connection import Address, call, user_credentials
+from condorx.transport.protocol.startd import QuerySlots, SlotAds
 
 TOOL = "condor_who"
 OPTIONS = [

@@ -6,11 +6,11 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from condorx import locate, wire
 from condorx.classad import ClassAd
-from condorx.client.connection import Address, Credentials, connect
-from condorx.config import Config
-from condorx.protocol.collector import Advertise, Invalidate, QueryAds
+from condorx.language.config import Config
+from condorx.transport import locate, wire
+from condorx.transport.connection import Address, Credentials, connect
+from condorx.transport.protocol.collector import Advertise, Invalidate, QueryAds
 
 
 class CollectorClient:

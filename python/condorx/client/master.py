@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from condorx import locate
-from condorx.client.connection import Address, Credentials, call
-from condorx.config import Config
-from condorx.protocol import master as m
-from condorx.protocol.message import Message
+from condorx.language.config import Config
+from condorx.transport import locate
+from condorx.transport.connection import Address, Credentials, call
+from condorx.transport.protocol import master as m
+from condorx.transport.protocol.message import Message
 
 
 async def status(cfg: Config) -> dict[str, Any]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from condorx import locate
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import Address, Credentials, call, user_credentials
-from condorx.config import Config
-from condorx.protocol.negotiator import EditUser, GetPriorities, Priorities, Reschedule
+from condorx.language.config import Config
+from condorx.transport import locate
+from condorx.transport.connection import Address, Credentials, call, user_credentials
+from condorx.transport.protocol.negotiator import EditUser, GetPriorities, Priorities, Reschedule
 
 
 async def reschedule(address: Address, creds: Credentials) -> None:

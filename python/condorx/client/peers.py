@@ -17,9 +17,9 @@ from typing import Any
 
 import trio
 
-from condorx import wire
-from condorx.client.connection import Address, Credentials, connect
-from condorx.protocol.message import Message
+from condorx.transport import wire
+from condorx.transport.connection import Address, Credentials, connect
+from condorx.transport.protocol.message import Message
 
 
 @dataclass

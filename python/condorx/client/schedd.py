@@ -15,11 +15,11 @@ from typing import Any
 
 import trio
 
-from condorx import locate, wire
 from condorx.classad import ClassAd, parseAds
-from condorx.client.connection import Address, Credentials, connect, user_credentials
-from condorx.config import Config
-from condorx.protocol.schedd import (
+from condorx.language.config import Config
+from condorx.transport import locate, wire
+from condorx.transport.connection import Address, Credentials, connect, user_credentials
+from condorx.transport.protocol.schedd import (
     Act,
     Acted,
     Autoclusters,
@@ -248,7 +248,7 @@ class ScheddClient:
 
 def history_ads(cfg: Config) -> Iterator[ClassAd]:
     """Finished jobs, newest first, from the schedd's history file."""
-    from condorx.daemons.schedd.history import read_newest_first
+    from condorx.language.history import read_newest_first
 
     return read_newest_first(Path(locate.history_file(cfg)))
 

@@ -3,7 +3,7 @@ one after another, release it; and, on a connection of their own, suspend, conti
 stop the job a claim runs.
 
 A claim keeps one conversation for its life: a stream of the one connection the schedd
-holds to that startd (`condorx.mux`), so that a schedd's running claims are not bounded
+holds to that startd (`condorx.transport.mux`), so that a schedd's running claims are not bounded
 by how many files it may open. A job's `run` stays open while the job runs:
 the startd's frames on it (the job started, heartbeats, the policy suspended it) are its
 lease, and the last one says how the run ended (`RunResult`).
@@ -17,12 +17,13 @@ from typing import Any
 
 import trio
 
-from condorx import locate, wire
 from condorx.classad import ClassAd
-from condorx.client.connection import Address, Credentials, call, user_credentials
-from condorx.config import Config
-from condorx.mux import Multiplexer, Stream
-from condorx.protocol.startd import (
+from condorx.language.config import Config
+from condorx.transport import locate, wire
+from condorx.transport.connection import Address, Credentials, call, user_credentials
+from condorx.transport.mux import Multiplexer, Stream
+from condorx.transport.protocol.run_result import RunResult
+from condorx.transport.protocol.startd import (
     Claimed,
     ClaimSlot,
     Continue,
@@ -36,7 +37,6 @@ from condorx.protocol.startd import (
     Vacate,
     Vacated,
 )
-from condorx.run_result import RunResult
 
 # A frame of a running job: {"started": pid, "host": ...}, {"alive": ...}, {"suspended": ...}.
 Notice = Callable[[dict[str, Any]], Awaitable[None]]
@@ -74,7 +74,7 @@ class StartdClient:
     def __init__(
         self, creds: Credentials, nursery: trio.Nursery, claiming: int = 256, timeout: float = 60.0
     ) -> None:
-        """Claims to one startd share a connection (`condorx.mux`), whose reading task
+        """Claims to one startd share a connection (`condorx.transport.mux`), whose reading task
         runs in `nursery`. `claiming`: how many claims may be taken up at once, so that
         a cycle's thousands of matches do not all ask in one instant; `timeout`: how
         long a startd may take to accept a connection (one that does not holds its

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from condorx.daemons.run import DAEMONS, run
+from condorx.daemons.core.run import DAEMONS, run
 
 if __name__ == "__main__":
     args = sys.argv[1:]

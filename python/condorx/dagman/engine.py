@@ -18,7 +18,6 @@ from __future__ import annotations
 import heapq
 from collections import deque
 
-from condorx.dag.model import Dag, Node
 from condorx.dagman.node_state import (
     DONE,
     ERROR,
@@ -35,6 +34,7 @@ from condorx.dagman.node_state import (
     Limits,
     State,
 )
+from condorx.language.dag.model import Dag, Node
 
 
 class Engine:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import time
 
-from condorx import wire
 from condorx.classad import ClassAd
 from condorx.client.schedd import ScheddClient
 from condorx.dagman import outcome
 from condorx.dagman.debug_log import DebugLog
 from condorx.dagman.engine import Engine
+from condorx.transport import wire
 
 
 class DagmanJob:

@@ -10,8 +10,8 @@ import re
 import time
 from pathlib import Path
 
-from condorx.dag.model import Dag
 from condorx.dagman.node_state import SUBMITTED, State
+from condorx.language.dag.model import Dag
 
 
 class JobstateLog:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 
-from condorx.config import Config, ConfigError
-from condorx.dag.model import Dag
-from condorx.dag.parse import parse_files
 from condorx.dagman import rescue
 from condorx.dagman.debug_log import DebugLog
 from condorx.dagman.errors import DagmanError
 from condorx.dagman.options import Options
+from condorx.language.config import Config, ConfigError
+from condorx.language.dag.model import Dag
+from condorx.language.dag.parse import parse_files
 
 
 def load(opts: Options, cfg: Config, out: DebugLog) -> tuple[Dag, int]:

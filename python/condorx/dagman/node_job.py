@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from condorx.dag.model import Dag, Node
+from condorx.language.dag.model import Dag, Node
 
 # The events DAGMan reads from the nodes log (DagSubmit::GetMask).
 EVENT_MASK = "0,1,2,4,5,7,8,9,10,11,12,13,16,17,24,27,35,36"

@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from condorx.eventlog import Event
+from condorx.language.eventlog import Event
 
 POST_TERMINATED = 16
 _NOTE = "DAG Node: "

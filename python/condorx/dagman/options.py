@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from condorx.config import Config
 from condorx.dagman.node_state import Limits
+from condorx.language.config import Config
 
 
 class OptionError(ValueError):

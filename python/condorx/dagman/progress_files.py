@@ -8,13 +8,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from condorx.dag.model import Dag
 from condorx.dagman import metrics, outcome, status_file
 from condorx.dagman.debug_log import DebugLog
 from condorx.dagman.dot_file import DotFile
 from condorx.dagman.engine import Engine
 from condorx.dagman.jobstate_log import JobstateLog
 from condorx.dagman.options import Options
+from condorx.language.dag.model import Dag
 
 
 class ProgressFiles:

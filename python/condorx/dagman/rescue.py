@@ -8,10 +8,10 @@ import os
 import time
 from pathlib import Path
 
-from condorx.dag.errors import DagError
-from condorx.dag.model import Dag
 from condorx.dagman.engine import Engine
 from condorx.dagman.node_state import DONE, ERROR
+from condorx.language.dag.errors import DagError
+from condorx.language.dag.model import Dag
 
 VERSION = "2.1.0"
 

@@ -20,10 +20,7 @@ from pathlib import Path
 
 import trio
 
-from condorx import wire
 from condorx.client.schedd import ScheddClient
-from condorx.config import Config
-from condorx.dag.model import Dag
 from condorx.dagman import loading, lock_file, node_job, nodes_log, outcome, rescue, scripts
 from condorx.dagman.debug_log import DebugLog
 from condorx.dagman.engine import Engine
@@ -33,7 +30,10 @@ from condorx.dagman.node_state import DagStatus
 from condorx.dagman.options import Options
 from condorx.dagman.progress_files import ProgressFiles
 from condorx.dagman.submitter import NodeSubmitError, Submitter
-from condorx.eventlog import Event, EventLogError, Tail
+from condorx.language.config import Config
+from condorx.language.dag.model import Dag
+from condorx.language.eventlog import Event, EventLogError, Tail
+from condorx.transport import wire
 
 _POLL = 0.1  # how often the nodes log is looked at (a stat and a read)
 # Submissions in flight at once, each on a connection of its own kept for the run.

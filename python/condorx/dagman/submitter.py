@@ -12,16 +12,16 @@ from typing import Any
 import trio
 
 from condorx.client.schedd import ScheddClient
-from condorx.config import Config
-from condorx.dag.errors import DagError
-from condorx.dag.model import Dag, Node
-from condorx.dag.parse import parse as parse_dag
-from condorx.dag.submit_file import Options as SubmitDagOptions
-from condorx.dag.submit_file import text as submit_file_text
 from condorx.dagman import node_job
-from condorx.submit.build import Facts, build
-from condorx.submit.errors import SubmitError
-from condorx.submit.parse import parse
+from condorx.language.config import Config
+from condorx.language.dag.errors import DagError
+from condorx.language.dag.model import Dag, Node
+from condorx.language.dag.parse import parse as parse_dag
+from condorx.language.dag.submit_file import Options as SubmitDagOptions
+from condorx.language.dag.submit_file import text as submit_file_text
+from condorx.language.submit.build import Facts, build
+from condorx.language.submit.errors import SubmitError
+from condorx.language.submit.parse import parse
 
 # Cluster ids reserved at a time: a DAG's node submissions come in bursts.
 _BLOCK = 64

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from condorx.config.errors import ConfigError
+from condorx.language.config.errors import ConfigError
 
 _DRAWS: dict[str, tuple[int, Callable[[random.Random, list[float]], float]]] = {
     "uniform": (2, lambda r, a: r.uniform(a[0], a[1])),

@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from condorx.config import Config
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd.slots import Slot
 from condorx.daemons.startd.table import SlotTable
-from condorx.locate import execute_dir
+from condorx.language.config import Config
 from condorx.sim import pool_dump
+from condorx.transport.locate import execute_dir
 
 
 def templated(cfg: Config, count: int) -> list[SlotTable]:

@@ -21,15 +21,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from condorx import wire
 from condorx.classad import ClassAd
-from condorx.config import Config
-from condorx.config.errors import ConfigError
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd.ads import Measures
 from condorx.daemons.startd.slots import Slot
 from condorx.daemons.startd.table import SlotTable
+from condorx.language.config import Config
+from condorx.language.config.errors import ConfigError
 from condorx.sim import ad_dump
+from condorx.transport import wire
 
 # Attributes of that moment, by name and by prefix (compared without case).
 _MOMENT = frozenset(

@@ -20,11 +20,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from condorx import wire
-from condorx.attrs import PROTECTED, JobStatus, Universe
 from condorx.classad import ClassAd
+from condorx.language.attrs import PROTECTED, JobStatus, Universe
 from condorx.sim import ad_dump
 from condorx.sim.ad_dump import DumpError
+from condorx.transport import wire
 
 _SKIPPED_UNIVERSES = (Universe.SCHEDULER, Universe.LOCAL, Universe.GRID)
 _TAKEN = {JobStatus.IDLE, JobStatus.RUNNING, JobStatus.TRANSFERRING_OUTPUT, JobStatus.SUSPENDED}

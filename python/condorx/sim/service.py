@@ -21,18 +21,21 @@ from typing import Any
 
 import trio
 
-from condorx import job_lease, locate, wire
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import daemon_credentials
-from condorx.config import Config
-from condorx.daemons import batch
-from condorx.daemons.server import Handler, Peer, Server
+from condorx.daemons.core import batch, job_lease
+from condorx.daemons.core.server import Handler, Peer, Server
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.states import Activity, State
 from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.errors import Refusal, Refused
-from condorx.protocol.message import Done, Each, Message
-from condorx.protocol.startd import (
+from condorx.language.config import Config
+from condorx.sim import machines
+from condorx.sim.durations import Durations
+from condorx.sim.machines import SimMachines
+from condorx.transport import locate, wire
+from condorx.transport.connection import daemon_credentials
+from condorx.transport.protocol.message import Done, Each, Message
+from condorx.transport.protocol.startd import (
     CancelDrain,
     Claimed,
     ClaimSlot,
@@ -54,9 +57,6 @@ from condorx.protocol.startd import (
     Vacate,
     Vacated,
 )
-from condorx.sim import machines
-from condorx.sim.durations import Durations
-from condorx.sim.machines import SimMachines
 
 log = logging.getLogger("condorx.sim")
 

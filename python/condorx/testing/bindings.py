@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from condorx import locate
 from condorx.testing.pool import LocalPool
+from condorx.transport import locate
 
 # The wheel's Python: the venv's own (htcondor 25.14.1, module htcondor2).
 PYTHON = sys.executable

@@ -1,6 +1,6 @@
 """A small CEDAR client, for tests that must do what HTCondor's clients would not: stop
 half way, send bytes that are wrong, resume a session that does not exist. Everything
-it sends follows `condorx.cedar` (and HTCondor's own clients, which the other tests run,
+it sends follows `condorx.transport.cedar` (and HTCondor's own clients, which the other tests run,
 agree with that)."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from condorx.cedar.codec import Reader, Writer
-from condorx.cedar.commands import AuthBit, Cmd
-from condorx.cedar.packets import Connection
 from condorx.classad import ClassAd
+from condorx.transport.cedar.codec import Reader, Writer
+from condorx.transport.cedar.commands import AuthBit, Cmd
+from condorx.transport.cedar.packets import Connection
 
 VERSION = "$CondorVersion: 25.14.1 2026-09-24 BuildID: test $"
 

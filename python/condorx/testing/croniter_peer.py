@@ -19,7 +19,7 @@ import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from condorx.cron import CronSpec
+from condorx.language.cron import CronSpec
 
 # (lowest, highest) of each field, in crontab order; day of week allows 7 for Sunday.
 RANGES = [(0, 59), (0, 23), (1, 31), (1, 12), (0, 7)]

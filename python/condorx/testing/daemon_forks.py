@@ -20,10 +20,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from condorx.daemons.run import DAEMONS
+from condorx.daemons.core.run import DAEMONS
 from condorx.testing.tools import become
 
-PRELOAD = ["condorx.daemons.run", *(module for _, module in DAEMONS.values())]
+PRELOAD = ["condorx.daemons.core.run", *(module for _, module in DAEMONS.values())]
 
 
 @functools.cache
@@ -37,7 +37,7 @@ def _child(name: str, local: str | None, env: dict[str, str], cwd: str, log: str
     """In the forked child: become the daemon's process, then run it."""
     become(env, cwd, log, log)
     sys.argv = ["condorx.daemons", name, *(["-local-name", local] if local else [])]
-    from condorx.daemons.run import run
+    from condorx.daemons.core.run import run
 
     run(name, local)
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from condorx import wire
-from condorx.daemons.server import Handler, Peer
-from condorx.protocol.message import Done, Message, Reply
-from condorx.protocol.table import Command, Permission
+from condorx.daemons.core.server import Handler, Peer
+from condorx.transport import wire
+from condorx.transport.protocol.message import Done, Message, Reply
+from condorx.transport.protocol.table import Command, Permission
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,12 @@ from typing import Any
 
 import trio
 
-from condorx import locate
-from condorx.client.connection import Address, connect, daemon_credentials
 from condorx.client.schedd import ScheddClient
-from condorx.config import Config, load_config
+from condorx.language.config import Config, load_config
 from condorx.testing.daemon_forks import ForkedDaemon
 from condorx.testing.tools import run_tool
+from condorx.transport import locate
+from condorx.transport.connection import Address, connect, daemon_credentials
 
 CONFIG = """\
 LOCAL_DIR = {dir}

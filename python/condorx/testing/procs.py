@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from condorx.procfs import stat_fields
+from condorx.host.procfs import stat_fields
 
 
 def session(leader: int) -> dict[int, tuple[str, int]]:

@@ -24,17 +24,18 @@ from typing import Any
 
 import trio
 
-from condorx import hooks, wire
 from condorx.classad import ClassAd
-from condorx.config import Config, load_config
-from condorx.daemons.peer import Peer
+from condorx.daemons.core import hooks
 from condorx.daemons.startd.claims import Claims
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.fetch import Fetcher
 from condorx.daemons.startd.runs import Runs
 from condorx.daemons.startd.slots import Slot
-from condorx.protocol.startd import ClaimSlot, Match, RunEnded, RunJob
-from condorx.protocol.starter import StartJob
+from condorx.language.config import Config, load_config
+from condorx.transport import wire
+from condorx.transport.peer import Peer
+from condorx.transport.protocol.startd import ClaimSlot, Match, RunEnded, RunJob
+from condorx.transport.protocol.starter import StartJob
 
 EPOCH = 1_700_000_000.0
 

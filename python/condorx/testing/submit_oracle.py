@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from condorx import wire
 from condorx.classad import ClassAd, ExprTree
 from condorx.errors import CondorxError
-from condorx.submit.build import Facts, build
-from condorx.submit.errors import SubmitError
-from condorx.submit.parse import parse
+from condorx.language.submit.build import Facts, build
+from condorx.language.submit.errors import SubmitError
+from condorx.language.submit.parse import parse
+from condorx.transport import wire
 
 FS_DOMAIN = "submit.example.net"  # the oracle's FILESYSTEM_DOMAIN and UID_DOMAIN
 CLUSTER = 1

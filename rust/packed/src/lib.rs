@@ -17,7 +17,7 @@ pub use names::is_attr_name;
 pub use reader::{read_ads, ExprReader};
 pub use writer::{write_ad, write_ads};
 
-/// The ext type an expression's text travels as (`condorx.wire._EXPR`).
+/// The ext type an expression's text travels as (`condorx.transport.wire._EXPR`).
 pub const EXPR: i8 = 1;
 
 /// The most ads, or attributes of an ad, room is reserved for before they are read.

@@ -1,4 +1,4 @@
-//! Writing a body, as `condorx.wire.ad_to_wire` writes an ad.
+//! Writing a body, as `condorx.transport.wire.ad_to_wire` writes an ad.
 
 use condorx_classad::{unparse, ClassAd, Expr, Name, Value};
 
@@ -37,7 +37,7 @@ pub fn write_ad(out: &mut Vec<u8>, ad: &ClassAd) {
     }
 }
 
-/// The ads as one body, for `read_ads` (or `condorx.wire.unpack`).
+/// The ads as one body, for `read_ads` (or `condorx.transport.wire.unpack`).
 pub fn write_ads<'a>(ads: impl ExactSizeIterator<Item = &'a ClassAd>) -> Vec<u8> {
     let mut out = Vec::new();
     let _ = rmp::encode::write_array_len(&mut out, ads.len() as u32);

@@ -181,7 +181,7 @@ fn py_negotiate<'py>(
 }
 
 /// User priorities from usage, decayed with PRIORITY_HALFLIFE.
-#[pyclass(name = "Accountant", module = "condorx.negotiation")]
+#[pyclass(name = "Accountant", module = "condorx.language.negotiation")]
 pub struct PyAccountant {
     inner: Accountant,
 }

@@ -35,7 +35,7 @@ fn ads_from_msgpack(body: &[u8], stamp: Option<PyRef<'_, PyClassAd>>) -> Option<
     )
 }
 
-/// The ads as one msgpack body, for `ads_from_msgpack` (or `condorx.wire.unpack`).
+/// The ads as one msgpack body, for `ads_from_msgpack` (or `condorx.transport.wire.unpack`).
 #[pyfunction]
 fn ads_to_msgpack<'py>(py: Python<'py>, ads: Vec<PyRef<'py, PyClassAd>>) -> Bound<'py, PyBytes> {
     let out = write_ads(ads.iter().map(|ad| ad.inner().as_ref()));

@@ -1,5 +1,5 @@
 //! Ads as they travel between daemons (msgpack maps of attribute to value, expressions
-//! as `condorx.wire.Expr`), made into ClassAds in one call: the collector takes thousands
+//! as `condorx.classad.Expr`), made into ClassAds in one call: the collector takes thousands
 //! of slot ads an update, each repeating its startd's policy expressions.
 
 use std::sync::Arc;
@@ -83,7 +83,7 @@ fn literal(v: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
 }
 
 /// Each wire map of `maps` as a ClassAd, or None where the map is not plain (see
-/// `Reader::ad`). `expr_type` is the class expressions travel as (`condorx.wire.Expr`).
+/// `Reader::ad`). `expr_type` is the class expressions travel as (`condorx.classad.Expr`).
 #[pyfunction]
 fn ads_from_wire(
     maps: &Bound<'_, PyList>,

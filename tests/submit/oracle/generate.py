@@ -388,8 +388,8 @@ def dag_node_args(name: str, retry: int, status: int, failed: int) -> list[str]:
     """condor_submit's arguments that stand for condor_dagman's statements for `name`."""
     import tempfile
 
-    from condorx.dag.parse import parse
     from condorx.dagman.node_job import Context, statements
+    from condorx.language.dag.parse import parse
 
     with tempfile.TemporaryDirectory() as d:
         dag_file = Path(d) / "x.dag"

@@ -14,9 +14,9 @@ from __future__ import annotations
 import collections
 from collections.abc import Iterable
 
-from condorx.attrs import JobStatus
 from condorx.classad import ClassAd
 from condorx.daemons.job_router.table import Route
+from condorx.language.attrs import JobStatus
 
 WINDOW = 60.0
 

@@ -20,20 +20,20 @@ from typing import Any
 
 import trio
 
-from condorx import locate, wire
 from condorx.classad import ClassAd
-from condorx.client.connection import daemon_credentials
 from condorx.client.schedd import ScheddClient, history_ads
-from condorx.config import Config
+from condorx.daemons.core.server import Handler, Peer, Server
 from condorx.daemons.job_router import table as routing_table
 from condorx.daemons.job_router.failures import Failures
 from condorx.daemons.job_router.table import Route, Table
 from condorx.daemons.job_router.transform import TransformError, routed_copy, sandboxing
-from condorx.daemons.schedd.routing import copy_map
-from condorx.daemons.server import Handler, Peer, Server
-from condorx.protocol import schedd as schedd_requests
-from condorx.protocol.job_router import DescribeRoutes, PollNow, Routes
-from condorx.protocol.message import Done, Message
+from condorx.language.attrs import NOT_COPIED, PROTECTED
+from condorx.language.config import Config
+from condorx.transport import locate, wire
+from condorx.transport.connection import daemon_credentials
+from condorx.transport.protocol import schedd as schedd_requests
+from condorx.transport.protocol.job_router import DescribeRoutes, PollNow, Routes
+from condorx.transport.protocol.message import Done, Message
 
 log = logging.getLogger("condorx.job_router")
 
@@ -284,3 +284,12 @@ async def serve(
         nursery.start_soon(router.loop)
         log.info("job router at %s, polling every %d s", address, router.period)
         task_status.started(address)
+
+
+def copy_map(copy: ClassAd) -> dict[str, Any]:
+    """The attributes a routed copy is submitted with: all but the schedd's own."""
+    return {
+        name: value
+        for name, value in wire.ad_to_wire(copy).items()
+        if name.lower() not in PROTECTED and name.lower() not in NOT_COPIED
+    }

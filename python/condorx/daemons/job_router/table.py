@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from condorx.attrs import Universe
 from condorx.classad import ClassAd, parseAds
-from condorx.config import Config
+from condorx.language.attrs import Universe
+from condorx.language.config import Config
 
 DEFAULTS = {
     "MaxJobs": 100,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from condorx.daemons.run import run
+from condorx.daemons.core.run import run
 
 
 def main() -> None:

@@ -10,8 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 
-from condorx import wire
-from condorx.attrs import JobStatus
+from condorx.daemons.core.server import Peer
 from condorx.daemons.schedd import factory, transitions
 from condorx.daemons.schedd.choosing import Chooser, parse_id, select
 from condorx.daemons.schedd.clock import Clock
@@ -19,9 +18,10 @@ from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.shadow import Shadows
 from condorx.daemons.schedd.store import Key, job_id
-from condorx.daemons.server import Peer
 from condorx.errors import Refusal, Refused
-from condorx.protocol.schedd import Act, Acted
+from condorx.language.attrs import JobStatus
+from condorx.transport import wire
+from condorx.transport.protocol.schedd import Act, Acted
 
 log = logging.getLogger("condorx.schedd")
 

@@ -10,15 +10,16 @@ from typing import Any
 
 import trio
 
-from condorx import version, wire
-from condorx.attrs import JobStatus
+from condorx import version
 from condorx.client import negotiator
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import Address, daemon_credentials
-from condorx.config import Config
-from condorx.daemons.advertiser import Advertiser
+from condorx.daemons.core.advertiser import Advertiser
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
+from condorx.language.attrs import JobStatus
+from condorx.language.config import Config
+from condorx.transport import wire
+from condorx.transport.connection import Address, daemon_credentials
 
 log = logging.getLogger("condorx.schedd")
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from condorx import security
-from condorx.config import Config
 from condorx.errors import Refusal, Refused
+from condorx.language.config import Config
+from condorx.transport import security
 
 
 def _names(cfg: Config, *knobs: str) -> frozenset[str]:

@@ -17,7 +17,7 @@ import trio
 
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.store import Key
-from condorx.negotiation import autoclusters
+from condorx.language.negotiation import autoclusters
 
 Group = tuple[Key, int, ClassAd]  # the first job, how many jobs, the first job's ad
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from condorx import security
 from condorx.classad import ClassAd
-from condorx.daemons import query
+from condorx.daemons.core import query
+from condorx.daemons.core.server import Peer
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.store import Key, job_id
-from condorx.daemons.server import Peer
 from condorx.errors import Refusal, Refused
+from condorx.transport import security
 
 
 def parse_id(text: str) -> Key | None:

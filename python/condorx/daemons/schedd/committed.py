@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from condorx.attrs import JobStatus, Universe
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.queue import EventKind, JobQueue, Transaction
 from condorx.daemons.schedd.store import Key
+from condorx.language.attrs import JobStatus, Universe
 
 # The events of a job that is held or removed (abort: condor_rm, a policy's remove).
 _STOPPING = frozenset({EventKind.HOLD, EventKind.ABORT})

@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from condorx import cron, wire
-from condorx.attrs import HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree
 from condorx.daemons.schedd.store import Key
+from condorx.language import cron
+from condorx.language.attrs import HoldCode, JobStatus
+from condorx.transport import wire
 
 # The prep-time attribute of each kind of deferred job, and the clause that delays its
 # match (a cron job's is the one the negotiator applies too: `cron.ready_clause`).

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from condorx import wire
+from condorx.daemons.core.server import Peer
 from condorx.daemons.schedd import factory, transitions
 from condorx.daemons.schedd.actions import acted
 from condorx.daemons.schedd.attr_rules import AttrRules
@@ -16,9 +16,9 @@ from condorx.daemons.schedd.clock import Clock
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import Key, job_id
-from condorx.daemons.server import Peer
 from condorx.errors import Refusal, Refused
-from condorx.protocol.schedd import Acted, Edit
+from condorx.transport import wire
+from condorx.transport.protocol.schedd import Acted, Edit
 
 # An edit's change: (jobs chosen, jobs edited, jobs denied, each one's result).
 EditChange = Callable[[Transaction], tuple[list[Key], list[Key], list[str], dict[str, str]]]

@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from condorx import wire
-from condorx.attrs import PROTECTED, HoldCode, JobStatus, Universe
 from condorx.classad import ClassAd, ExprTree
 from condorx.daemons.schedd import deferral, grid, transitions
 from condorx.daemons.schedd.queue import EventKind, Transaction
 from condorx.daemons.schedd.store import Key
 from condorx.daemons.schedd.submission import Submission
+from condorx.language.attrs import PROTECTED, HoldCode, JobStatus, Universe
+from condorx.transport import wire
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,6 @@ from typing import Any, Protocol
 
 import msgpack
 
-from condorx import wire
-from condorx.attrs import PROTECTED, JobStatus, Universe
 from condorx.classad import ClassAd
 from condorx.daemons.schedd import entry
 from condorx.daemons.schedd.factory_state import (
@@ -47,10 +45,12 @@ from condorx.daemons.schedd.factory_state import (
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.submission import Submission
 from condorx.errors import Refusal, Refused
-from condorx.submit.build import Facts
-from condorx.submit.errors import SubmitError
-from condorx.submit.parse import parse
-from condorx.submit.series import Series
+from condorx.language.attrs import PROTECTED, JobStatus, Universe
+from condorx.language.submit.build import Facts
+from condorx.language.submit.errors import SubmitError
+from condorx.language.submit.parse import parse
+from condorx.language.submit.series import Series
+from condorx.transport import wire
 
 log = logging.getLogger("condorx.schedd")
 

@@ -7,8 +7,8 @@ with a reason that says so, as HTCondor's gridmanager holds a job it cannot subm
 
 from __future__ import annotations
 
-from condorx.attrs import Universe
 from condorx.classad import ClassAd
+from condorx.language.attrs import Universe
 
 # `condor` resources: another condorx pool's schedd (see gridmanager).
 REACHABLE = ("condor",)

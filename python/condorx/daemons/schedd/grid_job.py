@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from condorx import wire
-from condorx.attrs import PROTECTED
 from condorx.classad import ClassAd
-from condorx.daemons.schedd import routing, spool
+from condorx.daemons.schedd import spool
 from condorx.daemons.schedd.remote import Resource
+from condorx.language.attrs import NOT_COPIED, PROTECTED
+from condorx.transport import wire
 
 # The local job's own bookkeeping, never sent: the remote schedd keeps its own.
 LOCAL_ONLY = frozenset(
@@ -68,7 +68,7 @@ def remote_job(
         if low.startswith("remote_") and len(name) > 7:
             if name[7:].lower() not in FILE_ATTRS:  # the spool decides where files are
                 overrides[name[7:]] = value
-        elif low not in PROTECTED and low not in LOCAL_ONLY and low not in routing.NOT_COPIED:
+        elif low not in PROTECTED and low not in LOCAL_ONLY and low not in NOT_COPIED:
             attrs[name] = value
     paths, files = spool.gather(ad)
     attrs.update(paths)

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from condorx.attrs import JobStatus
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.remote import Resource
 from condorx.daemons.schedd.store import Key
+from condorx.language.attrs import JobStatus
 
 ACTIVE = (JobStatus.IDLE, JobStatus.RUNNING, JobStatus.SUSPENDED)
 # What is read of each remote job.

@@ -29,11 +29,8 @@ from typing import Any
 
 import trio
 
-from condorx import locate, wire
-from condorx.attrs import HoldCode, JobStatus, Universe
 from condorx.classad import ClassAd
 from condorx.client.schedd import ScheddClient
-from condorx.config import Config
 from condorx.daemons.schedd import grid_job, grid_plan, spool
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.grid_resources import KnownResources
@@ -42,7 +39,10 @@ from condorx.daemons.schedd.queue import EventKind, Transaction
 from condorx.daemons.schedd.remote import Remote, RemoteUnavailable, Resource
 from condorx.daemons.schedd.staging import OutputFailure, write_outputs
 from condorx.daemons.schedd.store import Key
-from condorx.protocol.schedd import Output, Retrieve, Submit, Submitted
+from condorx.language.attrs import HoldCode, JobStatus, Universe
+from condorx.language.config import Config
+from condorx.transport import locate, wire
+from condorx.transport.protocol.schedd import Output, Retrieve, Submit, Submitted
 
 log = logging.getLogger("condorx.gridmanager")
 

@@ -11,14 +11,14 @@ from typing import Any
 
 import trio
 
-from condorx import wire
 from condorx.classad import ClassAd, ExprTree
-from condorx.daemons import query
-from condorx.daemons.peer import Peer
-from condorx.daemons.schedd.history import read_newest_first
+from condorx.daemons.core import query
 from condorx.errors import Refusal, Refused
-from condorx.protocol.message import Count
-from condorx.protocol.schedd import History
+from condorx.language.history import read_newest_first
+from condorx.transport import wire
+from condorx.transport.peer import Peer
+from condorx.transport.protocol.message import Count
+from condorx.transport.protocol.schedd import History
 
 CHUNK = 1000
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import socket
 from dataclasses import dataclass
 
-from condorx.config import Config
+from condorx.language.config import Config
 
 
 @dataclass

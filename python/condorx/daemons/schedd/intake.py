@@ -18,8 +18,7 @@ from typing import Any
 
 import trio
 
-from condorx import locate, security, wire
-from condorx.config import Config, ConfigError
+from condorx.daemons.core.server import Peer
 from condorx.daemons.schedd import entry, factory, factory_state, spool, stage
 from condorx.daemons.schedd.clock import Clock, wall
 from condorx.daemons.schedd.factory import Factories
@@ -27,10 +26,11 @@ from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.submission import Submission
-from condorx.daemons.server import Peer
 from condorx.errors import Refusal, Refused
-from condorx.protocol.schedd import Submit, Submitted
-from condorx.submit.errors import SubmitError
+from condorx.language.config import Config, ConfigError
+from condorx.language.submit.errors import SubmitError
+from condorx.transport import locate, security, wire
+from condorx.transport.protocol.schedd import Submit, Submitted
 
 log = logging.getLogger("condorx.schedd")
 

@@ -26,15 +26,15 @@ from typing import Any, Generic, TypeVar
 
 import trio
 
-from condorx.attrs import JobStatus
 from condorx.classad import ClassAd
 from condorx.daemons.schedd import routing, spool, userlog
 from condorx.daemons.schedd.committed import Committed
-from condorx.daemons.schedd.history import Rotation, append
 from condorx.daemons.schedd.queue import EventKind, JobQueue, Transaction
 from condorx.daemons.schedd.staging import write_outputs
 from condorx.daemons.schedd.store import Key
 from condorx.errors import CondorxError
+from condorx.language.attrs import JobStatus
+from condorx.language.history import Rotation, append
 
 log = logging.getLogger("condorx.schedd")
 

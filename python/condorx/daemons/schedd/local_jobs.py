@@ -22,15 +22,15 @@ from typing import IO, Any
 
 import trio
 
-from condorx import accounts
-from condorx.attrs import JobStatus, Universe
 from condorx.classad import ClassAd
 from condorx.daemons.schedd import transitions
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.store import Key, job_id
 from condorx.daemons.starter.launch import Process, arguments, environment
-from condorx.run_result import RunResult
+from condorx.host import accounts
+from condorx.language.attrs import JobStatus, Universe
+from condorx.transport.protocol.run_result import RunResult
 
 log = logging.getLogger("condorx.schedd")
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from condorx.attrs import HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree
 from condorx.daemons.schedd import routing
 from condorx.daemons.schedd import transitions as t
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import Key
+from condorx.language.attrs import HoldCode, JobStatus
 
 _ACTIVE = (JobStatus.IDLE, JobStatus.RUNNING, JobStatus.SUSPENDED)
 

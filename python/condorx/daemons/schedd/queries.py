@@ -9,9 +9,9 @@ from typing import Any
 
 import trio
 
-from condorx import wire
 from condorx.classad import ClassAd, eval_against, parseAds
-from condorx.daemons import query
+from condorx.daemons.core import query
+from condorx.daemons.core.server import Peer
 from condorx.daemons.schedd import routing
 from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
 from condorx.daemons.schedd.choosing import select
@@ -19,10 +19,10 @@ from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.local_jobs import is_local
 from condorx.daemons.schedd.shadow import Shadows
 from condorx.daemons.schedd.store import Key
-from condorx.daemons.server import Peer
 from condorx.errors import ClassAdParseError, Refusal, Refused
-from condorx.protocol.message import Count
-from condorx.protocol.schedd import Autoclusters, QueryJobs
+from condorx.transport import wire
+from condorx.transport.protocol.message import Count
+from condorx.transport.protocol.schedd import Autoclusters, QueryJobs
 
 CHUNK = 10_000
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from condorx import locate, security, wire
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import Credentials
 from condorx.client.schedd import ScheddClient
-from condorx.config import Config
-from condorx.session import Policy
+from condorx.language.config import Config
+from condorx.transport import locate, security, wire
+from condorx.transport.connection import Credentials
+from condorx.transport.session import Policy
 
 log = logging.getLogger("condorx.gridmanager")
 

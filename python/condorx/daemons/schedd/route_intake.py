@@ -11,8 +11,7 @@ from typing import Any
 
 import trio
 
-from condorx import wire
-from condorx.attrs import JobStatus
+from condorx.daemons.core.server import Peer
 from condorx.daemons.schedd import entry, routing, spool, transitions
 from condorx.daemons.schedd.clock import Clock
 from condorx.daemons.schedd.identity import Identity
@@ -21,9 +20,10 @@ from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.shadow import Shadows
 from condorx.daemons.schedd.store import Key, job_id
 from condorx.daemons.schedd.submission import Submission
-from condorx.daemons.server import Peer
 from condorx.errors import Refusal, Refused
-from condorx.protocol.schedd import Route, Routed
+from condorx.language.attrs import JobStatus
+from condorx.transport import wire
+from condorx.transport.protocol.schedd import Route, Routed
 
 # A sandboxed copy's spooled names and its input files.
 Sandbox = tuple[dict[str, Any], dict[str, bytes]]

@@ -19,11 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from condorx import wire
-from condorx.attrs import PROTECTED, JobStatus
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.queue import EventKind, Transaction
 from condorx.daemons.schedd.store import Key, job_id
+from condorx.language.attrs import JobStatus
 
 MANAGER = "JobRouter"
 # What the original takes from its completed copy.
@@ -40,23 +39,6 @@ FINAL = (
     "JobStartDate",
     "NumJobStarts",
 )
-# The copy's own bookkeeping, never taken from the original.
-NOT_COPIED = frozenset(
-    n.lower()
-    for n in (
-        "Managed",
-        "ManagedManager",
-        "RoutedToJobId",
-        "RoutedFromJobId",
-        "RemoteHost",
-        "NumJobStarts",
-        "NumJobMatches",
-        "JobCurrentStartDate",
-        "JobStartDate",
-        "LastJobStatus",
-        "ReleaseReason",
-    )
-)
 
 
 def parse_id(text: Any) -> Key | None:
@@ -69,15 +51,6 @@ def parse_id(text: Any) -> Key | None:
 def is_managed(ad: ClassAd) -> bool:
     """Tied to a routed copy: not matched, no periodic expressions."""
     return ad.get("Managed") == "External"
-
-
-def copy_map(copy: ClassAd) -> dict[str, Any]:
-    """The attributes a routed copy is submitted with: all but the schedd's own."""
-    return {
-        name: value
-        for name, value in wire.ad_to_wire(copy).items()
-        if name.lower() not in PROTECTED and name.lower() not in NOT_COPIED
-    }
 
 
 def tie(txn: Transaction, original: Key, copy: Key, route: str, now: int) -> None:

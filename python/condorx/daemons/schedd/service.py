@@ -17,15 +17,11 @@ import logging
 
 import trio
 
-from condorx import cron, locate, wire
-from condorx.attrs import JobStatus, Universe
-from condorx.cedar import schedd as cedar_schedd
-from condorx.client.connection import Address, daemon_credentials
 from condorx.client.startd import StartdClient
-from condorx.config import Config
-from condorx.daemons import batch
-from condorx.daemons.matchable import runs_here
-from condorx.daemons.schedd import advertise, factory, history, transitions
+from condorx.daemons.core import batch
+from condorx.daemons.core.matchable import runs_here
+from condorx.daemons.core.server import Handler, Peer, Server
+from condorx.daemons.schedd import advertise, factory, transitions
 from condorx.daemons.schedd.actions import Actions
 from condorx.daemons.schedd.attr_rules import AttrRules
 from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
@@ -47,10 +43,15 @@ from condorx.daemons.schedd.shadow import ClaimInfo, Shadows
 from condorx.daemons.schedd.store import Key, Store
 from condorx.daemons.schedd.transfers import Transfers
 from condorx.daemons.schedd.upkeep import Upkeep
-from condorx.daemons.server import Handler, Peer, Server
 from condorx.errors import Refusal, Refused
-from condorx.protocol.message import Done, Each, Message
-from condorx.protocol.schedd import (
+from condorx.language import cron, history
+from condorx.language.attrs import JobStatus, Universe
+from condorx.language.config import Config
+from condorx.transport import locate, wire
+from condorx.transport.cedar import schedd as cedar_schedd
+from condorx.transport.connection import Address, daemon_credentials
+from condorx.transport.protocol.message import Done, Each, Message
+from condorx.transport.protocol.schedd import (
     Act,
     Autoclusters,
     Edit,

@@ -18,12 +18,10 @@ from typing import Any
 
 import trio
 
-from condorx import cron, job_lease, wire
-from condorx.attrs import HoldCode, JobStatus
 from condorx.classad import ClassAd, ExprTree
-from condorx.client.connection import Address
 from condorx.client.startd import Claim, StartdClient
-from condorx.daemons.matchable import runs_here
+from condorx.daemons.core import job_lease
+from condorx.daemons.core.matchable import runs_here
 from condorx.daemons.schedd import transitions
 from condorx.daemons.schedd.clock import Clock, wall
 from condorx.daemons.schedd.identity import Identity
@@ -32,7 +30,11 @@ from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.staging import inputs, write_outputs
 from condorx.daemons.schedd.store import Key, job_id
 from condorx.errors import Refusal
-from condorx.protocol.startd import ClaimSlot
+from condorx.language import cron
+from condorx.language.attrs import HoldCode, JobStatus
+from condorx.transport import wire
+from condorx.transport.connection import Address
+from condorx.transport.protocol.startd import ClaimSlot
 
 log = logging.getLogger("condorx.shadow")
 

@@ -17,12 +17,12 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from condorx import accounts
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.store import Key
 from condorx.daemons.starter.sandbox import STDERR, STDOUT
 from condorx.errors import CondorxError
-from condorx.plainfile import read_plain
+from condorx.host import accounts
+from condorx.host.plainfile import read_plain
 
 MARKER = "SpooledInputFiles"
 

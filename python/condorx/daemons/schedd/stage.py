@@ -17,11 +17,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from condorx.attrs import JobStatus
 from condorx.daemons.schedd import spool, transitions
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import Key, job_id
 from condorx.errors import Refusal, Refused
+from condorx.language.attrs import JobStatus
 
 SPOOLING_INPUT = 16  # HoldReasonCode: the job waits for its input files
 SPOOLING_REASON = "Spooling input data files"

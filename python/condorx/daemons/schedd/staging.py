@@ -9,9 +9,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from condorx import accounts, wire
 from condorx.classad import ClassAd
 from condorx.daemons.starter.sandbox import STDERR, STDOUT
+from condorx.host import accounts
+from condorx.transport import wire
 
 log = logging.getLogger("condorx.shadow")
 

@@ -17,8 +17,8 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from condorx import wire
 from condorx.classad import ClassAd
+from condorx.transport import wire
 
 CLUSTER_AD = -1
 Key = tuple[int, int]

@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from condorx import wire
-from condorx.attrs import PROTECTED
 from condorx.classad import ClassAd
 from condorx.errors import Refusal, Refused
+from condorx.language.attrs import PROTECTED
+from condorx.transport import wire
 
 
 @dataclass(frozen=True)

@@ -9,17 +9,17 @@ from pathlib import Path
 
 import trio
 
-from condorx import wire
+from condorx.daemons.core.server import Peer
 from condorx.daemons.schedd import spool, stage
 from condorx.daemons.schedd.choosing import Chooser, parse_id, select
 from condorx.daemons.schedd.clock import Clock
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import job_id
-from condorx.daemons.server import Peer
 from condorx.errors import Refusal, Refused
-from condorx.protocol.message import Done
-from condorx.protocol.schedd import JobIds, Output, Retrieve, StageIn, StageOut
+from condorx.transport import wire
+from condorx.transport.protocol.message import Done
+from condorx.transport.protocol.schedd import JobIds, Output, Retrieve, StageIn, StageOut
 
 
 class Transfers:

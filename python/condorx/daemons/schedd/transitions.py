@@ -12,14 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from condorx import cron, wire
-from condorx.attrs import PROTECTED, HoldCode, JobStatus, Universe
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.daemons.schedd import routing
 from condorx.daemons.schedd.queue import EventKind, Transaction
 from condorx.daemons.schedd.store import Key
 from condorx.errors import Refusal, Refused
-from condorx.run_result import RunResult
+from condorx.language import cron
+from condorx.language.attrs import PROTECTED, HoldCode, JobStatus, Universe
+from condorx.transport import wire
+from condorx.transport.protocol.run_result import RunResult
 
 
 class QueueError(Refused):

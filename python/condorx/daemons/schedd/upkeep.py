@@ -10,13 +10,13 @@ import time
 
 import trio
 
-from condorx.attrs import JobStatus, Universe
 from condorx.classad import ExprTree
-from condorx.config import Config
 from condorx.daemons.schedd import policy, routing, transitions
 from condorx.daemons.schedd.clock import Clock
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
+from condorx.language.attrs import JobStatus, Universe
+from condorx.language.config import Config
 
 log = logging.getLogger("condorx.schedd")
 

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from condorx import accounts
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.queue import Event, EventKind
+from condorx.host import accounts
 
 SUBMIT, EXECUTE, EVICTED, ABORTED, TERMINATED, HELD, RELEASED = 0, 1, 4, 9, 5, 12, 13
 SUSPENDED, UNSUSPENDED = 10, 11

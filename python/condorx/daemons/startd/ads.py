@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from condorx import version
-from condorx.config import Config
 from condorx.daemons.startd.inputs import Inputs
 from condorx.daemons.startd.machine import Machine
 from condorx.daemons.startd.policy import Policy
 from condorx.daemons.startd.slots import Slot
 from condorx.daemons.startd.states import State
-from condorx.wire import Expr
+from condorx.language.config import Config
+from condorx.transport.wire import Expr
 
 # States in which the slot lies that it will not start jobs (manual 3.5.8.3 and 3.5.8.5):
 # "says that Requirements are false to prevent being matched again".

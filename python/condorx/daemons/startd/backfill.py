@@ -33,7 +33,7 @@ from typing import IO
 
 import trio
 
-from condorx.config import Config
+from condorx.language.config import Config
 
 log = logging.getLogger("condorx.startd")
 

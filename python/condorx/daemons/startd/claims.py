@@ -13,16 +13,16 @@ from typing import Any
 
 import trio
 
-from condorx import wire
-from condorx.daemons import batch
-from condorx.daemons.server import Peer
+from condorx.daemons.core import batch
+from condorx.daemons.core.server import Peer
 from condorx.daemons.startd import states
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.states import State, Why
 from condorx.errors import Refusal, Refused
-from condorx.protocol.message import Done, Each
-from condorx.protocol.startd import (
+from condorx.transport import wire
+from condorx.transport.protocol.message import Done, Each
+from condorx.transport.protocol.startd import (
     Claimed,
     ClaimSlot,
     Match,

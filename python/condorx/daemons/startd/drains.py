@@ -8,10 +8,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from condorx import wire
 from condorx.classad import ExprTree
-from condorx.daemons.run import DAEMON_NO_RESTART
-from condorx.daemons.server import Peer
+from condorx.daemons.core.run import DAEMON_NO_RESTART
+from condorx.daemons.core.server import Peer
 from condorx.daemons.startd.draining import (
     ALREADY,
     CHECK_FAILED,
@@ -22,8 +21,9 @@ from condorx.daemons.startd.draining import (
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.states import State, Why
 from condorx.errors import Refusal, Refused
-from condorx.protocol.message import Done
-from condorx.protocol.startd import CancelDrain, DrainJobs, DrainStarted
+from condorx.transport import wire
+from condorx.transport.protocol.message import Done
+from condorx.transport.protocol.startd import CancelDrain, DrainJobs, DrainStarted
 
 log = logging.getLogger("condorx.startd")
 

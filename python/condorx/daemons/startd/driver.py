@@ -19,9 +19,8 @@ from typing import Any
 
 import trio
 
-from condorx import benchmarks, hooks, job_lease, locate
 from condorx.classad import ClassAd
-from condorx.config import Config
+from condorx.daemons.core import hooks, job_lease
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd import states
 from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
@@ -32,6 +31,9 @@ from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.daemons.startd.states import Action, Activity, Facts, State, Step, Why
 from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.errors import Refusal, Refused
+from condorx.host import benchmarks
+from condorx.language.config import Config
+from condorx.transport import locate
 
 log = logging.getLogger("condorx.startd")
 

@@ -29,16 +29,16 @@ from typing import Any, Protocol
 
 import trio
 
-from condorx import hooks
 from condorx.classad import ClassAd, ClassAdParseError, parseAds
-from condorx.config import Config
+from condorx.daemons.core import hooks
 from condorx.daemons.startd import states
 from condorx.daemons.startd.policy import parsed
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.states import Activity, State, Step, Why
 from condorx.daemons.startd.table import CarveError, SlotTable
-from condorx.protocol.startd import RunEnded
-from condorx.run_result import RunResult
+from condorx.language.config import Config
+from condorx.transport.protocol.run_result import RunResult
+from condorx.transport.protocol.startd import RunEnded
 
 log = logging.getLogger("condorx.startd")
 

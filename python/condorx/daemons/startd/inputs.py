@@ -24,7 +24,7 @@ from pathlib import Path
 
 from condorx.classad import ClassAd, parseOne
 from condorx.daemons.startd import machine as mach
-from condorx.procfs import stat_fields
+from condorx.host.procfs import stat_fields
 
 log = logging.getLogger("condorx.startd")
 

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from condorx.config import Config
+from condorx.language.config import Config
 
 # HTCondor advertises a huge idle time when it cannot see any terminal.
 NEVER_TOUCHED = 2**31 - 1

@@ -9,8 +9,8 @@ import os
 import stat
 from pathlib import Path
 
-from condorx import accounts
 from condorx.errors import Refusal, Refused
+from condorx.host import accounts
 
 
 def resolve(places: dict[str, str], name: str) -> Path:

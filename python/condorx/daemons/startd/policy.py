@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from condorx.classad import ClassAd, ExprTree
-from condorx.config import Config
-from condorx.config.errors import ConfigError
+from condorx.language.config import Config
+from condorx.language.config.errors import ConfigError
 
 VANILLA = 5
 

@@ -21,7 +21,7 @@ import pwd
 import re
 
 from condorx.classad import ClassAd
-from condorx.config import Config
+from condorx.language.config import Config
 
 NOBODY = "nobody"
 

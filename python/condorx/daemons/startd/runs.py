@@ -15,17 +15,18 @@ from typing import Any
 
 import trio
 
-from condorx import hooks, job_lease, security, wire
 from condorx.classad import ClassAd
-from condorx.daemons.server import Peer
+from condorx.daemons.core import hooks, job_lease
+from condorx.daemons.core.server import Peer
 from condorx.daemons.startd import peek, runas, states
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.slots import Slot
 from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.daemons.startd.states import Activity, State, Step
 from condorx.errors import Refusal, Refused
-from condorx.protocol.message import Done
-from condorx.protocol.startd import (
+from condorx.transport import security, wire
+from condorx.transport.protocol.message import Done
+from condorx.transport.protocol.startd import (
     Continue,
     Deactivate,
     Deactivated,
@@ -37,7 +38,7 @@ from condorx.protocol.startd import (
     SlotAds,
     Suspend,
 )
-from condorx.protocol.starter import StartJob
+from condorx.transport.protocol.starter import StartJob
 
 log = logging.getLogger("condorx.startd")
 

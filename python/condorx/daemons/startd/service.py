@@ -6,7 +6,7 @@ Commands from the pool's own daemons:
   MATCH_TIMEOUT (8).
 - `claim` (schedd): take up a matched claim (9).
 - `run` (schedd): run a job on a claim (11). The reply streams `{"more": ...}` frames
-  (`started`, an `alive` heartbeat (`condorx.job_lease`), and `suspended` or
+  (`started`, an `alive` heartbeat (`condorx.daemons.core.job_lease`), and `suspended` or
   `continued` when the policy pauses the job) and ends with how the job ended, or with
   `vacated` when the startd took it off (with `claim_ended` when the claim is over). The
   open connection is the job's lease: if the startd dies, the schedd sees it at once.
@@ -35,21 +35,21 @@ from typing import Any
 
 import trio
 
-from condorx import locate
-from condorx.cedar import startd as cedar_startd
 from condorx.client.collector import CollectorClient
-from condorx.client.connection import daemon_credentials
-from condorx.config import Config
-from condorx.daemons.advertiser import Advertiser
-from condorx.daemons.server import Handler, Server
+from condorx.daemons.core.advertiser import Advertiser
+from condorx.daemons.core.server import Handler, Server
 from condorx.daemons.startd import starter_forks
 from condorx.daemons.startd.claims import Claims
 from condorx.daemons.startd.drains import Drains
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.fetch import Fetcher
 from condorx.daemons.startd.runs import Runs
-from condorx.protocol.message import Message
-from condorx.protocol.startd import (
+from condorx.language.config import Config
+from condorx.transport import locate
+from condorx.transport.cedar import startd as cedar_startd
+from condorx.transport.connection import daemon_credentials
+from condorx.transport.protocol.message import Message
+from condorx.transport.protocol.startd import (
     CancelDrain,
     ClaimSlot,
     Continue,

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from condorx.classad import ClassAd
-from condorx.config import Config
 from condorx.daemons.startd.machine import Machine
 from condorx.daemons.startd.states import Activity, Flags, State
+from condorx.language.config import Config
 
 # The activities in which a claimed slot's job is running (its run time counts) and
 # suspended (its suspension time counts).

@@ -14,9 +14,9 @@ from typing import Any
 
 import trio
 
-from condorx import wire
 from condorx.daemons.startd import starter_forks
-from condorx.protocol.starter import SignalJob, StartJob
+from condorx.transport import wire
+from condorx.transport.protocol.starter import SignalJob, StartJob
 
 log = logging.getLogger("condorx.startd")
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from condorx.classad import ClassAd, ExprTree
-from condorx.config import Config
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd.ads import Extras, Measures, add_extras, slot_ad
 from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
@@ -25,7 +24,8 @@ from condorx.daemons.startd.policy import Policy, parsed
 from condorx.daemons.startd.slots import Slot, layout
 from condorx.daemons.startd.states import Activity, State, Step
 from condorx.errors import Refusal, Refused
-from condorx.wire import Expr
+from condorx.language.config import Config
+from condorx.transport.wire import Expr
 
 log = logging.getLogger("condorx.startd")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from condorx.classad import ClassAd
-from condorx.cron import deferral_on_arrival
+from condorx.language.cron import deferral_on_arrival
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from typing import IO, Any
 
 import trio
 
-from condorx.accounts import Account, options
-from condorx.argsyntax import split_v2
 from condorx.classad import ClassAd
-from condorx.procfs import stat_fields
+from condorx.host.accounts import Account, options
+from condorx.host.procfs import stat_fields
+from condorx.language.argsyntax import split_v2
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from condorx.accounts import Account, as_account
-from condorx.attrs import HoldCode
 from condorx.classad import ClassAd
 from condorx.daemons.starter import launch
-from condorx.plainfile import read_plain
+from condorx.host.accounts import Account, as_account
+from condorx.host.plainfile import read_plain
+from condorx.language.attrs import HoldCode
 
 STDOUT, STDERR = "_condor_stdout", "_condor_stderr"
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"

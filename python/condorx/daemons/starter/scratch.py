@@ -16,7 +16,7 @@ import os
 import shutil
 from pathlib import Path
 
-from condorx.accounts import Account
+from condorx.host.accounts import Account
 
 
 class Scratch:

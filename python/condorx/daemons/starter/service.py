@@ -36,15 +36,16 @@ from typing import Any
 
 import trio
 
-from condorx import hooks, wire
-from condorx.accounts import Account, AccountError
-from condorx.attrs import HoldCode
 from condorx.classad import ClassAd
+from condorx.daemons.core import hooks
 from condorx.daemons.starter import deferral, launch, usage
 from condorx.daemons.starter.sandbox import Sandbox, StdioError
 from condorx.daemons.starter.scratch import Scratch
 from condorx.errors import Refused
-from condorx.protocol.starter import SignalJob, StartJob
+from condorx.host.accounts import Account, AccountError
+from condorx.language.attrs import HoldCode
+from condorx.transport import wire
+from condorx.transport.protocol.starter import SignalJob, StartJob
 
 log = logging.getLogger("condorx.starter")
 

@@ -1,0 +1,306 @@
+"""The negotiator: every NEGOTIATOR_INTERVAL (or at once when a schedd asks, after a
+submission), it gathers the pool's free slots and the schedds' idle jobs, runs the Rust
+negotiation cycle, and tells each slot's startd and each job's schedd of their match,
+in batches over connections it keeps (`handout`).
+
+Its peers may refuse, fail or say nothing (a slot taken meanwhile, a daemon restarting):
+each such failure costs a log line and that one peer's part of the cycle, never the
+negotiator. A slot handed out is not offered again until its startd has advertised since
+(`handed_out`).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from contextlib import aclosing
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from condorx import version
+from condorx.classad import ClassAd
+from condorx.client.collector import CollectorClient
+from condorx.client.peers import Peers, checked
+from condorx.client.schedd import ScheddClient
+from condorx.daemons.core import matchable
+from condorx.daemons.core.advertiser import Advertiser
+from condorx.daemons.core.server import Handler, Peer, Server
+from condorx.daemons.negotiator.accounting import Accounting
+from condorx.daemons.negotiator.handed_out import HandedOut
+from condorx.daemons.negotiator.handout import HandOut, Offer
+from condorx.language import cron
+from condorx.language.config import Config
+from condorx.language.negotiation import Submitter, negotiate, pool_policies
+from condorx.transport import locate, wire
+from condorx.transport.cedar import negotiator as cedar_negotiator
+from condorx.transport.connection import daemon_credentials
+from condorx.transport.peer import PEER_FAILURES, why
+from condorx.transport.protocol.message import Done, Message
+from condorx.transport.protocol.negotiator import EditUser, GetPriorities, Priorities, Reschedule
+from condorx.transport.protocol.startd import Match
+
+log = logging.getLogger("condorx.negotiator")
+
+# Jobs the negotiator leaves alone: see condorx.daemons.core.matchable.
+_OURS = matchable.CONSTRAINT
+
+
+def eligible_constraint(schedd_interval: int, now: str = "time()") -> str:
+    """Idle jobs that may be matched now: cron jobs only once their next run is near
+    (`cron.due_clause`). (`now` is the clock's expression; tests put a fixed time there.)"""
+    return f"{_OURS} && {cron.due_clause(schedd_interval, now)}"
+
+
+class Negotiator:
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.creds = daemon_credentials(cfg)
+        self.collector = CollectorClient(cfg, self.creds)
+        self.interval = max(1, cfg.get_int("NEGOTIATOR_INTERVAL", 60))
+        self.timeout = max(1, cfg.get_int("NEGOTIATOR_TIMEOUT", 30))
+        # A startd re-advertises at least every UPDATE_INTERVAL: a few of them without a
+        # new ad for a slot handed out, and the slot is offered again all the same.
+        self.handed_out = HandedOut(3 * max(1, cfg.get_int("UPDATE_INTERVAL", 300)))
+        self.accounting = Accounting(
+            Path(cfg.get("ACCOUNTANT_DATABASE_FILE") or locate.spool(cfg) / "Accountantnew.log"),
+            halflife=cfg.get_float("PRIORITY_HALFLIFE", 86400.0),
+            default_factor=cfg.get_float("DEFAULT_PRIO_FACTOR", 1000.0),
+        )
+        self.accountant = self.accounting.accountant
+        self.wake = trio.Event()
+        self.address = ""
+        self.eligible = eligible_constraint(cfg.get_int("SCHEDD_INTERVAL", 300))
+        # A pool of more than one negotiator shares its slots and jobs out among them
+        # (HTCondor's recipe for the largest pools): each sees only the slots of its
+        # NEGOTIATOR_SLOT_CONSTRAINT and the jobs of its NEGOTIATOR_JOB_CONSTRAINT.
+        self.slot_constraint = cfg.get("NEGOTIATOR_SLOT_CONSTRAINT") or None
+        self.max_jobs = cfg.get_int("NEGOTIATOR_MAX_JOBS_PER_SCHEDD", 10_000_000)
+        job_constraint = cfg.get("NEGOTIATOR_JOB_CONSTRAINT")
+        if job_constraint:
+            self.eligible = f"({self.eligible}) && ({job_constraint})"
+        local = (cfg.local_name or "").lower()
+        self.name = cfg.get("NEGOTIATOR_NAME") or f"{local or 'negotiator'}@"
+        if self.name.endswith("@"):
+            self.name += locate.advertised_host("")
+        self.last_cycle: dict[str, Any] = {}
+        # Kept open from one cycle to the next to the daemons each cycle talks to.
+        self.peers = Peers(self.creds, self.timeout)
+        self.handout = HandOut(
+            self.peers,
+            limit=cfg.get_int("NEGOTIATOR_HANDOUT_CONCURRENCY", 64),
+            chunk=cfg.get_int("NEGOTIATOR_HANDOUT_CHUNK", 2000),
+        )
+
+    async def reschedule(self, peer: Peer, req: Reschedule, ch: wire.Channel) -> Done:
+        self.wake.set()
+        return Done()
+
+    async def get_priorities(self, peer: Peer, req: GetPriorities, ch: wire.Channel) -> Priorities:
+        return Priorities(self.accounting.records(), self.accountant.last_update())
+
+    async def edit_user(self, peer: Peer, req: EditUser, ch: wire.Channel) -> Done:
+        self.accounting.edit(req.action, req.user, req.value, time.time())
+        log.info("condor_userprio by %s: %s %s %s", peer.user, req.action, req.user, req.value)
+        return Done()
+
+    def handlers(self) -> dict[type[Message], Handler]:
+        return {
+            Reschedule: self.reschedule,
+            GetPriorities: self.get_priorities,
+            EditUser: self.edit_user,
+        }
+
+    async def loop(self) -> None:
+        while True:
+            try:
+                await self.cycle()
+            except PEER_FAILURES as e:
+                log.warning("negotiation cycle failed: %s", why(e))
+            await self.peers.sweep()
+            with trio.move_on_after(self.interval):
+                await self.wake.wait()
+            self.wake = trio.Event()
+
+    async def cycle(self) -> None:
+        started = time.perf_counter()
+        with trio.fail_after(self.timeout):
+            slots = await self.collector.query_ads("machine", self.slot_constraint)
+            schedds = await self.collector.query_ads("scheduler")
+        running = self._charge(slots)
+        # Owner slots too, one whose START takes the job is available (manual 3.5,
+        # 3.5.8.1); Backfill slots, whose backfill work gives way to a job (3.5.8.6);
+        # and Claimed ones, when a job may preempt theirs (the slot's RANK prefers it,
+        # or PREEMPTION_REQUIREMENTS lets a user of better priority in).
+        consider = self.cfg.get_bool("NEGOTIATOR_CONSIDER_PREEMPTION", True)
+        wanted = ("Unclaimed", "Owner", "Backfill") + (("Claimed",) if consider else ())
+        free = [s for s in self.handed_out.unheld(slots) if s.get("State") in wanted]
+        if not free:
+            return
+        submitters, homes = await self._submitters(schedds, free)
+        if not submitters:
+            return
+        gathered = time.perf_counter()
+        result = await trio.to_thread.run_sync(
+            lambda: negotiate(
+                free,
+                submitters,
+                consider_preemption=consider,
+                preemption_requirements=self.cfg.get("PREEMPTION_REQUIREMENTS"),
+                preemption_rank=self.cfg.get("PREEMPTION_RANK"),
+                pre_job_rank=self.cfg.get("NEGOTIATOR_PRE_JOB_RANK"),
+                post_job_rank=self.cfg.get("NEGOTIATOR_POST_JOB_RANK"),
+                # RemoteUserPrio for PREEMPTION_REQUIREMENTS: each running user's priority.
+                priorities={u: self.accountant.effective_priority(u) for u in running},
+            )
+        )
+        matched = time.perf_counter()
+        offers = [
+            self.offer(
+                m.job, m.slot, homes[m.submitter.name], m.submitter.name, m.dynamic_slot, m.preempts
+            )
+            for m in result.matches
+        ]
+        sent = await self.handout.deliver(offers)
+        ended = time.perf_counter()
+        self.last_cycle = {
+            "seconds": ended - started,
+            "matches": sent,
+            "slots": len(free),
+            "idle_jobs": sum(len(s.jobs) for s in submitters),
+            # As HTCondor's LastNegotiationCyclePhase<N>Duration: what the cycle spent
+            # gathering ads, matching, and handing the matches out.
+            "gather": gathered - started,
+            "match": matched - gathered,
+            "hand_out": ended - matched,
+        }
+        log.info(
+            "cycle: %(matches)d matches, %(slots)d free slots, %(idle_jobs)d idle jobs, "
+            "%(seconds).3f s (gather %(gather).3f s, match %(match).3f s, "
+            "hand-out %(hand_out).3f s)",
+            self.last_cycle,
+        )
+
+    def _charge(self, slots: list[ClassAd]) -> set[str]:
+        """Charge each user for the slots they hold now; returns who holds any."""
+        in_use: dict[str, float] = {}
+        for s in slots:
+            user = s.get("RemoteUser")
+            if isinstance(user, str) and s.get("State") == "Claimed":
+                in_use[user] = in_use.get(user, 0.0) + 1.0
+        self.accounting.charge(time.time(), in_use)
+        return set(in_use)
+
+    async def _submitters(
+        self, schedds: list[ClassAd], free: list[ClassAd]
+    ) -> tuple[list[Submitter], dict[str, str]]:
+        """Each (user, schedd)'s waiting jobs, with the user's effective priority. A
+        schedd sends one job per autocluster with its count (grouped for these slots'
+        policies); the job stands in the submitter's list as many times as it counts."""
+        submitters: list[Submitter] = []
+        homes: dict[str, str] = {}
+        pool = await trio.to_thread.run_sync(pool_policies, free)
+        for sad in schedds:
+            address = sad.get("MyAddress")
+            if not isinstance(address, str) or not sad.get("TotalIdleJobs"):
+                continue
+            try:
+                jobs = await self._idle_jobs(address, pool)
+            except PEER_FAILURES as e:
+                log.warning("cannot read the idle jobs of %s: %s", sad.get("Name"), why(e))
+                continue
+            for owner, owned in jobs.items():
+                name = f"{owner}@{sad.get('Name')}"
+                prio = self.accountant.effective_priority(owner)
+                submitters.append(Submitter(name, prio, owned))
+                homes[name] = address
+        return submitters, homes
+
+    async def _idle_jobs(self, address: str, pool: list[ClassAd]) -> dict[str, list[ClassAd]]:
+        """The schedd's jobs to match, by owner. Each chunk of its answer earns it
+        NEGOTIATOR_TIMEOUT more: a long queue takes its time, a silent schedd does not."""
+        checked(address)
+        client = ScheddClient(self.cfg, address, self.creds)
+        jobs: dict[str, list[ClassAd]] = {}
+        total = 0
+        with trio.move_on_after(self.timeout) as scope:
+            async with aclosing(client.autoclusters(self.eligible, pool)) as chunks:
+                async for chunk in chunks:
+                    scope.deadline = trio.current_time() + self.timeout
+                    for count, job in chunk:
+                        total += count
+                        if total > self.max_jobs:  # a schedd's word is not a blank cheque
+                            raise wire.WireError(
+                                f"more than NEGOTIATOR_MAX_JOBS_PER_SCHEDD ({self.max_jobs}) jobs"
+                            )
+                        jobs.setdefault(str(job.get("Owner")), []).extend([job] * count)
+        if scope.cancelled_caught:
+            raise trio.TooSlowError(f"no answer within {self.timeout} s")
+        return jobs
+
+    def offer(
+        self,
+        job: ClassAd,
+        slot: ClassAd,
+        schedd: str,
+        submitter: str,
+        dynamic: ClassAd | None,
+        preempts: str | None = None,
+    ) -> Offer:
+        """One match as it is handed out, under a new claim id. The slot is held from
+        now on: taken or not, it is not offered again until its startd advertises."""
+        self.handed_out.hold(slot)
+        request = None
+        if dynamic is not None:
+            request = {k.lower(): dynamic.get(k) for k in ("Cpus", "Memory", "Disk")}
+        user = str(job.get("Owner"))
+        # preempts: "rank" or "priority" when the slot's job must go.
+        match = Match(
+            str(slot.get("Name")), secrets.token_hex(16), schedd, user, preempts or None, request
+        )
+        job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
+        return Offer(match, str(slot.get("MyAddress")), schedd, submitter, job_id)
+
+    def ad(self) -> dict[str, Any]:
+        return {
+            "MyType": "Negotiator",
+            "Name": self.name,
+            "MyAddress": self.address,
+            "NegotiatorIpAddr": self.address,
+            # HTCondor's clients locate a daemon only when its ad names its host.
+            "Machine": self.cfg.get("FULL_HOSTNAME") or locate.advertised_host(""),
+            **version.stamp(),
+            "ClassAdLifetime": self.interval * 3 + 60,
+            "LastNegotiationCycleDuration0": self.last_cycle.get("seconds", 0.0),
+            "LastNegotiationCycleMatches0": self.last_cycle.get("matches", 0),
+            "LastNegotiationCyclePhase1Duration0": self.last_cycle.get("gather", 0.0),
+            "LastNegotiationCyclePhase3Duration0": self.last_cycle.get("match", 0.0),
+            "LastNegotiationCyclePhase4Duration0": self.last_cycle.get("hand_out", 0.0),
+        }
+
+
+async def serve(
+    cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
+) -> None:
+    negotiator = Negotiator(cfg)
+    handlers = negotiator.handlers()
+    server = Server.for_daemon("negotiator", handlers, cfg, cedar_negotiator.commands())
+    async with trio.open_nursery() as nursery:
+        negotiator.address = await server.listen(
+            nursery,
+            cfg.get_int("NEGOTIATOR_PORT", 0),
+            address_file=locate.negotiator_address_file(cfg),
+        )
+        server.show(lambda: [negotiator.ad()])
+        advertiser = Advertiser(
+            negotiator.collector,
+            lambda: [negotiator.ad()],
+            negotiator.interval,
+            timeout=negotiator.timeout,
+        )
+        await nursery.start(advertiser.run)
+        nursery.start_soon(negotiator.loop)
+        log.info("negotiator at %s, cycle every %d s", negotiator.address, negotiator.interval)
+        task_status.started(negotiator.address)

@@ -1,0 +1,169 @@
+"""The negotiation cycle: which idle job goes to which slot, shared fairly among users.
+
+    >>> from condorx.language.negotiation import Submitter, negotiate
+    >>> cycle = negotiate(slots, [Submitter("alice", 500.0, alice_jobs)])
+    >>> for m in cycle.matches: print(m.job["ClusterId"], m.slot["Name"])
+
+The cycle itself runs in Rust with the GIL released (`condorx._core.negotiate`): jobs are
+grouped into autoclusters, the pool is divided in pie slices by 1 / effective priority,
+and each cluster takes the free slots its Rank likes best. Jobs left unmatched get
+`LastRejMatchReason` and `LastRejMatchTime`, as HTCondor's negotiator sets them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import overload
+
+from condorx import _core
+from condorx._core import Accountant
+from condorx.classad import ClassAd
+
+__all__ = ["Accountant", "Cycle", "Match", "Rejection", "Rejections", "Submitter", "negotiate"]
+
+
+@dataclass
+class Submitter:
+    """A user's idle jobs and effective priority (lower is better)."""
+
+    name: str
+    priority: float
+    jobs: list[ClassAd] = field(default_factory=list)
+
+
+@dataclass
+class Match:
+    submitter: Submitter
+    job: ClassAd
+    slot: ClassAd
+    rank: float
+    #: "rank" or "priority" when the slot is claimed and this match preempts its job.
+    preempts: str | None = None
+    #: The dynamic slot carved for the job when `slot` is partitionable.
+    dynamic_slot: ClassAd | None = None
+
+
+@dataclass
+class Rejection:
+    submitter: Submitter
+    job: ClassAd
+    reason: str
+
+
+class Rejections(Sequence[Rejection]):
+    """The cycle's rejected jobs, made into `Rejection`s only when looked at: a cycle over
+    a big queue rejects a million jobs, mostly whole clusters at a time, and building a
+    million objects would take longer than the cycle."""
+
+    def __init__(self, submitters: list[Submitter], rows: list[tuple[int, str, list[int]]]) -> None:
+        self._submitters = submitters
+        self._rows = rows
+        self._starts = list(itertools.accumulate((len(jobs) for _, _, jobs in rows), initial=0))
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    @overload
+    def __getitem__(self, i: int) -> Rejection: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Rejection]: ...
+    def __getitem__(self, i: int | slice) -> Rejection | list[Rejection]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("rejection index out of range")
+        row = bisect.bisect_right(self._starts, i) - 1
+        s, reason, jobs = self._rows[row]
+        sub = self._submitters[s]
+        return Rejection(sub, sub.jobs[jobs[i - self._starts[row]]], reason)
+
+    def __iter__(self) -> Iterator[Rejection]:
+        for s, reason, jobs in self._rows:
+            sub = self._submitters[s]
+            for j in jobs:
+                yield Rejection(sub, sub.jobs[j], reason)
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} rejections>"
+
+
+@dataclass
+class Cycle:
+    matches: list[Match]
+    rejections: Rejections
+    clusters: int
+    pairs_evaluated: int
+    seconds: float
+    #: Wall seconds per phase of the cycle, in order ("autoclusters", "matching", ...).
+    phases: dict[str, float] = field(default_factory=dict)
+
+
+def negotiate(
+    slots: list[ClassAd],
+    submitters: list[Submitter],
+    *,
+    pre_job_rank: str | None = None,
+    post_job_rank: str | None = None,
+    consider_preemption: bool = True,
+    preemption_requirements: str | None = None,
+    preemption_rank: str | None = None,
+    priorities: dict[str, float] | None = None,
+    now: float | None = None,
+    exhaustive: bool = False,
+) -> Cycle:
+    """Run one negotiation cycle over `slots` for `submitters` (see the module doc).
+
+    The keywords are the negotiator's settings of the same names (NEGOTIATOR_PRE_JOB_RANK,
+    NEGOTIATOR_CONSIDER_PREEMPTION, PREEMPTION_REQUIREMENTS, ...); `priorities` gives the
+    effective priority of the users running on claimed slots. `exhaustive` evaluates every
+    free slot for every cluster, as a plain negotiator does, instead of walking the pool's
+    shared rankings: the same matches, slower (for checking and for benchmarks)."""
+    start = time.perf_counter()
+    rows = [
+        (s.name, s.priority, s.jobs if isinstance(s.jobs, list) else list(s.jobs))
+        for s in submitters
+    ]
+    stamp = int(time.time() if now is None else now)
+    matches, rejections, clusters, pairs, phases = _core.negotiate(
+        slots,
+        rows,
+        pre_job_rank=pre_job_rank,
+        post_job_rank=post_job_rank,
+        consider_preemption=consider_preemption,
+        preemption_requirements=preemption_requirements,
+        preemption_rank=preemption_rank,
+        priorities=priorities,
+        stamp_time=stamp,
+        exhaustive=exhaustive,
+    )
+    handed_back = time.perf_counter()
+    matched = [
+        Match(submitters[s], submitters[s].jobs[j], slots[k], rank, preempts, dynamic)
+        for s, j, k, rank, preempts, dynamic in matches
+    ]
+    end = time.perf_counter()
+    return Cycle(
+        matches=matched,
+        rejections=Rejections(submitters, rejections),
+        clusters=clusters,
+        pairs_evaluated=pairs,
+        seconds=end - start,
+        phases={**dict(phases), "results to python": end - handed_back},
+    )
+
+
+def pool_policies(slots: list[ClassAd]) -> list[ClassAd]:
+    """A few ads holding every distinct expression the slots write (what a schedd needs
+    to group its jobs as these slots would tell them apart)."""
+    return _core.pool_policies(slots)
+
+
+def autoclusters(jobs: list[ClassAd], pool: list[ClassAd]) -> list[list[int]]:
+    """The groups of `jobs` (by index) that slots like `pool` cannot tell apart."""
+    return _core.autoclusters(jobs, pool)

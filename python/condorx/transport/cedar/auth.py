@@ -1,0 +1,145 @@
+"""The server's side of HTCondor's authentication methods, inside a CEDAR handshake.
+
+- **FS**: the daemon names a directory that does not exist (`FS_<ip>_<port>_XXXXXXXXX_`
+  under FS_LOCAL_DIR, else /tmp); the client adds its view of the daemon's ip:port,
+  creates the directory and says what it added; the daemon checks that the addition is
+  its own address and `lstat`s the directory: a real directory (no link) owned by a
+  user proves that the client runs as that user on this host.
+- **TOKEN** (IDTOKENS): the client proves it holds a token this pool signed
+  (`condorx.transport.cedar.idtokens`).
+- **CLAIMTOBE**: the client names itself and is believed. Only where configured (for
+  tests and personal pools).
+
+Each returns the authenticated name (`user` or `user@domain`), or None.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import pwd
+import secrets
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from condorx.transport.cedar import idtokens
+from condorx.transport.cedar.codec import Reader, Writer
+from condorx.transport.cedar.commands import AuthBit
+from condorx.transport.cedar.packets import Connection
+from condorx.transport.cedar.policy import SecurityPolicy
+
+
+def _user_of(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid{uid}"
+
+
+def _same_endpoint(text: str, mine: tuple[str, int]) -> bool:
+    """Whether `ip:port` (IPv6 in brackets) names this end of the connection."""
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]")
+    try:
+        return ipaddress.ip_address(host) == ipaddress.ip_address(mine[0]) and int(port) == mine[1]
+    except ValueError:
+        return False
+
+
+async def fs(conn: Connection, local: tuple[str, int], parent: str) -> str | None:
+    base = Path(parent.rstrip("/") or "/tmp")
+    # A name nobody has: HTCondor makes it with mkstemp and removes the file at once.
+    name = f"FS_{local[0]}_{local[1]}_{secrets.token_hex(5)[:9]}_"
+    directory = str(base / name)
+    await conn.send(Writer(conn.encrypted).string(directory).bytes())
+    reply = Reader(await conn.receive(), conn.encrypted)
+    claimed = reply.integer()
+    ext = "" if reply.at_end() else reply.text()
+    user: str | None = None
+    if claimed != -1 and "/" not in ext and (not ext or _same_endpoint(ext, local)):
+        user = _owner(directory + ext)
+    await conn.send(Writer(conn.encrypted).integer(0 if user else -1).bytes())
+    return user
+
+
+def _owner(path: str) -> str | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    # A directory, not a link to one (a link could lend another user's ownership); a
+    # hard link to a directory only root can make.
+    if not stat.S_ISDIR(st.st_mode) or st.st_nlink > 2:
+        return None
+    return _user_of(st.st_uid)
+
+
+async def claimtobe(conn: Connection) -> str | None:
+    msg = Reader(await conn.receive(), conn.encrypted)
+    user = msg.text() if msg.integer() == 1 else ""
+    await conn.send(Writer(conn.encrypted).integer(1 if user else 0).bytes())
+    return user or None
+
+
+@dataclass(frozen=True)
+class Proven:
+    """Who authenticated, how, and (a token's scopes) which levels alone it may use."""
+
+    name: str
+    method: str
+    limits: frozenset[str] | None = None
+
+
+# What each permission level implies (HTCondor's DCpermissionHierarchy).
+_IMPLIES = {
+    "WRITE": "READ",
+    "NEGOTIATOR": "READ",
+    "ADMINISTRATOR": "WRITE",
+    "CONFIG": "READ",
+    "DAEMON": "WRITE",
+    "ADVERTISE_STARTD": "READ",
+    "ADVERTISE_SCHEDD": "READ",
+    "ADVERTISE_MASTER": "READ",
+}
+
+
+def limits_of(scopes: tuple[str, ...]) -> frozenset[str] | None:
+    """The levels a token's `condor:/LEVEL` scopes allow, with those they imply; None
+    when it names none (no limit)."""
+    named = [s[len("condor:/") :].upper() for s in scopes if s.startswith("condor:/")]
+    if not named:
+        return None
+    levels: set[str] = set()
+    for level in named:
+        while level and level not in levels:
+            levels.add(level)
+            level = _IMPLIES.get(level, "")
+    return frozenset(levels)
+
+
+async def authenticate(
+    conn: Connection, methods: list[int], local: tuple[str, int], policy: SecurityPolicy
+) -> Proven | None:
+    """Run the method handshake and the method both sides share, first in the daemon's
+    order; who was proven, or None when every shared method failed."""
+    tried: set[int] = set()
+    while True:
+        offered = Reader(await conn.receive(), conn.encrypted).integer()
+        chosen = next((m for m in methods if m & offered and m not in tried), 0)
+        await conn.send(Writer(conn.encrypted).integer(chosen).bytes())
+        if not chosen:
+            return None
+        tried.add(chosen)
+        method = AuthBit(chosen).name
+        if chosen == AuthBit.FS:
+            name = await fs(conn, local, policy.fs_dir)
+        elif chosen == AuthBit.TOKEN:
+            found = await idtokens.authenticate(conn, policy.token_keys(), policy.trust_domain)
+            if found is not None:
+                return Proven(found[0], method, limits_of(found[1]))
+            name = None
+        else:  # CLAIMTOBE: the only other method offered
+            name = await claimtobe(conn)
+        if name is not None:
+            return Proven(name, method)

@@ -1,0 +1,99 @@
+"""The negotiator's CEDAR commands: `htcondor2.Negotiator`'s calls, served by the
+negotiator's accountant through condorx's own GetPriorities and EditUser.
+
+GET_PRIORITY (and its rollup) answers with one ad (without MyType and TargetType) whose
+attributes are numbered per user (Name1, Priority1, ...), as HTCondor's accountant
+reports its state. The edits carry the user, and a value where they take one; nothing
+is answered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from condorx.classad import ClassAd
+from condorx.transport.cedar.face import Call, CedarCommand
+from condorx.transport.protocol.negotiator import EditUser, GetPriorities
+
+GET_PRIORITY = 451
+GET_PRIORITY_ROLLUP = 514
+GET_RESLIST = 463
+# command -> (condorx's edit, the type of its value: float, int or none)
+EDITS: dict[int, tuple[str, type | None]] = {
+    449: ("priority", float),  # SET_PRIORITY
+    459: ("factor", float),  # SET_PRIORITYFACTOR
+    494: ("accumulated", float),  # SET_ACCUMUSAGE
+    495: ("begin", int),  # SET_BEGINTIME
+    496: ("last", int),  # SET_LASTTIME
+    458: ("reset", None),  # RESET_USAGE
+    482: ("delete", None),  # DELETE_USER
+    460: ("resetall", None),  # RESET_ALL_USAGE
+}
+# Each record's attributes as HTCondor's accountant names them, from condorx's.
+_ATTRS = {
+    "Name": "Name",
+    "Priority": "RealPriority",
+    "PriorityFactor": "PriorityFactor",
+    "ResourcesUsed": "ResourcesUsed",
+    "WeightedResourcesUsed": "ResourcesUsed",
+    "AccumulatedUsage": "WeightedAccumulatedUsage",
+    "WeightedAccumulatedUsage": "WeightedAccumulatedUsage",
+    "BeginUsageTime": "BeginUsageTime",
+    "LastUsageTime": "LastUsageTime",
+}
+
+
+def _report(users: list[Any], last_update: float) -> ClassAd:
+    ad = ClassAd({"LastUpdate": int(last_update), "NumSubmittors": len(users)})
+    for i, user in enumerate(users, 1):
+        if not isinstance(user, dict):
+            continue
+        for theirs, ours in _ATTRS.items():
+            if user.get(ours) is not None:
+                ad[f"{theirs}{i}"] = user[ours]
+        ad[f"IsAccountingGroup{i}"] = False
+        ad[f"AccountingGroup{i}"] = user.get("Name", "")
+    return ad
+
+
+async def _priorities(call: Call) -> bool:
+    reply = await call.dispatch(GetPriorities())
+    if reply.get("ok"):
+        ad = _report(reply.get("users") or [], float(reply.get("last_update") or 0))
+    else:
+        ad = ClassAd()
+    await call.send(call.writer().classad(ad, types=False))
+    return False
+
+
+async def _resources(call: Call) -> bool:
+    """GET_RESLIST: the slots a user holds. condorx's accountant keeps only totals, so
+    the list is empty."""
+    (await call.payload()).text()
+    await call.send(call.writer().classad(ClassAd(), types=False))
+    return False
+
+
+async def _edit(call: Call) -> bool:
+    action, kind = EDITS[call.command]
+    value: float | None = None
+    user = ""
+    if action != "resetall":
+        msg = await call.payload()
+        user = msg.text()
+        if kind is float:
+            value = msg.double()
+        elif kind is int:
+            value = float(msg.integer())
+    await call.dispatch(EditUser(action=action, user=user, value=value))
+    return False
+
+
+def commands() -> list[CedarCommand]:
+    out = [
+        CedarCommand(GET_PRIORITY, "READ", _priorities),
+        CedarCommand(GET_PRIORITY_ROLLUP, "READ", _priorities),
+        CedarCommand(GET_RESLIST, "READ", _resources),
+    ]
+    out += [CedarCommand(n, "ADMINISTRATOR", _edit, forced=True) for n in EDITS]
+    return out

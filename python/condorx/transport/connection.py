@@ -1,0 +1,178 @@
+"""Opening an authenticated connection to a daemon (the client side of the handshake)."""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from condorx.language.config import Config
+from condorx.transport import locate, security, wire
+from condorx.transport.protocol.message import Message
+from condorx.transport.session import Keys, Mode, Policy, Session, accepts
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """What the client can prove: a token (over TCP), or nothing more than its uid (local);
+    and what it asks of the connection's protection."""
+
+    token: str | None = None
+    pool_key: bytes | None = None  # a pool daemon's: it acts as the pool identity
+    policy: Policy = field(default_factory=Policy)
+
+    def proof(self, server_nonce: bytes) -> tuple[dict[str, object], Keys, str]:
+        """The token handshake's message, the session keys it makes, and the user."""
+        nonce = secrets.token_bytes(16)
+        shown: str | None = None
+        if self.token:
+            user, secret, shown = security.parse_token(self.token)
+        elif self.pool_key:
+            user, secret = security.POOL_IDENTITY, self.pool_key
+        else:
+            raise security.AuthError("no token to authenticate with (set CONDORX_TOKEN)")
+        mac = security.proof(secret, server_nonce, nonce, user, self.policy.terms())
+        message: dict[str, object] = {
+            "auth": "token",
+            "user": user,
+            "nonce": nonce,
+            "mac": mac,
+            "protection": self.policy.to_wire(),
+        }
+        if shown is not None:
+            message["token"] = shown  # header.payload: the daemon recomputes the rest
+        return message, Keys.derive(secret, server_nonce, nonce, user), user
+
+
+@dataclass(frozen=True)
+class Address:
+    """A daemon's address: a Unix socket path, or host and port."""
+
+    unix: Path | None = None
+    host: str | None = None
+    port: int | None = None
+    # A sinful string's parameters (`noUDP`): shown with the address, no part of which
+    # daemon it names.
+    params: str = field(default="", compare=False)
+
+    @classmethod
+    def parse(cls, text: str) -> Address:
+        text = text.strip().strip("<>")
+        if text.startswith("unix:"):
+            return cls(unix=Path(text[5:]))
+        where, _, params = text.partition("?")
+        host, _, port = where.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"bad daemon address {text!r}")
+        return cls(host=host, port=int(port), params=params)
+
+    def __str__(self) -> str:
+        if self.unix:
+            return f"unix:{self.unix}"
+        return f"<{self.host}:{self.port}{'?' + self.params if self.params else ''}>"
+
+
+async def connect(
+    addr: Address, creds: Credentials, max_frame: int = wire.MAX_FRAME
+) -> wire.StreamChannel:
+    if addr.unix is not None:
+        stream: trio.abc.Stream = await trio.open_unix_socket(str(addr.unix))
+    else:
+        assert addr.host is not None and addr.port is not None
+        stream = await trio.open_tcp_stream(addr.host, addr.port)
+        await stream.send_all(wire.PREAMBLE)
+    # Until the daemon has proven itself, it gets no more room than a stranger would.
+    ch = wire.StreamChannel(stream, wire.PRE_AUTH_FRAME)
+    try:
+        hello = await ch.receive()
+        if isinstance(hello, dict) and hello.get("ok") is False:
+            wire.check(hello)  # refused before the handshake (too many connections)
+        if not isinstance(hello, dict) or "nonce" not in hello:
+            raise wire.WireError(f"{addr} is not a condorx daemon")
+        token = None
+        if addr.unix is not None and not creds.token and not creds.pool_key:
+            await ch.send({"auth": "unix"})
+        elif not creds.token and not creds.pool_key:
+            await ch.send({"auth": "anonymous"})  # enough to read; anything else is refused
+        else:
+            message, keys, user = creds.proof(hello["nonce"])
+            await ch.send(message)
+            token = (keys, user)
+        reply = wire.check(await ch.receive())
+        if token is not None:
+            _take_protection(ch, addr, reply, *token, creds.policy)
+        ch.max_frame = max_frame
+    except BaseException:
+        await ch.aclose()
+        raise
+    return ch
+
+
+def _take_protection(
+    ch: wire.StreamChannel,
+    addr: Address,
+    reply: dict[str, Any],
+    keys: Keys,
+    user: str,
+    policy: Policy,
+) -> None:
+    """Check the daemon's proof of what it decided, then protect the channel that way."""
+    try:
+        mode = Mode(reply.get("protection"))
+    except ValueError:
+        raise wire.WireError(f"{addr} named no protection for the connection") from None
+    proof = reply.get("accept")
+    if not isinstance(proof, bytes) or not hmac.compare_digest(proof, keys.acceptance(mode, user)):
+        raise security.AuthError(f"{addr} could not prove it is a daemon of this pool")
+    if addr.unix is None and not accepts(policy, mode):
+        raise security.AuthError(
+            f"{addr} offers a {mode.value} connection; this side asks for encryption "
+            f"{policy.encryption.value}, integrity {policy.integrity.value}"
+        )
+    if mode is not Mode.CLEAR:
+        ch.protect(Session.for_client(keys, mode))
+
+
+def user_credentials(cfg: Config, environ: Mapping[str, str] | None = None) -> Credentials:
+    """What this user can prove over TCP: `CONDORX_TOKEN`, a token file in
+    SEC_TOKEN_DIRECTORY, or a token made from the pool key when this user can read it."""
+    env = os.environ if environ is None else environ
+    policy = Policy.from_config(cfg, "CLIENT")
+    if env.get("CONDORX_TOKEN"):
+        return Credentials(token=env["CONDORX_TOKEN"], policy=policy)
+    tokens = locate.token_dir(cfg)
+    if tokens.is_dir():
+        for path in sorted(tokens.iterdir()):
+            try:
+                return Credentials(token=path.read_text().strip(), policy=policy)
+            except OSError:
+                continue
+    try:
+        key = locate.pool_key_file(cfg).read_bytes().strip()
+    except OSError:
+        return Credentials(policy=policy)
+    issuer = cfg.get("TRUST_DOMAIN") or "condorx"
+    return Credentials(
+        token=security.make_token(key, security.current_user(), issuer), policy=policy
+    )
+
+
+def daemon_credentials(cfg: Config) -> Credentials:
+    """A pool daemon's: it holds the pool key and acts as the pool identity."""
+    key = security.ensure_pool_key(locate.pool_key_file(cfg))
+    return Credentials(pool_key=key, policy=Policy.from_config(cfg))
+
+
+async def call(addr: Address, creds: Credentials, message: Message) -> dict[str, Any]:
+    """One request on a connection of its own; the reply (a refusal raises RemoteError)."""
+    ch = await connect(addr, creds)
+    try:
+        return await ch.request(message.to_wire())
+    finally:
+        await ch.aclose()

@@ -1,0 +1,174 @@
+"""Where a pool's files and daemons are, from the configuration: one table of locations."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from condorx.language.config import Config
+
+
+def _dir(cfg: Config, name: str, *fallback: str) -> Path:
+    value = cfg.get(name)
+    if value:
+        return Path(value)
+    for other in fallback:
+        value = cfg.get(other)
+        if value:
+            return Path(value)
+    return _local_dir(cfg) / name.lower()
+
+
+def _local_dir(cfg: Config) -> Path:
+    return Path(cfg.get("LOCAL_DIR") or os.path.join(os.path.expanduser("~"), ".condorx"))
+
+
+def spool(cfg: Config) -> Path:
+    return _dir(cfg, "SPOOL")
+
+
+def log_dir(cfg: Config) -> Path:
+    return _dir(cfg, "LOG")
+
+
+def audit_log(cfg: Config) -> Path:
+    """AUDIT_LOG, else $(LOG)/AuditLog (HTCondor's SCHEDD_AUDIT_LOG default)."""
+    path = cfg.get("AUDIT_LOG")
+    return Path(path) if path else log_dir(cfg) / "AuditLog"
+
+
+def job_queue_db(cfg: Config) -> Path:
+    name = cfg.get("JOB_QUEUE_DB")
+    return Path(name) if name else spool(cfg) / "job_queue.db"
+
+
+def history_file(cfg: Config) -> Path:
+    name = cfg.get("HISTORY")
+    return Path(name) if name else spool(cfg) / "history"
+
+
+def schedd_socket(cfg: Config) -> Path:
+    name = cfg.get("SCHEDD_SOCKET")
+    return Path(name) if name else _dir(cfg, "LOCK", "LOG") / "schedd.sock"
+
+
+def schedd_address_file(cfg: Config) -> Path:
+    name = cfg.get("SCHEDD_ADDRESS_FILE")
+    return Path(name) if name else log_dir(cfg) / ".schedd_address"
+
+
+def pool_key_file(cfg: Config) -> Path:
+    name = cfg.get("SEC_TOKEN_POOL_SIGNING_KEY_FILE")
+    if name:
+        return Path(name)
+    return _local_dir(cfg) / "passwords.d" / "POOL"
+
+
+def token_dir(cfg: Config) -> Path:
+    name = cfg.get("SEC_TOKEN_DIRECTORY")
+    return Path(name) if name else Path(os.path.expanduser("~")) / ".condorx" / "tokens.d"
+
+
+def grid_token_dir(cfg: Config) -> Path:
+    """The tokens this pool's schedd proves itself with to other pools' schedds."""
+    name = cfg.get("GRIDMANAGER_TOKEN_DIRECTORY")
+    return Path(name) if name else _local_dir(cfg) / "grid_tokens.d"
+
+
+def collector_address_file(cfg: Config) -> Path:
+    name = cfg.get("COLLECTOR_ADDRESS_FILE")
+    return Path(name) if name else log_dir(cfg) / ".collector_address"
+
+
+def collector_bind(cfg: Config) -> tuple[str, int]:
+    """Where the collector listens: COLLECTOR_HOST's port (9618 when it names none), or a
+    free port when COLLECTOR_HOST is not set (a personal pool finds it by its file)."""
+    host = bind_host(cfg)
+    named = cfg.get("COLLECTOR_HOST")
+    if not named:
+        return host, 0
+    _, _, port = named.strip("<>").split("?")[0].rpartition(":")
+    return host, int(port) if port.isdigit() else 9618
+
+
+def collector_address(cfg: Config) -> str | None:
+    """How clients reach the collector: COLLECTOR_HOST, else its address file."""
+    named = cfg.get("COLLECTOR_HOST")
+    if named:
+        text = named.strip().strip("<>")
+        if not text.endswith(":0"):  # port 0: a personal pool's, published in its file
+            return text if ":" in text else f"{text}:9618"
+    try:
+        return collector_address_file(cfg).read_text().strip()
+    except OSError:
+        return None
+
+
+def bind_host(cfg: Config) -> str:
+    """The interface daemons listen on (NETWORK_INTERFACE; `*` for all)."""
+    host = cfg.get("NETWORK_INTERFACE") or "127.0.0.1"
+    return "0.0.0.0" if host == "*" else host
+
+
+def advertised_host(bound: str) -> str:
+    """The host to give out for a socket bound to `bound`."""
+    if bound not in ("0.0.0.0", ""):
+        return bound
+    import socket
+
+    try:
+        return socket.gethostbyname(socket.gethostname())
+    except OSError:
+        return "127.0.0.1"
+
+
+def sinful(bound: str, port: int) -> str:
+    """A daemon's address as HTCondor writes it (a sinful string), for a socket bound to
+    `bound`: `noUDP`, for condorx daemons serve TCP alone (HTCondor's clients would
+    otherwise send some commands, such as RESCHEDULE, as UDP datagrams)."""
+    return f"<{advertised_host(bound)}:{port}?noUDP>"
+
+
+def write_address(path: Path, address: str) -> None:
+    """Publish a daemon's address atomically (readers never see half a line)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(address + "\n")
+    tmp.replace(path)
+
+
+def negotiator_address_file(cfg: Config) -> Path:
+    name = cfg.get("NEGOTIATOR_ADDRESS_FILE")
+    if name:
+        return Path(name)
+    # A negotiator run with -local-name beside the pool's own has an address of its own.
+    local = f".{cfg.local_name.lower()}" if cfg.local_name else ""
+    return log_dir(cfg) / f".negotiator_address{local}"
+
+
+def startd_address_file(cfg: Config) -> Path:
+    name = cfg.get("STARTD_ADDRESS_FILE")
+    return Path(name) if name else log_dir(cfg) / ".startd_address"
+
+
+def job_router_address_file(cfg: Config) -> Path:
+    name = cfg.get("JOB_ROUTER_ADDRESS_FILE")
+    return Path(name) if name else log_dir(cfg) / ".job_router_address"
+
+
+def sim_address_file(cfg: Config) -> Path:
+    """Where the pool simulator (all its machines) answers."""
+    return log_dir(cfg) / ".sim_address"
+
+
+def execute_dir(cfg: Config) -> Path:
+    return _dir(cfg, "EXECUTE")
+
+
+def master_address_file(cfg: Config) -> Path:
+    name = cfg.get("MASTER_ADDRESS_FILE")
+    return Path(name) if name else log_dir(cfg) / ".master_address"
+
+
+def master_socket(cfg: Config) -> Path:
+    return _dir(cfg, "LOCK", "LOG") / "master.sock"

@@ -1,0 +1,354 @@
+"""Many conversations over one connection: the streams of a multiplexed connection.
+
+A daemon that holds thousands of long conversations with one peer (the schedd's claims
+on one execute host's slots: a claim keeps its conversation for its life) would otherwise
+hold as many connections, and a process may open only so many files. After the
+handshake the client sends `{"mux": 1}`; once that is answered, every frame on the
+connection is `[id, frame]`: the stream's id (the client's choice, each new stream's
+higher than the last) and one frame of its conversation. `[id, None]` ends a stream,
+from either side. The connection's authentication and protection cover every stream on
+it; each stream is a `wire.Channel` and carries requests as a connection of its own
+would, and each ends when the connection does.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+
+from condorx.transport import wire
+from condorx.transport.connection import Address, Credentials, connect
+
+# The request that turns a fresh connection into a multiplexed one.
+SWITCH: dict[str, Any] = {"mux": 1}
+log = logging.getLogger("condorx.transport.mux")
+
+# Frames a stream may hold unread. Requests and their replies alternate, so a peer that
+# sends this many without reading is not following the protocol: its stream is broken.
+_UNREAD = 16
+# A frame not sent within this long, plus a second for each MiB of it (a peer that reads
+# nothing, or a link too slow to carry a job's files), breaks the connection: frames of
+# every stream share it.
+_SEND_TIMEOUT = 60.0
+_SEND_RATE = 1024 * 1024
+
+
+class Stream(wire.Channel):
+    """One conversation on a multiplexed connection."""
+
+    def __init__(self, link: Link, sid: int = 0) -> None:
+        self.link = link
+        self.sid = sid  # 0 until its first frame goes (the client's side)
+        self._in, self._out = trio.open_memory_channel[Any](_UNREAD)
+        self._ended = False  # the other side ended it (or the connection did)
+        self._closed = False  # this side did
+        self._broken: str | None = None
+        # Called once when the other side or the connection ends the stream, even while
+        # a request on it is still being answered (the server's side: a claim lapses as
+        # soon as its schedd is gone, not at the running job's next heartbeat).
+        self.on_end: Callable[[], None] | None = None
+
+    async def send(self, obj: Any) -> None:
+        if self._closed:
+            raise trio.ClosedResourceError("stream closed")
+        if self._ended:
+            raise trio.BrokenResourceError(f"stream {self.sid} ended by the peer")
+        await self.link.send(self, obj)
+
+    async def receive(self) -> Any:
+        try:
+            return await self._out.receive()
+        except (trio.EndOfChannel, trio.ClosedResourceError):
+            if self._broken is not None:
+                raise wire.WireError(f"stream {self.sid}: {self._broken}") from None
+            if self._closed:
+                raise wire.Closed(f"stream {self.sid} closed") from None
+            raise wire.Closed(f"stream {self.sid} closed by peer") from None
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._in.close()
+        try:
+            if not self._ended and not self.link.dead and self.sid:
+                # Shielded: a cancelled close must still end the stream on the other
+                # side, where it may hold a claim.
+                with trio.CancelScope(shield=True):
+                    await self.link.send(self, None)
+        except trio.BrokenResourceError:
+            pass
+        finally:
+            self.link.forget(self)
+
+    def deliver(self, frame: Any) -> bool:
+        """A frame from the other side (None: it ended the stream). False when the stream
+        holds too many unread, and is broken: the caller ends it."""
+        if frame is None:
+            self.end()
+            return True
+        try:
+            self._in.send_nowait(frame)
+        except trio.WouldBlock:
+            self._broken = f"{_UNREAD} frames unread"
+            return False
+        except trio.ClosedResourceError:
+            pass  # closed on this side while the frame was on its way
+        return True
+
+    def end(self) -> None:
+        """The other side, or the connection, ended the stream: what came is still read."""
+        if self._ended:
+            return
+        self._ended = True
+        self._in.close()
+        if self.on_end is not None:
+            try:
+                self.on_end()
+            except Exception:
+                # The reader calls this: a bug in it must cost this stream, not all.
+                log.exception("ending stream %d", self.sid)
+
+
+class Link:
+    """A multiplexed connection: its streams, and the task that reads for all of them."""
+
+    def __init__(self, ch: wire.StreamChannel, on_empty: Callable[[], None] | None = None) -> None:
+        self.ch = ch
+        self.members: set[Stream] = set()  # the streams open on it
+        self.streams: dict[int, Stream] = {}  # those with an id, by id
+        self._order = trio.Lock()
+        self.dead: str | None = None  # why the connection is over
+        self.last_sid = 0
+        # Called when the last stream ends (the client then closes the connection).
+        self._on_empty = on_empty
+        self._reading = trio.CancelScope()
+        self._waiting: trio.CancelScope | None = None
+        self._idle = math.inf
+
+    def open(self) -> Stream:
+        """A new stream (the client's side): its id is given with its first frame, so
+        that ids reach the server in increasing order."""
+        return self._add(Stream(self))
+
+    def take_up(self, sid: int) -> Stream:
+        """A stream the client began (the server's side)."""
+        stream = self.streams[sid] = Stream(self, sid)
+        return self._add(stream)
+
+    def _add(self, stream: Stream) -> Stream:
+        self.members.add(stream)
+        if self._waiting is not None:
+            self._waiting.deadline = math.inf
+        return stream
+
+    def forget(self, stream: Stream) -> None:
+        self.members.discard(stream)
+        self.streams.pop(stream.sid, None)
+        if self.members or self.dead:
+            return
+        if self._waiting is not None:
+            self._waiting.deadline = trio.current_time() + self._idle
+        if self._on_empty is not None:
+            self._on_empty()
+
+    async def send(self, stream: Stream, frame: Any) -> None:
+        """One frame of `stream` (None ends it)."""
+        async with self._order:
+            if stream.sid == 0:
+                if frame is None:
+                    return  # a stream that never spoke has nothing to end
+                self.last_sid += 1
+                stream.sid = self.last_sid
+                self.streams[stream.sid] = stream
+            await self._send([stream.sid, frame])
+
+    async def _send(self, frame: list[Any]) -> None:
+        if self.dead is not None:
+            raise trio.BrokenResourceError(self.dead)
+        body = wire.dumps(frame)
+        limit = _SEND_TIMEOUT + len(body) / _SEND_RATE
+        # Shielded: a frame cut off half way would garble every stream's conversation.
+        with trio.CancelScope(shield=True), trio.move_on_after(limit) as sending:
+            try:
+                await self.ch.send_body(body)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+                self.kill(f"connection broken: {e}")
+                raise trio.BrokenResourceError(self.dead) from None
+        if sending.cancelled_caught:
+            self.kill(f"a frame of {len(body)} bytes not taken in {limit:g} s")
+            raise trio.BrokenResourceError(self.dead)
+
+    def kill(self, why: str) -> None:
+        """End the connection and every stream on it."""
+        if self.dead is None:
+            self.dead = why
+        self._reading.cancel()
+
+    async def run(
+        self,
+        new: Callable[[int], Awaitable[Stream | None]] | None = None,
+        idle: float = math.inf,
+    ) -> None:
+        """Read the connection until it ends, handing each frame to its stream. `new`
+        takes up a stream the other side began (the server's side); without it, frames of
+        unknown streams (ones already ended here) are dropped. With no stream open for
+        `idle` seconds the connection ends."""
+        self._idle = idle
+        try:
+            with self._reading:
+                await self._read(new)
+        except (wire.WireError, trio.BrokenResourceError, trio.ClosedResourceError) as e:
+            self.dead = self.dead or str(e)
+        finally:
+            # However the reading ended, every stream ends with it.
+            self.dead = self.dead or "connection closed"
+            for stream in list(self.members):
+                stream.end()
+            self.members.clear()
+            self.streams.clear()
+            with trio.CancelScope(shield=True):
+                await self.ch.aclose()
+
+    async def _read(self, new: Callable[[int], Awaitable[Stream | None]] | None) -> None:
+        while True:
+            with trio.CancelScope() as waiting:
+                self._waiting = waiting
+                if not self.members:
+                    waiting.deadline = trio.current_time() + self._idle
+                frame = await self.ch.receive()
+            self._waiting = None
+            if waiting.cancelled_caught:
+                self.dead = f"no stream for {self._idle:g} s"
+                return
+            sid, payload = _parse(frame)
+            stream = self.streams.get(sid)
+            if stream is None:
+                if payload is None or new is None:
+                    continue
+                stream = await new(sid)
+                if stream is None:
+                    continue
+            if not stream.deliver(payload):
+                await stream.aclose()
+
+
+def _parse(frame: Any) -> tuple[int, Any]:
+    if (
+        not isinstance(frame, list)
+        or len(frame) != 2
+        or not isinstance(frame[0], int)
+        or isinstance(frame[0], bool)
+        or frame[0] <= 0
+    ):
+        raise wire.WireError("a multiplexed frame is [stream id, frame]")
+    return frame[0], frame[1]
+
+
+# -- the server's side ----------------------------------------------------------------------
+
+
+async def serve(
+    ch: wire.StreamChannel,
+    serve_stream: Callable[[Stream], Awaitable[None]],
+    max_streams: int,
+    idle: float,
+) -> None:
+    """Serve a connection switched to streams: `serve_stream` runs each stream's
+    conversation, at most `max_streams` at once; the connection ends when the client
+    closes it, breaks the protocol, or holds no stream for `idle` seconds."""
+    link = Link(ch)
+    async with trio.open_nursery() as nursery:
+
+        async def new(sid: int) -> Stream | None:
+            if sid <= link.last_sid:
+                return None  # a late frame of a stream that has ended
+            link.last_sid = sid
+            if len(link.members) >= max_streams:
+                busy = wire.error_reply("busy", f"more than {max_streams} streams at once")
+                try:
+                    await link._send([sid, busy])
+                    await link._send([sid, None])
+                except trio.BrokenResourceError:
+                    pass  # the connection is gone with it
+                return None
+            stream = link.take_up(sid)
+            nursery.start_soon(_serve_one, serve_stream, stream)
+            return stream
+
+        await link.run(new, idle)
+
+
+async def _serve_one(serve_stream: Callable[[Stream], Awaitable[None]], stream: Stream) -> None:
+    try:
+        await serve_stream(stream)
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        pass  # the connection is gone
+    finally:
+        await stream.aclose()
+
+
+# -- the client's side ----------------------------------------------------------------------
+
+
+class Multiplexer:
+    """Streams to daemons, over one connection to each address while any stream to it is
+    open. Its connections' reading tasks run in `nursery`."""
+
+    def __init__(self, creds: Credentials, nursery: trio.Nursery) -> None:
+        self.creds = creds
+        self.nursery = nursery
+        self.links: dict[str, Link] = {}
+        self._connecting: dict[str, trio.Lock] = {}
+
+    async def open(self, addr: Address) -> tuple[Stream, bool]:
+        """A new stream to `addr`, and whether its connection was already open (a
+        connection found closed on first use may have been ended by the daemon just
+        then, and is worth a second try)."""
+        key = str(addr)
+        lock = self._connecting.setdefault(key, trio.Lock())
+        async with lock:
+            link = self.links.get(key)
+            reused = link is not None and link.dead is None
+            if link is None or link.dead is not None:
+                link = await self._connect(key, addr)
+            return link.open(), reused
+
+    async def _connect(self, key: str, addr: Address) -> Link:
+        ch = await connect(addr, self.creds)
+        try:
+            await ch.request(SWITCH)
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await ch.aclose()
+            raise
+        link = Link(ch, on_empty=lambda: self._drop(key, link))
+        self.links[key] = link
+        self.nursery.start_soon(self._read, key, link)
+        return link
+
+    async def _read(self, key: str, link: Link) -> None:
+        try:
+            await link.run()
+        except Exception:
+            # This task runs in the schedd's own nursery: nothing a startd sends may
+            # reach it. The connection is over; its streams have ended.
+            log.exception("reading the connection to %s", key)
+        finally:
+            self._forget(key, link)
+
+    def _drop(self, key: str, link: Link) -> None:
+        """No stream is left on the connection: it closes."""
+        self._forget(key, link)
+        link.kill("no stream left")
+
+    def _forget(self, key: str, link: Link) -> None:
+        if self.links.get(key) is link:
+            del self.links[key]
+            lock = self._connecting.get(key)
+            if lock is not None and not lock.locked():
+                del self._connecting[key]

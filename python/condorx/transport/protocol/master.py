@@ -1,0 +1,67 @@
+"""The master's requests: condor_off, condor_on, condor_restart, condor_reconfig and
+`condorx pool status`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from condorx.transport.protocol.message import Message, Reply
+
+
+@dataclass(frozen=True)
+class Off(Message):
+    """Stop daemons (all when none are named); with `master`, the master too."""
+
+    command = "off"
+    daemons: list[Any] | None = None
+    master: bool = False
+    fast: bool = False
+    peaceful: bool = False
+
+
+@dataclass(frozen=True)
+class On(Message):
+    command = "on"
+    daemons: list[Any] | None = None
+
+
+@dataclass(frozen=True)
+class Restart(Message):
+    command = "restart"
+    daemons: list[Any] | None = None
+
+
+@dataclass(frozen=True)
+class Reconfig(Message):
+    command = "reconfig"
+
+
+@dataclass(frozen=True)
+class Status(Message):
+    command = "status"
+
+
+@dataclass(frozen=True)
+class Stopped(Reply):
+    stopped: list[Any]
+
+
+@dataclass(frozen=True)
+class Started(Reply):
+    started: list[Any]
+
+
+@dataclass(frozen=True)
+class Restarted(Reply):
+    restarted: list[Any]
+
+
+@dataclass(frozen=True)
+class Reconfigured(Reply):
+    daemons: list[Any]  # the DAEMON_LIST now in force
+
+
+@dataclass(frozen=True)
+class MasterStatus(Reply):
+    daemons: dict[str, Any]  # name -> {"pid", "restarts"}

@@ -1,0 +1,195 @@
+"""The startd's requests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from condorx.transport.protocol.message import Message, Reply
+
+
+@dataclass(frozen=True)
+class Match(Message):
+    """The negotiator's match of a slot (a dynamic slot of `request`'s size out of a
+    partitionable one) for a schedd's user; `preempts` ("rank" or "priority") when the
+    slot's current claim must make way."""
+
+    command = "match"
+    slot: str
+    claim_id: str
+    schedd: str = ""
+    user: str = ""
+    preempts: str | None = None
+    request: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Matches(Message):
+    """Many matches of this startd's slots at once (one cycle's, or a chunk of it): each
+    item has a `Match`'s fields. Each is taken or refused on its own (the reply is
+    `Each`, of `MatchTaken`s)."""
+
+    command = "matches"
+    items: list[Any]
+
+
+@dataclass(frozen=True)
+class ClaimSlot(Message):
+    """A schedd takes up the claim the negotiator made for it."""
+
+    command = "claim"
+    claim_id: str
+    slot: str = ""
+    user: str = ""
+    schedd: str = ""
+    client_machine: str = ""
+
+
+@dataclass(frozen=True)
+class RunJob(Message):
+    """Run a job (its flattened ad, packed: `wire.pack_ad`) on the claim, with its input
+    files."""
+
+    command = "run"
+    claim_id: str
+    job: bytes
+    files: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Deactivate(Message):
+    """Stop the claim's job `job` (whichever runs when None); `why` it stops (hold,
+    remove or evict) is for its JOB_EXIT hook."""
+
+    command = "deactivate"
+    claim_id: str
+    why: str = "evict"
+    job: str | None = None
+
+
+@dataclass(frozen=True)
+class Suspend(Message):
+    command = "suspend"
+    claim_id: str
+
+
+@dataclass(frozen=True)
+class Continue(Message):
+    command = "continue"
+    claim_id: str
+
+
+@dataclass(frozen=True)
+class Release(Message):
+    """The claim is over."""
+
+    command = "release"
+    claim_id: str
+
+
+@dataclass(frozen=True)
+class Vacate(Message):
+    """condor_vacate: take the jobs off these slots (all when none are named)."""
+
+    command = "vacate"
+    slots: list[Any] = field(default_factory=list)
+    fast: bool = False
+
+
+@dataclass(frozen=True)
+class MatchTaken(Reply):
+    slot: str  # the slot the claim is for (a dynamic slot's name, once carved)
+
+
+@dataclass(frozen=True)
+class Claimed(Reply):
+    slot: str
+    ad: dict[str, Any]  # the slot's ad as advertised
+
+
+@dataclass(frozen=True)
+class RunEnded(Reply):
+    """How a job's run ended: its exit attributes (`outcome`), wall time and output
+    files; or it missed its deferral (`missed`), was taken off (`vacated`, why) or could
+    not start (`failed`, why, with the hold it asks for). `claim_ended`: the claim ended
+    with it, and takes no other job."""
+
+    outcome: dict[str, Any] | None = None
+    wall: float | None = None
+    files: dict[str, Any] | None = None
+    missed: dict[str, Any] | None = None
+    vacated: str | None = None
+    failed: str | None = None
+    hold_code: int | None = None
+    hold_subcode: int | None = None
+    claim_ended: bool = False
+
+
+@dataclass(frozen=True)
+class Deactivated(Reply):
+    running: bool  # whether the named job was running (and is now being stopped)
+
+
+@dataclass(frozen=True)
+class Vacated(Reply):
+    slots: list[Any]
+
+
+@dataclass(frozen=True)
+class QuerySlots(Message):
+    """This startd's slot ads as they stand now (condor_who asks the startd itself, not the
+    collector): the busy ones' also name their starter's and job's processes."""
+
+    command = "query_slots"
+
+
+@dataclass(frozen=True)
+class SlotAds(Reply):
+    ads: bytes  # packed ads (wire.pack_ads)
+
+
+@dataclass(frozen=True)
+class DrainJobs(Message):
+    """condor_drain: take no new jobs, let the running ones go as `how` says (graceful,
+    quick, fast), then do `on_completion` (nothing, resume, exit). `check`, when given,
+    must be true of every slot or nothing happens."""
+
+    command = "drain"
+    how: str = "graceful"
+    on_completion: str = "nothing"
+    reason: str = ""
+    check: str | None = None
+
+
+@dataclass(frozen=True)
+class DrainStarted(Reply):
+    request_id: str
+
+
+@dataclass(frozen=True)
+class CancelDrain(Message):
+    """condor_drain -cancel: the slots take jobs again (only this request's, if named)."""
+
+    command = "cancel_drain"
+    request_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Peek(Message):
+    """condor_tail: the end of a running job's files, or what follows `offsets` in them.
+    Files are its standard output and error (`stdout`, `stderr`) or names in the
+    directory it runs in; the job's owner alone may read them."""
+
+    command = "peek"
+    job: str
+    files: list[Any] | None = None
+    stdout: bool = True
+    stderr: bool = False
+    offsets: dict[str, Any] | None = None  # name -> where to read on from
+    max_bytes: int = 1024
+
+
+@dataclass(frozen=True)
+class Peeked(Reply):
+    data: dict[str, Any]  # name -> bytes
+    sizes: dict[str, Any]  # name -> the file's size as it was read

@@ -1,0 +1,138 @@
+"""Every command a condorx daemon answers: its request type, the permission it needs, its
+reply type, and whether it changes the job queue (those go to the audit log). The servers check
+permissions here and nowhere else; a handler decides only what is finer than this (which
+jobs are whose).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from condorx.transport.protocol import (
+    collector,
+    core,
+    job_router,
+    master,
+    negotiator,
+    schedd,
+    startd,
+)
+from condorx.transport.protocol.message import Count, Done, Each, Message, Reply
+
+
+class Permission(enum.Enum):
+    READ = "read"  # anyone, even a peer that proved nothing
+    WRITE = "write"  # an authenticated user: on their own jobs, the handler says which
+    DAEMON = "daemon"  # the pool's own daemons
+    ADMINISTRATOR = "administrator"  # the pool, root, or the user the daemons run as
+
+    @property
+    def level(self) -> str:
+        """HTCondor's name for this level (what the ALLOW_<LEVEL> lists grant)."""
+        return self.name
+
+
+@dataclass(frozen=True)
+class Command:
+    request: type[Message]
+    permission: Permission
+    reply: type[Reply] = Done
+    audited: bool = False  # a change to the job queue: who, what, when in the audit log
+
+    @property
+    def name(self) -> str:
+        return self.request.command
+
+
+R, W, D, A = Permission.READ, Permission.WRITE, Permission.DAEMON, Permission.ADMINISTRATOR
+
+COMMANDS: dict[str, tuple[Command, ...]] = {
+    "collector": (
+        Command(collector.Advertise, D, Count),
+        Command(collector.Invalidate, D, Count),
+        Command(collector.QueryAds, R, Count),  # after the rows, streamed
+    ),
+    "negotiator": (
+        Command(negotiator.Reschedule, D),
+        Command(negotiator.GetPriorities, R, negotiator.Priorities),
+        Command(negotiator.EditUser, A),
+    ),
+    "master": (
+        Command(master.Off, A, master.Stopped),
+        Command(master.On, A, master.Started),
+        Command(master.Restart, A, master.Restarted),
+        Command(master.Reconfig, A, master.Reconfigured),
+        Command(master.Status, W, master.MasterStatus),
+    ),
+    "job_router": (
+        Command(job_router.DescribeRoutes, W, job_router.Routes),
+        Command(job_router.PollNow, W),
+    ),
+    "schedd": (
+        Command(schedd.Submit, W, schedd.Submitted, audited=True),
+        Command(schedd.Transact, W, schedd.Transacted, audited=True),
+        Command(schedd.Reserve, W, schedd.Reserved, audited=True),
+        Command(schedd.Route, A, schedd.Routed, audited=True),
+        Command(schedd.QueryJobs, R, Count),  # after the rows, streamed
+        Command(schedd.History, R, Count),  # after the rows, streamed
+        Command(schedd.Reschedule, W),
+        Command(schedd.Autoclusters, D, Count),  # after the rows, streamed
+        Command(schedd.Act, W, schedd.Acted, audited=True),
+        Command(schedd.Edit, W, schedd.Acted, audited=True),
+        Command(schedd.Exited, D, schedd.ExitRecorded, audited=True),
+        Command(schedd.Retrieve, W, schedd.Output),
+        Command(schedd.StageIn, W, audited=True),
+        Command(schedd.StageOut, W, schedd.JobIds, audited=True),
+        Command(schedd.RunNow, W, audited=True),
+        # The negotiator's matches are left out: a cycle may make thousands (the job log
+        # has them).
+        Command(schedd.Matched, D),
+        Command(schedd.MatchedMany, D, Each),
+    ),
+    "startd": (
+        Command(startd.Match, D, startd.MatchTaken),
+        Command(startd.Matches, D, Each),
+        Command(startd.ClaimSlot, D, startd.Claimed),
+        Command(startd.RunJob, D, startd.RunEnded),  # after the run's frames, streamed
+        Command(startd.Deactivate, D, startd.Deactivated),
+        Command(startd.Suspend, D),
+        Command(startd.Continue, D),
+        Command(startd.Release, D),
+        Command(startd.Vacate, A, startd.Vacated),
+        Command(startd.QuerySlots, R, startd.SlotAds),
+        Command(startd.DrainJobs, A, startd.DrainStarted),
+        Command(startd.CancelDrain, A),
+        Command(startd.Peek, W, startd.Peeked),
+    ),
+}
+
+
+# What every daemon answers besides its own commands; the server itself handles them.
+CORE: tuple[Command, ...] = (Command(core.Ping, R, core.Pinged),)
+
+
+def of(daemon: str) -> dict[str, Command]:
+    """The daemon's commands by name, the core ones among them."""
+    return {c.name: c for c in (*CORE, *COMMANDS[daemon])}
+
+
+def level(name: str) -> Permission | None:
+    """A permission level by HTCondor's name for it (`condor_ping WRITE`): HTCondor's
+    finer levels are the condorx level that guards the same commands."""
+    return _LEVELS.get(name.upper())
+
+
+_LEVELS = {
+    "ALLOW": R,
+    "READ": R,
+    "WRITE": W,
+    "NEGOTIATOR": D,
+    "DAEMON": D,
+    "ADVERTISE_STARTD": D,
+    "ADVERTISE_SCHEDD": D,
+    "ADVERTISE_MASTER": D,
+    "ADMINISTRATOR": A,
+    "OWNER": A,
+    "CONFIG": A,
+}
