@@ -8,9 +8,10 @@ caller gets its result only once its batch is durable. A change is a function of
 transaction alone: when one change of a batch raises, the batch is staged again without
 it, so a change may run more than once and must keep no state of its own across runs.
 
-A commit is: the history file and the database written in a worker thread, the table
-swapped, the news sent, then the user logs written (as HTCondor's schedd writes events
-after its queue transaction) and the spool directories of jobs that left removed.
+A commit is: what leaving jobs hand over written (`departures`), the history file and
+the database written in a worker thread, the table swapped, the news sent, then the
+user logs written (as HTCondor's schedd writes events after its queue transaction) and
+the spool directories of jobs that left removed.
 """
 
 from __future__ import annotations
@@ -27,13 +28,11 @@ from typing import Any, Generic, TypeVar
 import trio
 
 from condorx.classad import ClassAd
-from condorx.daemons.schedd import routing, spool, userlog
+from condorx.daemons.schedd import departures, spool, userlog
 from condorx.daemons.schedd.committed import Committed
 from condorx.daemons.schedd.queue import EventKind, JobQueue, Transaction
-from condorx.daemons.schedd.staging import write_outputs
 from condorx.daemons.schedd.store import Key
 from condorx.errors import CondorxError
-from condorx.language.attrs import JobStatus
 from condorx.language.history import Rotation, append
 
 log = logging.getLogger("condorx.schedd")
@@ -191,14 +190,10 @@ class Ledger:
         txn.prepare()
         news = Committed.of(txn, self.queue)
         leaving = [ev.info["ad"] for ev in txn.events if ev.kind is EventKind.LEAVE]
-        spooled = self._spooled_leaving(txn)
+        departing = departures.departing(txn, self.queue, self.files.spool)
 
         def durable() -> None:
-            # A sandboxed copy's output is in its original's files before either is
-            # seen done.
-            for key, ad, _, home in spooled:
-                if home is not None:
-                    write_outputs(home, spool.outputs(self.files.spool, key, ad))
+            departing.hand_over()
             append(self.files.history, leaving, self.files.rotation)
             txn.write()
 
@@ -211,24 +206,8 @@ class Ledger:
         if news:
             self._news_out.send_nowait(news)
         await self._user_log(txn)
-        if spooled:  # jobs that left take their spool directories with them
-            await trio.to_thread.run_sync(spool.remove_all, [d for _, _, d, _ in spooled])
-
-    def _spooled_leaving(self, txn: Transaction) -> list[tuple[Key, ClassAd, Path, ClassAd | None]]:
-        """The leaving jobs that have spool directories, each with the ad of the original
-        its output goes to (a completed sandboxed routed copy's) or None."""
-        leaving = {ev.key: ev.info["ad"] for ev in txn.events if ev.kind is EventKind.LEAVE}
-        found: list[tuple[Key, ClassAd, Path, ClassAd | None]] = []
-        for key, ad in leaving.items():
-            directory = spool.spooled_dir(self.files.spool, key, ad)
-            if directory is None:
-                continue
-            home = None
-            original = routing.parse_id(ad.get("RoutedFromJobId"))
-            if original is not None and ad.get("JobStatus") == JobStatus.COMPLETED:
-                home = leaving.get(original) or self.queue.get(original)
-            found.append((key, ad, directory, home))
-        return found
+        if departing.directories:  # jobs that left take their spool directories with them
+            await trio.to_thread.run_sync(spool.remove_all, departing.directories)
 
     async def _user_log(self, txn: Transaction) -> None:
         head = userlog.timestamp(time.time())
