@@ -23,6 +23,7 @@ __all__ = [
     "analyze",
     "Accountant",
     "CronError",
+    "AdReadError",
     "cron_check",
     "cron_next_runs",
     "cron_next_run_each",
@@ -47,6 +48,14 @@ class CondorxError(Exception):
 
 class CronError(ValueError):
     """A CronTab field that is malformed or out of range; carries .attribute (CronHour, ...)."""
+
+class AdReadError(ValueError):
+    """Ads from a peer that break the wire's rules; carries .ad (its index, or None for
+    the body), .attribute (or None) and .reason."""
+
+    ad: int | None
+    attribute: str | None
+    reason: str
 
 class ClassAdParseError(ValueError):
     """ClassAd text that does not parse; carries .line, .column, .attribute and .offset."""
@@ -135,12 +144,13 @@ def autoclusters(jobs: list[ClassAd], pool: list[ClassAd]) -> list[list[int]]:
 def pool_policies(slots: list[ClassAd]) -> list[ClassAd]:
     """A few ads holding every distinct expression the slots write."""
 
-def ads_from_wire(maps: list[Any], expr_type: type) -> list[ClassAd | None]:
-    """Each wire map as a ClassAd (expressions as `expr_type`), None where not plain."""
+def ads_from_wire(maps: list[Any], expr_type: type) -> list[ClassAd]:
+    """Each wire map as a ClassAd (expressions as `expr_type`); AdReadError naming the
+    first map that is not plain."""
 
-def ads_from_msgpack(body: bytes, stamp: ClassAd | None = None) -> list[ClassAd] | None:
+def ads_from_msgpack(body: bytes, stamp: ClassAd | None = None) -> list[ClassAd]:
     """The ads of a msgpack array of wire maps, each with `stamp`'s attributes set over
-    its own; None where it is not plain."""
+    its own; AdReadError naming the ad and attribute where it is not plain."""
 
 def cedar_put_ads(
     ads: list[ClassAd],

@@ -25,7 +25,7 @@ def run_request(scratch: Path, pidfile: Path, **job_attrs: Any) -> dict[str, Any
         "TransferExecutable": False,
         **job_attrs,
     }
-    packed = wire.pack_ad(wire.read_ad(job))
+    packed = wire.pack_ad(wire.ad_from_wire(job))
     return {"cmd": "run", "job": packed, "scratch": str(scratch), "slot": "slot1", "heartbeat": 1}
 
 

@@ -269,34 +269,29 @@ def value_to_wire_text(v: Any) -> str:
 
 
 def ad_from_wire(data: Any, what: str = "ad") -> ClassAd:
-    """Build a ClassAd from a wire map in one call into the core; a malformed one gets
-    the attribute-by-attribute reading's error, which names the attribute."""
-    if isinstance(data, dict):
-        fast = _core.ads_from_wire([data], Expr)[0]
-        if fast is not None:
-            return fast
-    return read_ad(data, what)
-
-
-def read_ad(data: Any, what: str = "ad") -> ClassAd:
-    """The reference reading of a wire map, attribute by attribute (what the core's one
-    call must agree with), naming what is wrong and where."""
-    if not isinstance(data, dict):
-        raise WireError(f"{what}: expected a map of attributes, got {type(data).__name__}")
-    ad = ClassAd()
-    for name, v in data.items():
-        set_from_wire(ad, name, v, what)
-    return ad
+    """Build a ClassAd from a wire map in one call into the core; a malformed one is a
+    WireError naming the attribute."""
+    try:
+        return _core.ads_from_wire([data], Expr)[0]
+    except _core.AdReadError as e:
+        raise _refused(e, what, single=True) from None
 
 
 def ads_from_wire(data: list[Any], what: str = "ad") -> list[ClassAd]:
     """Build many ClassAds from wire maps in one call into the core (each expression
     text parsed once for them all); a malformed ad's error names it by its index."""
-    fast = _core.ads_from_wire(data, Expr)
-    return [
-        ad if ad is not None else read_ad(d, f"{what} {i}")
-        for i, (ad, d) in enumerate(zip(fast, data, strict=True))
-    ]
+    try:
+        return _core.ads_from_wire(data, Expr)
+    except _core.AdReadError as e:
+        raise _refused(e, what) from None
+
+
+def _refused(e: _core.AdReadError, what: str, single: bool = False) -> WireError:
+    """The core's refusal of a peer's ads as the WireError a daemon logs and answers."""
+    where = f"{what}s" if e.ad is None else what if single else f"{what} {e.ad}"
+    if e.attribute is not None:
+        where += f": attribute {e.attribute}"
+    return WireError(f"{where}: {e.reason}")
 
 
 def pack_ads(maps: Iterable[dict[str, Any]]) -> bytes:
@@ -325,37 +320,11 @@ def ad_from_packed(body: bytes, what: str = "ad") -> ClassAd:
 def ads_from_packed(body: bytes, what: str = "ad", stamp: ClassAd | None = None) -> list[ClassAd]:
     """The ads of a `pack_ads` body, each with `stamp`'s attributes set over its own,
     read in the core with no Python object made per attribute; a body that is not plain
-    gets the reading of `ads_from_wire`, whose error names the ad and the attribute."""
-    fast = _core.ads_from_msgpack(body, stamp)
-    if fast is not None:
-        return fast
-    data = unpack(body)
-    if not isinstance(data, list):
-        raise WireError(f"{what}s: expected a list of ads, got {type(data).__name__}")
-    ads = ads_from_wire(data, what)
-    if stamp is not None:
-        for ad in ads:
-            ad.update(stamp)
-    return ads
-
-
-def set_from_wire(ad: ClassAd, name: Any, v: Any, what: str = "ad") -> None:
-    if not isinstance(name, str) or not is_attr_name(name):
-        raise WireError(f"{what}: bad attribute name {name!r}")
-    if isinstance(v, Expr):
-        try:
-            ad[name] = ExprTree(v.text)
-        except ValueError as e:
-            raise WireError(f"{what}: attribute {name}: {e}") from None
-    elif v is None:
-        ad[name] = Value.Undefined
-    elif isinstance(v, _LITERAL):
-        try:
-            ad[name] = v
-        except (TypeError, ValueError, OverflowError) as e:
-            raise WireError(f"{what}: attribute {name}: {e}") from None
-    else:
-        raise WireError(f"{what}: attribute {name}: unsupported value {type(v).__name__}")
+    is a WireError naming the ad and the attribute."""
+    try:
+        return _core.ads_from_msgpack(body, stamp)
+    except _core.AdReadError as e:
+        raise _refused(e, what) from None
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -5,14 +5,17 @@
 //!
 //! The bytes come from peers, so nothing in them is trusted: a count claims no more room
 //! than the body could fill, every read is bounded, and a body that is not exactly what
-//! a well-behaved peer sends gives `None` (never a panic): an array of maps of attribute
-//! names (`[A-Za-z_][A-Za-z0-9_]*`) to nil, booleans, 64-bit integers, floats, strings,
-//! and expressions (ext type 1, their text, which must parse).
+//! a well-behaved peer sends gives a `ReadError` naming the ad and the attribute (never a
+//! panic): an array of maps of attribute names (`[A-Za-z_][A-Za-z0-9_]*`) to nil,
+//! booleans, 64-bit integers, floats, strings, and expressions (ext type 1, their text,
+//! which must parse).
 
+mod error;
 mod names;
 mod reader;
 mod writer;
 
+pub use error::ReadError;
 pub use names::is_attr_name;
 pub use reader::{read_ads, ExprReader};
 pub use writer::{write_ad, write_ads};

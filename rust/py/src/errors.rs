@@ -25,6 +25,25 @@ create_exception!(
     "A CronTab field that is malformed or out of range; carries .attribute (CronHour, ...)."
 );
 
+create_exception!(
+    _core,
+    AdReadError,
+    PyValueError,
+    "Ads from a peer that break the wire's rules; carries .ad (its index, or None for the \
+     body), .attribute (or None) and .reason."
+);
+
+/// A refused ad as an `AdReadError` saying which ad and attribute, and why.
+pub fn ad_read_error(py: Python<'_>, e: &condorx_packed::ReadError) -> PyErr {
+    let err = AdReadError::new_err(e.to_string());
+    let value = err.value(py);
+    // As above: the message says where even if the attributes cannot be set.
+    let _ = value.setattr("ad", e.ad);
+    let _ = value.setattr("attribute", e.attribute.clone());
+    let _ = value.setattr("reason", e.reason.clone());
+    err
+}
+
 /// A CronTab error as a `CronError` naming its field.
 pub fn cron_error(py: Python<'_>, e: &condorx_cron::CronError) -> PyErr {
     let err = CronError::new_err(e.to_string());
@@ -51,5 +70,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CondorxError", m.py().get_type::<CondorxError>())?;
     m.add("ClassAdParseError", m.py().get_type::<ClassAdParseError>())?;
     m.add("CronError", m.py().get_type::<CronError>())?;
+    m.add("AdReadError", m.py().get_type::<AdReadError>())?;
     Ok(())
 }

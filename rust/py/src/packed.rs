@@ -4,8 +4,8 @@
 //! thousands to an update, and answers a query for whole ads so.
 //!
 //! The reading and writing are `condorx-packed`'s (tested and fuzzed there); here they
-//! meet Python. A body that is not plain gives `None`, and the caller's own reading of
-//! the body says what is wrong and where.
+//! meet Python. A body that is not plain raises `AdReadError`, naming the ad and the
+//! attribute.
 
 use std::sync::Arc;
 
@@ -14,25 +14,29 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::classad::PyClassAd;
+use crate::errors::ad_read_error;
 
 /// The ads of one msgpack body (an array of wire maps), each with `stamp`'s attributes
-/// set over its own (the collector's LastHeardFrom, say); or None where the body is not
-/// plain (see the module's comment): the caller then reads it attribute by attribute.
+/// set over its own (the collector's LastHeardFrom, say); `AdReadError` where the body
+/// is not plain (see the module's comment).
 #[pyfunction]
 #[pyo3(signature = (body, stamp=None))]
-fn ads_from_msgpack(body: &[u8], stamp: Option<PyRef<'_, PyClassAd>>) -> Option<Vec<PyClassAd>> {
+fn ads_from_msgpack(
+    py: Python<'_>,
+    body: &[u8],
+    stamp: Option<PyRef<'_, PyClassAd>>,
+) -> PyResult<Vec<PyClassAd>> {
     let extra = stamp.as_ref().map_or(0, |s| s.inner().len());
-    let ads = read_ads(body, extra)?;
-    Some(
-        ads.into_iter()
-            .map(|mut ad| {
-                if let Some(stamp) = &stamp {
-                    ad.update(stamp.inner());
-                }
-                PyClassAd::from_arc(Arc::new(ad))
-            })
-            .collect(),
-    )
+    let ads = read_ads(body, extra).map_err(|e| ad_read_error(py, &e))?;
+    Ok(ads
+        .into_iter()
+        .map(|mut ad| {
+            if let Some(stamp) = &stamp {
+                ad.update(stamp.inner());
+            }
+            PyClassAd::from_arc(Arc::new(ad))
+        })
+        .collect())
 }
 
 /// The ads as one msgpack body, for `ads_from_msgpack` (or `condorx.transport.wire.unpack`).
