@@ -11,17 +11,14 @@ from condorx.classad import ClassAd
 from condorx.daemons.core import query
 from condorx.daemons.core.server import Peer
 from condorx.daemons.schedd.ledger import Ledger
-from condorx.daemons.schedd.store import Key, job_id
+from condorx.daemons.schedd.store import Key, job_id, parse_job_id
 from condorx.errors import Refusal, Refused
 from condorx.transport import security
 
 
 def parse_id(text: str) -> Key | None:
-    """`5.3` as (5, 3); `5` (a whole cluster) as (5, -1); None for anything else."""
-    cluster, _, proc = text.partition(".")
-    if not cluster.isdigit() or (proc and not proc.isdigit()):
-        return None
-    return int(cluster), int(proc) if proc else -1
+    """A request's job or cluster name: `5.3` as (5, 3), `5` as (5, -1)."""
+    return parse_job_id(text, whole_cluster=True)
 
 
 def select(jobs: list[tuple[Key, ClassAd]], constraint: Any) -> list[tuple[Key, ClassAd]]:

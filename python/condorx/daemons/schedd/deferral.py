@@ -13,8 +13,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from condorx.classad import ClassAd, ExprTree
@@ -23,16 +25,31 @@ from condorx.language import cron
 from condorx.language.attrs import HoldCode, JobStatus
 from condorx.transport import wire
 
+_ANY_INTERVAL = 982_451_653  # a stand-in interval, to find a clause whatever its interval
+
+
+@dataclass(frozen=True)
+class _Prep:
+    """The clause a prep-time attribute adds to Requirements, for a SCHEDD_INTERVAL."""
+
+    clause: Callable[[int], str]
+
+    @cached_property
+    def _written(self) -> re.Pattern[str]:
+        text = re.escape(self.clause(_ANY_INTERVAL))
+        return re.compile(text.replace(str(_ANY_INTERVAL), r"\d+"))
+
+    def is_in(self, requirements: str) -> bool:
+        """Whether `requirements` has the clause already, with any interval (a requeued
+        or resubmitted ad, perhaps from a schedd with another SCHEDD_INTERVAL)."""
+        return self._written.search(requirements) is not None
+
+
 # The prep-time attribute of each kind of deferred job, and the clause that delays its
 # match (a cron job's is the one the negotiator applies too: `cron.ready_clause`).
 _PREP = {
-    "DeferralPrepTime": lambda interval: "((time() + DeferralPrepTime) >= DeferralTime)",
-    "CronPrepTime": cron.ready_clause,
-}
-# How each clause ends, whatever the interval: a job whose Requirements end so has it.
-_PREP_TAIL = {
-    "DeferralPrepTime": _PREP["DeferralPrepTime"](0),
-    "CronPrepTime": cron.ready_clause(0).partition(" + 0")[2],
+    "DeferralPrepTime": _Prep(lambda interval: "((time() + DeferralPrepTime) >= DeferralTime)"),
+    "CronPrepTime": _Prep(cron.ready_clause),
 }
 
 
@@ -83,10 +100,11 @@ class Rules:
         name = next((n for n in _PREP if job.get(n) is not None), None)
         if name is None:
             return None
-        clause = _PREP[name](self.interval)
+        prep = _PREP[name]
+        clause = prep.clause(self.interval)
         current = job.get("Requirements")
         text = str(current) if current is not None else "true"
-        if _PREP_TAIL[name] in text:  # there already (whatever the interval was)
+        if prep.is_in(text):
             return None
         return wire.Expr(f"({text}) && {clause}" if current is not None else clause)
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from condorx.classad import ClassAd
-from condorx.daemons.schedd import routing, spool
+from condorx.daemons.schedd import spool
 from condorx.daemons.schedd.queue import EventKind, JobQueue, Transaction
 from condorx.daemons.schedd.staging import write_outputs
-from condorx.daemons.schedd.store import Key
+from condorx.daemons.schedd.store import Key, parse_job_id
 from condorx.language.attrs import JobStatus
 
 
@@ -47,7 +47,7 @@ def departing(txn: Transaction, queue: JobQueue, spool_root: Path) -> Departing:
         if directory is None:
             continue
         home = None
-        original = routing.parse_id(ad.get("RoutedFromJobId"))
+        original = parse_job_id(ad.get("RoutedFromJobId"))
         if original is not None and ad.get("JobStatus") == JobStatus.COMPLETED:
             home = leaving.get(original) or queue.get(original)
         found.jobs.append((key, ad, directory, home))

@@ -12,13 +12,12 @@ import trio
 from condorx.classad import ClassAd, eval_against, parseAds
 from condorx.daemons.core import query
 from condorx.daemons.core.server import Peer
-from condorx.daemons.schedd import routing
 from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
 from condorx.daemons.schedd.choosing import select
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.local_jobs import is_local
 from condorx.daemons.schedd.shadow import Shadows
-from condorx.daemons.schedd.store import Key
+from condorx.daemons.schedd.store import Key, parse_job_id
 from condorx.errors import ClassAdParseError, Refusal, Refused
 from condorx.transport import wire
 from condorx.transport.protocol.message import Count
@@ -37,7 +36,7 @@ class Queries:
         jobs = self.ledger.snapshot() if req.procs is not False else []
         if req.clusters:  # each cluster's own ad just before its jobs
             jobs = sorted([*jobs, *self.ledger.cluster_ads()], key=lambda item: item[0])
-        after = routing.parse_id(req.after)
+        after = parse_job_id(req.after)
         if after is not None:  # the next page: the jobs after this one (queue order is
             jobs = [(k, ad) for k, ad in jobs if k > after]  # submission order, by id)
         ads = select(jobs, req.constraint)

@@ -18,7 +18,7 @@ from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.shadow import Shadows
-from condorx.daemons.schedd.store import Key, job_id
+from condorx.daemons.schedd.store import Key, job_id, parse_job_id
 from condorx.daemons.schedd.submission import Submission
 from condorx.errors import Refusal, Refused
 from condorx.language.attrs import JobStatus
@@ -49,7 +49,7 @@ class RouteIntake:
             str(item.get("job")): ad.get("Owner")
             for item in items
             if isinstance(item, dict)
-            and (key := routing.parse_id(item.get("job"))) is not None
+            and (key := parse_job_id(item.get("job"))) is not None
             and (ad := self.ledger.get(key)) is not None
         }
         sandboxes = await trio.to_thread.run_sync(_gather_sandboxes, items, owners)
@@ -105,7 +105,7 @@ class RouteIntake:
     def _route_one(self, txn: Transaction, item: Any, now: int, box: Box) -> Key:
         if not isinstance(item, dict):
             raise transitions.QueueError(Refusal.BAD_REQUEST, "a route item must be a map")
-        original = routing.parse_id(item.get("job"))
+        original = parse_job_id(item.get("job"))
         ad = txn.job(original) if original is not None else None
         copy, route = item.get("copy"), str(item.get("route") or "")
         if original is None or ad is None:

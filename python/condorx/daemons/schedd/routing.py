@@ -17,11 +17,10 @@ transaction, so a router killed at any moment leaves nothing half done.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from condorx.classad import ClassAd
 from condorx.daemons.schedd.queue import EventKind, Transaction
-from condorx.daemons.schedd.store import Key, job_id
+from condorx.daemons.schedd.store import Key, job_id, parse_job_id
 from condorx.language.attrs import JobStatus
 
 MANAGER = "JobRouter"
@@ -39,13 +38,6 @@ FINAL = (
     "JobStartDate",
     "NumJobStarts",
 )
-
-
-def parse_id(text: Any) -> Key | None:
-    cluster, _, proc = str(text).partition(".")
-    if cluster.isdigit() and proc.isdigit():
-        return int(cluster), int(proc)
-    return None
 
 
 def is_managed(ad: ClassAd) -> bool:
@@ -100,7 +92,7 @@ def on_status(
 ) -> list[Consequence]:
     """What a status change of a copy means for its original, or of an original for its
     copy."""
-    source = parse_id(ad.get("RoutedFromJobId"))
+    source = parse_job_id(ad.get("RoutedFromJobId"))
     if source is not None:
         return _copy_changed(txn, key, source, status, now)
     if is_managed(ad) and status in (JobStatus.HELD, JobStatus.REMOVED):
@@ -145,7 +137,7 @@ def _tied(copy: ClassAd, original: Key, original_ad: ClassAd) -> bool:
 def _original_stopped(
     txn: Transaction, original: Key, ad: ClassAd, status: JobStatus
 ) -> list[Consequence]:
-    copy = parse_id(ad.get("RoutedToJobId"))
+    copy = parse_job_id(ad.get("RoutedToJobId"))
     untie(txn, original)
     verb = "held" if status == JobStatus.HELD else "removed"
     partner = txn.job(copy) if copy is not None else None

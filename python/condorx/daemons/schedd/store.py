@@ -16,6 +16,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from condorx.classad import ClassAd
 from condorx.transport import wire
@@ -27,6 +28,15 @@ Key = tuple[int, int]
 def job_id(key: Key) -> str:
     """A job's id as HTCondor writes it: `cluster.proc`."""
     return f"{key[0]}.{key[1]}"
+
+
+def parse_job_id(text: Any, whole_cluster: bool = False) -> Key | None:
+    """`5.3` as (5, 3); with `whole_cluster`, `5` (a cluster) as (5, -1) too; None for
+    anything else."""
+    cluster, _, proc = str(text).partition(".")
+    if not cluster.isdigit() or not (proc.isdigit() or (whole_cluster and not proc)):
+        return None
+    return int(cluster), int(proc) if proc else -1
 
 
 class Store:
