@@ -276,7 +276,7 @@ class Plan:
         cls, first: Proc, varying: set[str], qs: QueueStatement, spec: queue.QueueSpec
     ) -> Plan:
         names = sorted(n for n in varying if not n.startswith("+"))
-        reading = {n: {i for i, r in first.row_reads.items() if n in r or "*" in r} for n in names}
+        reading = {n: {i for i, r in first.row_reads.items() if n in r} for n in names}
         per = set(PER_PROC) | {"cluster", "clusterid"} | {v.lower() for v in spec.vars}
         templates = {}
         for n in names:

@@ -59,8 +59,9 @@ class Values:
 
     def names(self) -> Sequence[str]:
         """Every command and macro name the description sets (for `request_<name>`-like
-        families); reading them makes a row depend on all of them."""
-        self.reads.add("*")
+        families). The names are the same for every proc of a queue statement, so reading
+        them adds no dependency: the values a row then reads are its dependencies (a
+        `*` here made 100,000 procs each run the requirements row again)."""
         return self._names()
 
     def bool(self, name: str, default: bool) -> bool:
