@@ -164,8 +164,9 @@ def cedar_put_ads(
 def cedar_get_ad(lines: list[str], literals_only: bool = False) -> ClassAd:
     """An ad from the `Name = expr` strings a peer sent (old syntax, one each)."""
 
-def ads_to_msgpack(ads: list[ClassAd]) -> bytes:
-    """The ads as one msgpack array of wire maps, for `ads_from_msgpack`."""
+def ads_to_msgpack(ads: list[ClassAd], projection: list[str] | None = None) -> bytes:
+    """The ads as one msgpack array of wire maps, for `ads_from_msgpack`; with
+    `projection`, only the attributes it names."""
 
 def parse_ads(text: str, old: bool) -> list[ClassAd]:
     """Every ad of `text`, old or new syntax."""

@@ -53,6 +53,32 @@ def test_af_plain_and_qualifiers(schedd):
     assert _q(schedd, job, "-autoformat", "ProcId + 10").stdout == "10\n"
 
 
+def test_af_asks_for_what_it_reads_and_evaluates_as_over_the_whole_ad(schedd):
+    # condor_q -af and -format fetch only the attributes their expressions read; an
+    # attribute that reads others (here through two more) still evaluates as it would
+    # over the whole ad, because the schedd sends those too.
+    c = _submit(
+        schedd,
+        Wanted=Expr("Base * Factor + 1"),
+        Base=Expr("Seed + 40"),
+        Seed=1,
+        Factor=2,
+        Unrelated=7,
+    )
+    job = f"{c}.0"
+    assert _q(schedd, job, "-af", "Wanted", "MY.Wanted * 2").stdout == "83 166\n"
+    assert _q(schedd, job, "-format", "%d\n", "Wanted - 3").stdout == "80\n"
+    assert _q(schedd, job, "-af:r", "Wanted").stdout == "Base * Factor + 1\n"
+    assert _q(schedd, job, "-af:j", "TARGET.Wanted", "Unrelated").stdout == f"{c}.0 undefined 7\n"
+
+    async def projected(client):
+        query = client.query_ads(f"ClusterId == {c}", projection=["Wanted"])
+        return [ad async for chunk in query for ad in chunk]
+
+    (ad,) = schedd.call(projected, schedd.client())
+    assert sorted(ad.keys()) == ["Base", "Factor", "Seed", "Wanted"]
+
+
 def test_af_headings(schedd):
     c = _submit(schedd, 2)
     out = _q(schedd, str(c), "-af:h", "ProcId", "Owner").stdout

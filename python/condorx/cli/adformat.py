@@ -303,6 +303,26 @@ def _parse(text: str) -> ExprTree | None:
         return None
 
 
+def attributes_read(exprs: Sequence[str]) -> list[str]:
+    """The attributes of the ad `exprs` read (`MY.x` as `x`; `a.b` as `a`); what TARGET
+    names is not the ad's."""
+    names: dict[str, str] = {}
+    for text in exprs:
+        tree = _parse(text)
+        if tree is None:
+            continue
+        for ref in _EMPTY.externalRefs(tree):
+            scope, _, rest = ref.partition(".")
+            if scope.lower() == "target":
+                continue
+            name = rest.partition(".")[0] if scope.lower() == "my" and rest else scope
+            names.setdefault(name.lower(), name)
+    return list(names.values())
+
+
+_EMPTY = ClassAd()
+
+
 def check_exprs(exprs: Sequence[str]) -> str | None:
     """The first of `exprs` that is no ClassAd expression, if any."""
     return next((e for e in exprs if _parse(e) is None), None)

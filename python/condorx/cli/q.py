@@ -167,7 +167,21 @@ async def _print_schedd_ads(
     opts: a.Parsed,
     only: list[str] | None,
 ) -> None:
-    await _print_ads_async(client.query_ads(constraint, limit=limit), opts, only)
+    projection = _projection(opts)
+    chunks = client.query_ads(constraint, limit=limit, projection=projection)
+    await _print_ads_async(chunks, opts, only)
+
+
+def _projection(opts: a.Parsed) -> list[str] | None:
+    """What -af and -format read, for the schedd to send only those attributes (and
+    those they read in turn); None (whole ads) for the views that print whole ads."""
+    if {"json", "xml", "long"} & set(opts.flags):
+        return None
+    words = opts.values.get("format", [])
+    exprs = [*opts.values.get("autoformat", []), *words[1::2]]
+    if not exprs:
+        return None
+    return ["ClusterId", "ProcId", *adformat.attributes_read(exprs)]
 
 
 def _print_ads(chunks: AsyncIterator[list[ClassAd]], opts: a.Parsed, only: Any) -> None:

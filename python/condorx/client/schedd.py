@@ -163,18 +163,22 @@ class ScheddClient:
         limit: int | None = None,
         after: str | None = None,
         routes: Sequence[Mapping[str, Any]] = (),
+        projection: Sequence[str] | None = None,
     ) -> AsyncGenerator[list[ClassAd], None]:
         """Matching jobs' ads, in chunks, in job id order; `limit` and `after` (a job id)
-        read the queue page by page;
-        `routes` (route ads) keeps only jobs some route's requirements accept."""
+        read the queue page by page; `routes` (route ads) keeps only jobs some route's
+        requirements accept; `projection` asks for only the attributes it names."""
         req = QueryJobs(
             constraint=constraint,
             limit=limit,
             after=after,
             routes=list(routes),
+            projection=list(projection) if projection is not None else None,
         )
         async for chunk in self._stream(req):
-            yield list(parseAds("\n".join(chunk)))
+            if not isinstance(chunk, bytes):
+                raise wire.WireError("query: a chunk of job ads is not a packed body")
+            yield wire.ads_from_packed(chunk, "job ad")
 
     async def autoclusters(
         self, constraint: str, pool: Sequence[ClassAd]
@@ -191,7 +195,7 @@ class ScheddClient:
                 raise wire.WireError("autoclusters: a row's ad is not one ad")
             yield [(row[0], ad) for row, ad in zip(chunk, ads, strict=True)]
 
-    async def _stream(self, req: QueryJobs | Autoclusters) -> AsyncIterator[list[Any]]:
+    async def _stream(self, req: QueryJobs | Autoclusters) -> AsyncIterator[Any]:
         async with self.channel() as ch:
             async for chunk in ch.streamed(req.to_wire()):
                 yield chunk

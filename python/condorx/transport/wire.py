@@ -299,9 +299,10 @@ def pack_ads(maps: Iterable[dict[str, Any]]) -> bytes:
     return dumps(list(maps))
 
 
-def pack_classads(ads: list[ClassAd]) -> bytes:
-    """ClassAds as one packed body (written in the core), for `ads_from_packed`."""
-    return _core.ads_to_msgpack(ads)
+def pack_classads(ads: list[ClassAd], projection: list[str] | None = None) -> bytes:
+    """ClassAds as one packed body (written in the core), for `ads_from_packed`; with
+    `projection`, only the attributes it names."""
+    return _core.ads_to_msgpack(ads, projection)
 
 
 def pack_ad(ad: ClassAd) -> bytes:

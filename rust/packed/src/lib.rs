@@ -18,7 +18,7 @@ mod writer;
 pub use error::ReadError;
 pub use names::is_attr_name;
 pub use reader::{read_ads, ExprReader};
-pub use writer::{write_ad, write_ads};
+pub use writer::{write_ad, write_ads, write_ads_projected, write_projected};
 
 /// The ext type an expression's text travels as (`condorx.transport.wire._EXPR`).
 pub const EXPR: i8 = 1;

@@ -12,7 +12,7 @@
 )]
 
 use condorx_classad::{parse_expr, unparse_ad, ClassAd, Expr, Name, Value};
-use condorx_packed::{read_ads, write_ads, EXPR};
+use condorx_packed::{read_ads, write_ads, write_ads_projected, EXPR};
 use proptest::prelude::*;
 
 fn ad(attrs: &[(&str, Expr)]) -> ClassAd {
@@ -220,6 +220,42 @@ fn counts_that_claim_more_than_the_body_holds_are_refused_at_once() {
     let mut attrs = vec![0x91, 0xdf];
     attrs.extend_from_slice(&u32::MAX.to_be_bytes());
     assert!(read_ads(&attrs, 0).is_err());
+}
+
+#[test]
+fn a_projection_writes_only_the_attributes_it_names_as_it_spells_them() {
+    let names = ["cpus".to_owned(), "Name".to_owned(), "Missing".to_owned()];
+    let back = read_ads(&write_ads_projected(sample().iter(), &names), 0).unwrap();
+    let want = [
+        ad(&[
+            ("cpus", lit(Value::Int(8))),
+            ("Name", lit(Value::str("slot1@host"))),
+        ]),
+        ad(&[("Name", lit(Value::str("slot2@host")))]),
+    ];
+    assert_eq!(texts(&back), texts(&want));
+    let names_of = |a: &ClassAd| {
+        a.iter()
+            .map(|(n, _)| n.as_str().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names_of(&back[0]), ["cpus", "Name"]);
+}
+
+#[test]
+fn a_projected_attribute_brings_the_attributes_it_reads() {
+    let request = "ifThenElse(MemoryUsage =!= undefined, MemoryUsage, (ImageSize + 1023) / 1024)";
+    let job = ad(&[
+        ("RequestMemory", parse_expr(request).unwrap()),
+        ("ImageSize", lit(Value::Int(4096))),
+        ("Owner", lit(Value::str("alice"))),
+        ("Other", lit(Value::Int(1))),
+    ]);
+    let names = ["RequestMemory".to_owned(), "Owner".to_owned()];
+    let back = read_ads(&write_ads_projected([job].iter(), &names), 0).unwrap();
+    let mut got: Vec<String> = back[0].iter().map(|(n, _)| n.as_str().to_owned()).collect();
+    got.sort();
+    assert_eq!(got, ["ImageSize", "Owner", "RequestMemory"]);
 }
 
 #[test]

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use condorx_packed::{read_ads, write_ads};
+use condorx_packed::{read_ads, write_ads, write_ads_projected};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
@@ -39,10 +39,20 @@ fn ads_from_msgpack(
         .collect())
 }
 
-/// The ads as one msgpack body, for `ads_from_msgpack` (or `condorx.transport.wire.unpack`).
+/// The ads as one msgpack body, for `ads_from_msgpack` (or `condorx.transport.wire.unpack`);
+/// with `projection`, only the attributes it names.
 #[pyfunction]
-fn ads_to_msgpack<'py>(py: Python<'py>, ads: Vec<PyRef<'py, PyClassAd>>) -> Bound<'py, PyBytes> {
-    let out = write_ads(ads.iter().map(|ad| ad.inner().as_ref()));
+#[pyo3(signature = (ads, projection=None))]
+fn ads_to_msgpack<'py>(
+    py: Python<'py>,
+    ads: Vec<PyRef<'py, PyClassAd>>,
+    projection: Option<Vec<String>>,
+) -> Bound<'py, PyBytes> {
+    let each = ads.iter().map(|ad| ad.inner().as_ref());
+    let out = match projection {
+        Some(names) => write_ads_projected(each, &names),
+        None => write_ads(each),
+    };
     PyBytes::new(py, &out)
 }
 

@@ -39,10 +39,15 @@ def evaluate(exprs: Iterable[Any], ads: list[ClassAd]) -> list[list[Any]]:
     return [list(row) for row in zip(*columns, strict=True)] if columns else [[] for _ in ads]
 
 
-def cedar_rows(ads: list[ClassAd], req: Any) -> list[bytes]:
-    """The ads in HTCondor's wire form, as a query for the CEDAR face asks (`cedar`:
-    "clear" or "encrypted" strings; `projection`: the attributes wanted, else all)."""
+def projection_of(req: Any) -> list[str] | None:
+    """A query's `projection`: the attributes wanted (None: all)."""
     projection = req.projection
     if projection is not None and not all(isinstance(p, str) for p in projection):
         raise Refused(Refusal.BAD_REQUEST, "query: 'projection' must be a list of names")
-    return put_ads(ads, req.cedar == "encrypted", projection or None)
+    return projection or None
+
+
+def cedar_rows(ads: list[ClassAd], req: Any) -> list[bytes]:
+    """The ads in HTCondor's wire form, as a query for the CEDAR face asks (`cedar`:
+    "clear" or "encrypted" strings; `projection`: the attributes wanted, else all)."""
+    return put_ads(ads, req.cedar == "encrypted", projection_of(req))

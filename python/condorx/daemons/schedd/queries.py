@@ -72,13 +72,15 @@ class Queries:
         return Count(len(groups))
 
 
-def _rows(req: QueryJobs, ads: list[ClassAd]) -> list[Any]:
-    """The chunk as the asker reads it: CEDAR ads, expressions' values, or whole ads."""
+def _rows(req: QueryJobs, ads: list[ClassAd]) -> list[Any] | bytes:
+    """The chunk as the asker reads it: CEDAR ads, expressions' values, or the ads (with
+    only the projection's attributes, if it has one) as one packed body, written in the
+    core and read there, with no text made or parsed."""
     if req.cedar is not None:
         return query.cedar_rows(ads, req)
     if req.exprs:
         return query.evaluate(req.exprs, ads)
-    return [ad.printOld() for ad in ads]
+    return wire.pack_classads(ads, query.projection_of(req))
 
 
 def _routable(jobs: list[tuple[Key, ClassAd]], routes: Any) -> list[tuple[Key, ClassAd]]:

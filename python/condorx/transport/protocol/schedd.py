@@ -68,8 +68,9 @@ class QueryJobs(Message):
     limit: int | None = None
     after: str | None = None
     routes: list[Any] | None = None
-    # Whole ads in HTCondor's wire form (`cedar.codec`), "clear" or "encrypted" strings,
-    # with only the `projection`'s attributes when one is given: for the CEDAR face.
+    # Whole ads in HTCondor's wire form (`cedar.codec`), "clear" or "encrypted" strings:
+    # for the CEDAR face. Either way, with only the `projection`'s attributes when one is
+    # given (condor_q -af asks only for what its expressions read).
     cedar: str | None = None
     projection: list[Any] | None = None
     # Cluster ads too (each before its procs), and (procs False) only them: what
