@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from condorx.classad import ClassAd, ExprTree, Value
+from condorx.classad import ClassAd, ExprTree, Value, eval_each
 from condorx.cli import args as a
 
 # The options condor_q and condor_history share: which jobs, and how their ads are printed.
@@ -67,6 +67,13 @@ def value_text(value: Any, quoted: bool = False) -> str:
     """%v (a string as it is) or %V (a string quoted); anything else as old syntax."""
     if isinstance(value, str) and not quoted:
         return value
+    kind = type(value)  # the common values written at once, not through an ad
+    if kind is int:
+        return str(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if value is Value.Undefined:
+        return "undefined"
     return old_text(value)
 
 
@@ -228,27 +235,39 @@ class AutoFormat:
 
     def cells(self, ad: ClassAd) -> list[str]:
         """The fields of one ad: (with j) the job id's two parts, then each expression."""
-        out = []
+        return self.cells_of([ad])[0]
+
+    def cells_of(self, ads: list[ClassAd]) -> list[list[str]]:
+        """The fields of each ad, each expression evaluated over all of them at once."""
+        rows: list[list[str]] = [[] for _ in ads]
         if self.job_id:
-            cluster, proc = ad.get("ClusterId"), ad.get("ProcId")
-            if self.headings:
-                out += [f"{_num(cluster):>4}.", f"{_num(proc):<3}"]
-            else:
-                out += [("ID = " if self.label else "") + f"{_num(cluster)}.", _num(proc)]
-        for text, tree in zip(self.exprs, self.parsed, strict=True):
-            if self.raw:
-                own = _lookup(ad, text)
-                if own is not None:
-                    cell = old_text(own)
-                elif tree is not None and _is_name(text):
-                    cell = "undefined"
+            for out, ad in zip(rows, ads, strict=True):
+                cluster, proc = ad.get("ClusterId"), ad.get("ProcId")
+                if self.headings:
+                    out += [f"{_num(cluster):>4}.", f"{_num(proc):<3}"]
                 else:
-                    cell = old_text(tree) if tree is not None else ""
-            else:
-                value = tree.eval(ad) if tree is not None else Value.Error
-                cell = value_text(value, self.quoted)
-            out.append((f"{text} = " if self.label else "") + cell)
-        return out
+                    out += [("ID = " if self.label else "") + f"{_num(cluster)}.", _num(proc)]
+        for text, tree in zip(self.exprs, self.parsed, strict=True):
+            label = f"{text} = " if self.label else ""
+            for out, cell in zip(rows, self._column(text, tree, ads), strict=True):
+                out.append(label + cell)
+        return rows
+
+    def _column(self, text: str, tree: ExprTree | None, ads: list[ClassAd]) -> list[str]:
+        if self.raw:
+            return [self._raw(text, tree, ad) for ad in ads]
+        if tree is None:
+            return [value_text(Value.Error, self.quoted)] * len(ads)
+        return [value_text(v, self.quoted) for v in eval_each(tree, ads)]
+
+    @staticmethod
+    def _raw(text: str, tree: ExprTree | None, ad: ClassAd) -> str:
+        own = _lookup(ad, text)
+        if own is not None:
+            return old_text(own)
+        if tree is not None and _is_name(text):
+            return "undefined"
+        return old_text(tree) if tree is not None else ""
 
     def row(self, cells: Sequence[str], widths: Sequence[int] | None = None) -> str:
         """One line (or, with n or g, several) from the cells, as HTCondor joins them."""
@@ -273,11 +292,12 @@ class AutoFormat:
 
     def render(self, ads: Iterable[ClassAd]) -> Iterator[str]:
         """The text for all the ads; with headings, once every width is known."""
+        ads = list(ads)
         if not self.headings:
-            for ad in ads:
-                yield self.row(self.cells(ad))
+            for cells in self.cells_of(ads):
+                yield self.row(cells)
             return
-        rows = [self.cells(ad) for ad in ads]
+        rows = self.cells_of(ads)
         heads = self.heading_cells()
         widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
         if self.job_id:

@@ -218,10 +218,13 @@ async def _print_ads_async(
             out.write("".join(af.render(ads)))
             return
         async for chunk in chunks:
-            for ad in chunk:
-                out.write(adformat.render_formats(formats, ad))
+            rows = af.cells_of(chunk) if af is not None else []
+            text = []
+            for i, ad in enumerate(chunk):
+                text.append(adformat.render_formats(formats, ad))
                 if af is not None:
-                    out.write(af.row(af.cells(ad)))
+                    text.append(af.row(rows[i]))
+            out.write("".join(text))
     out.flush()
 
 
