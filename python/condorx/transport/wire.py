@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import struct
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any
 
 import msgpack
@@ -326,6 +326,18 @@ def ads_from_packed(body: bytes, what: str = "ad", stamp: ClassAd | None = None)
         return _core.ads_from_msgpack(body, stamp)
     except _core.AdReadError as e:
         raise _refused(e, what) from None
+
+
+def ads_from_rows(blobs: Sequence[bytes], names: Sequence[str]) -> list[ClassAd]:
+    """Ads each packed alone as one map (a job queue's rows), read in one call into the
+    core as if they were one body; a bad one is a WireError under its name in `names`."""
+    body = struct.pack(">BI", 0xDD, len(blobs)) + b"".join(blobs)  # an array32 of maps
+    try:
+        return _core.ads_from_msgpack(body)
+    except _core.AdReadError as e:
+        name = names[e.ad] if e.ad is not None and e.ad < len(names) else "the rows"
+        where = name + (f": attribute {e.attribute}" if e.attribute is not None else "")
+        raise WireError(f"{where}: {e.reason}") from None
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -39,6 +39,9 @@ def parse_job_id(text: Any, whole_cluster: bool = False) -> Key | None:
     return int(cluster), int(proc) if proc else -1
 
 
+_LOAD_BATCH = 8192  # rows read into ads per call into the core at start-up
+
+
 class Store:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -62,11 +65,14 @@ class Store:
         return default if row is None else int(row[0])
 
     def rows(self) -> Iterator[tuple[int, int, ClassAd]]:
-        """Every stored ad, cluster ads before their procs."""
-        for cluster, proc, blob in self.db.execute(
-            "SELECT cluster, proc, ad FROM ads ORDER BY cluster, proc"
-        ):
-            yield cluster, proc, ad_from_blob(blob, cluster, proc)
+        """Every stored ad, cluster ads before their procs, read a batch of rows at a
+        time in one call into the core."""
+        cur = self.db.execute("SELECT cluster, proc, ad FROM ads ORDER BY cluster, proc")
+        while batch := cur.fetchmany(_LOAD_BATCH):
+            names = [f"job queue row {c}.{p}" for c, p, _ in batch]
+            ads = wire.ads_from_rows([blob for _, _, blob in batch], names)
+            for (cluster, proc, _), ad in zip(batch, ads, strict=True):
+                yield cluster, proc, ad
 
     def commit(
         self,
@@ -94,7 +100,3 @@ def ad_to_blob(ad: ClassAd) -> bytes:
     """The attributes the ad sets itself (not its cluster ad's), packed."""
     own = ad.own_keys()
     return wire.dumps(wire.ad_to_wire(ad, own))
-
-
-def ad_from_blob(blob: bytes, cluster: int, proc: int) -> ClassAd:
-    return wire.ad_from_wire(wire.unpack(blob), f"job queue row {cluster}.{proc}")
