@@ -10,7 +10,7 @@ import time
 
 import trio
 
-from condorx.classad import ExprTree
+from condorx.classad import ClassAd, ExprTree
 from condorx.daemons.schedd import policy, routing, transitions
 from condorx.daemons.schedd.clock import Clock
 from condorx.daemons.schedd.ledger import Ledger
@@ -26,14 +26,17 @@ class Upkeep:
         self.cfg = cfg
         self.ledger = ledger
         self.clock = clock
-        # Jobs that were running when the schedd stopped ran on claims it no longer holds.
-        # (An original tied to a routed copy only mirrors its copy's Running.)
+        # Jobs that had a run when the schedd stopped ran on claims it no longer holds:
+        # running or suspended ones run again, and removed or held ones whose run was
+        # still being stopped are settled at once (a removed one leaves), not left in X
+        # for a lease no startd will keep. (An original tied to a routed copy only
+        # mirrors its copy's status; a grid job runs in another pool.)
         self._orphans = [
             k
             for k, ad in ledger.snapshot()
-            if ad.get("JobStatus") == JobStatus.RUNNING
+            if _had_a_run(ad)
             and not routing.is_managed(ad)
-            and ad.get("JobUniverse") != Universe.GRID  # another pool runs it
+            and ad.get("JobUniverse") != Universe.GRID
         ]
 
     async def requeue_orphans(self) -> None:
@@ -116,3 +119,10 @@ class Upkeep:
             rule("SYSTEM_PERIODIC_HOLD"),
             rule("SYSTEM_PERIODIC_RELEASE"),
         )
+
+
+def _had_a_run(ad: ClassAd) -> bool:
+    status = ad.get("JobStatus")
+    if status in (JobStatus.RUNNING, JobStatus.SUSPENDED):
+        return True
+    return status in (JobStatus.REMOVED, JobStatus.HELD) and ad.get("RemoteHost") is not None
