@@ -54,7 +54,8 @@ def parsl_config(run_dir: Path) -> Config:
         cores_per_worker=1,
         provider=provider,
     )
-    return Config(executors=[executor], run_dir=str(run_dir), strategy="none")
+    # The initial block is submitted at the first strategy pass: after 1 s, not parsl's 5.
+    return Config(executors=[executor], run_dir=str(run_dir), strategy="none", strategy_period=1)
 
 
 def test_condor_provider_runs_apps_and_cancels_its_block(personal_pool, tmp_path, monkeypatch):

@@ -134,6 +134,9 @@ def test_htcondors_send_command_turns_the_masters_daemons_off_and_on():
     with _pool_up(down=False) as pool:
         r = pool.user_script(COMMANDS)
         assert _last_json(r) == {"before": True, "off": False, "on": True}
+        # DaemonOn came while DaemonOff was still stopping the schedd: the master started
+        # it again once it was gone, not as a crashed daemon after MASTER_BACKOFF.
+        assert "exited (status" not in (pool.root / "log" / "MasterLog").read_text()
         deadline = time.monotonic() + 60
         while pool.condorx("pool", "status", check=False).returncode == 0:
             assert time.monotonic() < deadline, "the master did not stop on DC_OFF_GRACEFUL"

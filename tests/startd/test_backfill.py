@@ -80,6 +80,12 @@ def test_a_job_takes_a_backfill_slot_and_the_other_keeps_backfilling(pool):
     wait_for(lambda: history(pool, "ClusterId") == [[str(c)]], "the job to finish")
     seen = transitions(pool)
     assert 32 in seen and 9 in seen  # matched once its backfill was off it, then claimed
+    # Stopped while backfilling: the client goes and no new one starts in its place (the
+    # startd once started it again and waited on it until it was killed).
+    pool.daemon("startd").terminate()
+    log = pool.root / "log" / "StartLog"
+    wait_for(lambda: "shut down (graceful)" in log.read_text(), "the startd to shut down")
+    assert "the backfill client is starting" not in log.read_text().split("shutting down")[-1]
 
 
 def test_the_last_backfill_slot_kills_the_client_for_a_job(pool):

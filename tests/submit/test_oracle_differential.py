@@ -14,7 +14,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from condorx.testing.submit_oracle import report, run
+import pytest
+
+from condorx.testing.submit_oracle import FileResult, report, run
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -28,8 +30,13 @@ DELIBERATE = {
 }
 
 
-def test_no_file_crashes_and_the_differences_are_the_deliberate_ones():
-    results = run(CORPUS)
+@pytest.fixture(scope="module")
+def results() -> list[FileResult]:
+    """The whole corpus compared once (some seconds), for both tests: they only read it."""
+    return run(CORPUS)
+
+
+def test_no_file_crashes_and_the_differences_are_the_deliberate_ones(results):
     out = io.StringIO()
     report(results, out)
     assert not [r.name for r in results if r.crashed], out.getvalue()
@@ -37,8 +44,7 @@ def test_no_file_crashes_and_the_differences_are_the_deliberate_ones():
     assert differ <= DELIBERATE, out.getvalue()
 
 
-def test_the_corpus_agrees_on_at_least_98_percent_of_files():
-    results = run(CORPUS)
+def test_the_corpus_agrees_on_at_least_98_percent_of_files(results):
     agree = sum(r.agrees for r in results)
     assert len(results) >= 600
     assert sum(r.name.startswith("real/") for r in results) >= 275

@@ -88,15 +88,18 @@ class Master:
     # -- keeping children alive -------------------------------------------------------------
 
     def start(self, name: str) -> None:
-        child = self.children.get(name)
-        if child is not None:
-            child.wanted = True
+        old = self.children.get(name)
+        if old is not None and old.wanted:
             return
+        # One still being stopped (condor_on right after condor_off) is not taken back:
+        # a new one starts once it is gone.
         child = self.children[name] = Child(name)
         assert self.nursery is not None
-        self.nursery.start_soon(self._keep, child)
+        self.nursery.start_soon(self._keep, child, old)
 
-    async def _keep(self, child: Child) -> None:
+    async def _keep(self, child: Child, old: Child | None = None) -> None:
+        if old is not None:
+            await old.stopped.wait()
         recover = self.cfg.get_float("MASTER_RECOVER_FACTOR", 300.0)
         while child.wanted:
             child.started = time.monotonic()
@@ -159,7 +162,8 @@ class Master:
                 await proc.wait()
             if proc.returncode is None:
                 proc.kill()
-        self.children.pop(name, None)
+        if self.children.get(name) is child:  # (not one condor_on started meanwhile)
+            del self.children[name]
 
     # -- commands -------------------------------------------------------------------------
 

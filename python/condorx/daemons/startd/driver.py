@@ -108,6 +108,7 @@ class Driver:
             backfill_enabled=self.backfill.enabled,
             start_backfill=slot.state in (State.UNCLAIMED, State.BACKFILL)
             and not self.backfill.killed_for  # a new client once the dying one is gone
+            and not self.stopping  # a startd shutting down starts none (it would wait on it)
             and p.holds("START_BACKFILL", ad),
             evict_backfill=slot.state == State.BACKFILL and p.holds("EVICT_BACKFILL", ad),
             worklife_over=self.worklife_over(claim, ad),
