@@ -1,9 +1,9 @@
 """The package's seams, checked on its source: no module imports another that imports it
 back (late and TYPE_CHECKING imports count, as `../shared/tools/import_cycles.py` counts
-them), no module imports a layer above its own (the layers are listed in
-`condorx/__init__.py`), only the language, host and wire layers reach the Rust core, and
-no request is built as a dict literal outside the protocol's types and the server that
-decodes them."""
+them), no module is past 500 lines, no module imports a layer above its own (the layers
+are listed in `condorx/__init__.py`), only the language, host and wire layers reach the
+Rust core, and no request is built as a dict literal outside the protocol's types and
+the server that decodes them."""
 
 from __future__ import annotations
 
@@ -78,6 +78,16 @@ def test_no_module_imports_a_higher_layer():
             elif top and LAYERS[top] > LAYERS[own]:
                 upward.append(f"{rel}:{line} {own} imports {name}")
     assert upward == []
+
+
+def test_no_module_is_past_500_lines():
+    # Past that a module holds more than one concept; the generated knob table is data.
+    long = [
+        f"{p.relative_to(PACKAGE)}: {n}"
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if p.name != "_param_table.py" and (n := len(p.read_text().splitlines())) > 500
+    ]
+    assert long == []
 
 
 def test_no_import_cycles():

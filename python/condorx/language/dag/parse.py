@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from condorx.language.dag import settings
 from condorx.language.dag.errors import DagError
 from condorx.language.dag.graph import topological
 from condorx.language.dag.lines import (
@@ -386,36 +387,10 @@ class _Reader:
         self.dag.config = line.words[1]
 
     def _dot(self, line: Line) -> None:
-        words = line.words[1:]
-        if not words:
-            raise line.fail("DOT needs a file")
-        dot: dict[str, object] = {"file": words[0], "update": False, "overwrite": True}
-        it = iter(words[1:])
-        for word in it:
-            key = word.upper()
-            if key in ("UPDATE", "DONT-UPDATE"):
-                dot["update"] = key == "UPDATE"
-            elif key in ("OVERWRITE", "DONT-OVERWRITE"):
-                dot["overwrite"] = key == "OVERWRITE"
-            elif key == "INCLUDE":
-                dot["include"] = next(it, None)
-                if dot["include"] is None:
-                    raise line.fail("DOT INCLUDE needs a file")
-            else:
-                raise line.fail(f"unexpected {word!r} in DOT")
-        self.dag.dot = dot
+        self.dag.dot = settings.dot(line)
 
     def _node_status(self, line: Line) -> None:
-        words = line.words[1:]
-        if not 1 <= len(words) <= 3:
-            raise line.fail("NODE_STATUS_FILE needs a file, then a time, ALWAYS-UPDATE")
-        seconds, always = 60, False
-        for word in words[1:]:
-            if word.upper() == "ALWAYS-UPDATE":
-                always = True
-            else:
-                seconds = int_of(line, word, "NODE_STATUS_FILE's update time")
-        self.dag.node_status_file = (words[0], seconds, always)
+        self.dag.node_status_file = settings.node_status_file(line)
 
     def _jobstate_log(self, line: Line) -> None:
         if len(line.words) != 2:
