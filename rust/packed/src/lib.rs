@@ -11,6 +11,7 @@
 //! which must parse).
 
 mod error;
+mod kind;
 mod names;
 mod reader;
 mod writer;

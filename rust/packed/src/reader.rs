@@ -11,7 +11,8 @@ use condorx_classad::{parse_expr, ClassAd, Expr, Name, Value};
 use rmp::decode::{self, Bytes};
 use rmp::Marker;
 
-use crate::error::{kind, ReadError};
+use crate::error::ReadError;
+use crate::kind::Kind;
 use crate::{is_attr_name, EXPR, MAX_RESERVED};
 
 /// An expression's text, parsed once per reader: shared among the ads, or (a literal, or
@@ -68,8 +69,9 @@ type Fault = (Option<String>, String);
 /// than it carries.
 pub fn read_ads(body: &[u8], extra: usize) -> Result<Vec<ClassAd>, ReadError> {
     let mut rest = Bytes::new(body);
-    let count = decode::read_array_len(&mut rest)
-        .map_err(|_| ReadError::body(expected(body.first().copied(), "list", "a list of ads")))?;
+    let count = decode::read_array_len(&mut rest).map_err(|_| {
+        ReadError::body(expected(body.first().copied(), Kind::List, "a list of ads"))
+    })?;
     let mut reader = ExprReader::new();
     let mut names = HashMap::new();
     // A peer's counts are not trusted: room is reserved for no more than the body could
@@ -94,12 +96,12 @@ pub fn read_ads(body: &[u8], extra: usize) -> Result<Vec<ClassAd>, ReadError> {
     Ok(ads)
 }
 
-/// Why a value that should be `want` (a `kind`) could not be read as one.
-fn expected(first: Option<u8>, want: &str, what: &str) -> String {
-    match kind(first) {
-        "nothing" => ENDS.to_owned(),
+/// Why a value that should be of kind `want` could not be read as one.
+fn expected(first: Option<u8>, want: Kind, what: &str) -> String {
+    match Kind::of(first) {
+        Kind::Nothing => ENDS.to_owned(),
         k if k == want => ENDS.to_owned(), // the right kind, cut short
-        k => format!("expected {what}, got {k}"),
+        k => format!("expected {what}, got {}", k.name()),
     }
 }
 
@@ -116,7 +118,7 @@ fn read_ad<'a>(
 ) -> Result<ClassAd, Fault> {
     let first = peek(rest);
     let len = decode::read_map_len(rest)
-        .map_err(|_| (None, expected(first, "map", "a map of attributes")))?;
+        .map_err(|_| (None, expected(first, Kind::Map, "a map of attributes")))?;
     // Each attribute takes at least two bytes of the body.
     let room = (len as usize)
         .min(rest.remaining_slice().len() / 2)
@@ -124,9 +126,12 @@ fn read_ad<'a>(
     let mut ad = ClassAd::with_capacity(room + extra);
     for _ in 0..len {
         let first = peek(rest);
-        let key = read_str(rest).map_err(|reason| match kind(first) {
-            "string" | "nothing" => (None, reason),
-            k => (None, format!("bad attribute name: {k} is not a string")),
+        let key = read_str(rest).map_err(|reason| match Kind::of(first) {
+            Kind::Str | Kind::Nothing => (None, reason),
+            k => (
+                None,
+                format!("bad attribute name: {} is not a string", k.name()),
+            ),
         })?;
         let name = match names.get(key) {
             Some(name) => name.clone(),
@@ -148,43 +153,27 @@ enum Item<'a> {
 }
 
 fn read_value<'a>(rest: &mut Bytes<'a>) -> Result<Item<'a>, String> {
-    let first = peek(rest).ok_or_else(|| ENDS.to_owned())?;
+    let first = peek(rest);
     let ends = |_| ENDS.to_owned();
-    let item = match Marker::from_u8(first) {
-        Marker::Null => {
+    let item = match Kind::of(first) {
+        Kind::Nothing => return Err(ENDS.to_owned()),
+        Kind::Nil => {
             decode::read_nil(rest).map_err(ends)?;
             Item::Lit(Value::Undefined)
         }
-        Marker::True | Marker::False => {
-            Item::Lit(Value::Bool(decode::read_bool(rest).map_err(ends)?))
-        }
-        Marker::F32 => Item::Lit(Value::Real(f64::from(
+        Kind::Bool => Item::Lit(Value::Bool(decode::read_bool(rest).map_err(ends)?)),
+        Kind::Float if first == Some(Marker::F32.to_u8()) => Item::Lit(Value::Real(f64::from(
             decode::read_f32(rest).map_err(ends)?,
         ))),
-        Marker::F64 => Item::Lit(Value::Real(decode::read_f64(rest).map_err(ends)?)),
-        Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => {
-            Item::Lit(Value::str(read_str(rest)?))
+        Kind::Float => Item::Lit(Value::Real(decode::read_f64(rest).map_err(ends)?)),
+        Kind::Str => Item::Lit(Value::str(read_str(rest)?)),
+        Kind::Ext => Item::Expr(read_expr_text(rest)?),
+        Kind::Reserved => return Err("malformed message: a reserved byte".to_owned()),
+        k @ (Kind::Bytes | Kind::List | Kind::Map) => {
+            return Err(format!("unsupported value {}", k.name()))
         }
-        Marker::FixExt1
-        | Marker::FixExt2
-        | Marker::FixExt4
-        | Marker::FixExt8
-        | Marker::FixExt16
-        | Marker::Ext8
-        | Marker::Ext16
-        | Marker::Ext32 => Item::Expr(read_expr_text(rest)?),
-        Marker::Reserved => return Err("malformed message: a reserved byte".to_owned()),
-        Marker::Bin8
-        | Marker::Bin16
-        | Marker::Bin32
-        | Marker::FixArray(_)
-        | Marker::Array16
-        | Marker::Array32
-        | Marker::FixMap(_)
-        | Marker::Map16
-        | Marker::Map32 => return Err(format!("unsupported value {}", kind(Some(first)))),
         // Every integer marker; one past 64 signed bits is not plain.
-        _ => Item::Lit(Value::Int(decode::read_int::<i64, _>(rest).map_err(
+        Kind::Int => Item::Lit(Value::Int(decode::read_int::<i64, _>(rest).map_err(
             |e| match e {
                 decode::NumValueReadError::OutOfRange => "integer past 64 signed bits".to_owned(),
                 _ => ENDS.to_owned(),
