@@ -422,8 +422,8 @@ class Proc:
         entry = next((self.qs.macros[n] for n in spellings(name) if n in self.qs.macros), None)
         return self.desc.where(entry.line if entry else self.qs.line)
 
-    def _values(self) -> Values:
-        return Values(self.command, self.where, self.row_facts, self._names, self.value)
+    def _values(self, track: bool = True) -> Values:
+        return Values(self.command, self.where, self.row_facts, self._names, self.value, track)
 
     def _names(self) -> list[str]:
         return [e.spelled or n for n, e in self.qs.macros.items()]
@@ -449,7 +449,7 @@ class Proc:
         for n in changed:
             rows |= plan.rows_reading[n]
         for i in sorted(rows):
-            for k, val in commands.ROWS[i](self._values()).items():
+            for k, val in commands.ROWS[i](self._values(track=False)).items():
                 if cluster.get(k) != val:
                     diff[k] = val
         for name, entry in self.qs.attrs.items():

@@ -6,6 +6,7 @@ one attribute each, with how the value is read.
 
 from __future__ import annotations
 
+import functools
 from enum import Enum
 from typing import Any
 
@@ -202,8 +203,10 @@ def canonical(name: str) -> str:
     return _ALIASES.get(low, low)
 
 
+@functools.cache
 def spellings(command: str) -> tuple[str, ...]:
-    """The names a command may be set by: its own first, then its other spellings."""
+    """The names a command may be set by: its own first, then its other spellings (asked
+    millions of times for a large submission, of a few hundred names)."""
     return (command, *ALTERNATES.get(command, ()))
 
 

@@ -30,13 +30,16 @@ class Values:
         facts: dict[str, str],
         names: Callable[[], Sequence[str]] = lambda: (),
         own: Callable[[str], str | None] | None = None,
+        track: bool = True,
     ) -> None:
         self._get = get
         self._own = own or get
         self.where = where
         self.facts = facts  # submit-side facts: cwd, arch, opsys, fs_domain, user
         self._names = names
+        # The commands read, kept only where a plan is made of them (the first proc).
         self.reads: set[str] = set()
+        self._track = track
 
     def get(self, name: str) -> str | None:
         """The expanded value of a command, None when unset or empty."""
@@ -45,12 +48,14 @@ class Values:
 
     def text(self, name: str) -> str | None:
         """The expanded value as it stands (maybe empty); None when the command is not set."""
-        self.reads.update(spellings(name))
+        if self._track:
+            self.reads.update(spellings(name))
         return self._get(name)
 
     def own(self, name: str) -> str | None:
         """The value of this very name, not of a command it is another spelling of."""
-        self.reads.add(name)
+        if self._track:
+            self.reads.add(name)
         v = self._own(name)
         return v.strip() if v and v.strip() else None
 
