@@ -47,10 +47,26 @@ def test_max_materialize_bounds_the_queue_and_each_leaving_job_makes_the_next(sc
     assert by_proc[4]["Args"] == f"job 4 of {c}"
     assert by_proc[4]["Out"] == "out.4"
     assert by_proc[4]["TotalSubmitProcs"] == 5
-    assert _factory_files(schedd) == [f"condorx_submit.{c}.rows"]
+    # condor_submit sent the digest, as HTCondor's does: the schedd built them from it.
+    assert _factory_files(schedd) == [f"condor_submit.{c}.digest"]
     schedd.cli("condor_rm", f"{c}.3", f"{c}.4")
     assert _procs(schedd, c) == []
     assert _factory_files(schedd) == []  # the factory left with its cluster
+
+
+def test_a_factory_over_items_sends_its_procs_and_makes_them_the_same(schedd):
+    # Items (here inline) make no digest: condor_submit sends each proc's own attributes.
+    items = FIVE.replace("queue 5", "queue word in (a, b, c, d, e)").replace(
+        "job $(Process)", "job $(word)"
+    )
+    c = _submit(schedd, items)
+    assert _factory_files(schedd) == [f"condorx_submit.{c}.rows"]
+    schedd.cli("condor_rm", f"{c}.0", f"{c}.1")
+    assert _procs(schedd, c) == [2, 3]
+    schedd.cli("condor_rm", f"{c}.2", f"{c}.3")
+    (last,) = _ads(schedd, f"ClusterId == {c}")
+    assert last["ProcId"] == 4 and last["Args"] == f"job e of {c}"
+    schedd.cli("condor_rm", str(c))
 
 
 def test_max_idle_counts_held_jobs_as_waiting(schedd):

@@ -19,9 +19,11 @@ from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
 from condorx.daemons.schedd import spool
+from condorx.language.config import Config
 from condorx.language.submit.build import Facts, Jobs, build
 from condorx.language.submit.errors import SubmitError
-from condorx.language.submit.parse import parse
+from condorx.language.submit.parse import Description, parse
+from condorx.language.submit.series import Series
 from condorx.transport import wire
 from condorx.transport.security import current_user
 from condorx.transport.wire import Expr
@@ -93,10 +95,20 @@ def main(ctx: click.Context) -> None:
     source, text = _read(files[0] if files else "-")
     dry_run = opts.value("dry-run")
     client = None if dry_run else ScheddClient(cfg, opts.value("name"))
+    terse = "terse" in opts.flags
+    stdin = source == "<stdin>"
+    # As HTCondor's: a description read from standard input implies -verbose (each job's
+    # ad, after `** Proc C.P:`), unless -terse.
+    verbose = not terse and ("verbose" in opts.flags or stdin)
     try:
-        submit_file = None if source == "<stdin>" else source
+        submit_file = None if stdin else source
         desc = parse(text, source, append, submit_file, top, opts.value("queue"))
         cluster_id = run_client(client.reserve, tool="condor_submit") if client else 1
+        if client is not None and not verbose and "spool" not in opts.flags:
+            digested = _as_digest(desc, cluster_id, cfg)
+            if digested is not None:
+                _submit_digest(client, digested, cluster_id, terse, stdin)
+                return
         jobs = build(desc, cluster_id, Facts.from_config(cfg), cfg)
     except SubmitError as e:
         fail(f"ERROR: {e}")
@@ -105,11 +117,6 @@ def main(ctx: click.Context) -> None:
     if dry_run or client is None:
         _dry_run(jobs, cluster_id, dry_run or "-")
         return
-    terse = "terse" in opts.flags
-    stdin = submit_file is None
-    # As HTCondor's: a description read from standard input implies -verbose (each job's
-    # ad, after `** Proc C.P:`), unless -terse.
-    verbose = not terse and ("verbose" in opts.flags or stdin)
     n = len(jobs.procs)
     factory = _factory(jobs)
     if factory is not None and "spool" in opts.flags:
@@ -125,22 +132,53 @@ def main(ctx: click.Context) -> None:
             factory,
             tool="condor_submit",
         )
-    if not stdin and not terse:
-        print("Submitting job(s)", end="")
     if verbose:
+        if not stdin:
+            print("Submitting job(s)", end="")
         for proc, ad in enumerate(_ads(jobs, cluster_id)):
             print(f"\n** Proc {cluster_id}.{proc}:\n{ad.printOld()}", end="")
-    elif not terse:
-        print("." * min(n, 60), end="")
-    if not stdin and not terse:
-        print()
-    if verbose:
+        if not stdin:
+            print()
         return
+    _report(n, cluster_id, terse, stdin)
+
+
+def _report(n: int, cluster_id: int, terse: bool, stdin: bool) -> None:
+    """What condor_submit prints of a submission (not -verbose)."""
     if terse:
         if n:
             print(f"{cluster_id}.0 - {cluster_id}.{n - 1}")
-    else:
-        print(f"{n} job(s) submitted to cluster {cluster_id}.")
+        return
+    if not stdin:
+        print("Submitting job(s)" + "." * min(n, 60))
+    print(f"{n} job(s) submitted to cluster {cluster_id}.")
+
+
+def _as_digest(desc: Description, cluster_id: int, cfg: Config) -> tuple[Series, str] | None:
+    """A job factory's description as the digest the schedd builds its procs from, as
+    HTCondor's condor_submit sends one, when one can be made (`Series.digest`): its
+    procs are then not built here (a million of them take seconds)."""
+    if len(desc.queues) != 1:
+        return None
+    series = Series(desc, cluster_id, Facts.from_config(cfg), cfg)
+    if not series.is_factory or series.total == 0:
+        return None
+    digest = series.digest()
+    return None if digest is None else (series, digest)
+
+
+def _submit_digest(
+    client: ScheddClient, digested: tuple[Series, str], cluster_id: int, terse: bool, stdin: bool
+) -> None:
+    series, digest = digested
+    for warning in series.warnings():
+        print(warning, file=sys.stderr)
+    n, limit = series.total, series.materialize_limit
+    factory = {"limit": n if limit <= 0 else min(limit, n), "digest": digest}
+    cluster_id = run_client(
+        client.submit, series.first, [], cluster_id, None, factory, tool="condor_submit"
+    )
+    _report(n, cluster_id, terse, stdin)
 
 
 # A spooled job stays in the queue once completed, for up to ten days, until its output

@@ -130,12 +130,12 @@ def build(
     if jobs is None:  # every queue statement made no jobs (`matching` found nothing)
         return Jobs(cluster={})
     assert first is not None
-    jobs.warnings = _unused(desc, first) if warn else []
-    jobs.materialize_limit = _materialize_limit(first)
+    jobs.warnings = unused_lines(desc, first) if warn else []
+    jobs.materialize_limit = materialize_limit(first)
     return jobs
 
 
-def _materialize_limit(first: Proc) -> int | None:
+def materialize_limit(first: Proc) -> int | None:
     """max_materialize (or JobMaterializeLimit), read as HTCondor reads it: an integer
     expression; None when not set."""
     for name in ("max_materialize", "jobmaterializelimit"):
@@ -203,7 +203,7 @@ _NEVER_WARNED = {
 }
 
 
-def _unused(desc: Description, first: Proc) -> list[str]:
+def unused_lines(desc: Description, first: Proc) -> list[str]:
     """HTCondor's warning for a line that is no command and that no value refers to (a
     typo like `executble`); the submission goes on."""
     used: set[str] = set()

@@ -10,11 +10,21 @@ read them), so proc 90,000 costs what proc 1 costs.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from condorx.language.config import Config
-from condorx.language.submit.build import Facts, Plan, Proc, proc_macros, spec_of, varying_names
+from condorx.language.submit.build import (
+    Facts,
+    Plan,
+    Proc,
+    materialize_limit,
+    proc_macros,
+    spec_of,
+    unused_lines,
+    varying_names,
+)
 from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.parse import Description
 
@@ -61,3 +71,60 @@ class Series:
             return {}
         assert self._plan is not None
         return self._proc(proc).build_diff(self._plan, self.first)
+
+    @property
+    def is_factory(self) -> bool:
+        """Whether the description makes a job factory (max_materialize or max_idle)."""
+        if self._plan is None:
+            return False
+        limit = materialize_limit(self._plan.first)
+        return limit is not None or "JobMaterializeMaxIdle" in self.first
+
+    @property
+    def materialize_limit(self) -> int:
+        """max_materialize (0: no limit)."""
+        return (materialize_limit(self._plan.first) if self._plan else None) or 0
+
+    def warnings(self) -> list[str]:
+        """condor_submit's warnings of lines that are no command and that nothing reads."""
+        return unused_lines(self._desc, self._plan.first) if self._plan else []
+
+    def digest(self) -> str | None:
+        """The submit digest of a job factory, as condor_submit sends HTCondor's schedd
+        one: `FACTORY.Iwd` (where relative names are read), every command that is the
+        same for all procs written as the first proc has it, the per-proc ones as
+        written, and the queue line; the schedd builds each proc from it when its turn
+        comes (`daemons/schedd/factory.Digest`). None where the schedd could not build
+        the same procs: a queue over items, rows or files, or a per-proc value that reads
+        the submitter's environment, randomness or files."""
+        if self._plan is None or self._spec.items is not None:
+            return None
+        first, varying = self._plan.first, self._plan.varying
+        lines = [f"FACTORY.Iwd = {self._facts.cwd}"]
+        for name, entry in self._qs.macros.items():
+            raw = name in varying
+            value = entry.value if raw else first.value(name)
+            if value is None or not _plain(value, raw):
+                return None
+            lines.append(f"{entry.spelled or name} = {value}")
+        for name, entry in self._qs.attrs.items():
+            raw = "+" + name.lower() in varying
+            value = entry.value if raw else first.expand(entry.value, entry.line)
+            if not _plain(value, raw):
+                return None
+            lines.append(f"MY.{name} = {value}")
+        lines.append(f"queue {self.total}")
+        return "".join(line + "\n" for line in lines)
+
+
+# What a value the schedd expands again must not read: the submitter's environment and
+# files, chance, or a `$(` that expansion has already made (it would be expanded twice).
+_SUBMIT_SIDE = re.compile(r"\$(ENV|RANDOM_CHOICE|RANDOM_INTEGER|CHOICE|F[a-z]*)\(", re.IGNORECASE)
+
+
+def _plain(value: str, raw: bool) -> bool:
+    if "\n" in value:
+        return False
+    if raw:
+        return not _SUBMIT_SIDE.search(value) and "submit_file" not in value.lower()
+    return "$" not in value
