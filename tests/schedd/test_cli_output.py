@@ -172,6 +172,20 @@ def test_limit(schedd):
     assert "Total for query: 3 jobs" in table
 
 
+def test_totals_are_counted_by_the_schedd_as_the_table_counts_them(schedd):
+    c = _submit(schedd, 4)
+    schedd.cli("condor_hold", f"{c}.1", f"{c}.3")
+    d = _submit(schedd, 1)
+    for args in ([], [str(c)], ["-constraint", "JobStatus == 5"], ["-allusers"]):
+        table = _q(schedd, "-nobatch", *args).stdout.splitlines()
+        totals = _q(schedd, "-totals", *args).stdout.splitlines()
+        assert totals == [line for line in table if line.startswith("Total for ")], args
+    assert _q(schedd, "-totals", str(c)).stdout == (
+        "Total for query: 4 jobs; 0 completed, 0 removed, 2 idle, 0 running, 2 held, 0 suspended\n"
+    )
+    schedd.cli("condor_rm", str(c), str(d))
+
+
 def test_userlog(schedd):
     c = _submit(schedd, 2, UserLog="job.log")
     schedd.cli("condor_hold", f"{c}.1")

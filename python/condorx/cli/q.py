@@ -81,6 +81,8 @@ def main(ctx: click.Context) -> None:
         run_client(_analyze, client, constraint, opts, tool=TOOL)
     elif _ads_output(opts):
         run_client(_print_schedd_ads, client, constraint, limit, opts, only, tool=TOOL)
+    elif "totals" in opts.flags and limit is None:
+        run_client(_print_totals, client, constraint, opts, tool=TOOL)
     else:
         run_client(_print_view, client, constraint, opts, limit, tool=TOOL)
 
@@ -262,6 +264,13 @@ def _plain(v: Any) -> Any:
     return None if v is Value.Undefined or v is Value.Error else v
 
 
+async def _print_totals(client: ScheddClient, constraint: str | None, opts: a.Parsed) -> None:
+    """-totals: the counts, made by the schedd (no job's row is sent)."""
+    totals = views.Totals()
+    totals.counts = await client.totals(constraint)
+    _print_totals_lines(totals, opts)
+
+
 async def _render_view(
     title: str, view: views.View, chunks: AsyncIterator[list[Any]], opts: a.Parsed
 ) -> None:
@@ -279,6 +288,10 @@ async def _render_view(
     if not quiet:
         sys.stdout.write(view.finish())
         print()
+    _print_totals_lines(totals, opts)
+
+
+def _print_totals_lines(totals: views.Totals, opts: a.Parsed) -> None:
     print(totals.line("query"))
     if (
         "allusers" not in opts.flags

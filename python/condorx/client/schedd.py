@@ -157,6 +157,16 @@ class ScheddClient:
         ):
             yield chunk
 
+    async def totals(self, constraint: str | None = None) -> dict[int, int]:
+        """How many matching jobs have each JobStatus, counted by the schedd."""
+        counts: dict[int, int] = {}
+        async for chunk in self._stream(QueryJobs(constraint=constraint, totals=True)):
+            for row in chunk:
+                if not (isinstance(row, list) and len(row) == 2 and _is_count(row[1])):
+                    raise wire.WireError("totals: a row is not [status, count]")
+                counts[row[0]] = counts.get(row[0], 0) + row[1]
+        return counts
+
     async def query_ads(
         self,
         constraint: str | None = None,
@@ -255,6 +265,10 @@ def history_ads(cfg: Config) -> Iterator[ClassAd]:
     from condorx.language.history import read_newest_first
 
     return read_newest_first(Path(locate.history_file(cfg)))
+
+
+def _is_count(n: Any) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool) and n >= 0
 
 
 def _is_group(row: Any) -> bool:

@@ -5,11 +5,12 @@ loop yielding between them, so that a 100,000-job answer never stalls the schedd
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import trio
 
-from condorx.classad import ClassAd, eval_against, parseAds
+from condorx.classad import ClassAd, ExprTree, eval_against, eval_each, parseAds
 from condorx.daemons.core import query
 from condorx.daemons.core.server import Peer
 from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
@@ -44,6 +45,10 @@ class Queries:
             ads = _routable(ads, req.routes)
         if req.limit is not None and req.limit >= 0:
             ads = ads[: req.limit]
+        if req.totals:
+            statuses = Counter(eval_each(_STATUS, [ad for _, ad in ads]))
+            await ch.send({"more": [[s, n] for s, n in statuses.items() if isinstance(s, int)]})
+            return Count(len(ads))
         step = min(CHUNK, max(1, len(ads)))
         for start in range(0, len(ads), step):
             chunk = [ad for _, ad in ads[start : start + step]]
@@ -70,6 +75,9 @@ class Queries:
             rows = [[count, ad.printOld()] for _, count, ad in groups[start : start + CHUNK]]
             await ch.send({"more": rows})
         return Count(len(groups))
+
+
+_STATUS = ExprTree("JobStatus")
 
 
 def _rows(req: QueryJobs, ads: list[ClassAd]) -> list[Any] | bytes:

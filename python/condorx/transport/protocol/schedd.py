@@ -77,6 +77,9 @@ class QueryJobs(Message):
     # condor_q -factory and the bindings' QueryOpt.IncludeClusterAd / ClusterAds ask.
     clusters: bool | None = None
     procs: bool | None = None
+    # Only how many matching jobs have each JobStatus, as [[status, count], ...] in one
+    # chunk (condor_q -totals: no row of a million-job queue crosses the wire).
+    totals: bool | None = None
 
 
 @dataclass(frozen=True)
