@@ -22,8 +22,19 @@ The packages, lowest layer first (a module imports only from its own layer or be
   the test fixtures.
 """
 
+from typing import Any
+
 from condorx._core import __version__
 from condorx.errors import ClassAdParseError, CondorxError
-from condorx.language.analyze import analyze
 
 __all__ = ["ClassAdParseError", "CondorxError", "__version__", "analyze"]
+
+
+def __getattr__(name: str) -> Any:
+    # `condorx.analyze` is imported when first asked for: every tool imports this
+    # package, and most never analyze (it would cost each of them its start-up time).
+    if name == "analyze":
+        from condorx.language.analyze import analyze
+
+        return analyze
+    raise AttributeError(f"module 'condorx' has no attribute {name!r}")

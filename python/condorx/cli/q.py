@@ -22,12 +22,9 @@ from condorx.classad import ClassAd, ExprTree, Value
 from condorx.cli import adformat
 from condorx.cli import args as a
 from condorx.cli import q_views as views
-from condorx.cli.analyze_view import analyze as _analyze
 from condorx.cli.common import fail, load, run_client
-from condorx.cli.userlog_jobs import read_jobs
 from condorx.client.schedd import ScheddClient
 from condorx.language.attrs import JobStatus
-from condorx.language.eventlog import EventLogError
 from condorx.transport import security
 
 TOOL = "condor_q"
@@ -78,7 +75,9 @@ def main(ctx: click.Context) -> None:
         return
     client = ScheddClient(cfg, opts.value("name"))
     if "better-analyze" in opts.flags or "analyze" in opts.flags:
-        run_client(_analyze, client, constraint, opts, tool=TOOL)
+        from condorx.cli.analyze_view import analyze  # (its own imports are not small)
+
+        run_client(analyze, client, constraint, opts, tool=TOOL)
     elif _ads_output(opts):
         run_client(_print_schedd_ads, client, constraint, limit, opts, only, tool=TOOL)
     elif "totals" in opts.flags and limit is None:
@@ -150,6 +149,9 @@ async def _aiter(ads: list[Any]) -> AsyncIterator[list[Any]]:
 
 
 def _userlog_ads(path: str, constraint: str | None, limit: int | None) -> list[ClassAd]:
+    from condorx.cli.userlog_jobs import read_jobs
+    from condorx.language.eventlog import EventLogError
+
     try:
         ads = read_jobs(Path(path))
     except OSError as e:
