@@ -9,6 +9,7 @@ to a job once it is in the queue.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +78,13 @@ def submit_factory(
     return cluster
 
 
+@functools.lru_cache(maxsize=1024)
+def _sets_deferral(names: tuple[str, ...]) -> bool:
+    """Whether a proc setting these attributes has a deferral of its own (a cluster's
+    procs mostly set the same few names: asked once for 100,000 of them)."""
+    return not deferral.ENTRY_NAMES.isdisjoint(n.lower() for n in names)
+
+
 def add_proc(
     txn: Transaction,
     who: Submitter,
@@ -88,7 +96,7 @@ def add_proc(
 ) -> None:
     """Stage one new proc: `own` its row (a wire map, changed here), `ad` the same decoded."""
     cluster, proc = key
-    if not deferral.ENTRY_NAMES.isdisjoint(k.lower() for k in own):
+    if _sets_deferral(tuple(own)):
         ad = _own_deferral(txn, own, ad, cluster_ad, now)  # its own schedule or time
     own["ProcId"] = ad["ProcId"] = proc
     own["GlobalJobId"] = ad["GlobalJobId"] = f"{who.schedd_name}#{cluster}.{proc}#{now}"

@@ -37,7 +37,7 @@ class Submission:
             raise Refused(Refusal.BAD_REQUEST, "a submission needs at least one proc")
         cluster = wire.ad_from_wire(cluster_map, "cluster ad")
         checked: set[tuple[Any, ...]] = set()
-        procs = []
+        owns = []
         for proc, proc_map in enumerate(proc_maps):
             if not isinstance(proc_map, Mapping):
                 raise Refused(Refusal.BAD_REQUEST, f"proc {proc}: expected a map of attributes")
@@ -45,9 +45,9 @@ class Submission:
             if keys not in checked:  # the procs of a cluster mostly set the same names
                 _check_names(proc, keys)
                 checked.add(keys)
-            own = dict(proc_map)
-            procs.append(Proc(own, wire.ad_from_wire(own, f"proc {proc}")))
-        return cls(cluster, tuple(procs))
+            owns.append(dict(proc_map))
+        ads = wire.ads_from_wire(owns, "proc")  # one call into the core for them all
+        return cls(cluster, tuple(Proc(own, ad) for own, ad in zip(owns, ads, strict=True)))
 
 
 def _check_names(proc: int, keys: tuple[Any, ...]) -> None:
