@@ -15,7 +15,7 @@ from typing import Any
 
 import trio
 
-from condorx.classad import ClassAd, parseAds
+from condorx.classad import ClassAd
 from condorx.language.config import Config
 from condorx.transport import locate, wire
 from condorx.transport.connection import Address, Credentials, connect, user_credentials
@@ -196,14 +196,20 @@ class ScheddClient:
         """The waiting jobs that match `constraint`, grouped as slots with the `pool`'s
         policies cannot tell them apart: (how many, the first job's ad) per group, in
         chunks."""
-        req = Autoclusters(constraint=constraint, pool=[ad.printOld() for ad in pool])
+        req = Autoclusters(constraint=constraint, pool=wire.pack_classads(list(pool)))
         async for chunk in self._stream(req):
-            if not isinstance(chunk, list) or not all(_is_group(row) for row in chunk):
-                raise wire.WireError("autoclusters: a row is not [count, ad]")
-            ads = list(parseAds("\n".join(row[1] for row in chunk)))
-            if len(ads) != len(chunk):
-                raise wire.WireError("autoclusters: a row's ad is not one ad")
-            yield [(row[0], ad) for row, ad in zip(chunk, ads, strict=True)]
+            if not (
+                isinstance(chunk, list)
+                and len(chunk) == 2
+                and isinstance(chunk[0], list)
+                and all(_is_group_size(n) for n in chunk[0])
+                and isinstance(chunk[1], bytes)
+            ):
+                raise wire.WireError("autoclusters: a chunk is not [counts, packed ads]")
+            ads = wire.ads_from_packed(chunk[1], "autocluster ad")
+            if len(ads) != len(chunk[0]):
+                raise wire.WireError("autoclusters: the counts and the ads differ in number")
+            yield list(zip(chunk[0], ads, strict=True))
 
     async def _stream(self, req: QueryJobs | Autoclusters) -> AsyncIterator[Any]:
         async with self.channel() as ch:
@@ -271,12 +277,5 @@ def _is_count(n: Any) -> bool:
     return isinstance(n, int) and not isinstance(n, bool) and n >= 0
 
 
-def _is_group(row: Any) -> bool:
-    return (
-        isinstance(row, list)
-        and len(row) == 2
-        and isinstance(row[0], int)
-        and not isinstance(row[0], bool)
-        and row[0] > 0
-        and isinstance(row[1], str)
-    )
+def _is_group_size(n: Any) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool) and n > 0

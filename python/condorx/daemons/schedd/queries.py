@@ -10,7 +10,7 @@ from typing import Any
 
 import trio
 
-from condorx.classad import ClassAd, ExprTree, eval_against, eval_each, parseAds
+from condorx.classad import ClassAd, ExprTree, eval_against, eval_each
 from condorx.daemons.core import query
 from condorx.daemons.core.server import Peer
 from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
@@ -19,7 +19,7 @@ from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.local_jobs import is_local
 from condorx.daemons.schedd.shadow import Shadows
 from condorx.daemons.schedd.store import Key, parse_job_id
-from condorx.errors import ClassAdParseError, Refusal, Refused
+from condorx.errors import Refusal, Refused
 from condorx.transport import wire
 from condorx.transport.protocol.message import Count
 from condorx.transport.protocol.schedd import Autoclusters, QueryJobs
@@ -64,16 +64,17 @@ class Queries:
             if not self.shadows.busy(k) and not is_local(ad)  # the schedd runs those
         ]
         chosen = select(jobs, req.constraint)
+        if not isinstance(req.pool, bytes):
+            raise Refused(Refusal.BAD_REQUEST, "autoclusters: the pool is not a packed body")
         try:
-            pool = [ad for text in req.pool for ad in parseAds(str(text))]
-        except ClassAdParseError as e:
-            raise Refused(
-                Refusal.BAD_REQUEST, f"autoclusters: a pool ad does not parse: {e}"
-            ) from None
+            pool = wire.ads_from_packed(req.pool, "pool ad")
+        except wire.WireError as e:
+            raise Refused(Refusal.BAD_REQUEST, f"autoclusters: {e}") from None
         groups = await self.groups.group(chosen, pool, str(req.constraint))
         for start in range(0, len(groups), CHUNK):
-            rows = [[count, ad.printOld()] for _, count, ad in groups[start : start + CHUNK]]
-            await ch.send({"more": rows})
+            some = groups[start : start + CHUNK]
+            counts = [count for _, count, _ in some]
+            await ch.send({"more": [counts, wire.pack_classads([ad for _, _, ad in some])]})
         return Count(len(groups))
 
 

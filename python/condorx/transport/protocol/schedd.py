@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from condorx.transport.protocol.message import Message, Reply
@@ -107,14 +107,14 @@ class History(Message):
 @dataclass(frozen=True)
 class Autoclusters(Message):
     """For a negotiator: the idle jobs that match `constraint` and are not matched yet,
-    grouped as slots with these policies (`pool`: old-syntax ads) cannot tell them
-    apart. Streamed, one row per group, in queue order: [how many jobs, the first job's
-    ad (old syntax)]; a match for that job (`Matched.autocluster`) may go to any of
-    them."""
+    grouped as slots with these policies (`pool`: their ads as one packed body) cannot
+    tell them apart. Streamed in chunks, the groups in queue order, each chunk
+    [[how many jobs of each group], the first job of each as one packed body]; a match
+    for that job (`Matched.autocluster`) may go to any of its group."""
 
     command = "autoclusters"
     constraint: Any = None
-    pool: list[Any] = field(default_factory=list)
+    pool: bytes = b""
 
 
 @dataclass(frozen=True)
