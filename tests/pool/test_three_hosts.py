@@ -73,7 +73,9 @@ def three_hosts(tmp_path: Path):
                 envs[host],
                 tmp_path / f"{daemon}.out",
             )
-            time.sleep(0.3 if daemon == "collector" else 0)
+            if daemon == "collector":  # the others first find it listening
+                listening = tmp_path / "cm" / "log" / ".collector_address"
+                _wait(listening.exists, "the collector to listen", timeout=30.0)
         yield net, envs, tmp_path
     finally:
         net.close()
