@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import struct
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import msgpack
@@ -288,7 +288,11 @@ def ads_from_wire(data: list[Any], what: str = "ad") -> list[ClassAd]:
 
 def _refused(e: _core.AdReadError, what: str, single: bool = False) -> WireError:
     """The core's refusal of a peer's ads as the WireError a daemon logs and answers."""
-    where = f"{what}s" if e.ad is None else what if single else f"{what} {e.ad}"
+    return _worded(e, f"{what}s" if e.ad is None else what if single else f"{what} {e.ad}")
+
+
+def _worded(e: _core.AdReadError, where: str) -> WireError:
+    """The refusal under `where` (which ad), with the attribute it names."""
     if e.attribute is not None:
         where += f": attribute {e.attribute}"
     return WireError(f"{where}: {e.reason}")
@@ -328,16 +332,16 @@ def ads_from_packed(body: bytes, what: str = "ad", stamp: ClassAd | None = None)
         raise _refused(e, what) from None
 
 
-def ads_from_rows(blobs: Sequence[bytes], names: Sequence[str]) -> list[ClassAd]:
+def ads_from_rows(blobs: Sequence[bytes], name_of: Callable[[int], str]) -> list[ClassAd]:
     """Ads each packed alone as one map (a job queue's rows), read in one call into the
-    core as if they were one body; a bad one is a WireError under its name in `names`."""
+    core as if they were one body; a bad one is a WireError under `name_of(its index)`
+    (named only then: a million good rows make no names)."""
     body = struct.pack(">BI", 0xDD, len(blobs)) + b"".join(blobs)  # an array32 of maps
     try:
         return _core.ads_from_msgpack(body)
     except _core.AdReadError as e:
-        name = names[e.ad] if e.ad is not None and e.ad < len(names) else "the rows"
-        where = name + (f": attribute {e.attribute}" if e.attribute is not None else "")
-        raise WireError(f"{where}: {e.reason}") from None
+        name = name_of(e.ad) if e.ad is not None and e.ad < len(blobs) else "the rows"
+        raise _worded(e, name) from None
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -69,8 +69,11 @@ class Store:
         time in one call into the core."""
         cur = self.db.execute("SELECT cluster, proc, ad FROM ads ORDER BY cluster, proc")
         while batch := cur.fetchmany(_LOAD_BATCH):
-            names = [f"job queue row {c}.{p}" for c, p, _ in batch]
-            ads = wire.ads_from_rows([blob for _, _, blob in batch], names)
+
+            def name_of(i: int, batch: list[Any] = batch) -> str:
+                return f"job queue row {batch[i][0]}.{batch[i][1]}"
+
+            ads = wire.ads_from_rows([blob for _, _, blob in batch], name_of)
             for (cluster, proc, _), ad in zip(batch, ads, strict=True):
                 yield cluster, proc, ad
 
