@@ -162,7 +162,7 @@ class ScheddClient:
         counts: dict[int, int] = {}
         async for chunk in self._stream(QueryJobs(constraint=constraint, totals=True)):
             for row in chunk:
-                if not (isinstance(row, list) and len(row) == 2 and _is_count(row[1])):
+                if not (isinstance(row, list) and len(row) == 2 and _is_count(row[1], 0)):
                     raise wire.WireError("totals: a row is not [status, count]")
                 counts[row[0]] = counts.get(row[0], 0) + row[1]
         return counts
@@ -202,7 +202,7 @@ class ScheddClient:
                 isinstance(chunk, list)
                 and len(chunk) == 2
                 and isinstance(chunk[0], list)
-                and all(_is_group_size(n) for n in chunk[0])
+                and all(_is_count(n, 1) for n in chunk[0])
                 and isinstance(chunk[1], bytes)
             ):
                 raise wire.WireError("autoclusters: a chunk is not [counts, packed ads]")
@@ -273,9 +273,6 @@ def history_ads(cfg: Config) -> Iterator[ClassAd]:
     return read_newest_first(Path(locate.history_file(cfg)))
 
 
-def _is_count(n: Any) -> bool:
-    return isinstance(n, int) and not isinstance(n, bool) and n >= 0
-
-
-def _is_group_size(n: Any) -> bool:
-    return isinstance(n, int) and not isinstance(n, bool) and n > 0
+def _is_count(n: Any, least: int) -> bool:
+    """A peer's count: an integer (not a bool) of at least `least`."""
+    return isinstance(n, int) and not isinstance(n, bool) and n >= least

@@ -37,8 +37,8 @@ class Chooser:
     def job_of(self, peer: Peer, text: str) -> tuple[Key | None, ClassAd | None, bool]:
         """The job `text` names (None: not a job id), its ad (None: not here), and
         whether the peer may act on it."""
-        key = parse_id(text)
-        if key is None or key[1] < 0:
+        key = parse_job_id(text)  # one proc: a whole cluster is not a job
+        if key is None:
             return None, None, False
         ad = self.ledger.get(key)
         owner = ad.get("Owner") if ad is not None else ""
