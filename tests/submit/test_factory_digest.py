@@ -5,12 +5,10 @@ per command), with max_materialize added so that each is a factory."""
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from pathlib import Path
 
-from test_series import CORPUS, _corpus_files
+from test_series import corpus_in_place
 
 from condorx.daemons.schedd.factory import Digest
 from condorx.language.attrs import PROTECTED
@@ -57,15 +55,5 @@ def _compare(path: Path, environ: dict[str, str], user: str) -> bool | None:
 
 
 def test_the_schedd_builds_a_digests_procs_as_condor_submit_does():
-    answers = json.loads((CORPUS / "answers.json").read_text())
-    environ, user = answers["_environ"], answers["_user"]
-    cwd, compared = os.getcwd(), 0
-    try:
-        for name in _corpus_files():
-            path = CORPUS / name
-            os.chdir(path.parent)
-            if _compare(path, environ, user):
-                compared += 1
-    finally:
-        os.chdir(cwd)
+    compared = sum(bool(_compare(*each)) for each in corpus_in_place())
     assert compared >= 420, compared  # 426 of the 606 files here

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,9 +26,19 @@ CORPUS = Path(__file__).parent / "corpus"
 MOST_PROCS = 300  # a file's procs compared, at most (the rest are more of the same)
 
 
-def _corpus_files() -> list[str]:
+def corpus_in_place() -> Iterator[tuple[Path, dict[str, str], str]]:
+    """Each corpus file, with the environment and the user its answers were made with,
+    while the working directory is the file's own (`queue ... from` files are its
+    neighbours)."""
     answers = json.loads((CORPUS / "answers.json").read_text())
-    return sorted(n for n in answers if not n.startswith("_"))
+    cwd = os.getcwd()
+    try:
+        for name in sorted(n for n in answers if not n.startswith("_")):
+            path = CORPUS / name
+            os.chdir(path.parent)
+            yield path, answers["_environ"], answers["_user"]
+    finally:
+        os.chdir(cwd)
 
 
 def _both(path: Path, environ: dict[str, str], user: str) -> tuple[object, object] | None:
@@ -47,26 +58,20 @@ def _both(path: Path, environ: dict[str, str], user: str) -> tuple[object, objec
 
 
 def test_every_one_statement_corpus_file_builds_the_same_procs_one_at_a_time():
-    answers = json.loads((CORPUS / "answers.json").read_text())
-    environ, user = answers["_environ"], answers["_user"]
-    cwd, compared = os.getcwd(), 0
-    try:
-        for name in _corpus_files():
-            path = CORPUS / name
-            os.chdir(path.parent)  # `queue ... from` files are the file's neighbours
-            got = _both(path, environ, user)
-            if got is None:
-                continue
-            jobs, series = got
-            assert series.total == len(jobs.procs), name
-            if not jobs.procs:
-                continue
-            assert series.first == jobs.cluster, name
-            for proc in range(min(series.total, MOST_PROCS)):
-                assert series.diff(proc) == jobs.procs[proc], f"{name} proc {proc}"
-            compared += 1
-    finally:
-        os.chdir(cwd)
+    compared = 0
+    for path, environ, user in corpus_in_place():
+        got = _both(path, environ, user)
+        if got is None:
+            continue
+        jobs, series = got
+        name = path.name
+        assert series.total == len(jobs.procs), name
+        if not jobs.procs:
+            continue
+        assert series.first == jobs.cluster, name
+        for proc in range(min(series.total, MOST_PROCS)):
+            assert series.diff(proc) == jobs.procs[proc], f"{name} proc {proc}"
+        compared += 1
     assert compared >= 480  # 491 of the 606 files have one queue statement and jobs
 
 
