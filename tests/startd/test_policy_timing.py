@@ -14,6 +14,7 @@ from typing import Any
 
 import trio
 import trio.testing
+from test_startd_policy import DESKTOP_POLICY
 
 from condorx.classad import ClassAd
 from condorx.testing.startd_rig import EPOCH, FakeStarter, Rig
@@ -22,16 +23,7 @@ from condorx.transport.protocol.startd import ClaimSlot, Continue, Match, Suspen
 
 STOP, CONT, TERM, KILL = signal.SIGSTOP, signal.SIGCONT, signal.SIGTERM, signal.SIGKILL
 
-DESKTOP = """
-POLLING_INTERVAL = 1
-START = KeyboardIdle > 60
-WANT_SUSPEND = True
-SUSPEND = KeyboardIdle < 60
-CONTINUE = KeyboardIdle > 120
-PREEMPT = (Activity == "Suspended") && (CurrentTime - EnteredCurrentActivity > 3)
-WANT_VACATE = True
-KILL = false
-"""
+DESKTOP = "\nPOLLING_INTERVAL = 1" + DESKTOP_POLICY
 
 
 def run_rig(

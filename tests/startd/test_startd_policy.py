@@ -74,13 +74,10 @@ def sleeper(pool: Pool, trap: str = "") -> tuple[int, int]:
     return c, wait_for_pid(pool.root / "pid")
 
 
-@pytest.fixture
-def desktop(pool: Pool) -> Pool:
-    """A desktop policy: start when the keyboard has been idle a minute, suspend when it
-    is touched, continue after two idle minutes, and preempt after 3 s suspended."""
-    return start(
-        pool,
-        """
+# A desktop policy: start when the keyboard has been idle a minute, suspend when it is
+# touched, continue after two idle minutes, and preempt after 3 s suspended (its timing
+# is tested in-process, poll by poll, in test_policy_timing.py).
+DESKTOP_POLICY = """
 START = KeyboardIdle > 60
 WANT_SUSPEND = True
 SUSPEND = KeyboardIdle < 60
@@ -88,8 +85,13 @@ CONTINUE = KeyboardIdle > 120
 PREEMPT = (Activity == "Suspended") && (CurrentTime - EnteredCurrentActivity > 3)
 WANT_VACATE = True
 KILL = false
-""",
-    )
+"""
+
+
+@pytest.fixture
+def desktop(pool: Pool) -> Pool:
+    """A pool whose startd has the desktop policy."""
+    return start(pool, DESKTOP_POLICY)
 
 
 def test_owner_and_unclaimed_follow_the_keyboard(desktop):
