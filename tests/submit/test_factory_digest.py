@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from test_series import corpus_in_place
 
 from condorx.daemons.schedd.factory import Digest
@@ -15,7 +16,7 @@ from condorx.language.attrs import PROTECTED
 from condorx.language.submit.build import Facts, build
 from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.parse import parse
-from condorx.language.submit.series import Series
+from condorx.language.submit.series import Series, may_make_factory
 from condorx.testing.submit_oracle import FS_DOMAIN, command_line
 from condorx.transport import wire
 
@@ -57,3 +58,25 @@ def _compare(path: Path, environ: dict[str, str], user: str) -> bool | None:
 def test_the_schedd_builds_a_digests_procs_as_condor_submit_does():
     compared = sum(bool(_compare(*each)) for each in corpus_in_place())
     assert compared >= 420, compared  # 426 of the 606 files here
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "max_materialize = 2",
+        "JobMaterializeLimit = 2",
+        "max_idle = 2",
+        "materialize_max_idle = 2",
+        "JobMaterializeMaxIdle = 2",
+        "+JobMaterializeMaxIdle = 2",
+        "MY.JobMaterializeMaxIdle = 2",
+        "",
+    ],
+)
+def test_condor_submits_quick_look_finds_every_factory(line, tmp_path):
+    # condor_submit builds a Series only where may_make_factory says a factory may be.
+    desc = parse(f"executable = /bin/true\n{line}\nqueue 3\n", "s")
+    facts = Facts(str(tmp_path), "X86_64", "LINUX", FS_DOMAIN, "alice")
+    is_factory = Series(desc, 7, facts, None, {}).is_factory
+    assert is_factory == bool(line)
+    assert may_make_factory(desc) == is_factory

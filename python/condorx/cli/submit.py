@@ -23,7 +23,7 @@ from condorx.language.config import Config
 from condorx.language.submit.build import Facts, Jobs, build
 from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.parse import Description, parse
-from condorx.language.submit.series import Series
+from condorx.language.submit.series import Series, may_make_factory
 from condorx.transport import wire
 from condorx.transport.security import current_user
 from condorx.transport.wire import Expr
@@ -158,8 +158,8 @@ def _as_digest(desc: Description, cluster_id: int, cfg: Config) -> tuple[Series,
     """A job factory's description as the digest the schedd builds its procs from, as
     HTCondor's condor_submit sends one, when one can be made (`Series.digest`): its
     procs are then not built here (a million of them take seconds)."""
-    if len(desc.queues) != 1:
-        return None
+    if len(desc.queues) != 1 or not may_make_factory(desc):
+        return None  # (most submissions: their first proc is not built twice)
     series = Series(desc, cluster_id, Facts.from_config(cfg), cfg)
     if not series.is_factory or series.total == 0:
         return None

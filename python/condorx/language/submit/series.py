@@ -26,6 +26,7 @@ from condorx.language.submit.build import (
     varying_names,
 )
 from condorx.language.submit.errors import SubmitError
+from condorx.language.submit.keywords import spellings
 from condorx.language.submit.parse import Description
 
 
@@ -115,6 +116,23 @@ class Series:
             lines.append(f"MY.{name} = {value}")
         lines.append(f"queue {self.total}")
         return "".join(line + "\n" for line in lines)
+
+
+# The commands (and the attribute) that can make a description a job factory.
+_FACTORY_NAMES = frozenset(
+    spelled
+    for command in ("max_materialize", "jobmaterializelimit", "max_idle", "materialize_max_idle")
+    for spelled in spellings(command)
+)
+
+
+def may_make_factory(desc: Description) -> bool:
+    """Whether a one-statement description sets anything that can make a job factory
+    (a cheap look before its first proc is built; `Series.is_factory` decides)."""
+    qs = desc.queues[0]
+    return not _FACTORY_NAMES.isdisjoint(qs.macros) or any(
+        a.lower() == "jobmaterializemaxidle" for a in qs.attrs
+    )
 
 
 # What a value the schedd expands again must not read: the submitter's environment and
