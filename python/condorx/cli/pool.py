@@ -67,7 +67,7 @@ def up(directory: Path | None) -> None:
         click.echo(f"A pool is already running from {root}.")
         return
     start_master(cfg, env)
-    _wait_ready(cfg)
+    wait_ready(cfg, "condorx pool up", slots=1)
     htcondor = write_htcondor_config(cfg, root, config)
     click.echo(f"Personal pool up in {root}.")
     click.echo(f"Use it from other shells with: export CONDORX_CONFIG={config}")
@@ -123,18 +123,22 @@ def answers(cfg: Config) -> bool:
         return False
 
 
-def _wait_ready(cfg: Config, timeout: float = 60.0) -> None:
-    """Until the schedd answers and the collector holds the startd's slots."""
+def wait_ready(
+    cfg: Config, tool: str, slots: int, startd: bool = True, timeout: float = 60.0
+) -> None:
+    """Until the schedd, the collector and the negotiator (and the startd) listen and the
+    collector holds `slots` slots: the pool takes a submission once the tool returns."""
     deadline = time.monotonic() + timeout
     wanted = [
         locate.schedd_address_file(cfg),
         locate.collector_address_file(cfg),
-        locate.startd_address_file(cfg),
         locate.negotiator_address_file(cfg),
     ]
-    while not (all(p.exists() for p in wanted) and count_slots(cfg)):
+    if startd:
+        wanted.append(locate.startd_address_file(cfg))
+    while not (all(p.exists() for p in wanted) and count_slots(cfg) >= slots):
         if time.monotonic() > deadline:
-            fail("condorx pool up: the pool did not come up; see " + str(locate.log_dir(cfg)))
+            fail(f"{tool}: the pool did not come up; see {locate.log_dir(cfg)}")
         time.sleep(0.2)
 
 

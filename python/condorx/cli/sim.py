@@ -17,13 +17,12 @@ the pool shows how that queue drains under this configuration.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import click
 
 from condorx.cli.common import fail, load, run_client
-from condorx.cli.pool import PERSONAL, answers, count_slots, start_master, stop_master
+from condorx.cli.pool import PERSONAL, answers, start_master, stop_master, wait_ready
 from condorx.client.schedd import ScheddClient
 from condorx.language.config.errors import ConfigError
 from condorx.sim import pool_dump, queue_dump
@@ -112,11 +111,8 @@ def up(
     wanted = machines * slots
     if dumped is not None:
         machines, wanted = len(dumped), sum(len(m.slots) for m in dumped)
-    deadline = time.monotonic() + 60 + wanted / 1000
-    while count_slots(cfg) < wanted:
-        if time.monotonic() > deadline:
-            fail(f"condorx sim up: the pool did not come up; see {locate.log_dir(cfg)}")
-        time.sleep(0.5)
+    # The simulator stands in for the startd: its slots, not a startd's file, say it is up.
+    wait_ready(cfg, "condorx sim up", wanted, startd=False, timeout=60 + wanted / 1000)
     plural = "s" if machines != 1 else ""
     click.echo(f"Simulated pool up in {root}: {machines} machine{plural}, {wanted} slots.")
     click.echo(f"Use it from other shells with: export CONDORX_CONFIG={config}")
