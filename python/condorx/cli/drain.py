@@ -97,7 +97,7 @@ def main(ctx: click.Context) -> None:
         sys.exit(1)
     request: Message
     if cancel:
-        request = CancelDrain(opts.value("request-id"))
+        request = CancelDrain(opts.value("request-id"), machine=name)
         command = "CANCEL_DRAIN_JOBS"
     else:
         end = {"resume-on-completion": "resume", "exit-on-completion": "exit"}
@@ -106,6 +106,7 @@ def main(ctx: click.Context) -> None:
             end[ends[0]] if ends else "nothing",
             opts.value("reason") or "",
             opts.value("check"),
+            machine=name,
         )
         command = "DRAIN_JOBS"
     try:

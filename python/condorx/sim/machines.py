@@ -1,116 +1,152 @@
-"""The simulated execute machines: each its own name and slot table, its slots laid out
-from the configuration as a real startd's are (NUM_CPUS, MEMORY, NUM_SLOTS, SLOT_TYPE_*),
-or taken from a real pool's `condor_status -l` dump (SIM_MACHINE_ADS, see `pool_dump`),
-its ads built by the real startd's ad code, so the collector and negotiator see what a
-real startd would advertise. All of them answer at one address.
+"""The simulated execute machines: each one a startd of the startd's own code (its slot
+table, policy driver and request handlers), its slots laid out from the configuration as
+a real startd's are (NUM_CPUS, MEMORY, NUM_SLOTS, SLOT_TYPE_*), or taken from a real
+pool's `condor_status -l` dump (SIM_MACHINE_ADS, see `pool_dump`), its inputs simulated
+(no keyboard, no owner's load) and its jobs run by the simulated execution backend
+(`sim.starter`). All of them answer at one address; this finds the machine a request
+concerns, and gathers what changed for the next update of the collector.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+import functools
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from condorx.daemons.startd import machine as mach
+from condorx.daemons.startd.driver import Driver
+from condorx.daemons.startd.service import Startd
 from condorx.daemons.startd.slots import Slot
+from condorx.daemons.startd.starter_port import Spawn
 from condorx.daemons.startd.table import SlotTable
 from condorx.language.config import Config
 from condorx.sim import pool_dump
 from condorx.transport.locate import execute_dir
 
+Clock = Callable[[], float]
 
-def templated(cfg: Config, count: int) -> list[SlotTable]:
+
+def templated(cfg: Config, count: int, clock: Clock = time.time) -> list[SlotTable]:
     """`count` machines laid out as the configuration lays out this one, named
-    sim1.<domain>, sim2.<domain>, ..."""
+    sim1.<domain>, sim2.<domain>, ..., on `clock` (epoch seconds)."""
     template = mach.detect(cfg, execute_dir(cfg))
     domain = template.hostname.partition(".")[2] or template.hostname
     return [
-        SlotTable(cfg, dataclasses.replace(template, hostname=f"sim{i}.{domain}"))
+        SlotTable(
+            cfg, dataclasses.replace(template, hostname=f"sim{i}.{domain}"), None, clock, False
+        )
         for i in range(1, count + 1)
     ]
 
 
-def configured(cfg: Config) -> list[SlotTable]:
+def configured(cfg: Config, clock: Clock = time.time) -> list[SlotTable]:
     """The machines the configuration asks for: SIM_MACHINE_ADS's, else SIM_MACHINES
-    laid out as this one."""
+    laid out as this one; on `clock` (a port: tests give a MockClock's)."""
     dump = cfg.get("SIM_MACHINE_ADS")
     if dump and dump.strip():
-        return list(pool_dump.tables(cfg, Path(dump.strip())))
-    return templated(cfg, max(1, cfg.get_int("SIM_MACHINES", 10)))
+        return list(pool_dump.tables(cfg, Path(dump.strip()), clock))
+    return templated(cfg, max(1, cfg.get_int("SIM_MACHINES", 10)), clock)
 
 
 class SimMachines:
-    def __init__(self, tables: list[SlotTable]) -> None:
-        self.tables = tables
-        self._by_name = {s.name: (t, s) for t in self.tables for s in t.all_slots()}
-        # Claim id -> its slot: a run, a release or a stop finds its slot at once.
-        self._by_claim: dict[str, tuple[SlotTable, Slot]] = {}
+    def __init__(self, cfg: Config, tables: list[SlotTable], spawn: Spawn) -> None:
+        self.startds: list[Startd] = []
+        self._by_host: dict[str, Startd] = {}
+        self._by_name: dict[str, Startd] = {}  # a dump's slots may be named otherwise
+        # Claim id -> the machine it is for: a run, a release or a stop finds it at once.
+        self._by_claim: dict[str, Startd] = {}
         # What the next update carries: the slots changed, and the dynamic slots gone.
         self._dirty: dict[str, tuple[SlotTable, Slot]] = {}
         self._gone: set[str] = set()
+        self.changed: Callable[[], None] = lambda: None  # a port: the advertiser's wake-up
+        for table in tables:
+            startd = Startd(cfg, Driver(cfg, clock=table.clock, table=table), spawn)
+            startd.driver.touched = functools.partial(self.touch, startd)
+            self.startds.append(startd)
+            self._by_host[table.machine.hostname] = startd
+            for slot in table.slots:
+                self._by_name[slot.name] = startd
 
     def set_address(self, address: str) -> None:
         """Where every simulated machine answers (the simulator's one listener)."""
-        for t in self.tables:
-            t.machine = dataclasses.replace(t.machine, address=address)
+        for s in self.startds:
+            s.table.machine = dataclasses.replace(s.table.machine, address=address)
 
     def slots(self) -> Iterator[tuple[SlotTable, Slot]]:
-        for t in self.tables:
-            for s in t.all_slots():
-                yield t, s
+        for s in self.startds:
+            for slot in s.table.all_slots():
+                yield s.table, slot
 
-    def named(self, name: str) -> tuple[SlotTable, Slot] | None:
-        return self._by_name.get(name)
+    # -- finding a request's machine ---------------------------------------------------------
 
-    def remember(self, table: SlotTable, slot: Slot) -> None:
-        """A dynamic slot carved from one of `table`'s."""
-        self._by_name[slot.name] = (table, slot)
-        self._gone.discard(slot.name)
-
-    def forget(self, slot: Slot) -> None:
-        """A dynamic slot whose claim ended, gone (its ad is withdrawn)."""
-        found = self._by_name.pop(slot.name, None)
-        self._dirty.pop(slot.name, None)
-        self._gone.add(slot.name)
-        if found is not None and slot.parent is not None:
-            self.touch(found[0], slot.parent)
-
-    def touch(self, table: SlotTable, slot: Slot) -> None:
-        """The slot has changed: its ad (and its parent's, whose resources a dynamic slot
-        takes) goes in the next update."""
-        if slot.name not in self._gone:  # a dynamic slot ending is withdrawn, not updated
-            self._dirty[slot.name] = (table, slot)
-        if slot.parent is not None:
-            self._dirty[slot.parent.name] = (table, slot.parent)
-
-    def claimed(self, table: SlotTable, slot: Slot) -> None:
-        """The slot now has a claim (`slot.claim`)."""
-        assert slot.claim is not None
-        self._by_claim[slot.claim.id] = (table, slot)
-
-    def unclaimed(self, claim_id: str) -> None:
-        self._by_claim.pop(claim_id, None)
-
-    def claimed_by(self, claim_id: str) -> tuple[SlotTable, Slot] | None:
-        found = self._by_claim.get(claim_id)
-        if found is None or found[1].claim is None or found[1].claim.id != claim_id:
+    def of_slot(self, name: object) -> Startd | None:
+        """The machine of a slot name (a dynamic slot's, too: named for its machine)."""
+        if not isinstance(name, str):
             return None
-        return found
+        return self._by_name.get(name) or self._by_host.get(name.rpartition("@")[2])
+
+    def of_claim(self, claim_id: object) -> Startd | None:
+        return self._by_claim.get(claim_id) if isinstance(claim_id, str) else None
+
+    def note_claim(self, claim_id: str, startd: Startd) -> None:
+        self._by_claim[claim_id] = startd
+
+    def prune_claims(self) -> None:
+        """Forget the claims that are over (each machine's are in its slots)."""
+        live: dict[str, Startd] = {}
+        for s in self.startds:
+            for slot in s.table.all_slots():
+                for claim in (slot.claim, slot.next_claim):
+                    if claim is not None:
+                        live[claim.id] = s
+        self._by_claim = live
+
+    def remove(self, startd: Startd) -> list[str]:
+        """A machine whose startd exited (a drain that ends in exit): the names of its
+        slots, to withdraw."""
+        self.startds.remove(startd)
+        self._by_host.pop(startd.table.machine.hostname, None)
+        self._by_name = {n: s for n, s in self._by_name.items() if s is not startd}
+        self._by_claim = {c: s for c, s in self._by_claim.items() if s is not startd}
+        names = {s.name for s in startd.table.all_slots()}
+        self._dirty = {n: d for n, d in self._dirty.items() if n not in names}
+        return sorted(names)
+
+    # -- what the collector hears -------------------------------------------------------------
+
+    def touch(self, startd: Startd, slot: Slot | None) -> None:
+        """The slot has changed (every slot of the machine, for None): its ad, and its
+        parent's, whose resources a dynamic slot takes, go in the next update; a dynamic
+        slot whose claim ended is withdrawn instead."""
+        table = startd.table
+        for s in table.all_slots() if slot is None else (slot,):
+            parent = s.parent
+            if parent is not None and s not in parent.children:
+                self._dirty.pop(s.name, None)
+                self._gone.add(s.name)
+            else:
+                self._dirty[s.name] = (table, s)
+                self._gone.discard(s.name)
+            if parent is not None:
+                self._dirty[parent.name] = (table, parent)
+        self.changed()
 
     def ads(self) -> list[dict[str, Any]]:
         """Every simulated slot's ad, as its startd would advertise it (and nothing is
         left to update)."""
         self._dirty.clear()
         out: list[dict[str, Any]] = []
-        for t in self.tables:
-            t.sequence += 1
-            out.extend(t.ads())
+        for s in self.startds:
+            out.extend(s.ads())
         return out
 
     def not_withdrawn(self, names: list[str]) -> None:
         """An update that withdrew these failed: the next one withdraws them."""
-        self._gone.update(n for n in names if n not in self._by_name)
+        live = {slot.name for _, slot in self.slots()}
+        self._gone.update(n for n in names if n not in live)
 
     def updates(self, everything: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
         """The ads of the slots changed since the last update (of every slot, with

@@ -17,7 +17,8 @@ ask for them, however many run there).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +154,9 @@ class DumpedTable(SlotTable):
     """A dumped machine's slot table: its slots as the dump has them, each advertising
     the dump's attributes under what the simulator says of it."""
 
-    def __init__(self, cfg: Config, dumped: DumpedMachine) -> None:
+    def __init__(
+        self, cfg: Config, dumped: DumpedMachine, clock: Callable[[], float] = time.time
+    ) -> None:
         slots = [
             Slot(
                 id=s.id,
@@ -165,7 +168,7 @@ class DumpedTable(SlotTable):
             )
             for s in dumped.slots
         ]
-        super().__init__(cfg, dumped.machine, slots)
+        super().__init__(cfg, dumped.machine, slots, clock, measured=False)
         self.dumped = {s.id: s for s in dumped.slots}
 
     def _ad(self, slot: Slot, measures: Measures) -> dict[str, Any]:
@@ -184,6 +187,6 @@ class DumpedTable(SlotTable):
         return ad
 
 
-def tables(cfg: Config, path: Path) -> Iterator[SlotTable]:
+def tables(cfg: Config, path: Path, clock: Callable[[], float] = time.time) -> Iterator[SlotTable]:
     for dumped in load(path):
-        yield DumpedTable(cfg, dumped)
+        yield DumpedTable(cfg, dumped, clock)

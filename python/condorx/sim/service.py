@@ -2,55 +2,51 @@
 of them, each laid out from the configuration as a startd's slots are, or a real pool's
 from the `condor_status -l` dump SIM_MACHINE_ADS names), behind one listener that
 speaks the startd's protocol (`protocol.startd`) to the real collector, negotiator and
-schedd. A simulated slot is matched, claimed and activated as a real one is; its job
-"runs" for a simulated duration (the job's `SimDuration`, else SIM_JOB_DURATION: seconds,
-or a distribution, see `durations`) and ends with exit code 0, as a starter would report
-it.
+schedd.
 
-What it leaves out, for now: the startd's policy (a simulated slot is Unclaimed until
-matched, and never preempted or suspended), and files (a simulated job's input is not
-read and its output is none).
+Each simulated machine is the startd's own code (`daemons.startd.service.Startd`): its
+slot table, its policy state machine polled as a startd polls it, partitionable slots
+carved into dynamic ones, and its request handlers. Only what a machine would read of
+its hardware is simulated (see `machines`), and the starter: a job "runs" for a
+simulated duration (`starter`, `durations`). This module only routes each request to the
+machine it concerns (`ROUTES`: every startd request has one) and sends the collector
+the slots that changed, gathered into one update.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 import logging
+import time
+from collections.abc import Callable
 from typing import Any
 
 import trio
 
 from condorx.client.collector import CollectorClient
-from condorx.daemons.core import batch, job_lease
+from condorx.daemons.core import batch
 from condorx.daemons.core.server import Handler, Peer, Server
-from condorx.daemons.startd.slots import Claim, Slot
-from condorx.daemons.startd.states import Activity, State
-from condorx.daemons.startd.table import CarveError, SlotTable
+from condorx.daemons.startd.service import Startd
 from condorx.errors import Refusal, Refused
 from condorx.language.config import Config
-from condorx.sim import machines
+from condorx.sim import machines, starter
 from condorx.sim.durations import Durations
 from condorx.sim.machines import SimMachines
 from condorx.transport import locate, wire
 from condorx.transport.connection import daemon_credentials
-from condorx.transport.protocol.message import Done, Each, Message
+from condorx.transport.protocol.message import Each, Message, Reply
 from condorx.transport.protocol.startd import (
     CancelDrain,
     Claimed,
     ClaimSlot,
     Continue,
     Deactivate,
-    Deactivated,
     DrainJobs,
-    DrainStarted,
     Match,
     Matches,
     MatchTaken,
     Peek,
     QuerySlots,
     Release,
-    RunEnded,
     RunJob,
     SlotAds,
     Suspend,
@@ -61,216 +57,154 @@ from condorx.transport.protocol.startd import (
 log = logging.getLogger("condorx.sim")
 
 
-@dataclasses.dataclass
-class _Run:
-    """A simulated job running on a claim; cancelled to stop it early."""
-
-    scope: trio.CancelScope
-    job: str
-    ended_by: str = ""  # why it was stopped early: "hold", "remove", "evict", "vacate"
-
-
 class Simulator:
-    def __init__(self, cfg: Config) -> None:
+    def __init__(self, cfg: Config, clock: Callable[[], float] = time.time) -> None:
+        """`clock` is the simulated machines' (epoch seconds), a port: tests give a
+        MockClock's."""
         self.cfg = cfg
-        self.machines = SimMachines(machines.configured(cfg))
-        self.durations = Durations.parse(
+        durations = Durations.parse(
             cfg.get("SIM_JOB_DURATION") or "60", seed=cfg.get("SIM_SEED") or ""
         )
-        self.heartbeat = cfg.get_float("STARTER_HEARTBEAT", job_lease.DEFAULT_HEARTBEAT)
+        tables = machines.configured(cfg, clock)
+        self.machines = SimMachines(cfg, tables, starter.backend(durations))
         self.update_interval = max(1, cfg.get_int("UPDATE_INTERVAL", 300))
         self.collector = CollectorClient(cfg, daemon_credentials(cfg))
         self.changed = trio.Event()
-        self.runs: dict[str, _Run] = {}  # claim id -> its running job
-        self.pids = itertools.count(100_000)
-        for _, slot in self.machines.slots():
-            slot.enter(State.UNCLAIMED, Activity.IDLE, slot.entered_state)
+        self.machines.changed = lambda: self.changed.set()
+        self.nursery: trio.Nursery | None = None
 
-    # -- slots and claims -----------------------------------------------------------------
+    # -- routing: each request to the machine it concerns -----------------------------------
 
-    def _slot(self, name: str) -> tuple[SlotTable, Slot]:
-        found = self.machines.named(name)
+    def _by_slot(self, name: object) -> Startd:
+        found = self.machines.of_slot(name)
         if found is None:
             raise Refused(Refusal.NOT_FOUND, f"no slot {name!r} here")
         return found
 
-    def _claimed(self, claim_id: str) -> tuple[SlotTable, Slot]:
-        found = self.machines.claimed_by(claim_id)
+    def _by_claim(self, claim_id: object) -> Startd:
+        found = self.machines.of_claim(claim_id)
         if found is None:
             raise Refused(Refusal.NOT_FOUND, "unknown claim")
         return found
 
-    def _enter(self, table: SlotTable, slot: Slot, state: State, activity: Activity) -> None:
-        slot.enter(state, activity, table.now())
-        self.machines.touch(table, slot)
-        self.changed.set()
-
-    def _end_claim(self, table: SlotTable, slot: Slot) -> None:
-        if slot.claim is not None:
-            self.machines.unclaimed(slot.claim.id)
-        slot.claim = None
-        if slot.kind == "Dynamic" and slot.parent is not None:
-            if slot in slot.parent.children:
-                slot.parent.children.remove(slot)
-            self.machines.forget(slot)
-        self._enter(table, slot, State.UNCLAIMED, Activity.IDLE)
-
-    # -- the startd's commands --------------------------------------------------------------
-
     async def match(self, peer: Peer, req: Match, ch: wire.Channel) -> MatchTaken:
-        table, slot = self._slot(req.slot)
-        if slot.claim is not None and slot.claim.id == req.claim_id:
-            return MatchTaken(slot.name)
-        if slot.state != State.UNCLAIMED or slot.claim is not None:
-            raise Refused(
-                Refusal.BUSY, f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed"
-            )
-        if slot.kind == "Partitionable":
-            try:
-                slot = table.carve(slot, req.request or {})
-            except CarveError as e:
-                raise Refused(Refusal(e.kind), str(e)) from None
-            self.machines.remember(table, slot)
-        slot.claim = Claim(id=req.claim_id, schedd=req.schedd, user=req.user)
-        slot.claim.matched_at = table.now()
-        self.machines.claimed(table, slot)
-        self._enter(table, slot, State.MATCHED, Activity.IDLE)
-        return MatchTaken(slot.name)
+        startd = self._by_slot(req.slot)
+        taken = await startd.claims.match(peer, req, ch)
+        self.machines.note_claim(req.claim_id, startd)
+        return taken
 
     async def matches(self, peer: Peer, req: Matches, ch: wire.Channel) -> Each:
         return Each(await batch.each(peer, req.items, Match, self.match, ch))
 
     async def claim(self, peer: Peer, req: ClaimSlot, ch: wire.Channel) -> Claimed:
-        found = self.machines.claimed_by(req.claim_id)
-        if found is None:  # the schedd came before the negotiator's word of the match
-            table, slot = self._slot(req.slot)
-            if slot.kind != "Static" or slot.state != State.UNCLAIMED or slot.claim is not None:
-                raise Refused(Refusal.NOT_FOUND, "unknown claim")
-            slot.claim = Claim(id=req.claim_id, schedd=req.schedd, user=req.user)
-            self.machines.claimed(table, slot)
-        else:
-            table, slot = found
-        claim = slot.claim
-        assert claim is not None
-        claim.claimed, claim.claimed_at = True, table.now()
-        claim.client_machine = req.client_machine
-        self._enter(table, slot, State.CLAIMED, Activity.IDLE)
-        # The claim lasts as long as the schedd's connection, as a real startd's does.
-        peer.on_close.append(lambda: self._lapse(table, slot, claim))
-        return Claimed(slot.name, table.advertised(slot))
+        found = self.machines.of_claim(req.claim_id)
+        startd = found if found is not None or not req.slot else self._by_slot(req.slot)
+        if startd is None:
+            raise Refused(Refusal.NOT_FOUND, "unknown claim")
+        claimed = await startd.claims.claim(peer, req, ch)
+        self.machines.note_claim(req.claim_id, startd)
+        return claimed
 
-    def _lapse(self, table: SlotTable, slot: Slot, claim: Claim) -> None:
-        if slot.claim is claim:
-            run = self.runs.get(claim.id)
-            if run is not None:
-                run.ended_by = run.ended_by or "evict"
-                run.scope.cancel()
-            self._end_claim(table, slot)
+    def _on_claim(self, pick: Callable[[Startd], Handler]) -> Handler:
+        """A request about one claim, answered by its machine's handler."""
 
-    async def run(self, peer: Peer, req: RunJob, ch: wire.Channel) -> RunEnded:
-        table, slot = self._claimed(req.claim_id)
-        if (
-            slot.state != State.CLAIMED
-            or slot.activity != Activity.IDLE
-            or req.claim_id in self.runs
-        ):
-            raise Refused(Refusal.BUSY, f"{slot.name} is {slot.state}/{slot.activity}: no new job")
-        job = wire.ad_from_packed(req.job, "job ad")
-        job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
-        seconds = self.durations.of(job_id, job.get("SimDuration"))
-        run = _Run(trio.CancelScope(), job_id)
-        self.runs[req.claim_id] = run
-        self._enter(table, slot, State.CLAIMED, Activity.BUSY)
-        started = trio.current_time()
-        try:
-            await ch.send({"more": {"started": next(self.pids), "host": table.machine.address}})
-            with run.scope:
-                await self._pass(seconds, job_lease.heartbeat(job, self.heartbeat), ch)
-        finally:
-            self.runs.pop(req.claim_id, None)
-            if slot.claim is not None and slot.claim.id == req.claim_id:
-                self._enter(table, slot, State.CLAIMED, Activity.IDLE)
-        wall = trio.current_time() - started
-        if run.ended_by == "vacate":
-            return RunEnded(vacated="condor_vacate", wall=wall, claim_ended=slot.claim is None)
-        if run.ended_by:  # stopped by its schedd (held or removed): killed by SIGTERM
-            killed = {"ExitBySignal": True, "ExitSignal": 15}
-            return RunEnded(outcome=killed, wall=wall, claim_ended=slot.claim is None)
-        outcome: dict[str, Any] = {"ExitBySignal": False, "ExitCode": 0, "RemoteUserCpu": 0.0}
-        return RunEnded(outcome=outcome, wall=wall, files={})
+        async def handle(peer: Peer, req: Any, ch: wire.Channel) -> Reply:
+            return await pick(self._by_claim(req.claim_id))(peer, req, ch)
 
-    async def _pass(self, seconds: float, heartbeat: float, ch: wire.Channel) -> None:
-        """The job's simulated run time, with a heartbeat on its run call as a starter's."""
-        deadline = trio.current_time() + seconds
-        while (left := deadline - trio.current_time()) > 0:
-            await trio.sleep(min(left, heartbeat))
-            if trio.current_time() < deadline:
-                await ch.send({"more": {"alive": int(trio.current_time())}})
-
-    async def deactivate(self, peer: Peer, req: Deactivate, ch: wire.Channel) -> Deactivated:
-        self._claimed(req.claim_id)
-        run = self.runs.get(req.claim_id)
-        if run is None or (req.job is not None and req.job != run.job):
-            return Deactivated(running=False)
-        run.ended_by = req.why
-        run.scope.cancel()
-        return Deactivated(running=True)
-
-    async def suspend(self, peer: Peer, req: Suspend, ch: wire.Channel) -> Done:
-        raise Refused(Refusal.BAD_REQUEST, "a simulated job cannot be suspended")
-
-    async def resume(self, peer: Peer, req: Continue, ch: wire.Channel) -> Done:
-        raise Refused(Refusal.BAD_REQUEST, "a simulated job cannot be suspended")
-
-    async def release(self, peer: Peer, req: Release, ch: wire.Channel) -> Done:
-        table, slot = self._claimed(req.claim_id)
-        run = self.runs.get(req.claim_id)
-        if run is not None:
-            run.ended_by = "evict"
-            run.scope.cancel()
-        self._end_claim(table, slot)
-        return Done()
+        return handle
 
     async def vacate(self, peer: Peer, req: Vacate, ch: wire.Channel) -> Vacated:
-        chosen = [(t, s) for t, s in self.machines.slots() if not req.slots or s.name in req.slots]
-        for table, slot in chosen:
-            claim = slot.claim
-            if claim is None:
-                continue
-            run = self.runs.get(claim.id)
-            if run is not None:
-                run.ended_by = "vacate"
-                run.scope.cancel()
-            self._end_claim(table, slot)
-        return Vacated([s.name for _, s in chosen])
+        """condor_vacate of named slots (each on its machine), or of every slot."""
+        chosen: dict[int, tuple[Startd, list[Any]]] = {}
+        for name in req.slots:
+            startd = self._by_slot(name)
+            chosen.setdefault(id(startd), (startd, []))[1].append(name)
+        if not req.slots:
+            chosen = {id(s): (s, []) for s in self.machines.startds}
+        vacated: list[Any] = []
+        for startd, names in chosen.values():
+            one = Vacate(slots=names, fast=req.fast)
+            vacated.extend((await startd.claims.vacate(peer, one, ch)).slots)
+        return Vacated(vacated)
+
+    async def query_slots(self, peer: Peer, req: QuerySlots, ch: wire.Channel) -> SlotAds:
+        """condor_who at the simulator's address: every simulated machine's slots."""
+        ads: list[Any] = []
+        for startd in self.machines.startds:
+            answer = await startd.runs.query_slots(peer, req, ch)
+            ads.extend(wire.ads_from_packed(answer.ads, "slot ads"))
+        return SlotAds(wire.pack_ads(ads))
+
+    async def peek(self, peer: Peer, req: Peek, ch: wire.Channel) -> Reply:
+        """condor_tail: asked of the machine the job runs on."""
+        for startd in self.machines.startds:
+            for slot in startd.table.all_slots():
+                job = slot.claim.job if slot.claim is not None else None
+                if job is not None and f"{job.get('ClusterId')}.{job.get('ProcId')}" == req.job:
+                    return await startd.runs.peek(peer, req, ch)
+        raise Refused(Refusal.NOT_FOUND, f"job {req.job} is not running here")
+
+    def _on_machine(self, pick: Callable[[Startd], Handler]) -> Handler:
+        """condor_drain: asked of one machine, which the request must name (every
+        simulated machine answers at this one address)."""
+
+        async def handle(peer: Peer, req: Any, ch: wire.Channel) -> Reply:
+            if not req.machine:
+                raise Refused(
+                    Refusal.BAD_REQUEST,
+                    f"{len(self.machines.startds)} simulated machines answer here: "
+                    "name the machine",
+                )
+            return await pick(self._by_slot(f"@{req.machine}"))(peer, req, ch)
+
+        return handle
 
     def handlers(self) -> dict[type[Message], Handler]:
         return {
             Match: self.match,
             Matches: self.matches,
             ClaimSlot: self.claim,
-            RunJob: self.run,
-            Deactivate: self.deactivate,
-            Suspend: self.suspend,
-            Continue: self.resume,
-            Release: self.release,
+            RunJob: self._on_claim(lambda s: s.runs.run),
+            Deactivate: self._on_claim(lambda s: s.runs.deactivate),
+            Suspend: self._on_claim(lambda s: s.runs.suspend),
+            Continue: self._on_claim(lambda s: s.runs.resume),
+            Release: self._on_claim(lambda s: s.claims.release),
             Vacate: self.vacate,
             QuerySlots: self.query_slots,
-            DrainJobs: self.drain,
-            CancelDrain: self.drain,
-            Peek: self.query_slots,
+            Peek: self.peek,
+            DrainJobs: self._on_machine(lambda s: s.drains.drain),
+            CancelDrain: self._on_machine(lambda s: s.drains.cancel_drain),
         }
 
-    async def drain(self, peer: Peer, req: Message, ch: wire.Channel) -> DrainStarted:
-        raise Refused(Refusal.NOT_SUPPORTED, "a simulated pool does not drain")
+    # -- the machines' lives -----------------------------------------------------------------
 
-    async def query_slots(self, peer: Peer, req: Message, ch: wire.Channel) -> SlotAds:
-        raise Refused(
-            Refusal.NOT_SUPPORTED,
-            "a simulated pool runs no processes: ask its collector (condor_status)",
-        )
+    async def start(self, nursery: trio.Nursery) -> None:
+        """Every machine's first poll (Owner to Unclaimed), then its poll loop, started
+        spread over a polling interval so that the machines do not all poll at once."""
+        self.nursery = nursery
+        count = len(self.machines.startds)
+        for i, startd in enumerate(self.machines.startds):
+            startd.driver.nursery = nursery
+            await startd.driver.poll()
+            delay = startd.driver.polling_interval * i / max(1, count)
+            nursery.start_soon(self._live, startd, delay)
+            startd.driver.fetcher.start(nursery)
+            if i % 64 == 63:
+                await trio.lowlevel.checkpoint()
 
-    # -- advertising --------------------------------------------------------------------------
+    async def _live(self, startd: Startd, delay: float) -> None:
+        """A machine's poll loop, until its startd stops (a drain that ends in exit):
+        then it shuts down as a startd does, and leaves the pool."""
+        async with trio.open_nursery() as nursery:
+            await trio.sleep(delay)
+            nursery.start_soon(startd.driver.poll_loop)
+            await startd.stop_requested.wait()
+            await startd.driver.shutdown(startd.stop_mode)
+            nursery.cancel_scope.cancel()
+        gone = self.machines.remove(startd)
+        log.info("%s left the pool (its startd exited)", startd.table.machine.hostname)
+        with trio.move_on_after(10):
+            await self.collector.withdraw("Machine", gone)
 
     async def advertise_loop(self) -> None:
         """Every slot's ad every UPDATE_INTERVAL; in between, soon after a change, the
@@ -279,6 +213,8 @@ class Simulator:
         full_due = trio.current_time()
         while True:
             full = trio.current_time() >= full_due
+            if full:
+                self.machines.prune_claims()
             ads, gone = self.machines.updates(everything=full)
             try:
                 if gone:
@@ -298,6 +234,10 @@ class Simulator:
             await trio.sleep(0.2)  # one update for a burst of changes
 
 
+async def _withdraw_all(sim: Simulator) -> None:
+    await sim.collector.withdraw("Machine", [s.name for _, s in sim.machines.slots()])
+
+
 async def serve(
     cfg: Config, *, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED
 ) -> None:
@@ -308,13 +248,17 @@ async def serve(
         async with trio.open_nursery() as nursery:
             address = await server.listen(nursery, cfg.get_int("SIM_PORT", 0))
             sim.machines.set_address(address)
+            await sim.start(nursery)
             locate.write_address(locate.sim_address_file(cfg), address)
             nursery.start_soon(sim.advertise_loop)
             slots = sum(1 for _ in sim.machines.slots())
             log.info(
-                "%d simulated machines, %d slots, at %s", len(sim.machines.tables), slots, address
+                "%d simulated machines, %d slots, at %s",
+                len(sim.machines.startds),
+                slots,
+                address,
             )
             task_status.started(address)
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(2):
-            await sim.collector.withdraw("Machine", [s.name for _, s in sim.machines.slots()])
+            await _withdraw_all(sim)

@@ -68,8 +68,8 @@ class FakeStarter:
     _how: int | None = None
 
     @property
-    def process(self) -> Any:
-        return type("NoProcess", (), {"pid": None})()
+    def pid(self) -> int | None:
+        return None
 
     async def run(self, request: StartJob) -> AsyncIterator[dict[str, Any]]:
         self._ended, self._how = trio.Event(), None  # each job of the claim runs anew

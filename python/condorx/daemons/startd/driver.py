@@ -27,7 +27,7 @@ from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
 from condorx.daemons.startd.draining import Drain
 from condorx.daemons.startd.fetch import Fetcher
 from condorx.daemons.startd.slots import Claim, Slot
-from condorx.daemons.startd.starter_process import StarterProcess
+from condorx.daemons.startd.starter_port import Starter
 from condorx.daemons.startd.states import Action, Activity, Facts, State, Step, Why
 from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.errors import Refusal, Refused
@@ -42,11 +42,15 @@ ACTIVE = (State.MATCHED, State.CLAIMED, State.PREEMPTING, State.BACKFILL)
 
 
 class Driver:
-    def __init__(self, cfg: Config, clock: Callable[[], float] = time.time) -> None:
-        """`clock` is the machine's (epoch seconds), a port: tests give a MockClock's."""
+    def __init__(
+        self, cfg: Config, clock: Callable[[], float] = time.time, table: SlotTable | None = None
+    ) -> None:
+        """`clock` is the machine's (epoch seconds), a port: tests give a MockClock's.
+        `table` is the machine's slots, else this host's as the configuration lays them
+        out (the simulator gives each simulated machine's)."""
         self.cfg = cfg
         self.execute_dir = locate.execute_dir(cfg)
-        self.table = SlotTable(cfg, mach.detect(cfg, self.execute_dir), clock=clock)
+        self.table = table or SlotTable(cfg, mach.detect(cfg, self.execute_dir), clock=clock)
         self.match_timeout = cfg.get_int("MATCH_TIMEOUT", 120)
         self.killing_timeout = cfg.get_int("KILLING_TIMEOUT", 30)
         self.heartbeat = cfg.get_float("STARTER_HEARTBEAT", job_lease.DEFAULT_HEARTBEAT)
@@ -57,11 +61,11 @@ class Driver:
         self.stepped = trio.Event()  # set (and replaced) at every transition
         self.wake = trio.Event()
         # Each claim's starter process, by claim id.
-        self.starters: dict[str, StarterProcess] = {}
+        self.starters: dict[str, Starter] = {}
         self.backfill = BackfillClient(ClientSpec.from_config(cfg), self.wake_up)
         # Ports the startd connects: the advertiser's poke, what runs after each poll
         # (a drain's progress), and the fetch loops (which run jobs through `runs`).
-        self.touched: Callable[[], None] = lambda: None
+        self.touched: Callable[[Slot | None], None] = lambda slot: None
         self.after_poll: list[Callable[[], Awaitable[None]]] = []
         self.fetcher: Fetcher
         self._between_polls = trio.CancelScope()  # the poll loop's wait for its next poll
@@ -75,9 +79,10 @@ class Driver:
     def now(self) -> float:
         return self.table.now()
 
-    def touch(self) -> None:
-        """Something advertised changed: the collector hears of it soon."""
-        self.touched()
+    def touch(self, slot: Slot | None = None) -> None:
+        """Something advertised changed (of `slot`, else of the whole machine): the
+        collector hears of it soon."""
+        self.touched(slot)
 
     # -- the state machine ----------------------------------------------------------------
 
@@ -148,7 +153,7 @@ class Driver:
             soon = trio.current_time() + self.polling_interval
             self._between_polls.deadline = min(self._between_polls.deadline, soon)
         now = self.table.apply(slot, step)
-        self.touch()
+        self.touch(slot)
         if step.action is not None:
             await self._act(slot, step, now)
         self.stepped.set()  # wake whoever waits for a slot to move on
@@ -224,7 +229,7 @@ class Driver:
                 self.nursery.start_soon(starter.close)
         if slot.kind == "Dynamic" and slot.parent is not None and slot in slot.parent.children:
             slot.parent.children.remove(slot)
-        self.touch()
+        self.touch(slot)
 
     def _next_claim(self, slot: Slot) -> None:
         """The preempted claim is over: the slot is now the preempting match's."""
@@ -239,7 +244,7 @@ class Driver:
             starter = self.starters.pop(old.id, None)
             if starter is not None:
                 self.nursery.start_soon(starter.close)
-        self.touch()
+        self.touch(slot)
 
     async def _run_benchmarks(self) -> None:
         """One run of the benchmarks for the whole machine; every slot waiting in

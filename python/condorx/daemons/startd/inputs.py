@@ -48,27 +48,48 @@ class Inputs:
 
 
 class Sensors:
-    """Reads the inputs, measured or overridden."""
+    """Reads the inputs, measured or overridden. A simulated machine (`measured` false)
+    reads nothing of this host at its polls: it has no keyboard or console (idle since
+    the epoch) and no owner's load, unless the override says otherwise, and the swap of
+    the host it is laid out as, read once."""
 
-    def __init__(self, override: Path | None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        override: Path | None,
+        clock: Callable[[], float] = time.time,
+        measured: bool = True,
+    ) -> None:
         self.override = override
         self.clock = clock  # the machine's (epoch seconds)
+        self.measured = measured
         self._warned = False
+        self._swap: int | None = None
 
     def read(self) -> Inputs:
         fixed = self._overrides()
         offset = _number(fixed.get("ClockOffset")) or 0.0
         now = self.clock() + offset
-        keyboard, console = mach.idle_seconds()
+        if self.measured:
+            (keyboard, console), load = mach.idle_seconds(), mach.load_avg()
+        else:
+            keyboard = console = int(now)
+            load = 0.0
         kb = _number(fixed.get("KeyboardIdle"))
         co = _number(fixed.get("ConsoleIdle"))
+        owner = _number(fixed.get("NonCondorLoadAvg"))
         return Inputs(
             now=now,
             keyboard_idle=int(kb) if kb is not None else keyboard,
             console_idle=int(co) if co is not None else (int(kb) if kb is not None else console),
-            load_avg=mach.load_avg(),
-            owner_load=_number(fixed.get("NonCondorLoadAvg")),
+            load_avg=load,
+            owner_load=owner if owner is not None or self.measured else 0.0,
         )
+
+    def swap_free_kb(self) -> int:
+        """VirtualMemory: the swap free now (on a simulated machine, as it first was)."""
+        if self.measured or self._swap is None:
+            self._swap = mach.swap_free_kb()
+        return self._swap
 
     def _overrides(self) -> ClassAd:
         if self.override is None:

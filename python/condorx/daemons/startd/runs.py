@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import signal
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
@@ -21,6 +20,7 @@ from condorx.daemons.core.server import Peer
 from condorx.daemons.startd import peek, runas, states
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.slots import Slot
+from condorx.daemons.startd.starter_port import Spawn, Starter
 from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.daemons.startd.states import Activity, State, Step
 from condorx.errors import Refusal, Refused
@@ -43,12 +43,10 @@ from condorx.transport.protocol.starter import StartJob
 log = logging.getLogger("condorx.startd")
 
 
-# How a claim's starter is started (a port: tests give one that runs no process).
-Spawn = Callable[[str | None], Awaitable[StarterProcess]]
-
-
 class Runs:
     def __init__(self, driver: Driver, spawn: Spawn = StarterProcess.spawn) -> None:
+        """`spawn` starts a claim's starter (a port: the simulator gives its execution
+        backend, tests one that runs no process)."""
         self.driver = driver
         self.spawn = spawn
         cfg = driver.cfg
@@ -111,7 +109,7 @@ class Runs:
             return RunEnded(vacated=claim.evicted, claim_ended=ended)
         return dataclasses.replace(reply, claim_ended=ended)
 
-    async def _starter(self, claim_id: str) -> StarterProcess:
+    async def _starter(self, claim_id: str) -> Starter:
         """The claim's starter, spawned on its first job."""
         starter = self.driver.starters.get(claim_id)
         if starter is None or not starter.alive:
@@ -122,7 +120,7 @@ class Runs:
     async def _supervise(
         self,
         slot: Slot,
-        starter: StarterProcess,
+        starter: Starter,
         job: ClassAd,
         job_wire: bytes,
         files: dict[str, bytes] | None,
@@ -245,8 +243,8 @@ class Runs:
         for slot, ad in zip(self.driver.table.all_slots(), ads, strict=True):
             starter = self.driver.starters.get(slot.claim.id) if slot.claim is not None else None
             if starter is not None:
-                if starter.process.pid is not None:
-                    ad["StarterPid"] = starter.process.pid
+                if starter.pid is not None:
+                    ad["StarterPid"] = starter.pid
                 if starter.job_pid is not None:
                     ad["JobPid"] = starter.job_pid
         return SlotAds(wire.pack_ads(ads))

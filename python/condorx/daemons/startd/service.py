@@ -44,6 +44,8 @@ from condorx.daemons.startd.drains import Drains
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.fetch import Fetcher
 from condorx.daemons.startd.runs import Runs
+from condorx.daemons.startd.starter_port import Spawn
+from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.language.config import Config
 from condorx.transport import locate
 from condorx.transport.cedar import startd as cedar_startd
@@ -78,19 +80,22 @@ SHUTDOWN_SIGNALS = {
 
 
 class Startd:
-    def __init__(self, cfg: Config) -> None:
+    """One machine's startd: its policy driver and the request handlers over it. `driver`
+    is the machine's (this host's when None); `spawn` starts a claim's starter (the
+    simulator gives each simulated machine its own driver and its execution backend)."""
+
+    def __init__(
+        self, cfg: Config, driver: Driver | None = None, spawn: Spawn = StarterProcess.spawn
+    ) -> None:
         self.cfg = cfg
-        self.driver = driver = Driver(cfg)
+        self.driver = driver = driver or Driver(cfg)
         self.table = driver.table
         # A stop asked for from inside (a drain that ends in exit), as a signal would.
         self.stop_requested = trio.Event()
         self.stop_mode = "graceful"
         self.exit_status = 0
-        self.collector = CollectorClient(cfg, daemon_credentials(cfg))
-        self.advertiser = Advertiser(self.collector, self.ads, self.table.update_interval)
-        driver.touched = self.advertiser.poke
         self.claims = Claims(driver)
-        self.runs = Runs(driver)
+        self.runs = Runs(driver, spawn)
         self.drains = Drains(driver, self._exit)
         driver.fetcher = Fetcher(driver, self.runs.execute)
 
@@ -135,6 +140,9 @@ async def serve(
 ) -> None:
     startd = Startd(cfg)
     driver = startd.driver
+    collector = CollectorClient(cfg, daemon_credentials(cfg))
+    advertiser = Advertiser(collector, startd.ads, startd.table.update_interval)
+    driver.touched = lambda slot: advertiser.poke()
     server = Server.for_daemon("startd", startd.handlers(), cfg, cedar_startd.commands())
     server.show(lambda: startd.table.ads())  # as advertised, without a new sequence number
     try:
@@ -147,7 +155,7 @@ async def serve(
             nursery.start_soon(trio.to_thread.run_sync, starter_forks.warm)
             await driver.poll()  # Owner to Unclaimed (1) before the first advertisement
             nursery.start_soon(driver.poll_loop)
-            await nursery.start(startd.advertiser.run)
+            await nursery.start(advertiser.run)
             driver.fetcher.start(nursery)
             log.info("startd with %d slots at %s", len(startd.table.slots), address)
             task_status.started(address)
@@ -160,6 +168,6 @@ async def serve(
             driver.backfill.kill(signal.SIGKILL)
             for starter in driver.starters.values():
                 await starter.close()
-            await startd.collector.withdraw("Machine", [s.name for s in startd.table.all_slots()])
+            await collector.withdraw("Machine", [s.name for s in startd.table.all_slots()])
     if startd.exit_status:
         raise SystemExit(startd.exit_status)

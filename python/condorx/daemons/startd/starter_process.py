@@ -48,6 +48,10 @@ class StarterProcess:
     def alive(self) -> bool:
         return not self.closed and self.process.exitcode is None
 
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
     async def run(self, request: StartJob) -> AsyncIterator[dict[str, Any]]:
         """Start a job; yields the starter's frames until (and with) the last one."""
         await self.ch.send(request.to_wire())

@@ -44,9 +44,11 @@ class SlotTable:
         machine: mach.Machine,
         slots: list[Slot] | None = None,
         clock: Callable[[], float] = time.time,
+        measured: bool = True,
     ) -> None:
         """The machine's slots: `slots`, else as the configuration lays them out. `clock`
-        is the machine's (epoch seconds), a port: tests give a MockClock's."""
+        is the machine's (epoch seconds), a port: tests give a MockClock's. A simulated
+        machine's (not `measured`) inputs are not read from this host."""
         self.cfg = cfg
         self.clock = clock
         self.machine = machine
@@ -55,13 +57,13 @@ class SlotTable:
         self.slots = slots if slots is not None else layout(cfg, machine)
         self.update_interval = max(1, cfg.get_int("UPDATE_INTERVAL", 300))
         override = cfg.get("STARTD_INPUTS_OVERRIDE")
-        self.sensors = Sensors(Path(override) if override else None, clock)
+        self.sensors = Sensors(Path(override) if override else None, clock, measured)
         self.cpu = CpuMeter()
         self.inputs: Inputs = self.sensors.read()
         self.offset = self.inputs.now - clock()
         self.benchmarks: dict[str, Any] = {"LastBenchmark": 0}
         self.loads: dict[str, tuple[float, float]] = {}
-        self.swap = mach.swap_free_kb()
+        self.swap = self.sensors.swap_free_kb()
         self.sequence = 0  # UpdateSequenceNumber: one more for each advertisement
         self.drain_attrs: dict[str, Any] = {}  # what every slot's ad says while draining
         self._exprs = {name: ExprTree(self.policy.texts[name]) for name in EXPRESSIONS}
@@ -110,7 +112,7 @@ class SlotTable:
             share = min(owner, float(max(1, s.cpus)))
             owner -= share
             self.loads[s.name] = (round(c + share, 3), c)
-        self.swap = mach.swap_free_kb()
+        self.swap = self.sensors.swap_free_kb()
 
     # -- ads --------------------------------------------------------------------------------
 

@@ -152,13 +152,15 @@ class SlotAds(Reply):
 class DrainJobs(Message):
     """condor_drain: take no new jobs, let the running ones go as `how` says (graceful,
     quick, fast), then do `on_completion` (nothing, resume, exit). `check`, when given,
-    must be true of every slot or nothing happens."""
+    must be true of every slot or nothing happens. `machine` names the machine drained,
+    for an address that answers for many (the pool simulator)."""
 
     command = "drain"
     how: str = "graceful"
     on_completion: str = "nothing"
     reason: str = ""
     check: str | None = None
+    machine: str = ""
 
 
 @dataclass(frozen=True)
@@ -172,6 +174,7 @@ class CancelDrain(Message):
 
     command = "cancel_drain"
     request_id: str | None = None
+    machine: str = ""  # as DrainJobs's
 
 
 @dataclass(frozen=True)

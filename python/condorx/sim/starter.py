@@ -1,0 +1,108 @@
+"""The simulated execution backend: what takes a starter's place on a simulated machine.
+The startd's own code hands it a job as it would a starter process (`Starter`); the job
+"runs" for its simulated duration (its `SimDuration`, else SIM_JOB_DURATION, see
+`durations`), with a heartbeat on the run call as a starter's, and ends with exit code 0.
+
+Signals act as they would on a job's process tree: SIGSTOP stops its clock and SIGCONT
+starts it again (the policy's suspension, condor_suspend); SIGTERM and SIGKILL end it,
+killed by that signal. A simulated job reads no input and leaves no output, and runs no
+process of this host: `job_pid` stays None, so the startd measures no load for it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import signal
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import trio
+
+from condorx.daemons.startd.starter_port import Spawn, Starter
+from condorx.sim.durations import Durations
+from condorx.transport import wire
+from condorx.transport.protocol.starter import StartJob
+
+
+class SimStarter:
+    def __init__(self, durations: Durations, pids: Iterator[int]) -> None:
+        self.durations = durations
+        self.pids = pids  # the simulated pids the schedd is told of
+        self.job_pid: int | None = None
+        self.places: dict[str, str] = {}
+        self.closed = False
+        self._ended_by: int | None = None  # the signal that ended the running job
+        self._stopped = False
+        self._signalled = trio.Event()
+
+    @property
+    def alive(self) -> bool:
+        return not self.closed
+
+    @property
+    def pid(self) -> int | None:
+        return None
+
+    async def run(self, request: StartJob) -> AsyncIterator[dict[str, Any]]:
+        job = wire.ad_from_packed(request.job, "job ad")
+        job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
+        left = self.durations.of(job_id, job.get("SimDuration"))
+        self._ended_by, self._stopped = None, False
+        started = trio.current_time()
+        yield {"started": next(self.pids)}
+        beat = max(0.001, float(request.heartbeat or 0) or 300.0)
+        next_beat = started + beat
+        while self._ended_by is None and (self._stopped or left > 0):
+            since, stopped = trio.current_time(), self._stopped
+            wait = next_beat - since if stopped else min(left, next_beat - since)
+            with trio.move_on_after(max(0.0, wait)):
+                await self._signalled.wait()
+            self._signalled = trio.Event()
+            now = trio.current_time()
+            if not stopped:  # its work went on while it waited
+                left -= now - since
+            if now >= next_beat and self._ended_by is None and (self._stopped or left > 0):
+                yield {"alive": int(now)}
+                next_beat = now + beat
+        wall = trio.current_time() - started
+        if self._ended_by is None:
+            outcome = {"ExitBySignal": False, "ExitCode": 0, "RemoteUserCpu": 0.0}
+            yield {"done": {"outcome": outcome, "wall": wall, "files": {}}}
+        else:
+            outcome = {"ExitBySignal": True, "ExitSignal": self._ended_by}
+            yield {"done": {"outcome": outcome, "wall": wall}}
+
+    async def send_signal(self, sig: int, why: str = "") -> None:
+        if sig == signal.SIGSTOP:
+            self._stopped = True
+        elif sig == signal.SIGCONT:
+            self._stopped = False
+        elif sig in (signal.SIGTERM, signal.SIGKILL, signal.SIGINT, signal.SIGQUIT):
+            self._end(sig)
+        self._signalled.set()
+
+    def kill_job(self, sig: int = signal.SIGKILL) -> None:
+        self._end(sig)
+
+    def kill(self) -> None:
+        self._end(signal.SIGKILL)
+        self.closed = True
+
+    async def close(self) -> None:
+        self.kill()
+
+    def _end(self, sig: int) -> None:
+        if self._ended_by is None:
+            self._ended_by = int(sig)
+        self._signalled.set()
+
+
+def backend(durations: Durations) -> Spawn:
+    """The `Spawn` of a simulated machine's startd: a simulated starter for each claim,
+    numbering its jobs' pids from 100,000 across the whole simulator."""
+    pids = itertools.count(100_000)
+
+    async def spawn(log_file: str | None) -> Starter:
+        return SimStarter(durations, pids)
+
+    return spawn
