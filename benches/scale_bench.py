@@ -154,7 +154,20 @@ def cpu_seconds(pool: LocalPool) -> dict[str, float]:
     return out
 
 
-def turnover(slots: int, per_machine: int, duration: float, waves: int) -> None:
+def profiled(profile: Path | None) -> str:
+    """The configuration that leaves each daemon's cProfile statistics in `profile`."""
+    if profile is None:
+        return ""
+    profile.mkdir(parents=True, exist_ok=True)
+    return "".join(
+        f"{name}_PROFILE = {profile.resolve()}/{name.lower()}.prof\n"
+        for name in ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "SIM")
+    )
+
+
+def turnover(
+    slots: int, per_machine: int, duration: float, waves: int, profile: Path | None = None
+) -> None:
     """`waves` times as many jobs of `duration` seconds as slots, run to the end: how many
     finish a second from 20% to 80% done (the waves in between, past the first fill and
     before the last drain), how busy the slots are meanwhile, and what CPU each daemon
@@ -162,7 +175,8 @@ def turnover(slots: int, per_machine: int, duration: float, waves: int) -> None:
     jobs = waves * slots
     with tempfile.TemporaryDirectory(prefix="turnover") as d:
         text = config(slots, per_machine, jobs).replace("SIM_JOB_DURATION = 3600", "")
-        pool = LocalPool(Path(d), text + f"SIM_JOB_DURATION = {duration}\n")
+        text += f"SIM_JOB_DURATION = {duration}\n" + profiled(profile)
+        pool = LocalPool(Path(d), text)
         try:
             pool.start("collector", "negotiator", "schedd", "sim")
             while len(activities(pool)) < slots:
@@ -214,12 +228,7 @@ def measure(
     slots: int, per_machine: int, timeout: float, profile: Path | None, jobs: int, groups: int
 ) -> None:
     with tempfile.TemporaryDirectory(prefix="scale") as d:
-        extra = ""
-        if profile is not None:
-            profile.mkdir(parents=True, exist_ok=True)
-            for name in ("COLLECTOR", "NEGOTIATOR", "SCHEDD", "SIM"):
-                extra += f"{name}_PROFILE = {profile.resolve()}/{name.lower()}.prof\n"
-        pool = LocalPool(Path(d), config(slots, per_machine, jobs) + extra)
+        pool = LocalPool(Path(d), config(slots, per_machine, jobs) + profiled(profile))
         try:
             pool.start("collector", "negotiator", "schedd")
             started = time.monotonic()
@@ -296,7 +305,7 @@ def main() -> None:
         if not args.turnover_only:
             measure(n, args.per_machine, args.timeout, args.profile, jobs, args.autoclusters)
         if args.turnover:
-            turnover(n, args.per_machine, args.turnover, args.waves)
+            turnover(n, args.per_machine, args.turnover, args.waves, args.profile)
 
 
 if __name__ == "__main__":

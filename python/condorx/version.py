@@ -17,6 +17,7 @@ BUILD_DATE = "2026-09-24"  # the release date of the HTCondor version followed
 BUILD_ID = "condorx-0.1.0"
 
 
+@cache
 def version_string() -> str:
     text = ".".join(map(str, VERSION))
     return f"$CondorVersion: {text} {BUILD_DATE} BuildID: {BUILD_ID} $"

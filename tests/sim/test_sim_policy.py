@@ -218,3 +218,36 @@ def test_a_better_match_preempts_a_simulated_job_and_takes_its_slot(tmp_path):
     assert old.ended_at == claimed_at == 30.5
     assert claimed.slot.startswith("slot2@sim2.")
     assert new.ended.outcome["ExitCode"] == 0 and new.ended_at == claimed_at + 100
+
+
+GPU_MACHINES = """
+NUM_CPUS = 4
+MEMORY = 4096
+MACHINE_RESOURCE_GPUs = CUDA0, CUDA1
+NUM_SLOTS_TYPE_1 = 1
+SLOT_TYPE_1 = 100%
+SLOT_TYPE_1_PARTITIONABLE = True
+"""
+
+
+def test_a_simulated_machines_gpus_are_divided_among_its_dynamic_slots(tmp_path):
+    async def test(pool: Pool, nursery: trio.Nursery) -> Any:
+        parent = pool.slot(1).name  # the second machine's partitionable slot
+        one_gpu = {"cpus": 1, "memory": 512, "disk": 1, "GPUs": 1}
+        taken = [await pool.claim(parent, f"c{i}", request=one_gpu) for i in range(2)]
+        refused = None
+        try:
+            await pool.ask(Match(slot=parent, claim_id="c3", user="u", request=one_gpu))
+        except Exception as e:  # noqa: BLE001 - the refusal is what is checked
+            refused = e
+        no_gpu = await pool.claim(parent, "c4", request={"cpus": 1, "memory": 512})
+        ads = {ad["Name"]: ad for ad in pool.sim.machines.updates(everything=True)[0]}
+        return taken, refused, no_gpu, ads
+
+    taken, refused, no_gpu, ads = simulate(tmp_path, GPU_MACHINES, test)
+    assert [ads[n]["AssignedGPUs"] for n in taken] == ["CUDA0", "CUDA1"]
+    assert [ads[n]["GPUs"] for n in taken] == [1, 1]
+    assert getattr(refused, "kind", None) == "busy"
+    assert ads[no_gpu]["GPUs"] == 0 and ads[no_gpu]["AssignedGPUs"] == ""
+    parent = ads[taken[0].replace("slot1_1", "slot1")]
+    assert (parent["GPUs"], parent["TotalSlotGPUs"], parent["Cpus"]) == (0, 2, 1)

@@ -79,3 +79,40 @@ def test_a_simulated_job_is_removed_from_its_slot(pool):
         lambda: all(r[2] != "Busy" for r in status(pool, "State", "Activity")),
         "the slot to be idle again",
     )
+
+
+GPU_POOL = """\
+SIM_MACHINES = 2
+NUM_CPUS = 4
+MEMORY = 4096
+MACHINE_RESOURCE_GPUs = CUDA0, CUDA1
+NUM_SLOTS_TYPE_1 = 1
+SLOT_TYPE_1 = 100%
+SLOT_TYPE_1_PARTITIONABLE = True
+SIM_JOB_DURATION = 3600
+"""
+
+
+def test_gpu_jobs_get_the_simulated_gpus_one_each_through_the_negotiator():
+    with simulated(GPU_POOL) as pool:
+        wait_for(lambda: len(status(pool)) == 2, "the 2 partitionable slots")
+        c = submit(pool, "executable = /bin/true\nrequest_gpus = 1\nrequest_cpus = 1\nqueue 6\n")
+        fields = ("SlotType", "Activity", "GPUs", "AssignedGPUs")
+
+        def dynamic() -> list[list[str]]:
+            rows = status(pool, *fields)  # a slot with no GPU left has AssignedGPUs ""
+            return [r for r in rows if r[1:3] == ["Dynamic", "Busy"]]
+
+        # Two GPUs a machine: four jobs run, the other two wait with 2 cpus still free.
+        wait_for(lambda: len(dynamic()) == 4, "four GPU jobs running")
+        rows = dynamic()
+        assert {r[3] for r in rows} == {"1"}
+        per_machine: dict[str, set[str]] = {}
+        for r in rows:
+            per_machine.setdefault(r[0].split("@")[1], set()).add(r[4])
+        assert list(per_machine.values()) == [{"CUDA0", "CUDA1"}] * 2
+        parents = [r for r in status(pool, "SlotType", "GPUs", "Cpus") if r[1] == "Partitionable"]
+        assert [r[2:] for r in parents] == [["0", "2"]] * 2
+        q = pool.cli("condorx.cli.q", "-af", "ClusterId", "JobStatus").stdout.split("\n")
+        assert sorted(line.split()[1] for line in q if line) == ["1", "1", "2", "2", "2", "2"]
+        assert all(line.split()[0] == str(c) for line in q if line)

@@ -44,5 +44,9 @@ def test_jobs_run_side_by_side_in_dynamic_slots(pool):
     )
     hosts = sorted(pool.cli("condorx.cli.history", "-af", "LastRemoteHost").stdout.split())
     assert [h.split("@")[0] for h in hosts] == ["slot1_1", "slot1_2"]
-    partitionable = [s for s in slots() if s[1] == "Partitionable"]
-    assert [s[2:] for s in partitionable] == [["4", "4096"]]
+    # The partitionable slot advertises what it has left, as HTCondor's does: all of it
+    # again once both dynamic slots are gone.
+    wait_for(
+        lambda: [s[2:] for s in slots() if s[1] == "Partitionable"] == [["4", "4096"]],
+        "the partitionable slot whole again",
+    )

@@ -4,13 +4,14 @@ policy sees it, and the clock moved by STARTD_INPUTS_OVERRIDE's ClockOffset."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from pathlib import Path
 
 import pytest
 
-from condorx.daemons.startd.machine import Machine
+from condorx.daemons.startd.machine import Machine, custom_resources
 from condorx.daemons.startd.slots import Claim
 from condorx.daemons.startd.states import Step
 from condorx.daemons.startd.table import CarveError, SlotTable
@@ -26,11 +27,11 @@ START = TARGET.RequestMemory <= MY.Memory
 """
 
 
-def table(tmp_path: Path, text: str, inputs: str = "") -> SlotTable:
+def table(tmp_path: Path, text: str, inputs: str = "", machine: Machine = MACHINE) -> SlotTable:
     override = tmp_path / "inputs"
     override.write_text(inputs)
     cfg = Config.from_text(text + f"STARTD_INPUTS_OVERRIDE = {override}\n", subsystem="STARTD")
-    return SlotTable(cfg, MACHINE)
+    return SlotTable(cfg, machine)
 
 
 def test_a_partitionable_slot_is_carved_until_nothing_is_left(tmp_path: Path):
@@ -90,3 +91,50 @@ def test_a_transition_is_entered_on_the_policys_clock_and_logged(tmp_path: Path,
     assert slot.entered_state == when and abs(when - (time.time() + 7200)) < 5
     assert not slot.flags.user_suspended
     assert "Owner/Idle -> Unclaimed/Idle (transition 1: IsOwner is false)" in caplog.text
+
+
+GPUS = """
+MACHINE_RESOURCE_GPUs = CUDA0, CUDA1, CUDA2, CUDA3
+"""
+
+
+def test_gpus_are_carved_with_their_ids_and_the_partitionable_slot_shows_what_is_left(
+    tmp_path: Path,
+):
+    t = table(tmp_path, PARTITIONABLE + GPUS, machine=with_gpus(tmp_path, PARTITIONABLE + GPUS))
+    (parent,) = t.slots
+    a = t.carve(parent, {"cpus": 1, "memory": 1024, "GPUs": 2})
+    b = t.carve(parent, {"cpus": 1, "memory": 1024, "gpus": 1})  # any case of the name
+    assert (a.assigned, b.assigned) == ({"GPUs": ("CUDA0", "CUDA1")}, {"GPUs": ("CUDA2",)})
+    with pytest.raises(CarveError, match="left") as caught:
+        t.carve(parent, {"cpus": 1, "GPUs": 2})
+    assert caught.value.kind == "busy"
+    ads = {ad["Name"]: ad for ad in t.ads()}
+    p, d = ads[parent.name], ads[a.name]
+    assert (p["Cpus"], p["Memory"], p["TotalSlotCpus"], p["TotalSlotMemory"]) == (2, 6144, 4, 8192)
+    assert (p["GPUs"], p["TotalSlotGPUs"], p["TotalGPUs"], p["AssignedGPUs"]) == (1, 4, 4, "CUDA3")
+    assert p["DetectedGPUs"] == "CUDA0, CUDA1, CUDA2, CUDA3"
+    assert p["MachineResources"] == "Cpus Memory Disk Swap GPUs"
+    assert (d["GPUs"], d["AssignedGPUs"], d["Cpus"]) == (2, "CUDA0, CUDA1", 1)
+    # A job that asks for no GPU still fits, beside them.
+    assert t.carve(parent, {"cpus": 1}).custom == {"GPUs": 0}
+
+
+def test_static_slots_share_a_counted_resource_evenly_or_as_their_type_says(tmp_path: Path):
+    even = "NUM_SLOTS = 2\nMACHINE_RESOURCE_Cogs = 3\n"
+    t = table(tmp_path, even, machine=with_gpus(tmp_path, even))
+    assert [s.custom for s in t.slots] == [{"Cogs": 2}, {"Cogs": 1}]
+    assert [ad["Cogs"] for ad in t.ads()] == [2, 1]
+    assert "AssignedCogs" not in t.ads()[0]  # counted, not named
+    typed = (
+        "MACHINE_RESOURCE_Cogs = 8\nNUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = cogs=75%, 50%\n"
+        "NUM_SLOTS_TYPE_2 = 1\nSLOT_TYPE_2 = cogs=2, 50%\n"
+    )
+    t = table(tmp_path, typed, machine=with_gpus(tmp_path, typed))
+    assert [(s.cpus, s.custom) for s in t.slots] == [(2, {"Cogs": 6}), (2, {"Cogs": 2})]
+
+
+def with_gpus(tmp_path: Path, text: str) -> Machine:
+    """MACHINE with the custom resources the configuration `text` declares."""
+    cfg = Config.from_text(text, subsystem="STARTD")
+    return dataclasses.replace(MACHINE, resources=custom_resources(cfg))

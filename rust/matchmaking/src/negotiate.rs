@@ -449,7 +449,7 @@ fn take_from_pslot(
         return None;
     }
     let req = request_of(pair, job, &slot.ad);
-    let (dynamic, left) = carve(&slot.ad, req, slot.carved + 1)?;
+    let (dynamic, left) = carve(&slot.ad, &req, slot.carved + 1)?;
     slot.carved += 1;
     slot.ad = Arc::new(left);
     Some(Arc::new(dynamic))

@@ -1,6 +1,7 @@
-//! Partitionable slots: a dynamic slot of the requested cpus, memory and disk is carved
-//! out of a partitionable slot, which shrinks by as much and stays on offer while it has
-//! resources left.
+//! Partitionable slots: a dynamic slot of the requested cpus, memory and disk (and custom
+//! resources: the GPUs and others its `MachineResources` lists) is carved out of a
+//! partitionable slot, which shrinks by as much and stays on offer while it has resources
+//! left.
 
 use std::sync::Arc;
 
@@ -9,11 +10,13 @@ use condorx_classad::{ClassAd, Expr, Name, Value};
 use crate::pair::PairEval;
 
 /// Resources a job asks for, as its Request* attributes evaluate against the slot.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Request {
     pub cpus: i64,
     pub memory: i64,
     pub disk: i64,
+    /// Each custom resource the slot has (its name as the slot spells it), and how many.
+    pub custom: Vec<(String, i64)>,
 }
 
 /// Whether `slot` is partitionable (`PartitionableSlot = true`).
@@ -41,11 +44,35 @@ pub fn request_of(pair: &mut PairEval, job: &Arc<ClassAd>, slot: &Arc<ClassAd>) 
             .unwrap_or(default)
             .max(0)
     };
+    let custom = custom_resources(slot)
+        .map(|name| {
+            let want = get(&format!("Request{name}"), 0);
+            (name.to_owned(), want)
+        })
+        .collect();
     Request {
         cpus: get("RequestCpus", 1),
         memory: get("RequestMemory", 0),
         disk: get("RequestDisk", 0),
+        custom,
     }
+}
+
+/// The custom resources a slot's `MachineResources` lists (all but Cpus, Memory, Disk
+/// and Swap).
+fn custom_resources(slot: &ClassAd) -> impl Iterator<Item = &str> {
+    let listed = match slot.lookup("MachineResources") {
+        Some(Expr::Lit(Value::Str(s))) => s.as_ref(),
+        _ => "",
+    };
+    listed
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|n| !n.is_empty())
+        .filter(|n| {
+            !["cpus", "memory", "disk", "swap"]
+                .iter()
+                .any(|s| n.eq_ignore_ascii_case(s))
+        })
 }
 
 fn resource(slot: &ClassAd, name: &str) -> i64 {
@@ -58,13 +85,20 @@ fn resource(slot: &ClassAd, name: &str) -> i64 {
 /// Carve `req` out of the partitionable slot `pslot`: the dynamic slot's ad and the
 /// partitionable slot's ad after it; None when what is left cannot hold the request.
 /// `serial` numbers the dynamic slots of this partitionable slot (`slot1_1@host`, ...).
-pub fn carve(pslot: &ClassAd, req: Request, serial: usize) -> Option<(ClassAd, ClassAd)> {
+pub fn carve(pslot: &ClassAd, req: &Request, serial: usize) -> Option<(ClassAd, ClassAd)> {
     let (cpus, memory, disk) = (
         resource(pslot, "Cpus"),
         resource(pslot, "Memory"),
         resource(pslot, "Disk"),
     );
     if req.cpus > cpus || req.memory > memory || req.disk > disk {
+        return None;
+    }
+    if req
+        .custom
+        .iter()
+        .any(|(name, want)| *want > resource(pslot, name))
+    {
         return None;
     }
     let mut left = pslot.clone();
@@ -75,6 +109,10 @@ pub fn carve(pslot: &ClassAd, req: Request, serial: usize) -> Option<(ClassAd, C
     dynamic.insert_str("Cpus", Expr::int(req.cpus));
     dynamic.insert_str("Memory", Expr::int(req.memory));
     dynamic.insert_str("Disk", Expr::int(req.disk));
+    for (name, want) in &req.custom {
+        left.insert_str(name, Expr::int(resource(pslot, name) - want));
+        dynamic.insert_str(name, Expr::int(*want));
+    }
     dynamic.insert_str("PartitionableSlot", Expr::Lit(Value::Bool(false)));
     dynamic.insert_str("DynamicSlot", Expr::Lit(Value::Bool(true)));
     dynamic.insert_str("SlotType", Expr::string("Dynamic"));
@@ -105,8 +143,9 @@ mod tests {
             cpus: 2,
             memory: 4096,
             disk: 1000,
+            custom: vec![],
         };
-        let (d, left) = carve(&p, req, 1).unwrap();
+        let (d, left) = carve(&p, &req, 1).unwrap();
         assert_eq!(
             d.lookup("Name").map(condorx_classad::unparse).unwrap(),
             "\"slot1_1@host\""
@@ -120,15 +159,46 @@ mod tests {
         assert!(
             carve(
                 &left,
-                Request {
+                &Request {
                     cpus: 7,
                     memory: 1,
-                    disk: 1
+                    disk: 1,
+                    custom: vec![],
                 },
                 2
             )
             .is_none(),
             "6 cpus left"
+        );
+    }
+
+    #[test]
+    fn custom_resources_are_carved_as_the_slot_lists_them() {
+        let p = parse_ad(
+            r#"[ Name = "slot1@host"; PartitionableSlot = true; Cpus = 8; Memory = 16384;
+                 Disk = 100000; GPUs = 2; MachineResources = "Cpus Memory Disk Swap GPUs" ]"#,
+        )
+        .unwrap();
+        let names: Vec<&str> = custom_resources(&p).collect();
+        assert_eq!(names, ["GPUs"]);
+        let one_gpu = Request {
+            cpus: 1,
+            memory: 1,
+            disk: 1,
+            custom: vec![("GPUs".into(), 1)],
+        };
+        let (d, left) = carve(&p, &one_gpu, 1).unwrap();
+        assert_eq!(condorx_classad::unparse(d.lookup("GPUs").unwrap()), "1");
+        let (_, left) = carve(&left, &one_gpu, 2).unwrap();
+        assert_eq!(condorx_classad::unparse(left.lookup("GPUs").unwrap()), "0");
+        assert!(carve(&left, &one_gpu, 3).is_none(), "no GPU left");
+        let no_gpu = Request {
+            custom: vec![("GPUs".into(), 0)],
+            ..one_gpu
+        };
+        assert!(
+            carve(&left, &no_gpu, 3).is_some(),
+            "cpus left for a job without GPUs"
         );
     }
 }

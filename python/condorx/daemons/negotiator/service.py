@@ -255,6 +255,9 @@ class Negotiator:
         request = None
         if dynamic is not None:
             request = {k.lower(): dynamic.get(k) for k in ("Cpus", "Memory", "Disk")}
+            # And the custom resources carved (GPUs): the startd assigns which ones.
+            for name in _custom_resources(slot):
+                request[name] = dynamic.get(name)
         user = str(job.get("Owner"))
         # preempts: "rank" or "priority" when the slot's job must go.
         match = Match(
@@ -304,3 +307,15 @@ async def serve(
         nursery.start_soon(negotiator.loop)
         log.info("negotiator at %s, cycle every %d s", negotiator.address, negotiator.interval)
         task_status.started(negotiator.address)
+
+
+_STANDARD = {"cpus", "memory", "disk", "swap"}
+
+
+def _custom_resources(slot: ClassAd) -> list[str]:
+    """The custom resources a slot's MachineResources lists."""
+    listed = slot.get("MachineResources")
+    if not isinstance(listed, str):
+        return []
+    names = listed.replace(",", " ").split()
+    return [n for n in names if n.lower() not in _STANDARD]

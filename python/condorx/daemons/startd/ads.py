@@ -11,6 +11,7 @@ two-slot example reads them), so one slot's policy can speak of another's state.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,9 +77,6 @@ def slot_ad(
         "SlotID": slot.id,
         "VirtualMachineID": slot.id,
         "SlotType": slot.kind,
-        "Cpus": slot.cpus,
-        "Memory": slot.memory,
-        "Disk": slot.disk,
         "VirtualMemory": measures.virtual_memory,
         "TotalCpus": m.cpus,
         "TotalMemory": m.memory_mb,
@@ -88,12 +86,12 @@ def slot_ad(
         "Activity": slot.activity,
         "EnteredCurrentState": int(slot.entered_state),
         "EnteredCurrentActivity": int(slot.entered_activity),
-        "Start": Expr(start),
-        "START": Expr(start),
-        "Requirements": Expr(f"(START) && ({policy.texts['IS_VALID_CHECKPOINT_PLATFORM']})"),
-        "Rank": Expr(policy.texts["RANK"]),
-        "IsOwner": Expr(policy.texts["IS_OWNER"]),
-        "MaxJobRetirementTime": Expr(policy.texts["MaxJobRetirementTime"]),
+        "Start": _expr(start),
+        "START": _expr(start),
+        "Requirements": _expr(f"(START) && ({policy.texts['IS_VALID_CHECKPOINT_PLATFORM']})"),
+        "Rank": _expr(policy.texts["RANK"]),
+        "IsOwner": _expr(policy.texts["IS_OWNER"]),
+        "MaxJobRetirementTime": _expr(policy.texts["MaxJobRetirementTime"]),
         "HasFileTransfer": True,
         "HasJobDeferral": True,
         "StartdIpAddr": m.address,
@@ -115,8 +113,46 @@ def slot_ad(
         "ClassAdLifetime": measures.lifetime,
         **measures.benchmarks,
     }
+    ad.update(_resources(slot, m))
     ad.update(_claimed(slot, inputs.now))
     return ad
+
+
+@functools.lru_cache(maxsize=64)
+def _expr(text: str) -> Expr:
+    """The policy's few texts, each one Expr: a view that compares two ads of a slot
+    finds them the same object."""
+    return Expr(text)
+
+
+def _resources(slot: Slot, m: Machine) -> dict[str, Any]:
+    """What the slot holds: a partitionable slot says what it has left to carve (and
+    TotalSlot<name> what it holds in all), as HTCondor's does; and the custom resources,
+    each with its machine's total, the identifiers found (Detected<name>) and the
+    slot's own (Assigned<name>)."""
+    partitionable = slot.kind == "Partitionable"
+    cpus, memory, disk = slot.free() if partitionable else (slot.cpus, slot.memory, slot.disk)
+    out: dict[str, Any] = {
+        "Cpus": cpus,
+        "Memory": memory,
+        "Disk": disk,
+        "TotalSlotCpus": slot.cpus,
+        "TotalSlotMemory": slot.memory,
+        "TotalSlotDisk": slot.disk,
+        "MachineResources": " ".join(
+            ["Cpus", "Memory", "Disk", "Swap", *(r.name for r in m.resources)]
+        ),
+    }
+    free = slot.free_custom() if partitionable else slot.custom
+    for r in m.resources:
+        out[r.name] = free.get(r.name, 0)
+        out[f"TotalSlot{r.name}"] = slot.custom.get(r.name, 0)
+        out[f"Total{r.name}"] = r.count
+        out[f"Detected{r.name}"] = ", ".join(r.ids) if r.ids else r.count
+        if r.ids:
+            ids = slot.free_ids(r.name) if partitionable else slot.assigned.get(r.name, ())
+            out[f"Assigned{r.name}"] = ", ".join(ids)
+    return out
 
 
 def _claimed(slot: Slot, now: float) -> dict[str, Any]:

@@ -127,8 +127,9 @@ class Driver:
         worklife = self.table.policy.number("CLAIM_WORKLIFE", ad)
         return worklife is not None and worklife >= 0 and self.now() - claim.claimed_at > worklife
 
-    async def settle(self, slot: Slot) -> None:
-        """Take every transition the slot's policy calls for now, one after another."""
+    async def settle(self, slot: Slot, view: ClassAd | None = None) -> None:
+        """Take every transition the slot's policy calls for now, one after another;
+        `view` is the slot's as it stands, when the caller has it."""
         for _ in range(16):  # the longest chain is a handful; never loop forever
             if (
                 slot.kind == "Dynamic"
@@ -137,7 +138,8 @@ class Driver:
             ):
                 return  # a dynamic slot whose claim ended is gone
             slot.flags.backfill_running = self.backfill.uses(slot.name)
-            facts = self.facts(slot, self.table.view(slot))
+            facts = self.facts(slot, view if view is not None else self.table.view(slot))
+            view = None  # a transition changes what the slot's ad says
             step = states.next_step(slot.state, slot.activity, facts, slot.flags)
             if step is None:
                 return
@@ -271,9 +273,12 @@ class Driver:
         """Read the machine, then move every slot as its policy says."""
         self.table.read([self._job_pid(s) for s in self.table.all_slots()])
         for slot in self.table.all_slots():
-            self._note_cpu_busy(slot)
             self._drop_unclaimed_preemption(slot)
-            await self.settle(slot)
+            # One view of the slot for its CPUBusy and its policy, unless CpuBusyTime
+            # changes between them.
+            view = self.table.view(slot)
+            changed = self._note_cpu_busy(slot, view)
+            await self.settle(slot, None if changed else view)
             await self._enforce_killing_timeout(slot)
         for then in self.after_poll:
             await then()
@@ -322,13 +327,16 @@ class Driver:
             # to go to once it is gone (22 or 25, not 23 or 24).
             slot.flags.preempting_for = Why.RELEASED
 
-    def _note_cpu_busy(self, slot: Slot) -> None:
-        """CpuBusyTime: how long the configured CPUBusy expression has been true."""
-        busy = self.table.policy.holds("CPUBusy", self.table.view(slot))
+    def _note_cpu_busy(self, slot: Slot, view: ClassAd) -> bool:
+        """CpuBusyTime: how long the configured CPUBusy expression has been true;
+        whether it started or stopped being true."""
+        busy = self.table.policy.holds("CPUBusy", view)
+        before = slot.cpu_busy_since
         if not busy:
             slot.cpu_busy_since = None
         elif slot.cpu_busy_since is None:
             slot.cpu_busy_since = self.now()
+        return slot.cpu_busy_since != before
 
     async def _enforce_killing_timeout(self, slot: Slot) -> None:
         """Killing for longer than KILLING_TIMEOUT: the starter itself is hard-killed."""

@@ -15,6 +15,7 @@ waiting for the time of day they speak of.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -39,12 +40,19 @@ class Inputs:
 
     @property
     def clock_min(self) -> int:
-        t = time.localtime(self.now)
-        return t.tm_hour * 60 + t.tm_min
+        return _clock(int(self.now))[0]
 
     @property
     def clock_day(self) -> int:
-        return (time.localtime(self.now).tm_wday + 1) % 7  # 0 = Sunday
+        return _clock(int(self.now))[1]
+
+
+@functools.lru_cache(maxsize=4)
+def _clock(second: int) -> tuple[int, int]:
+    """ClockMin and ClockDay (0 = Sunday) at an epoch second: every slot's ad of a poll
+    asks for the same few seconds."""
+    t = time.localtime(second)
+    return t.tm_hour * 60 + t.tm_min, (t.tm_wday + 1) % 7
 
 
 class Sensors:

@@ -1,5 +1,6 @@
 """What the startd measures of its machine: cpus, memory, disk, architecture, load and
-how long the keyboard and console have been idle."""
+how long the keyboard and console have been idle; and the custom resources (GPUs and
+others) its configuration declares."""
 
 from __future__ import annotations
 
@@ -18,6 +19,16 @@ NEVER_TOUCHED = 2**31 - 1
 
 
 @dataclass(frozen=True)
+class Resource:
+    """A custom resource (MACHINE_RESOURCE_<name>): how many, and their identifiers when
+    the configuration names them (MACHINE_RESOURCE_GPUs = CUDA0, CUDA1)."""
+
+    name: str  # as advertised: GPUs, Cogs
+    count: int
+    ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Machine:
     hostname: str
     arch: str
@@ -28,6 +39,7 @@ class Machine:
     uid_domain: str = ""
     fs_domain: str = ""
     address: str = ""
+    resources: tuple[Resource, ...] = ()
 
 
 def detect(cfg: Config, execute: Path) -> Machine:
@@ -43,7 +55,35 @@ def detect(cfg: Config, execute: Path) -> Machine:
         disk_kb=disk_kb(execute),
         uid_domain=cfg.get("UID_DOMAIN") or hostname,
         fs_domain=cfg.get("FILESYSTEM_DOMAIN") or hostname,
+        resources=custom_resources(cfg),
     )
+
+
+_NOT_RESOURCES = ("MACHINE_RESOURCE_NAMES", "MACHINE_RESOURCE_INVENTORY_")
+
+
+def custom_resources(cfg: Config) -> tuple[Resource, ...]:
+    """The MACHINE_RESOURCE_<name> the configuration declares (only those MACHINE_RESOURCE_
+    NAMES lists, when it is set), less OFFLINE_MACHINE_RESOURCE_<name>'s identifiers.
+    GPUs is spelled so whatever the case of its knob, as HTCondor spells it."""
+    wanted = {n.lower() for n in cfg.get_list("MACHINE_RESOURCE_NAMES")}
+    out: list[Resource] = []
+    for knob in cfg.names():
+        upper = knob.upper()
+        if not upper.startswith("MACHINE_RESOURCE_") or upper.startswith(_NOT_RESOURCES):
+            continue
+        name = knob[len("MACHINE_RESOURCE_") :]
+        if not name or (wanted and name.lower() not in wanted):
+            continue
+        name = "GPUs" if name.lower() == "gpus" else name
+        value = (cfg.get(knob) or "").strip()
+        if value.isdigit():
+            out.append(Resource(name, int(value)))
+            continue
+        offline = set(cfg.get_list(f"OFFLINE_MACHINE_RESOURCE_{name}"))
+        ids = tuple(i for i in cfg.get_list(knob) if i not in offline)
+        out.append(Resource(name, len(ids), ids))
+    return tuple(out)
 
 
 def _arch() -> str:

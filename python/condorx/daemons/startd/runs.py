@@ -17,7 +17,7 @@ import trio
 from condorx.classad import ClassAd
 from condorx.daemons.core import hooks, job_lease
 from condorx.daemons.core.server import Peer
-from condorx.daemons.startd import peek, runas, states
+from condorx.daemons.startd import assigned, peek, runas, states
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.slots import Slot
 from condorx.daemons.startd.starter_port import Spawn, Starter
@@ -137,6 +137,7 @@ class Runs:
             heartbeat=job_lease.heartbeat(job, self.driver.heartbeat),
             # When this startd is root, the account the job runs as.
             user=runas.account_for(self.driver.cfg, slot.name, job),
+            env=self._resources_env(slot),
             **self._starter_hooks(slot, job),
         )
 
@@ -166,6 +167,12 @@ class Runs:
                 return RunEnded()  # killed by the policy: the caller reports it
             raise Refused(Refusal.STARTER, f"the run on {slot.name} was cut off") from None
         raise Refused(Refusal.STARTER, f"the starter of {slot.name} stopped answering")
+
+    def _resources_env(self, slot: Slot) -> dict[str, str] | None:
+        """The job's environment for its slot's custom resources (GPUs), if it has any."""
+        if not self.driver.table.machine.resources:
+            return None
+        return assigned.environment(self.driver.cfg, self.driver.table.advertised(slot))
 
     def _starter_hooks(self, slot: Slot, job: ClassAd) -> dict[str, Any]:
         """The job's starter hooks: STARTER_JOB_HOOK_KEYWORD's, else its HookKeyword's

@@ -1,16 +1,18 @@
 """The startd's slots: how the machine is divided (NUM_SLOTS, SLOT_TYPE_n,
-NUM_SLOTS_TYPE_n, SLOT_TYPE_n_PARTITIONABLE), and each slot's state, claim and clocks.
+NUM_SLOTS_TYPE_n, SLOT_TYPE_n_PARTITIONABLE), custom resources (GPUs) among them, and
+each slot's state, claim and clocks.
 The rules that move a slot from state to state are in `states`; its ad is built in `ads`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from condorx.classad import ClassAd
-from condorx.daemons.startd.machine import Machine
+from condorx.daemons.startd.machine import Machine, Resource
 from condorx.daemons.startd.states import Activity, Flags, State
 from condorx.language.config import Config
 
@@ -63,6 +65,13 @@ class Slot:
     flags: Flags = field(default_factory=Flags)
     killing_since: float = 0.0  # when the hard kill was sent (KILLING_TIMEOUT runs)
     cpu_busy_since: float | None = None  # since when CPUBusy has been true (CpuBusyTime)
+    # Custom resources (MACHINE_RESOURCE_<name>): how many of each the slot holds, and
+    # which ones, for those the configuration names (AssignedGPUs).
+    custom: dict[str, int] = field(default_factory=dict)
+    assigned: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The policy's view of the slot and the ad it was made from (`SlotTable.view`), kept
+    # so that the next view sets only what changed.
+    view_kept: Any = field(default=None, repr=False, compare=False)
 
     def enter(self, state: State, activity: Activity, now: float) -> None:
         """Move to a state and activity at `now`, banking the time spent in the last."""
@@ -110,6 +119,18 @@ class Slot:
             self.disk - sum(u[2] for u in used),
         )
 
+    def free_custom(self) -> dict[str, int]:
+        """How many of each custom resource a partitionable slot has left to carve."""
+        return {
+            name: amount - sum(c.custom.get(name, 0) for c in self.children)
+            for name, amount in self.custom.items()
+        }
+
+    def free_ids(self, name: str) -> list[str]:
+        """Which of a named custom resource a partitionable slot has left, in order."""
+        taken = {i for c in self.children for i in c.assigned.get(name, ())}
+        return [i for i in self.assigned.get(name, ()) if i not in taken]
+
 
 @dataclass(frozen=True)
 class SlotType:
@@ -118,22 +139,28 @@ class SlotType:
     disk: float | None
     absolute: dict[str, int]
     partitionable: bool
+    # Custom resources, by lower-case name: a share, or an amount in `absolute`; the
+    # others get `rest` (a bare share in the type: "gpus=1, 25%"), else an equal split.
+    custom: dict[str, float] = field(default_factory=dict)
+    rest: float | None = None
 
 
 def layout(cfg: Config, m: Machine) -> list[Slot]:
     """The slots the configuration asks for, numbered from 1."""
     types: list[tuple[SlotType, int]] = []
+    custom = {r.name.lower() for r in m.resources}
     for n in range(1, 10):
         count = cfg.get_int(f"NUM_SLOTS_TYPE_{n}", 0)
         if count > 0:
             spec = cfg.get(f"SLOT_TYPE_{n}") or "100%"
             part = cfg.get_bool(f"SLOT_TYPE_{n}_PARTITIONABLE", False)
-            types.append((_parse_type(spec, part), count))
+            types.append((_parse_type(spec, part, custom), count))
     if not types:
         count = cfg.get_int("NUM_SLOTS", m.cpus)
         share = 1.0 / max(1, count)
         types.append((SlotType(share, share, share, {}, False), max(1, count)))
     slots: list[Slot] = []
+    total = sum(count for _, count in types)
     for st, count in types:
         for _ in range(count):
             i = len(slots) + 1
@@ -147,7 +174,29 @@ def layout(cfg: Config, m: Machine) -> list[Slot]:
                     disk=_amount(st, "disk", st.disk, m.disk_kb),
                 )
             )
+    _share_custom(slots, [st for st, count in types for _ in range(count)], m.resources, total)
     return slots
+
+
+def _share_custom(
+    slots: list[Slot], types: list[SlotType], resources: tuple[Resource, ...], total: int
+) -> None:
+    """Each custom resource among the slots, in slot order, never more than there is: as
+    each slot's type asks, else an equal split (the remainder to the first slots)."""
+    for r in resources:
+        key, left, ids = r.name.lower(), r.count, list(r.ids)
+        for n, (slot, st) in enumerate(zip(slots, types, strict=True)):
+            if key in st.absolute:
+                want = st.absolute[key]
+            elif key in st.custom or st.rest is not None:
+                want = int(r.count * st.custom.get(key, st.rest or 0.0))
+            else:
+                want = r.count // total + (1 if n < r.count % total else 0)
+            give = max(0, min(want, left))
+            left -= give
+            slot.custom[r.name] = give
+            if r.ids:
+                slot.assigned[r.name], ids = tuple(ids[:give]), ids[give:]
 
 
 def _amount(st: SlotType, name: str, share: float | None, total: int) -> int:
@@ -169,26 +218,31 @@ _NAMES = {
 }
 
 
-def _parse_type(spec: str, partitionable: bool) -> SlotType:
+def _parse_type(spec: str, partitionable: bool, custom: Collection[str] = ()) -> SlotType:
+    """SLOT_TYPE_n: `cpus=2, memory=50%, gpus=1, 25%` (a bare share is every resource
+    not named); `custom` is the machine's custom resources' names, in lower case."""
     shares: dict[str, float | None] = {"cpus": None, "memory": None, "disk": None}
     absolute: dict[str, int] = {}
-    parts = [p.strip() for p in spec.split(",") if p.strip()]
-    if len(parts) == 1 and "=" not in parts[0]:
-        share = _share(parts[0])
-        return SlotType(share, share, share, {}, partitionable)
-    for part in parts:
-        key, _, value = part.partition("=")
-        name = _NAMES.get(key.strip().lower())
-        if name is None:
+    custom_shares: dict[str, float] = {}
+    rest: float | None = None
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        key, eq, value = part.partition("=")
+        if not eq:
+            rest = _share(key)
             continue
-        value = value.strip()
-        if value.lower() == "auto":
+        key, value = key.strip().lower(), value.strip()
+        name = _NAMES.get(key) or (key if key in custom else None)
+        if name is None or value.lower() == "auto":
             continue
         if value.endswith("%") or "/" in value:
-            shares[name] = _share(value)
+            if name in shares:
+                shares[name] = _share(value)
+            else:
+                custom_shares[name] = _share(value)
         elif re.fullmatch(r"\d+", value):
             absolute[name] = int(value)
-    return SlotType(shares["cpus"], shares["memory"], shares["disk"], absolute, partitionable)
+    cpus, memory, disk = (rest if shares[k] is None else shares[k] for k in shares)
+    return SlotType(cpus, memory, disk, absolute, partitionable, custom_shares, rest)
 
 
 def _share(text: str) -> float:

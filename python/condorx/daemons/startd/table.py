@@ -154,16 +154,22 @@ class SlotTable:
         unless the policy reads other slots' attributes (STARTD_SLOT_ATTRS and kin): this
         runs at every transition, on the path of every job."""
         wire_ad = self.advertised(slot)
-        # Our own attributes: no name checks, and each expression's text parsed once.
-        ad = ClassAd(
-            {k: v for k, v in wire_ad.items() if v is not None and not isinstance(v, Expr)}
-        )
-        for k, v in wire_ad.items():
-            if isinstance(v, Expr):
-                ad[k] = parsed(v.text)
+        kept = slot.view_kept
+        if kept is None:
+            # Our own attributes: no name checks, and each expression's text parsed once.
+            ad = ClassAd(
+                {k: v for k, v in wire_ad.items() if v is not None and not isinstance(v, Expr)}
+            )
+            for k, v in wire_ad.items():
+                if isinstance(v, Expr):
+                    ad[k] = parsed(v.text)
+            for name, expr in self._exprs.items():
+                ad[name] = expr
+        else:
+            ad = kept[0]
+            _update(ad, kept[1], wire_ad)
+        slot.view_kept = (ad, wire_ad)
         ad["CurrentTime"] = int(self.now())
-        for name, expr in self._exprs.items():
-            ad[name] = expr
         return ad
 
     # -- transitions ------------------------------------------------------------------------
@@ -202,10 +208,18 @@ class SlotTable:
             ) from None
         if min(cpus, memory, disk) < 1:
             raise CarveError(Refusal.BAD_REQUEST, f"requests below 1 are refused: {request}")
+        custom = _custom_request(parent, request)
         free = parent.free()
         if cpus > free[0] or memory > free[1] or disk > free[2]:
             raise CarveError(
                 Refusal.BUSY, f"{parent.name} has {free} left, not {(cpus, memory, disk)}"
+            )
+        free_custom = parent.free_custom()
+        short = [n for n, want in custom.items() if want > free_custom.get(n, 0)]
+        if short:
+            raise CarveError(
+                Refusal.BUSY,
+                f"{parent.name} has {free_custom} left, not {custom}",
             )
         n = len(parent.children) + 1
         while any(c.name.startswith(f"slot{parent.id}_{n}@") for c in parent.children):
@@ -222,6 +236,43 @@ class SlotTable:
             entered_state=now,
             entered_activity=now,
             parent=parent,
+            custom={n: custom.get(n, 0) for n in parent.custom},
+            assigned={n: tuple(parent.free_ids(n)[: custom.get(n, 0)]) for n in parent.assigned},
         )
         parent.children.append(child)
         return child
+
+
+_ABSENT = object()
+
+
+def _update(ad: ClassAd, before: dict[str, Any], now: dict[str, Any]) -> None:
+    """Make the view made from the ad `before` the view of the ad `now`: most of a slot's
+    ad does not change from one view to the next, and setting only what did is most of
+    what a poll saves."""
+    for k, v in now.items():
+        old = before.get(k, _ABSENT)
+        if old is v or (type(old) is type(v) and old == v):
+            continue
+        if v is None:
+            if k in ad:
+                del ad[k]
+        else:
+            ad[k] = parsed(v.text) if isinstance(v, Expr) else v
+    for k in before:
+        if k not in now and k in ad:
+            del ad[k]
+
+
+def _custom_request(parent: Slot, request: dict[str, Any]) -> dict[str, int]:
+    """The custom resources a carving request asks for (by any case of their names)."""
+    names = {n.lower(): n for n in parent.custom}
+    out: dict[str, int] = {}
+    for key, value in request.items():
+        name = names.get(str(key).lower())
+        if name is None or value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise CarveError(Refusal.BAD_REQUEST, f"not a request of {name}: {value!r}")
+        out[name] = int(value) + (0 if value == int(value) else 1)
+    return out

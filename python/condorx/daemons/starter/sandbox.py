@@ -62,16 +62,22 @@ class Sandbox:
         return cls(job, scratch, files is not None, frozenset(files or ()), account)
 
     def process(
-        self, slot: str, start: Callable[..., launch.Process], stopped: bool = False
+        self,
+        slot: str,
+        start: Callable[..., launch.Process],
+        stopped: bool = False,
+        env: dict[str, str] | None = None,
     ) -> launch.Process:
-        """Start the job (`stopped`: already suspended, before its first instruction)."""
+        """Start the job (`stopped`: already suspended, before its first instruction);
+        `env` is what the startd says of its slot (its GPUs), over the job's own."""
         job = self.job
-        env = {"PATH": DEFAULT_PATH, **launch.environment(job)}
-        env.update(
+        environ = {"PATH": DEFAULT_PATH, **launch.environment(job)}
+        environ.update(
             {
                 "_CONDOR_SCRATCH_DIR": str(self.scratch),
                 "_CONDOR_SLOT": slot,
                 "TMPDIR": str(self.scratch),
+                **(env or {}),
             }
         )
         cmd = str(job.get("Cmd") or "")
@@ -92,14 +98,14 @@ class Sandbox:
         proxy = job.get("X509UserProxy")
         if isinstance(proxy, str) and proxy:
             # Where the job's proxy is: its copy in the scratch directory when it travelled.
-            env["X509_USER_PROXY"] = str(
+            environ["X509_USER_PROXY"] = str(
                 self.scratch / _basename(proxy) if self.transfer else cwd / proxy
             )
         self.places = {"dir": str(cwd), "stdout": str(stdout), "stderr": str(stderr)}
         with contextlib.ExitStack() as opened:  # the child has its own copies
             stdio = self._open_stdio(opened, stdin, stdout, stderr)
             argv = [cmd, *launch.arguments(job)]
-            return start(argv, env, cwd, stdio, self.account, stopped=stopped)
+            return start(argv, environ, cwd, stdio, self.account, stopped=stopped)
 
     def _open_stdio(
         self, opened: contextlib.ExitStack, stdin: Path, stdout: Path, stderr: Path

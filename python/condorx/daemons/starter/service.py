@@ -187,7 +187,8 @@ class Starter:
             try:
                 slot_name = req.slot
                 stopped = self.suspended
-                proc = box.process(slot_name, launch.Process, stopped=stopped)
+                env = {str(k): str(v) for k, v in (req.env or {}).items()}
+                proc = box.process(slot_name, launch.Process, stopped=stopped, env=env)
             except StdioError as e:
                 why = f"cannot start {job.get('Cmd')}: {e.strerror}"
                 await self.send({"failed": why, "hold_code": e.code, "hold_subcode": e.errno})

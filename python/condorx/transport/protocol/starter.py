@@ -15,7 +15,8 @@ class StartJob(Message):
     """Run a job (its ad, packed: `wire.pack_ad`) in a sandbox under `scratch`, with its
     input files;
     `heartbeat` seconds between `alive` frames; `user` the account it runs as (when the
-    startd is root); `hooks`, `updates` and `slot_ad` for its job hooks."""
+    startd is root); `hooks`, `updates` and `slot_ad` for its job hooks; `env`, what
+    the job's environment says of its slot's custom resources (CUDA_VISIBLE_DEVICES)."""
 
     command = "run"
     job: bytes
@@ -27,6 +28,7 @@ class StartJob(Message):
     hooks: list[Any] | None = None
     updates: list[Any] | None = None
     slot_ad: dict[str, Any] | None = None
+    env: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
