@@ -50,3 +50,39 @@ def test_jobs_run_side_by_side_in_dynamic_slots(pool):
         lambda: [s[2:] for s in slots() if s[1] == "Partitionable"] == [["4", "4096"]],
         "the partitionable slot whole again",
     )
+
+
+GPUS = """\
+MACHINE_RESOURCE_GPUs = CUDA0, CUDA1
+"""
+
+
+def test_each_gpu_job_sees_its_own_gpu(pool):
+    with open(pool.config_file, "a") as f:
+        f.write(CONFIG + GPUS)
+    pool.reload()
+    pool.start("collector", "negotiator", "startd", "schedd")
+    out = pool.root / "out"
+    out.mkdir()
+    marks = pool.root / "marks"
+    marks.mkdir()
+    script = pool.root / "gpu.sh"
+    script.write_text(
+        "#!/bin/sh\n"
+        f"touch {marks}/$1\n"
+        f"while [ $(ls {marks} | wc -l) -lt 2 ]; do sleep 0.1; done\n"
+        f'echo "$CUDA_VISIBLE_DEVICES $_CONDOR_AssignedGPUs" > {out}/$1\n'
+    )
+    script.chmod(0o755)
+    (pool.root / "job.sub").write_text(
+        f"executable = {script}\narguments = $(Process)\n"
+        "request_cpus = 1\nrequest_gpus = 1\nqueue 2\n"
+    )
+    pool.cli("condorx.cli.submit", "job.sub")
+    wait_for(
+        lambda: pool.cli("condorx.cli.history", "-af", "JobStatus").stdout == "4\n4\n",
+        "both GPU jobs to complete",
+    )
+    # The two ran at once (each waited for the other), each on a GPU of its own.
+    seen = sorted((out / str(p)).read_text().strip() for p in range(2))
+    assert seen == ["0 CUDA0", "1 CUDA1"]
