@@ -251,3 +251,32 @@ def test_a_simulated_machines_gpus_are_divided_among_its_dynamic_slots(tmp_path)
     assert ads[no_gpu]["GPUs"] == 0 and ads[no_gpu]["AssignedGPUs"] == ""
     parent = ads[taken[0].replace("slot1_1", "slot1")]
     assert (parent["GPUs"], parent["TotalSlotGPUs"], parent["Cpus"]) == (0, 2, 1)
+
+
+class SlowSchedd(Recorder):
+    """A schedd that takes 10 s to read the run's first frame."""
+
+    async def send(self, frame: Any) -> None:
+        if not self.frames:
+            await trio.sleep(10)
+        await super().send(frame)
+
+
+def test_a_simulated_job_works_on_while_its_frames_wait_for_the_schedd(tmp_path):
+    async def test(pool: Pool, nursery: trio.Nursery) -> Any:
+        await pool.claim(pool.slot().name, "c1")
+        run = Run()
+        run.ch = SlowSchedd()
+
+        async def go() -> None:
+            job = ClassAd({"ClusterId": 1, "ProcId": 0, "Owner": "u"})
+            run.ended = await pool.ask(RunJob("c1", wire.pack_ad(job)), "u", run.ch)
+            run.ended_at = trio.current_time()
+
+        nursery.start_soon(go)
+        await until(lambda: run.ended is not None)
+        return run
+
+    run = simulate(tmp_path, "", test)
+    assert run.ch.said("started") == [10.0]
+    assert run.ended_at == 100.0 and run.ended.wall == 100.0

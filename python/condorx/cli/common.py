@@ -1,5 +1,9 @@
 """What every command-line tool does the same way: load the configuration, run one client
-call, and turn a daemon's refusal or a configuration error into one line and an exit code."""
+call, and turn a daemon's refusal or a configuration error into one line and an exit code.
+
+A client call runs without an event loop (`transport.blocking`): a tool that asks one
+question answers without starting trio. A tool that waits on timers or on several
+conversations at once (condor_wait, condor_tail -f, pool up) runs trio itself."""
 
 from __future__ import annotations
 
@@ -7,9 +11,8 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-import trio
-
 from condorx.language.config import Config, ConfigError, load_config
+from condorx.transport import blocking
 from condorx.transport.wire import RemoteError, WireError
 
 
@@ -28,7 +31,7 @@ def load(tool: str, subsystem: str = "TOOL") -> Config:
 def run_client(fn: Callable[..., Any], *args: Any, tool: str = "") -> Any:
     name = tool or sys.argv[0].rsplit("/", 1)[-1]
     try:
-        return trio.run(fn, *args)
+        return blocking.run(fn, *args)
     except RemoteError as e:
         fail(f"{name}: {e}")
     except (WireError, OSError) as e:

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import trio
 
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.cli import adformat
@@ -25,7 +24,7 @@ from condorx.cli import q_views as views
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
 from condorx.language.attrs import JobStatus
-from condorx.transport import security
+from condorx.transport import blocking, security
 
 TOOL = "condor_q"
 OPTIONS = [
@@ -189,7 +188,7 @@ def _projection(opts: a.Parsed) -> list[str] | None:
 
 
 def _print_ads(chunks: AsyncIterator[list[ClassAd]], opts: a.Parsed, only: Any) -> None:
-    trio.run(_print_ads_async, chunks, opts, only)
+    blocking.run(_print_ads_async, chunks, opts, only)
 
 
 async def _print_ads_async(
@@ -259,7 +258,7 @@ def _print_userlog_view(ads: list[ClassAd], opts: a.Parsed) -> None:
     trees = [ExprTree(c) for c in view.columns]
     rows = [[_plain(t.eval(ad)) for t in trees] for ad in ads]
     title = f"Userlog: {opts.value('userlog')}"
-    trio.run(_render_view, title, view, _aiter(rows), opts)
+    blocking.run(_render_view, title, view, _aiter(rows), opts)
 
 
 def _plain(v: Any) -> Any:

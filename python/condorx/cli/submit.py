@@ -18,7 +18,6 @@ from condorx.classad import ClassAd
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
-from condorx.daemons.schedd import spool
 from condorx.language.config import Config
 from condorx.language.submit.build import Facts, Jobs, build
 from condorx.language.submit.errors import SubmitError
@@ -193,6 +192,10 @@ def _spool(jobs: Jobs, cluster_id: int) -> list[dict[str, bytes]]:
     """condor_submit -spool: each proc's input files, read here; its ad names them by
     plain name (they will be in its spool directory) and keeps where its output is to
     go (SUBMIT_Iwd, SUBMIT_Out, SUBMIT_Err) for condor_transfer_data."""
+    # Here, not at the top: the spool's code brings the starter's, which a plain
+    # submission need not load.
+    from condorx.daemons.schedd import spool
+
     out = []
     if "LeaveJobInQueue" not in jobs.cluster or jobs.cluster["LeaveJobInQueue"] is False:
         jobs.cluster["LeaveJobInQueue"] = _KEEP_FOR_TRANSFER

@@ -13,8 +13,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import trio
-
 from condorx.classad import ClassAd
 from condorx.language.config import Config
 from condorx.transport import locate, wire
@@ -64,7 +62,7 @@ class ScheddClient:
         self.creds = creds if creds is not None else user_credentials(cfg)
         self._holding = False
         self._idle: list[wire.Channel] = []  # held connections not in use
-        self._gate = trio.Semaphore(1)
+        self._gate: Any = None  # a trio.Semaphore while `held`
 
     @asynccontextmanager
     async def held(self, connections: int = 1) -> AsyncIterator[None]:
@@ -72,6 +70,8 @@ class ScheddClient:
         need and kept (one that broke is replaced): a client that makes many calls
         (condor_dagman submitting node after node, several at once) does not connect and
         authenticate for each."""
+        import trio  # only a daemon holds connections: a tool need not start trio
+
         self._holding = True
         self._gate = trio.Semaphore(connections)
         try:
@@ -99,6 +99,8 @@ class ScheddClient:
             except BaseException:
                 # A call that failed or was cancelled part way leaves its conversation
                 # in an unknown state: it is closed, and the next call connects anew.
+                import trio
+
                 with trio.CancelScope(shield=True):
                     await ch.aclose()
                 raise

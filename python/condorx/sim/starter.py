@@ -34,6 +34,8 @@ class SimStarter:
         self._ended_by: int | None = None  # the signal that ended the running job
         self._stopped = False
         self._signalled = trio.Event()
+        self._left = 0.0  # seconds of its work left to do
+        self._mark = 0.0  # when `_left` was last counted
 
     @property
     def alive(self) -> bool:
@@ -46,22 +48,25 @@ class SimStarter:
     async def run(self, request: StartJob) -> AsyncIterator[dict[str, Any]]:
         job = wire.ad_from_packed(request.job, "job ad")
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
-        left = self.durations.of(job_id, job.get("SimDuration"))
+        self._left = self.durations.of(job_id, job.get("SimDuration"))
         self._ended_by, self._stopped = None, False
-        started = trio.current_time()
+        self._mark = started = trio.current_time()
+        # Its work goes on while a frame is on its way to the schedd, too.
         yield {"started": next(self.pids)}
         beat = max(0.001, float(request.heartbeat or 0) or 300.0)
         next_beat = started + beat
-        while self._ended_by is None and (self._stopped or left > 0):
-            since, stopped = trio.current_time(), self._stopped
-            wait = next_beat - since if stopped else min(left, next_beat - since)
+        while self._ended_by is None:
+            self._advance()
+            now = trio.current_time()
+            if not self._stopped and self._left <= 0:
+                break
+            wait = next_beat - now if self._stopped else min(self._left, next_beat - now)
             with trio.move_on_after(max(0.0, wait)):
                 await self._signalled.wait()
             self._signalled = trio.Event()
+            self._advance()
             now = trio.current_time()
-            if not stopped:  # its work went on while it waited
-                left -= now - since
-            if now >= next_beat and self._ended_by is None and (self._stopped or left > 0):
+            if now >= next_beat and self._ended_by is None and (self._stopped or self._left > 0):
                 yield {"alive": int(now)}
                 next_beat = now + beat
         wall = trio.current_time() - started
@@ -72,7 +77,15 @@ class SimStarter:
             outcome = {"ExitBySignal": True, "ExitSignal": self._ended_by}
             yield {"done": {"outcome": outcome, "wall": wall}}
 
+    def _advance(self) -> None:
+        """Count the work done since the last count (none while stopped)."""
+        now = trio.current_time()
+        if not self._stopped:
+            self._left -= now - self._mark
+        self._mark = now
+
     async def send_signal(self, sig: int, why: str = "") -> None:
+        self._advance()  # the work done until now counts as the job was until now
         if sig == signal.SIGSTOP:
             self._stopped = True
         elif sig == signal.SIGCONT:

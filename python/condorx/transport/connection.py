@@ -10,10 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import trio
-
 from condorx.language.config import Config
-from condorx.transport import locate, security, wire
+from condorx.transport import blocking, locate, security, wire
 from condorx.transport.protocol.message import Message
 from condorx.transport.session import Keys, Mode, Policy, Session, accepts
 
@@ -81,11 +79,8 @@ class Address:
 async def connect(
     addr: Address, creds: Credentials, max_frame: int = wire.MAX_FRAME
 ) -> wire.StreamChannel:
-    if addr.unix is not None:
-        stream: trio.abc.Stream = await trio.open_unix_socket(str(addr.unix))
-    else:
-        assert addr.host is not None and addr.port is not None
-        stream = await trio.open_tcp_stream(addr.host, addr.port)
+    stream = await _open(addr)
+    if addr.unix is None:
         await stream.send_all(wire.PREAMBLE)
     # Until the daemon has proven itself, it gets no more room than a stranger would.
     ch = wire.StreamChannel(stream, wire.PRE_AUTH_FRAME)
@@ -112,6 +107,22 @@ async def connect(
         await ch.aclose()
         raise
     return ch
+
+
+async def _open(addr: Address) -> Any:
+    """A stream to the daemon: a trio stream, or a blocking one in a blocking run (a
+    command-line tool's)."""
+    if blocking.active():
+        if addr.unix is not None:
+            return blocking.Stream.unix(str(addr.unix))
+        assert addr.host is not None and addr.port is not None
+        return blocking.Stream.tcp(addr.host, addr.port)
+    import trio
+
+    if addr.unix is not None:
+        return await trio.open_unix_socket(str(addr.unix))
+    assert addr.host is not None and addr.port is not None
+    return await trio.open_tcp_stream(addr.host, addr.port)
 
 
 def _take_protection(

@@ -21,11 +21,6 @@ import hmac
 from dataclasses import dataclass
 from enum import Enum
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
 from condorx.errors import CondorxError
 from condorx.language.config import Config
 
@@ -143,6 +138,11 @@ class Keys:
 
     @classmethod
     def derive(cls, secret: bytes, daemon_nonce: bytes, client_nonce: bytes, user: str) -> Keys:
+        # cryptography is loaded when a connection needs it: a tool on the schedd's local
+        # socket never does.
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
         hkdf = HKDF(
             algorithm=hashes.SHA256(),
             length=64,
@@ -163,6 +163,8 @@ class Session:
     """Seals and opens one connection's frames, in order, for one side."""
 
     def __init__(self, send_key: bytes, receive_key: bytes, mode: Mode) -> None:
+        from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
         self.mode = mode
         self._send = ChaCha20Poly1305(send_key)
         self._receive = ChaCha20Poly1305(receive_key)
@@ -185,6 +187,8 @@ class Session:
         return body + self._send.encrypt(nonce, b"", body)
 
     def open(self, data: bytes) -> bytes:
+        from cryptography.exceptions import InvalidTag
+
         nonce = self._received.to_bytes(12, "big")
         self._received += 1
         if len(data) < TAG:

@@ -25,9 +25,6 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-
 from condorx.errors import CondorxError
 
 _SCRAMBLE = bytes.fromhex("deadbeef")
@@ -38,6 +35,10 @@ class TokenError(CondorxError):
 
 
 def hkdf(key: bytes, salt: bytes, info: bytes, length: int = 32) -> bytes:
+    # Loaded at need: a tool on the schedd's local socket makes no token.
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
     return HKDF(algorithm=hashes.SHA256(), length=length, salt=salt, info=info).derive(key)
 
 

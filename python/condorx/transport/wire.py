@@ -15,17 +15,22 @@ from __future__ import annotations
 
 import re
 import struct
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgpack
-import trio
 
 from condorx import _core
 from condorx.classad import ClassAd, Expr, ExprTree, Value
 from condorx.errors import CondorxError, Refused
+from condorx.transport import blocking
+from condorx.transport.blocking import Broken
 from condorx.transport.session import ProtectionError, Session
+
+if TYPE_CHECKING:
+    import trio
 
 VERSION = 1
 # Big enough for a 100,000-proc submission in one frame; anything larger is refused before
@@ -107,7 +112,7 @@ class Channel(ABC):
         """Send a request whose reply is read later (`receive`, then `check`)."""
         try:
             await self.send(obj)
-        except trio.BrokenResourceError:
+        except _broken():
             # The daemon refused the message part way (too large) and closed, or the
             # connection broke: its reason, or the end, is waiting to be read.
             pass
@@ -125,8 +130,26 @@ class Channel(ABC):
             return
 
 
+def _broken() -> tuple[type[BaseException], ...]:
+    """What a broken connection raises: a blocking stream's, and trio's where trio runs
+    (a tool that never starts trio never imports it)."""
+    trio = sys.modules.get("trio")
+    return (Broken, trio.BrokenResourceError) if trio is not None else (Broken,)
+
+
+class _Alone:
+    """The lock of a conversation no other task shares (a blocking tool's)."""
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
 class StreamChannel(Channel):
-    """One connection: whole frames in and out over a trio stream."""
+    """One connection: whole frames in and out over a trio stream (or a blocking one,
+    `transport.blocking`)."""
 
     def __init__(
         self, stream: trio.abc.Stream, max_frame: int = MAX_FRAME, pending: bytes = b""
@@ -135,7 +158,7 @@ class StreamChannel(Channel):
         self.max_frame = max_frame
         self._buf = bytearray(pending)  # bytes already read off the stream
         # Frames from several tasks (a reply's stream and notices beside it) never mix.
-        self._sending = trio.Lock()
+        self._sending: Any = _Alone() if isinstance(stream, blocking.Stream) else _trio_lock()
         self.session: Session | None = None
 
     def protect(self, session: Session) -> None:
@@ -157,7 +180,7 @@ class StreamChannel(Channel):
         while len(self._buf) < n:
             try:
                 chunk = await self.stream.receive_some(max(65536, n - len(self._buf)))
-            except trio.BrokenResourceError as e:
+            except _broken() as e:
                 # A reset connection (the daemon stopping) is a closed one to our callers.
                 if not self._buf:
                     raise Closed(f"connection broken: {e}") from None
@@ -185,6 +208,12 @@ class StreamChannel(Channel):
 
     async def aclose(self) -> None:
         await self.stream.aclose()
+
+
+def _trio_lock() -> Any:
+    import trio
+
+    return trio.Lock()
 
 
 def check(reply: Any) -> dict[str, Any]:
