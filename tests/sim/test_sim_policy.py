@@ -19,12 +19,11 @@ from condorx.classad import ClassAd
 from condorx.daemons.startd.service import Startd
 from condorx.language.config import Config, load_config
 from condorx.sim.service import Simulator
+from condorx.testing.startd_rig import EPOCH
 from condorx.transport import wire
 from condorx.transport.peer import Peer
 from condorx.transport.protocol import table
 from condorx.transport.protocol.startd import ClaimSlot, Match, RunEnded, RunJob
-
-EPOCH = 1_700_000_000.0
 
 CONFIG = """\
 LOCAL_DIR = {dir}

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from test_sim_policy import GPU_MACHINES
 
 from condorx.testing.pool import QUICK_POOL, LocalPool, wait_for
 
@@ -81,16 +82,7 @@ def test_a_simulated_job_is_removed_from_its_slot(pool):
     )
 
 
-GPU_POOL = """\
-SIM_MACHINES = 2
-NUM_CPUS = 4
-MEMORY = 4096
-MACHINE_RESOURCE_GPUs = CUDA0, CUDA1
-NUM_SLOTS_TYPE_1 = 1
-SLOT_TYPE_1 = 100%
-SLOT_TYPE_1_PARTITIONABLE = True
-SIM_JOB_DURATION = 3600
-"""
+GPU_POOL = "SIM_MACHINES = 2\nSIM_JOB_DURATION = 3600\n" + GPU_MACHINES
 
 
 def test_gpu_jobs_get_the_simulated_gpus_one_each_through_the_negotiator():
