@@ -96,17 +96,10 @@ class Claims:
         waiting = self._preempting(req.claim_id)
         if waiting is None:
             # The preemption may be over already: the slot is this (unclaimed) claim's.
-            waiting = next(
-                (
-                    s
-                    for s in self.driver.table.all_slots()
-                    if s.state == State.CLAIMED
-                    and s.claim is not None
-                    and s.claim.id == req.claim_id
-                    and not s.claim.claimed
-                ),
-                None,
-            )
+            slot = self.driver.table.claimed_by(req.claim_id)
+            if slot is not None and slot.state == State.CLAIMED:
+                assert slot.claim is not None
+                waiting = None if slot.claim.claimed else slot
         if waiting is not None:
             return await self._claim_after_preemption(waiting, peer, req)
         try:

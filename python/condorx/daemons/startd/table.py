@@ -67,6 +67,9 @@ class SlotTable:
         self.sequence = 0  # UpdateSequenceNumber: one more for each advertisement
         self.drain_attrs: dict[str, Any] = {}  # what every slot's ad says while draining
         self._exprs = {name: ExprTree(self.policy.texts[name]) for name in EXPRESSIONS}
+        # Slots by name and by claim id: found at once on every request's path.
+        self._by_name: dict[str, Slot] = {}
+        self._by_claim: dict[str, Slot] = {}
         now = self.now()
         for slot in self.slots:
             slot.entered_state = slot.entered_activity = now
@@ -78,16 +81,35 @@ class SlotTable:
     # -- finding slots --------------------------------------------------------------------
 
     def all_slots(self) -> list[Slot]:
-        return [s for p in self.slots for s in (p, *p.children)]
+        out: list[Slot] = []
+        for p in self.slots:
+            out.append(p)
+            if p.children:
+                out.extend(p.children)
+        return out
 
     def named(self, name: object) -> Slot | None:
-        return next((s for s in self.all_slots() if s.name == name), None)
+        found = self._by_name.get(name) if isinstance(name, str) else None
+        if found is None or not _present(found):
+            self._by_name = {s.name: s for s in self.all_slots()}
+            found = self._by_name.get(name) if isinstance(name, str) else None
+        return found
 
     def claimed_by(self, claim_id: object) -> Slot | None:
         """The slot whose current claim has this id."""
-        return next(
-            (s for s in self.all_slots() if s.claim is not None and s.claim.id == claim_id), None
-        )
+        if not isinstance(claim_id, str):
+            return None
+        found = self._by_claim.get(claim_id)
+        if (
+            found is None
+            or found.claim is None
+            or found.claim.id != claim_id
+            or not _present(found)
+        ):
+            # Claims come and go by many paths: the index is made again when it is wrong.
+            self._by_claim = {s.claim.id: s for s in self.all_slots() if s.claim is not None}
+            found = self._by_claim.get(claim_id)
+        return found
 
     # -- readings ---------------------------------------------------------------------------
 
@@ -244,6 +266,11 @@ class SlotTable:
 
 
 _ABSENT = object()
+
+
+def _present(slot: Slot) -> bool:
+    """Whether the slot is still the machine's (a dynamic slot whose claim ended is not)."""
+    return slot.parent is None or slot in slot.parent.children
 
 
 def _update(ad: ClassAd, before: dict[str, Any], now: dict[str, Any]) -> None:
