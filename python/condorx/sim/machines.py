@@ -63,7 +63,7 @@ class SimMachines:
         self._gone: set[str] = set()
         self.changed: Callable[[], None] = lambda: None  # a port: the advertiser's wake-up
         for table in tables:
-            startd = Startd(cfg, Driver(cfg, clock=table.clock, table=table), spawn)
+            startd = Startd(cfg, Driver(cfg, table=table), spawn)
             startd.driver.touched = functools.partial(self.touch, startd)
             self.startds.append(startd)
             self._by_host[table.machine.hostname] = startd

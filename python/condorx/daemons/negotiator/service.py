@@ -31,7 +31,7 @@ from condorx.daemons.core.server import Handler, Peer, Server
 from condorx.daemons.negotiator.accounting import Accounting
 from condorx.daemons.negotiator.handed_out import HandedOut
 from condorx.daemons.negotiator.handout import HandOut, Offer
-from condorx.language import cron
+from condorx.language import cron, resources
 from condorx.language.config import Config
 from condorx.language.negotiation import Submitter, negotiate, pool_policies
 from condorx.transport import locate, wire
@@ -256,7 +256,7 @@ class Negotiator:
         if dynamic is not None:
             request = {k.lower(): dynamic.get(k) for k in ("Cpus", "Memory", "Disk")}
             # And the custom resources carved (GPUs): the startd assigns which ones.
-            for name in _custom_resources(slot):
+            for name in resources.custom(slot):
                 request[name] = dynamic.get(name)
         user = str(job.get("Owner"))
         # preempts: "rank" or "priority" when the slot's job must go.
@@ -307,15 +307,3 @@ async def serve(
         nursery.start_soon(negotiator.loop)
         log.info("negotiator at %s, cycle every %d s", negotiator.address, negotiator.interval)
         task_status.started(negotiator.address)
-
-
-_STANDARD = {"cpus", "memory", "disk", "swap"}
-
-
-def _custom_resources(slot: ClassAd) -> list[str]:
-    """The custom resources a slot's MachineResources lists."""
-    listed = slot.get("MachineResources")
-    if not isinstance(listed, str):
-        return []
-    names = listed.replace(",", " ").split()
-    return [n for n in names if n.lower() not in _STANDARD]

@@ -21,6 +21,7 @@ from condorx.daemons.startd.machine import Machine
 from condorx.daemons.startd.policy import Policy
 from condorx.daemons.startd.slots import Slot
 from condorx.daemons.startd.states import State
+from condorx.language import resources
 from condorx.language.config import Config
 from condorx.transport.wire import Expr
 
@@ -139,9 +140,7 @@ def _resources(slot: Slot, m: Machine) -> dict[str, Any]:
         "TotalSlotCpus": slot.cpus,
         "TotalSlotMemory": slot.memory,
         "TotalSlotDisk": slot.disk,
-        "MachineResources": " ".join(
-            ["Cpus", "Memory", "Disk", "Swap", *(r.name for r in m.resources)]
-        ),
+        "MachineResources": resources.listing(r.name for r in m.resources),
     }
     free = slot.free_custom() if partitionable else slot.custom
     for r in m.resources:

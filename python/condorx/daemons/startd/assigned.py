@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from condorx.language import resources
 from condorx.language.config import Config
 
 # Names whose bare form (no pattern) keeps only the digits and commas of the ids.
@@ -22,11 +23,8 @@ _DIGITS_ONLY = ("CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL")
 
 
 def environment(cfg: Config, slot_ad: dict[str, Any]) -> dict[str, str]:
-    listed = slot_ad.get("MachineResources")
-    if not isinstance(listed, str):
-        return {}
     env: dict[str, str] = {}
-    for tag in listed.replace(",", " ").split():
+    for tag in resources.listed(slot_ad):
         attr = f"Assigned{tag}"
         protos = (cfg.get(f"ENVIRONMENT_FOR_{attr}") or "").strip()
         assigned = slot_ad.get(attr)

@@ -57,9 +57,9 @@ def _clock(second: int) -> tuple[int, int]:
 
 class Sensors:
     """Reads the inputs, measured or overridden. A simulated machine (`measured` false)
-    reads nothing of this host at its polls: it has no keyboard or console (idle since
-    the epoch) and no owner's load, unless the override says otherwise, and the swap of
-    the host it is laid out as, read once."""
+    reads nothing of this host at its polls: it has no keyboard or console (idle for
+    NEVER_TOUCHED, as a machine with no terminal) and no owner's load, unless the
+    override says otherwise, and the swap of the host it is laid out as, read once."""
 
     def __init__(
         self,
@@ -80,7 +80,7 @@ class Sensors:
         if self.measured:
             (keyboard, console), load = mach.idle_seconds(), mach.load_avg()
         else:
-            keyboard = console = int(now)
+            keyboard = console = mach.NEVER_TOUCHED
             load = 0.0
         kb = _number(fixed.get("KeyboardIdle"))
         co = _number(fixed.get("ConsoleIdle"))

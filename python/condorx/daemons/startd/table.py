@@ -189,7 +189,7 @@ class SlotTable:
                 ad[name] = expr
         else:
             ad = kept[0]
-            _update(ad, kept[1], wire_ad)
+            _update(ad, kept[1], wire_ad, self._exprs)
         slot.view_kept = (ad, wire_ad)
         ad["CurrentTime"] = int(self.now())
         return ad
@@ -237,12 +237,8 @@ class SlotTable:
                 Refusal.BUSY, f"{parent.name} has {free} left, not {(cpus, memory, disk)}"
             )
         free_custom = parent.free_custom()
-        short = [n for n, want in custom.items() if want > free_custom.get(n, 0)]
-        if short:
-            raise CarveError(
-                Refusal.BUSY,
-                f"{parent.name} has {free_custom} left, not {custom}",
-            )
+        if any(want > free_custom.get(n, 0) for n, want in custom.items()):
+            raise CarveError(Refusal.BUSY, f"{parent.name} has {free_custom} left, not {custom}")
         n = len(parent.children) + 1
         while any(c.name.startswith(f"slot{parent.id}_{n}@") for c in parent.children):
             n += 1
@@ -273,13 +269,16 @@ def _present(slot: Slot) -> bool:
     return slot.parent is None or slot in slot.parent.children
 
 
-def _update(ad: ClassAd, before: dict[str, Any], now: dict[str, Any]) -> None:
+def _update(
+    ad: ClassAd, before: dict[str, Any], now: dict[str, Any], policy: dict[str, ExprTree]
+) -> None:
     """Make the view made from the ad `before` the view of the ad `now`: most of a slot's
     ad does not change from one view to the next, and setting only what did is most of
-    what a poll saves."""
+    what a poll saves. The `policy` expressions stand over the ad's attributes of the
+    same names, as in a view made whole."""
     for k, v in now.items():
         old = before.get(k, _ABSENT)
-        if old is v or (type(old) is type(v) and old == v):
+        if old is v or (type(old) is type(v) and old == v) or k in policy:
             continue
         if v is None:
             if k in ad:
@@ -287,7 +286,7 @@ def _update(ad: ClassAd, before: dict[str, Any], now: dict[str, Any]) -> None:
         else:
             ad[k] = parsed(v.text) if isinstance(v, Expr) else v
     for k in before:
-        if k not in now and k in ad:
+        if k not in now and k in ad and k not in policy:
             del ad[k]
 
 
