@@ -342,7 +342,9 @@ def test_a_failed_query_fails_one_cycle_not_the_loop(cfg_pool, who, how):
             schedd_how = how if who == "schedd" else streaming(lambda req: [])
             schedd = await serve(nursery, cfg_pool, {Autoclusters: counted("schedd", schedd_how)})
 
-            def pool_ads(req: QueryAds) -> bytes:
+            def pool_ads(req: QueryAds) -> bytes | list[Any]:
+                if req.type == "machineprivate":
+                    return []  # no slot offers a claim id: each match goes to its startd
                 ad = slot_ad("<127.0.0.1:1>") if req.type == "machine" else schedd_ad(schedd)
                 return _core.ads_to_msgpack([ad])
 
@@ -422,6 +424,7 @@ def test_a_stale_ad_costs_a_refusal_then_a_newer_one_is_matched(one_slot, caplog
     wait_for(lambda: idle_jobs_advertised(pool), "the schedd to advertise its idle job")
 
     negotiator = Negotiator(pool.cfg)
+    negotiator.inform = True  # NEGOTIATOR_INFORM_STARTD: the startd hears of it first
     collector = negotiator.collector = LaggingCollector(pool.cfg, negotiator.creds)
     collector.behind = stale
     trio.run(negotiator.cycle)

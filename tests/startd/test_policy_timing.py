@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,32 +16,13 @@ import trio.testing
 from test_startd_policy import DESKTOP_POLICY
 
 from condorx.classad import ClassAd
-from condorx.testing.startd_rig import EPOCH, FakeStarter, Rig
+from condorx.testing.startd_rig import EPOCH, FakeStarter, Rig, run_rig
 from condorx.transport.peer import Peer
 from condorx.transport.protocol.startd import ClaimSlot, Continue, Match, Suspend, Vacate
 
 STOP, CONT, TERM, KILL = signal.SIGSTOP, signal.SIGCONT, signal.SIGTERM, signal.SIGKILL
 
 DESKTOP = "\nPOLLING_INTERVAL = 1" + DESKTOP_POLICY
-
-
-def run_rig(
-    tmp_path: Path, policy: str, test: Callable[[Rig, trio.Nursery], Awaitable[Any]]
-) -> Any:
-    """`test` on a started rig, in virtual time; what it returns."""
-
-    async def main() -> Any:
-        rig = Rig(tmp_path, policy)
-        try:
-            async with trio.open_nursery() as nursery:
-                await rig.start(nursery)
-                out = await test(rig, nursery)
-                nursery.cancel_scope.cancel()
-                return out
-        finally:
-            rig.close()
-
-    return trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
 
 
 def since(rig: Rig, t: float) -> list[tuple[float, int]]:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from condorx.client.collector import CollectorClient
 from condorx.testing.pool import QUICK_POOL, wait_for, wait_for_pid
 from condorx.testing.pool import LocalPool as Pool
 from condorx.testing.pool_views import history, queue, slot_state, transitions
@@ -92,6 +93,24 @@ KILL = false
 def desktop(pool: Pool) -> Pool:
     """A pool whose startd has the desktop policy."""
     return start(pool, DESKTOP_POLICY)
+
+
+@pytest.mark.parametrize(
+    ("inform", "expected"),
+    [("False", [5, 11, 12, 10, 22, 1]), ("True", [6, 9, 11, 12, 10, 22, 1])],
+    ids=["the-schedds-claim-tells-the-startd", "the-negotiator-tells-the-startd"],
+)
+def test_a_job_runs_whether_the_negotiator_tells_the_startd_or_not(pool, inform, expected):
+    """By default (HTCondor's NEGOTIATOR_INFORM_STARTD = False) the startd learns of a
+    match from the schedd's claim, which brings the job: Unclaimed to Claimed directly
+    (5), and Busy (11). Told first by the negotiator, it is Matched (6) and then
+    claimed (9)."""
+    p = start(pool, f"START = True\nNEGOTIATOR_INFORM_STARTD = {inform}\n")
+    wait_for(lambda: slot_state(p) == "Unclaimed/Idle", "the slot to be Unclaimed")
+    c = p.submit("executable = /bin/true\nqueue\n")
+    wait_for(lambda: history(p, "ClusterId") == [[str(c)]], "the job to finish")
+    wait_for(lambda: slot_state(p) == "Unclaimed/Idle", "the claim to be released")
+    assert transitions(p)[1:] == expected
 
 
 def test_owner_and_unclaimed_follow_the_keyboard(desktop):
@@ -172,10 +191,18 @@ def test_starting_state_and_attributes(desktop):
     assert os.getloadavg() and float(values["LoadAvg"]) >= 0.0
 
 
+def offered_claim_id(pool: Pool, slot: str) -> str:
+    """The claim id the slot offers in its private ad, read as the negotiator reads it."""
+    client = CollectorClient(pool.cfg, daemon_credentials(pool.cfg))
+    rows = trio.run(client.query_rows, "machineprivate", ["Name", "Capability"])
+    return dict((str(n), str(c)) for n, c in rows)[slot]
+
+
 def test_a_claim_that_comes_before_its_match(desktop):
     wait_for(lambda: slot_state(desktop) == "Unclaimed/Idle", "the slot to be Unclaimed")
     slot = desktop.cli("condorx.cli.status", "-af", "Name").stdout.split()[0]
-    claim = {"claim_id": "c2", "slot": slot, "schedd": "", "user": "u"}
+    offered = offered_claim_id(desktop, slot)
+    claim = {"claim_id": offered, "slot": slot, "schedd": "", "user": "u"}
 
     async def claim_then_match() -> list[int]:
         address = Address.parse(desktop.daemon("startd").address())
@@ -194,6 +221,8 @@ def test_a_claim_that_comes_before_its_match(desktop):
 
     seen = trio.run(claim_then_match)
     assert seen[-1] == 5 and 6 not in seen
+    # The spent claim id claims the slot no more: the slot offers another.
+    wait_for(lambda: offered_claim_id(desktop, slot) != offered, "a new offered claim id")
     # The claim's connection has closed: the claim ends with it (10, then 25: no vacating).
     wait_for(lambda: transitions(desktop)[-3:] == [10, 25, 1], "the lost claim to end")
 

@@ -45,17 +45,30 @@ Notice = Callable[[dict[str, Any]], Awaitable[None]]
 class Claim:
     """A claimed slot, on its connection."""
 
-    def __init__(self, ch: wire.Channel, claim_id: str, slot_ad: ClassAd) -> None:
+    def __init__(
+        self, ch: wire.Channel, claim_id: str, slot_ad: ClassAd, running: bool = False
+    ) -> None:
+        """`running`: the job the claim was made with (`ClaimSlot.job`) runs already; the
+        first `run` follows it rather than asking again."""
         self.ch = ch
         self.id = claim_id
         self.slot_ad = slot_ad
+        self.running = running
+
+    @property
+    def slot(self) -> str:
+        """The claimed slot's name (a dynamic slot's, carved for the claim)."""
+        return str(self.slot_ad.get("Name"))
 
     async def run(
         self, job: ClassAd, files: dict[str, bytes] | None, lease: int, notice: Notice
     ) -> RunResult:
         """Run `job` on the slot; returns how it ended. Each frame while it runs goes to
         `notice`; no frame for `lease` seconds is trio.TooSlowError (the run is lost)."""
-        await self.ch.send(RunJob(self.id, wire.pack_ad(job.flatten()), files).to_wire())
+        if self.running:
+            self.running = False  # sent with the claim: its frames follow on this stream
+        else:
+            await self.ch.send(RunJob(self.id, wire.pack_ad(job.flatten()), files).to_wire())
         while True:
             with trio.fail_after(lease):
                 reply = await self.ch.receive()
@@ -89,14 +102,16 @@ class StartdClient:
     async def claim(self, startd: Address, req: ClaimSlot) -> AsyncIterator[Claim]:
         """Take up a claim on a stream of its own; the stream ends when the block ends.
         TooSlowError when the startd does not take the connection within the timeout."""
-        ch, claimed = await self._claim(startd, req)
+        ch, claimed, running = await self._claim(startd, req)
         try:
             slot_ad = wire.ad_from_wire(claimed.ad, "slot ad")
-            yield Claim(ch, req.claim_id, slot_ad)
+            yield Claim(ch, claimed.claim_id or req.claim_id, slot_ad, running)
         finally:
             await ch.aclose()
 
-    async def _claim(self, startd: Address, req: ClaimSlot) -> tuple[Stream, Claimed]:
+    async def _claim(self, startd: Address, req: ClaimSlot) -> tuple[Stream, Claimed, bool]:
+        """The claim's stream, the startd's answer, and whether the job the request
+        brought runs already (its frames to follow on the stream)."""
         for attempt in (1, 2):
             # The limit holds only while the request goes out: its answer may wait out
             # a preempted job's retirement.
@@ -109,7 +124,7 @@ class StartdClient:
                     await ch.aclose()  # a stream's close holds against cancellation
                     raise
             try:
-                return ch, Claimed.from_wire(wire.check(await ch.receive()))
+                return (ch, *_claimed(await ch.receive()))
             except BaseException as e:
                 await ch.aclose()
                 # A shared connection the startd had just closed (or a restarted
@@ -132,6 +147,15 @@ class StartdClient:
     async def match(self, startd: Address, req: Match) -> str:
         """The negotiator's match of a slot; the slot's name (a dynamic one's, carved)."""
         return str(MatchTaken.from_wire(await call(startd, self.creds, req)).slot)
+
+
+def _claimed(frame: Any) -> tuple[Claimed, bool]:
+    """The startd's answer to a claim: its final reply, or, for a claim that brought its
+    first job, the frame that says it is claimed before the run's own frames."""
+    more = frame.get("more") if isinstance(frame, dict) else None
+    if isinstance(more, dict) and isinstance(more.get("claimed"), dict):
+        return Claimed.from_wire(more["claimed"]), True
+    return Claimed.from_wire(wire.check(frame)), False
 
 
 async def vacate(cfg: Config, slots: list[str], fast: bool) -> list[str]:

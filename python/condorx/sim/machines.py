@@ -65,6 +65,7 @@ class SimMachines:
         for table in tables:
             startd = Startd(cfg, Driver(cfg, table=table), spawn)
             startd.driver.touched = functools.partial(self.touch, startd)
+            startd.claims.on_claim = functools.partial(self.note_claim, startd=startd)
             self.startds.append(startd)
             self._by_host[table.machine.hostname] = startd
             for slot in table.slots:
@@ -158,4 +159,6 @@ class SimMachines:
             return self.ads(), gone
         for t in {id(t): t for t, _ in changed.values()}.values():
             t.sequence += 1
-        return [t.advertised(s) for t, s in changed.values()], gone
+        ads = [t.advertised(s) for t, s in changed.values()]
+        ads.extend(ad for t, s in changed.values() for ad in t.private_ads([s]))
+        return ads, gone

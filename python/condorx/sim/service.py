@@ -36,7 +36,6 @@ from condorx.transport.connection import daemon_credentials
 from condorx.transport.protocol.message import Each, Message, Reply
 from condorx.transport.protocol.startd import (
     CancelDrain,
-    Claimed,
     ClaimSlot,
     Continue,
     Deactivate,
@@ -96,14 +95,14 @@ class Simulator:
     async def matches(self, peer: Peer, req: Matches, ch: wire.Channel) -> Each:
         return Each(await batch.each(peer, req.items, Match, self.match, ch))
 
-    async def claim(self, peer: Peer, req: ClaimSlot, ch: wire.Channel) -> Claimed:
+    async def claim(self, peer: Peer, req: ClaimSlot, ch: wire.Channel) -> Reply:
+        """A claim (with its first run, when it brings its job): its machine notes the
+        claim's id for the requests that follow (`SimMachines.note_claim`)."""
         found = self.machines.of_claim(req.claim_id)
         startd = found if found is not None or not req.slot else self._by_slot(req.slot)
         if startd is None:
             raise Refused(Refusal.NOT_FOUND, "unknown claim")
-        claimed = await startd.claims.claim(peer, req, ch)
-        self.machines.note_claim(req.claim_id, startd)
-        return claimed
+        return await startd.claims.claim(peer, req, ch)
 
     def _on_claim(self, pick: Callable[[Startd], Handler]) -> Handler:
         """A request about one claim, answered by its machine's handler."""

@@ -17,12 +17,13 @@ from __future__ import annotations
 import logging
 import re
 import signal
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import trio
+import trio.testing
 
 from condorx.classad import ClassAd
 from condorx.daemons.core import hooks
@@ -122,10 +123,10 @@ class Rig:
         self.keyboard(keyboard)
         self.cfg: Config = load_config(subsystem="STARTD", path=root / "config", environ={})
         self.driver = Driver(self.cfg, clock=lambda: EPOCH + trio.current_time())
-        self.claims = Claims(self.driver)
         self.starters: list[FakeStarter] = []
         self.next_starter = FakeStarter
         self.runs = Runs(self.driver, spawn=self._spawn)
+        self.claims = Claims(self.driver, self.runs.run)
         # FETCH_WORK, answered by the test: the job ad text the next fetch prints ("" for
         # no work), and when each fetch ran.
         self.work: list[str] = []
@@ -254,3 +255,20 @@ class _Transitions(logging.Handler):
         found = re.search(r"\(transition (\d+):", record.getMessage())
         if found:
             self.steps.append((trio.current_time(), int(found.group(1))))
+
+
+def run_rig(root: Path, policy: str, test: Callable[[Rig, trio.Nursery], Awaitable[Any]]) -> Any:
+    """`test` on a started rig, in virtual time; what it returns."""
+
+    async def main() -> Any:
+        rig = Rig(root, policy)
+        try:
+            async with trio.open_nursery() as nursery:
+                await rig.start(nursery)
+                out = await test(rig, nursery)
+                nursery.cancel_scope.cancel()
+                return out
+        finally:
+            rig.close()
+
+    return trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))

@@ -438,7 +438,7 @@ class Server:
             return authz.not_allowed(peer, command, self.identity(peer))
         try:
             reply = await handler(peer, command.request.from_wire(request), ch)
-            if not isinstance(reply, command.reply):
+            if not isinstance(reply, command.replies):
                 raise RuntimeError(f"{name}'s handler answered {type(reply).__name__}")
             return reply.to_wire()
         except Refused as e:

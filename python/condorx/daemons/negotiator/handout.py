@@ -1,8 +1,11 @@
 """The negotiator's hand-out of a cycle's matches, in batches.
 
 Each chunk of matches (in the cycle's order, so the first matched are the first told)
-goes first to the slots' startds, one `Matches` request per startd, then, for the
-matches the startds took, to the jobs' schedds, one `MatchedMany` per schedd; each
+goes to the jobs' schedds, one `MatchedMany` per schedd, each match under the claim id
+its slot offers: the startd learns of it from the schedd's claim, as HTCondor's does by
+default. A match the startd must hear of first (a preempting one, whose slot's job must
+make way; every match under NEGOTIATOR_INFORM_STARTD) goes first to the slots' startds,
+one `Matches` request per startd, and on to the schedds once its startd took it; each
 over the connection the negotiator keeps to that daemon (`Peers`), at most `limit`
 daemons at a time. A peer that refuses an item costs that match; a peer that fails
 costs its part of the chunk; either way a log line, and the jobs stay idle for a later
@@ -44,6 +47,8 @@ class Offer:
     submitter: str
     job_id: str
     slot: str = ""  # the slot the claim is for, once the startd has named it (a dynamic one)
+    inform: bool = True  # the startd hears of the match first (else from the claim)
+    fs_domain: str = ""  # the slot's FileSystemDomain, for the schedd
 
 
 class HandOut:
@@ -59,7 +64,9 @@ class HandOut:
         self.failed = {}
         made = 0
         for i in range(0, len(offers), self.chunk):
-            taken = await self._to_startds(offers[i : i + self.chunk])
+            chunk = offers[i : i + self.chunk]
+            taken = await self._to_startds([o for o in chunk if o.inform])
+            taken += [replace(o, slot=o.match.slot) for o in chunk if not o.inform]
             made += await self._to_schedds(taken)
         return made
 
@@ -135,8 +142,18 @@ def _grouped(items: Sequence[Offer], key: Callable[[Offer], str]) -> dict[str, l
 
 def _matched(offer: Offer) -> Matched:
     m = offer.match
-    # The job stands for its autocluster: the schedd runs whichever of it still waits.
-    return Matched(offer.job_id, m.claim_id, offer.startd, offer.slot, m.user, autocluster=True)
+    # The job stands for its autocluster: the schedd runs whichever of it still waits. A
+    # startd not told of the match carves the dynamic slot when the schedd claims it.
+    return Matched(
+        offer.job_id,
+        m.claim_id,
+        offer.startd,
+        offer.slot,
+        m.user,
+        autocluster=True,
+        request=None if offer.inform else m.request,
+        fs_domain=offer.fs_domain,
+    )
 
 
 def _not_made(offers: list[Offer], reason: str) -> None:

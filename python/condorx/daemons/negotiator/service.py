@@ -1,7 +1,8 @@
 """The negotiator: every NEGOTIATOR_INTERVAL (or at once when a schedd asks, after a
-submission), it gathers the pool's free slots and the schedds' idle jobs, runs the Rust
-negotiation cycle, and tells each slot's startd and each job's schedd of their match,
-in batches over connections it keeps (`handout`).
+submission), it gathers the pool's free slots (and the claim id each offers in its
+private ad) and the schedds' idle jobs, runs the Rust negotiation cycle, and tells each
+job's schedd of its match (and the slot's startd first, when it must hear of it), in
+batches over connections it keeps (`handout`).
 
 Its peers may refuse, fail or say nothing (a slot taken meanwhile, a daemon restarting):
 each such failure costs a log line and that one peer's part of the cycle, never the
@@ -86,6 +87,10 @@ class Negotiator:
         if self.name.endswith("@"):
             self.name += locate.advertised_host("")
         self.last_cycle: dict[str, Any] = {}
+        # Whether every match goes to its startd before its schedd (HTCondor's knob, off
+        # by default: the startd learns of a match from the schedd's claim).
+        self.inform = cfg.get_bool("NEGOTIATOR_INFORM_STARTD", False)
+        self.offered: dict[str, str] = {}  # this cycle's offered claim ids, by slot name
         # Kept open from one cycle to the next to the daemons each cycle talks to.
         self.peers = Peers(self.creds, self.timeout)
         self.handout = HandOut(
@@ -129,6 +134,7 @@ class Negotiator:
         with trio.fail_after(self.timeout):
             slots = await self.collector.query_ads("machine", self.slot_constraint)
             schedds = await self.collector.query_ads("scheduler")
+            self.offered = await self._offered()
         running = self._charge(slots)
         # Owner slots too, one whose START takes the job is available (manual 3.5,
         # 3.5.8.1); Backfill slots, whose backfill work gives way to a job (3.5.8.6);
@@ -182,6 +188,14 @@ class Negotiator:
             "hand-out %(hand_out).3f s)",
             self.last_cycle,
         )
+
+    async def _offered(self) -> dict[str, str]:
+        """Each slot's offered claim id (the Capability of its private ad), by name; none
+        when NEGOTIATOR_INFORM_STARTD has every startd told of its matches."""
+        if self.inform:
+            return {}
+        rows = await self.collector.query_rows("machineprivate", ["Name", "Capability"])
+        return {r[0]: r[1] for r in rows if isinstance(r[0], str) and isinstance(r[1], str)}
 
     def _charge(self, slots: list[ClassAd]) -> set[str]:
         """Charge each user for the slots they hold now; returns who holds any."""
@@ -249,9 +263,13 @@ class Negotiator:
         dynamic: ClassAd | None,
         preempts: str | None = None,
     ) -> Offer:
-        """One match as it is handed out, under a new claim id. The slot is held from
-        now on: taken or not, it is not offered again until its startd advertises."""
+        """One match as it is handed out, under the claim id its slot offers, or a new
+        one its startd is told of first (a preempting match, a slot that offers none).
+        The slot is held from now on: taken or not, it is not offered again until its
+        startd advertises."""
         self.handed_out.hold(slot)
+        slot_name = str(slot.get("Name"))
+        offered = None if preempts else self.offered.get(slot_name)
         request = None
         if dynamic is not None:
             request = {k.lower(): dynamic.get(k) for k in ("Cpus", "Memory", "Disk")}
@@ -260,11 +278,19 @@ class Negotiator:
                 request[name] = dynamic.get(name)
         user = str(job.get("Owner"))
         # preempts: "rank" or "priority" when the slot's job must go.
-        match = Match(
-            str(slot.get("Name")), secrets.token_hex(16), schedd, user, preempts or None, request
-        )
+        claim_id = offered or secrets.token_hex(16)
+        match = Match(slot_name, claim_id, schedd, user, preempts or None, request)
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
-        return Offer(match, str(slot.get("MyAddress")), schedd, submitter, job_id)
+        fs_domain = slot.get("FileSystemDomain")
+        return Offer(
+            match,
+            str(slot.get("MyAddress")),
+            schedd,
+            submitter,
+            job_id,
+            inform=offered is None,
+            fs_domain=fs_domain if isinstance(fs_domain, str) else "",
+        )
 
     def ad(self) -> dict[str, Any]:
         return {

@@ -17,6 +17,7 @@ import logging
 
 import trio
 
+from condorx.classad import ClassAd
 from condorx.client.startd import StartdClient
 from condorx.daemons.core import batch
 from condorx.daemons.core.matchable import runs_here
@@ -259,7 +260,12 @@ class Schedd:
                 raise Refused(Refusal.NOT_FOUND, f"no job of {req.job}'s autocluster is waiting")
             key = picked
         claim = ClaimInfo(
-            id=req.claim_id, startd=Address.parse(req.startd), slot=req.slot, user=req.user
+            id=req.claim_id,
+            startd=Address.parse(req.startd),
+            slot=req.slot,
+            user=req.user,
+            slot_ad=ClassAd({"FileSystemDomain": req.fs_domain}) if req.fs_domain else ClassAd(),
+            request=req.request,
         )
         self.shadows.matched(key, claim)
         return Done()

@@ -14,7 +14,7 @@ import collections
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import trio
 
@@ -48,9 +48,27 @@ class ClaimInfo:
     startd: Address
     slot: str
     user: str
+    # The slot's ad once claimed; before, what the negotiator said of it (its
+    # FileSystemDomain, whether the first job's files travel).
     slot_ad: ClassAd = field(default_factory=ClassAd)
     job: Key | None = None
     next: Key | None = None  # condor_now's job, to run on this claim before any other
+    request: dict[str, Any] | None = None  # the dynamic slot to carve (a partitionable slot's)
+
+    @property
+    def told_once(self) -> str | None:
+        """What makes the negotiator's word of this claim one: its id, unless it is a
+        partitionable slot's offer, which stands for every match of that slot."""
+        return self.id if self.request is None else None
+
+
+@dataclass(frozen=True)
+class FirstJob:
+    """The job a claim brings to its slot: its ad and input files, as sent."""
+
+    key: Key
+    ad: ClassAd
+    files: dict[str, bytes] | None
 
 
 class Shadows:
@@ -123,23 +141,39 @@ class Shadows:
     def matched(self, job: Key, claim: ClaimInfo) -> None:
         """The negotiator matched `job` to a slot: take up the claim and start running.
         (Told twice of one claim, as a resent batch may, it takes it up once.)"""
-        if claim.id in self.claims:
-            return
-        self.claims[claim.id] = claim
+        once = claim.told_once
+        if once is not None:
+            if once in self.claims:
+                return
+            self.claims[once] = claim
         self.pending.add(job)
         self.nursery.start_soon(self._use_claim, claim, job)
 
     async def _use_claim(self, info: ClaimInfo, first: Key) -> None:
-        # One connection for the claim's life: claiming, each job's run, the release.
-        req = ClaimSlot(info.id, info.slot, info.user, self.me.address, self.me.name)
+        # One connection for the claim's life: claiming (with the first job, which
+        # starts at once), each job's run, the release.
+        once = info.told_once
         try:
+            job = await self._first_job(info, first)
+            req = ClaimSlot(
+                info.id,
+                info.slot,
+                info.user,
+                self.me.address,
+                self.me.name,
+                info.request,
+                job=None if job is None else wire.pack_ad(job.ad.flatten()),
+                files=None if job is None else job.files,
+            )
             async with self.startd.claim(info.startd, req) as claim:
-                info.slot_ad = claim.slot_ad
+                info.id, info.slot, info.slot_ad = claim.id, claim.slot, claim.slot_ad
                 key: Key | None = first
-                if not runs_here(self.ledger.get(first)) or first in self.running:
+                if job is None and (not runs_here(self.ledger.get(first)) or first in self.running):
                     key = self.next_job(info)
                 while key is not None:
-                    if not await self._run(claim, info, key):
+                    sent = job if job is not None and job.key == key else None
+                    job = None
+                    if not await self._run(claim, info, key, sent):
                         return  # the claim is gone with its startd
                     key = self.next_job(info)
                 await claim.release()
@@ -149,31 +183,39 @@ class Shadows:
             # A claim's task must never take the schedd down with it.
             log.exception("claim %s on %s failed", info.id[:8], info.slot)
         finally:
-            self.claims.pop(info.id, None)
+            if once is not None:
+                self.claims.pop(once, None)
             self.pending.discard(first)
             if info.next is not None:  # condor_now's job never ran here: matchable again
                 self.pending.discard(info.next)
 
+    async def _first_job(self, info: ClaimInfo, key: Key) -> FirstJob | None:
+        """The matched job, to go with the claim, when it still waits to run and whether
+        its files travel is known (the negotiator named the slot's FileSystemDomain)."""
+        ad = self.ledger.get(key)
+        if not runs_here(ad) or key in self.running or "FileSystemDomain" not in info.slot_ad:
+            return None
+        assert ad is not None
+        files = await self._inputs_or_hold(key, ad, info)
+        return None if files is False else FirstJob(key, ad, files)
+
     # -- running one job --------------------------------------------------------------------
 
-    async def _run(self, claim: Claim, info: ClaimInfo, key: Key) -> bool:
-        """Run `key` on the claim; False when the claim is over: its startd is lost (the job
-        is requeued) or took the job off and ended the claim (the job was evicted)."""
-        ad = self.ledger.get(key)
+    async def _run(
+        self, claim: Claim, info: ClaimInfo, key: Key, sent: FirstJob | None = None
+    ) -> bool:
+        """Run `key` on the claim (`sent`: the job the claim brought, running already);
+        False when the claim is over: its startd is lost (the job is requeued) or took the
+        job off and ended the claim (the job was evicted)."""
+        ad = self.ledger.get(key) if sent is None else sent.ad
         if ad is None:
             return True
         info.job = key
         self.running[key] = info
         self.pending.discard(key)
         try:
-            try:
-                files = await self._inputs(ad, info)
-            except wire.WireError as e:
-                # The job's input cannot be sent (a missing file): it goes on hold.
-                why, upload = str(e), HoldCode.UPLOAD_FILE_ERROR
-                await self._change(
-                    lambda txn: transitions.hold(txn, key, why, upload, 0, self.clock())
-                )
+            files = await self._inputs_or_hold(key, ad, info) if sent is None else sent.files
+            if files is False:
                 return True
             slot, host = info.slot, str(info.startd)
             await self._change(
@@ -207,11 +249,19 @@ class Shadows:
             self.running.pop(key, None)
             info.job = None
 
-    async def _inputs(self, ad: ClassAd, info: ClaimInfo) -> dict[str, bytes] | None:
-        """The job's input files, when they travel to this slot."""
+    async def _inputs_or_hold(
+        self, key: Key, ad: ClassAd, info: ClaimInfo
+    ) -> dict[str, bytes] | None | Literal[False]:
+        """The job's input files, when they travel to this slot; False when they cannot
+        be sent (a missing file), and the job is held for it."""
         if not _transfers(ad, info.slot_ad):
             return None
-        return await trio.to_thread.run_sync(inputs, ad)
+        try:
+            return await trio.to_thread.run_sync(inputs, ad)
+        except wire.WireError as e:
+            why, upload = str(e), HoldCode.UPLOAD_FILE_ERROR
+            await self._change(lambda txn: transitions.hold(txn, key, why, upload, 0, self.clock()))
+            return False
 
     async def _notice(self, info: ClaimInfo, frame: dict[str, Any]) -> None:
         """A frame of a running job: the startd's policy suspending or continuing it."""

@@ -12,6 +12,7 @@ two-slot example reads them), so one slot's policy can speak of another's state.
 from __future__ import annotations
 
 import functools
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,6 +118,21 @@ def slot_ad(
     ad.update(_resources(slot, m))
     ad.update(_claimed(slot, inputs.now))
     return ad
+
+
+def private_ad(slot: Slot, m: Machine, lifetime: int) -> dict[str, Any]:
+    """The slot's private ad (HTCondor's MachinePrivate): the claim id it offers, which a
+    schedd presents to claim it (a new one once a static slot's is spent)."""
+    if not slot.offer:
+        slot.offer = secrets.token_hex(16)
+    return {
+        "MyType": "MachinePrivate",
+        "Name": slot.name,
+        "Capability": slot.offer,
+        "ClaimId": slot.offer,
+        "StartdIpAddr": m.address,
+        "ClassAdLifetime": lifetime,
+    }
 
 
 @functools.lru_cache(maxsize=64)

@@ -1,5 +1,6 @@
 """The negotiator's matches and the schedd's claims of the startd's slots: a slot
-matched (6), claimed (9, or 5 when the schedd comes first), preempted for a better match
+matched (6), claimed (9; or 5, by the claim id the slot offers in its private ad, when
+the negotiator tells the startd nothing, as by default), preempted for a better match
 (13, then 23 or 24 once the old job is gone), released (10) or vacated (condor_vacate).
 
 A claim lives as long as the connection it was made on: when the schedd's end closes, the
@@ -9,6 +10,9 @@ claim ends with it, its job killed at once (`_schedd_gone`).
 from __future__ import annotations
 
 import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 import trio
@@ -18,10 +22,10 @@ from condorx.daemons.core.server import Peer
 from condorx.daemons.startd import states
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.slots import Claim, Slot
-from condorx.daemons.startd.states import State, Why
+from condorx.daemons.startd.states import State, Step, Why
 from condorx.errors import Refusal, Refused
 from condorx.transport import wire
-from condorx.transport.protocol.message import Done, Each
+from condorx.transport.protocol.message import Done, Each, Reply
 from condorx.transport.protocol.startd import (
     Claimed,
     ClaimSlot,
@@ -29,16 +33,24 @@ from condorx.transport.protocol.startd import (
     Matches,
     MatchTaken,
     Release,
+    RunEnded,
+    RunJob,
     Vacate,
     Vacated,
 )
 
 log = logging.getLogger("condorx.startd")
 
+FirstRun = Callable[[Peer, RunJob, wire.Channel], Awaitable[RunEnded]]
+
 
 class Claims:
-    def __init__(self, driver: Driver) -> None:
+    def __init__(self, driver: Driver, first_run: FirstRun) -> None:
+        """`first_run` runs a claim's first job when the claim brings it (`Runs.run`)."""
         self.driver = driver
+        self.first_run = first_run
+        # Told of each claim id taken up (the simulator routes a claim's requests by it).
+        self.on_claim: Callable[[str], None] = lambda claim_id: None
 
     async def match(self, peer: Peer, req: Match, ch: wire.Channel) -> MatchTaken:
         self.driver.taking_work()
@@ -92,7 +104,21 @@ class Claims:
         await self.driver.settle(slot)
         return MatchTaken(slot.name)
 
-    async def claim(self, peer: Peer, req: ClaimSlot, ch: wire.Channel) -> Claimed:
+    async def claim(self, peer: Peer, req: ClaimSlot, ch: wire.Channel) -> Reply:
+        """Take up a claim (9, or 5 by a slot's offered claim id); with its first job,
+        run that too, on the same request (`ClaimSlot`)."""
+        claimed = await self._claim(peer, req)
+        self.on_claim(claimed.claim_id or req.claim_id)
+        if req.job is None:
+            return claimed
+        await ch.send({"more": {"claimed": claimed.to_wire()}})
+        first = RunJob(claimed.claim_id or req.claim_id, req.job, req.files)
+        return await self.first_run(peer, first, ch)
+
+    async def _claim(self, peer: Peer, req: ClaimSlot) -> Claimed:
+        offered = self._offering(req)
+        if offered is not None:
+            return await self._claim_offered(offered, peer, req)
         waiting = self._preempting(req.claim_id)
         if waiting is None:
             # The preemption may be over already: the slot is this (unclaimed) claim's.
@@ -102,15 +128,47 @@ class Claims:
                 waiting = None if slot.claim.claimed else slot
         if waiting is not None:
             return await self._claim_after_preemption(waiting, peer, req)
-        try:
-            slot, step = self.driver.claimed_slot(req.claim_id), states.CLAIMED
-        except Refused:
-            # The schedd came before the negotiator's word of the match (transition 5).
-            slot, step = self._claim_first(req), states.CLAIMED_DIRECTLY
+        slot = self.driver.claimed_slot(req.claim_id)
+        return await self._take_up(slot, states.CLAIMED, peer, req)
+
+    def _offering(self, req: ClaimSlot) -> Slot | None:
+        """The slot whose offered claim id (its private ad's) the request presents."""
+        slot = self.driver.table.named(req.slot) if req.slot else None
+        if slot is None or not slot.offer or not isinstance(req.claim_id, str):
+            return None
+        return slot if secrets.compare_digest(slot.offer, req.claim_id) else None
+
+    async def _claim_offered(self, slot: Slot, peer: Peer, req: ClaimSlot) -> Claimed:
+        """A claim by the id a slot offers, the negotiator having told us nothing (as
+        HTCondor's does not by default): the slot is claimed directly (5), a dynamic slot
+        of `request`'s size carved first, under a claim id of its own, out of a
+        partitionable one, whose offer stands for its next match."""
+        self.driver.taking_work()
+        if slot.state not in (State.UNCLAIMED, State.OWNER, State.BACKFILL) or slot.claim:
+            raise Refused(
+                Refusal.BUSY, f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed"
+            )
+        claim_id = req.claim_id
+        if slot.kind == "Partitionable":
+            slot = self.driver.carve(slot, req.request or {})
+            claim_id = secrets.token_hex(16)
+        slot.claim = Claim(
+            id=claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now()
+        )
+        step = states.CLAIMED_DIRECTLY
+        if slot.state == State.OWNER:  # a slot whose START takes the job: matched first
+            await self.driver.take(slot, states.MATCHED)
+            step = states.CLAIMED
+        claimed = await self._take_up(slot, step, peer, req)
+        return replace(claimed, claim_id=claim_id if claim_id != req.claim_id else "")
+
+    async def _take_up(self, slot: Slot, step: Step, peer: Peer, req: ClaimSlot) -> Claimed:
         claim = slot.claim
         assert claim is not None
         if slot.state not in (State.MATCHED, State.UNCLAIMED, State.BACKFILL):
             raise Refused(Refusal.BUSY, f"{slot.name} is {slot.state}, not Matched")
+        if slot.kind == "Static":
+            slot.offer = ""  # spent: the slot offers another once it is free again
         claim.claimed = True
         claim.claimed_at = self.driver.now()
         claim.schedd = req.schedd or claim.schedd
@@ -156,16 +214,6 @@ class Claims:
                 await self.driver.settle(slot)
         if slot.state != State.CLAIMED:
             raise Refused(Refusal.BUSY, f"the backfill client on {slot.name} would not stop")
-
-    def _claim_first(self, req: ClaimSlot) -> Slot:
-        """A claim for a static slot the negotiator has matched but not yet told us of."""
-        slot = self.driver.slot_named(req.slot)
-        if slot.kind != "Static" or slot.state != State.UNCLAIMED or slot.claim is not None:
-            raise Refused(Refusal.NOT_FOUND, "unknown claim")
-        slot.claim = Claim(
-            id=req.claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now()
-        )
-        return slot
 
     def _schedd_gone(self, slot: Slot, claim: Claim) -> None:
         """The connection the claim was made on closed: the claim ends with it, its job

@@ -2,9 +2,10 @@
 (`states`), accepts matches and claims, and runs jobs through a starter process per claim.
 
 Commands from the pool's own daemons:
-- `match` (negotiator): reserve a slot for a claim id (transition 6); it lapses after
-  MATCH_TIMEOUT (8).
-- `claim` (schedd): take up a matched claim (9).
+- `match` (negotiator, only for a preempting match or under NEGOTIATOR_INFORM_STARTD):
+  reserve a slot for a claim id (transition 6); it lapses after MATCH_TIMEOUT (8).
+- `claim` (schedd): take up a matched claim (9), or claim a slot by the claim id it
+  offers in its private ad (5); with the claim's first job, which runs at once.
 - `run` (schedd): run a job on a claim (11). The reply streams `{"more": ...}` frames
   (`started`, an `alive` heartbeat (`condorx.daemons.core.job_lease`), and `suspended` or
   `continued` when the policy pauses the job) and ends with how the job ended, or with
@@ -94,15 +95,15 @@ class Startd:
         self.stop_requested = trio.Event()
         self.stop_mode = "graceful"
         self.exit_status = 0
-        self.claims = Claims(driver)
         self.runs = Runs(driver, spawn)
+        self.claims = Claims(driver, self.runs.run)
         self.drains = Drains(driver, self._exit)
         driver.fetcher = Fetcher(driver, self.runs.execute)
 
     def ads(self) -> list[dict[str, Any]]:
         """The slots' ads for the collector, as a new update in sequence."""
         self.table.sequence += 1
-        return self.table.ads()
+        return self.table.ads() + self.table.private_ads()
 
     def _exit(self, status: int) -> None:
         self.exit_status = status

@@ -69,6 +69,9 @@ class Slot:
     # which ones, for those the configuration names (AssignedGPUs).
     custom: dict[str, int] = field(default_factory=dict)
     assigned: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The claim id the slot offers in its private ad (none yet when empty): the
+    # negotiator hands it to the schedd, whose claim it authorizes.
+    offer: str = field(default="", repr=False)
     # The policy's view of the slot and the ad it was made from (`SlotTable.view`), kept
     # so that the next view sets only what changed.
     view_kept: Any = field(default=None, repr=False, compare=False)

@@ -18,7 +18,7 @@ from typing import Any
 
 from condorx.classad import ClassAd, ExprTree
 from condorx.daemons.startd import machine as mach
-from condorx.daemons.startd.ads import Extras, Measures, add_extras, slot_ad
+from condorx.daemons.startd.ads import Extras, Measures, add_extras, private_ad, slot_ad
 from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
 from condorx.daemons.startd.policy import Policy, parsed
 from condorx.daemons.startd.slots import Slot, layout
@@ -144,6 +144,18 @@ class SlotTable:
         out = [self._ad(s, measures) for s in self.all_slots()]
         add_extras(out, self.cfg, self.extras)
         return out
+
+    def private_ads(self, slots: list[Slot] | None = None) -> list[dict[str, Any]]:
+        """The private ads of `slots` (every slot's when None): the claim id each slot
+        that may be claimed by one offers (a free static slot, a partitionable one),
+        read by the negotiator alone."""
+        chosen = self.all_slots() if slots is None else slots
+        lifetime = self.update_interval * 3
+        return [
+            private_ad(s, self.machine, lifetime)
+            for s in chosen
+            if s.kind == "Partitionable" or (s.kind == "Static" and s.claim is None)
+        ]
 
     def advertised(self, slot: Slot) -> dict[str, Any]:
         """One slot's ad as advertised. Only this slot's ad is built unless it carries

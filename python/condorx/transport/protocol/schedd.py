@@ -216,6 +216,8 @@ class Matched(Message):
     slot: str
     user: str = ""
     autocluster: bool = False  # `job` stands for its group (`Autoclusters`): any of it
+    request: dict[str, Any] | None = None  # the dynamic slot to carve, claiming a partitionable one
+    fs_domain: str = ""  # the slot's FileSystemDomain: whether the first job's files travel
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,11 @@ class Matches(Message):
 
 @dataclass(frozen=True)
 class ClaimSlot(Message):
-    """A schedd takes up the claim the negotiator made for it."""
+    """A schedd takes up the claim the negotiator made for it: a claim id the startd was
+    told of (`Match`), or the one its slot offers in its private ad, with `request` the
+    dynamic slot to carve when the slot is partitionable. With `job` (as `RunJob`'s), the
+    claim's first job runs at once: the reply streams `{"more": {"claimed": Claimed}}`
+    and then the run's frames and end, as a `RunJob` on the claim would."""
 
     command = "claim"
     claim_id: str
@@ -43,6 +47,9 @@ class ClaimSlot(Message):
     user: str = ""
     schedd: str = ""
     client_machine: str = ""
+    request: dict[str, Any] | None = None
+    job: bytes | None = None
+    files: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,7 @@ class MatchTaken(Reply):
 class Claimed(Reply):
     slot: str
     ad: dict[str, Any]  # the slot's ad as advertised
+    claim_id: str = ""  # the claim's own id, when not the one claimed with (a carved slot's)
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,11 @@ class Command:
     permission: Permission
     reply: type[Reply] = Done
     audited: bool = False  # a change to the job queue: who, what, when in the audit log
+    also: tuple[type[Reply], ...] = ()  # what else it may answer, asked for more
+
+    @property
+    def replies(self) -> tuple[type[Reply], ...]:
+        return (self.reply, *self.also)
 
     @property
     def name(self) -> str:
@@ -93,7 +98,8 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
     "startd": (
         Command(startd.Match, D, startd.MatchTaken),
         Command(startd.Matches, D, Each),
-        Command(startd.ClaimSlot, D, startd.Claimed),
+        # A claim that brings its first job answers as that job's run does.
+        Command(startd.ClaimSlot, D, startd.Claimed, also=(startd.RunEnded,)),
         Command(startd.RunJob, D, startd.RunEnded),  # after the run's frames, streamed
         Command(startd.Deactivate, D, startd.Deactivated),
         Command(startd.Suspend, D),
