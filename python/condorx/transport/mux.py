@@ -121,7 +121,10 @@ class Link:
         self.ch = ch
         self.members: set[Stream] = set()  # the streams open on it
         self.streams: dict[int, Stream] = {}  # those with an id, by id
-        self._order = trio.Lock()
+        # Frames waiting for the task that writes (the first sender to find no writer at
+        # work): the frames of a busy connection's streams go out together, in order.
+        self._queue: list[bytes] = []
+        self._writing = False
         self.dead: str | None = None  # why the connection is over
         self.last_sid = 0
         # Called when the last stream ends (the client then closes the connection).
@@ -157,30 +160,50 @@ class Link:
             self._on_empty()
 
     async def send(self, stream: Stream, frame: Any) -> None:
-        """One frame of `stream` (None ends it)."""
-        async with self._order:
-            if stream.sid == 0:
-                if frame is None:
-                    return  # a stream that never spoke has nothing to end
-                self.last_sid += 1
-                stream.sid = self.last_sid
-                self.streams[stream.sid] = stream
-            await self._send([stream.sid, frame])
-
-    async def _send(self, frame: list[Any]) -> None:
+        """One frame of `stream` (None ends it). It goes at once when no other frame is
+        being written; else it joins the frames the writing task sends next, and this
+        returns (a connection that breaks meanwhile ends every stream on it)."""
         if self.dead is not None:
             raise trio.BrokenResourceError(self.dead)
-        body = wire.dumps(frame)
-        limit = _SEND_TIMEOUT + len(body) / _SEND_RATE
+        if stream.sid == 0:
+            if frame is None:
+                return  # a stream that never spoke has nothing to end
+            self.last_sid += 1
+            stream.sid = self.last_sid
+            self.streams[stream.sid] = stream
+        await self._post([stream.sid, frame])
+
+    async def refuse(self, sid: int, reply: dict[str, Any]) -> None:
+        """Answer a stream the client began with `reply`, and end it (not taken up)."""
+        await self._post([sid, reply], [sid, None])
+
+    async def _post(self, *frames: list[Any]) -> None:
+        if self.dead is not None:
+            raise trio.BrokenResourceError(self.dead)
+        self._queue.extend(wire.dumps(f) for f in frames)
+        if self._writing:
+            await trio.lowlevel.checkpoint()
+            return
+        self._writing = True
+        try:
+            while self._queue:
+                bodies, self._queue = self._queue, []
+                await self._write(bodies)
+        finally:
+            self._writing = False
+
+    async def _write(self, bodies: list[bytes]) -> None:
+        size = sum(len(b) for b in bodies)
+        limit = _SEND_TIMEOUT + size / _SEND_RATE
         # Shielded: a frame cut off half way would garble every stream's conversation.
         with trio.CancelScope(shield=True), trio.move_on_after(limit) as sending:
             try:
-                await self.ch.send_body(body)
+                await self.ch.send_bodies(bodies)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                 self.kill(f"connection broken: {e}")
                 raise trio.BrokenResourceError(self.dead) from None
         if sending.cancelled_caught:
-            self.kill(f"a frame of {len(body)} bytes not taken in {limit:g} s")
+            self.kill(f"{len(bodies)} frames of {size} bytes not taken in {limit:g} s")
             raise trio.BrokenResourceError(self.dead)
 
     def kill(self, why: str) -> None:
@@ -271,8 +294,7 @@ async def serve(
             if len(link.members) >= max_streams:
                 busy = wire.error_reply("busy", f"more than {max_streams} streams at once")
                 try:
-                    await link._send([sid, busy])
-                    await link._send([sid, None])
+                    await link.refuse(sid, busy)
                 except trio.BrokenResourceError:
                     pass  # the connection is gone with it
                 return None

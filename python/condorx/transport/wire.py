@@ -170,11 +170,15 @@ class StreamChannel(Channel):
 
     async def send_body(self, body: bytes) -> None:
         """A frame already packed (`dumps`)."""
+        await self.send_bodies([body])
+
+    async def send_bodies(self, bodies: list[bytes]) -> None:
+        """Frames already packed, in order, in one write."""
         async with self._sending:
             # Sealed under the lock: the session's counter follows the order on the wire.
             if self.session is not None:
-                body = self.session.seal(body)
-            await self.stream.send_all(_HEADER.pack(len(body)) + body)
+                bodies = [self.session.seal(b) for b in bodies]
+            await self.stream.send_all(b"".join(_HEADER.pack(len(b)) + b for b in bodies))
 
     async def _fill(self, n: int) -> None:
         while len(self._buf) < n:

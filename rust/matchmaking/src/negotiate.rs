@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
-use condorx_classad::{ClassAd, Expr};
+use condorx_classad::{ClassAd, Expr, Value};
 
 use crate::autocluster::{cluster_jobs, Cluster};
 use crate::deps::PoolReads;
@@ -23,7 +23,7 @@ use crate::pair::PairEval;
 use crate::preempt::{Preemption, Rules};
 use crate::prefilter::Prefilter;
 use crate::pslot::{carve, request_of};
-use crate::slots::PoolSlot;
+use crate::slots::{PoolSlot, Preemptible};
 use crate::walk::{Candidate, Seek, Walk};
 
 /// A submitter's idle jobs and effective priority (lower is better).
@@ -66,6 +66,20 @@ impl Default for Config {
             preemption_rank: None,
             priorities: HashMap::new(),
             share_orderings: true,
+        }
+    }
+}
+
+impl Config {
+    /// What may preempt a claimed slot this cycle: a PREEMPTION_REQUIREMENTS that is
+    /// the literal false (HTCondor's default) allows no priority preemption.
+    pub fn preemptible(&self) -> Preemptible {
+        if !self.consider_preemption {
+            return Preemptible::Never;
+        }
+        match &self.preemption_requirements {
+            None | Some(Expr::Lit(Value::Bool(false))) => Preemptible::ByRank,
+            Some(_) => Preemptible::Any,
         }
     }
 }
@@ -116,7 +130,7 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
     let mut clock = Clock::start();
     let mut pool: Vec<PoolSlot> = slots
         .iter()
-        .map(|s| PoolSlot::new(s, config.consider_preemption))
+        .map(|s| PoolSlot::new(s, config.preemptible()))
         .collect();
     let reads = PoolReads::of(pool.iter().map(|s| &*s.advertised));
     clock.lap("slots");

@@ -195,7 +195,12 @@ mod tests {
     fn pool(texts: &[&str]) -> Vec<PoolSlot> {
         texts
             .iter()
-            .map(|t| PoolSlot::new(&Arc::new(parse_ad(t).unwrap()), true))
+            .map(|t| {
+                PoolSlot::new(
+                    &Arc::new(parse_ad(t).unwrap()),
+                    crate::slots::Preemptible::Any,
+                )
+            })
             .collect()
     }
 

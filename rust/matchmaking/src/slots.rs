@@ -8,7 +8,7 @@ use condorx_classad::matching::requirements_hold;
 use condorx_classad::{ClassAd, Evaluator, Expr, Value};
 
 use crate::deps::slot_expr_reads_job;
-use crate::pair::PairEval;
+use crate::pair::{rank_value, PairEval};
 use crate::pslot::is_partitionable;
 
 /// What a slot's Requirements decide without the job.
@@ -34,8 +34,19 @@ pub struct PoolSlot {
     pub policy: Policy,
 }
 
+/// When a claimed slot may be preempted at all this cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Preemptible {
+    /// Never (NEGOTIATOR_CONSIDER_PREEMPTION is false).
+    Never,
+    /// Only by the slot's RANK (PREEMPTION_REQUIREMENTS is false or unset).
+    ByRank,
+    /// By RANK or by user priority.
+    Any,
+}
+
 impl PoolSlot {
-    pub fn new(ad: &Arc<ClassAd>, consider_preemption: bool) -> PoolSlot {
+    pub fn new(ad: &Arc<ClassAd>, preemptible: Preemptible) -> PoolSlot {
         let claimed = matches!(ad.lookup("State"), Some(Expr::Lit(Value::Str(s))) if s.eq_ignore_ascii_case("Claimed"));
         let partitionable = is_partitionable(ad);
         // A partitionable slot's Requirements may read its shrinking resources.
@@ -47,7 +58,7 @@ impl PoolSlot {
         PoolSlot {
             advertised: ad.clone(),
             ad: ad.clone(),
-            free: policy != Policy::Never && (consider_preemption || !claimed),
+            free: policy != Policy::Never && (!claimed || may_be_preempted(ad, preemptible)),
             claimed,
             partitionable,
             carved: 0,
@@ -76,6 +87,34 @@ impl PoolSlot {
     }
 }
 
+/// Whether some job could take the claimed slot: by priority, or by its RANK, unless
+/// that ignores the job and does not exceed the current job's (a pool of claimed slots
+/// whose RANK is a constant is not looked at again by every cluster).
+fn may_be_preempted(ad: &Arc<ClassAd>, preemptible: Preemptible) -> bool {
+    match preemptible {
+        Preemptible::Never => false,
+        Preemptible::Any => true,
+        Preemptible::ByRank => {
+            let Some(rank) = ad.lookup("Rank") else {
+                return 0.0 > current_rank(ad); // an absent RANK ranks every job 0
+            };
+            if slot_expr_reads_job(ad, rank) {
+                return true;
+            }
+            let nobody = Arc::new(ClassAd::new());
+            let mut ev = Evaluator::new(Some(ad), Some(&nobody));
+            rank_value(&ev.eval(rank)) > current_rank(ad)
+        }
+    }
+}
+
+fn current_rank(ad: &ClassAd) -> f64 {
+    match ad.lookup("CurrentRank") {
+        Some(Expr::Lit(v)) => rank_value(v),
+        _ => 0.0,
+    }
+}
+
 fn policy_of(ad: &Arc<ClassAd>) -> Policy {
     let Some(req) = ad.lookup("Requirements") else {
         // No Requirements: UNDEFINED, which is not true.
@@ -99,7 +138,26 @@ mod tests {
     use condorx_classad::parse_ad;
 
     fn slot(text: &str) -> PoolSlot {
-        PoolSlot::new(&Arc::new(parse_ad(text).unwrap()), true)
+        PoolSlot::new(&Arc::new(parse_ad(text).unwrap()), Preemptible::Any)
+    }
+
+    fn claimed(rank: &str, preemptible: Preemptible) -> bool {
+        let text =
+            format!("[ State = \"Claimed\"; Requirements = true; CurrentRank = 1.0; {rank} ]");
+        PoolSlot::new(&Arc::new(parse_ad(&text).unwrap()), preemptible).free
+    }
+
+    #[test]
+    fn a_claimed_slot_is_looked_at_only_if_a_job_could_take_it() {
+        use Preemptible::{Any, ByRank, Never};
+        assert!(claimed("Rank = 0", Any)); // user priority may take it
+        assert!(!claimed("Rank = 0", Never));
+        assert!(!claimed("Rank = 1.0", ByRank)); // no job ranks above the current one
+        assert!(!claimed("", ByRank));
+        assert!(claimed("Rank = 2", ByRank));
+        assert!(claimed("Rank = TARGET.Important =?= true", ByRank));
+        assert!(claimed("Rank = Important =?= true", ByRank)); // the job's, unscoped
+        assert!(slot("[ Requirements = true; Rank = 0 ]").free); // unclaimed: free
     }
 
     #[test]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from condorx import version
-from condorx.daemons.startd.inputs import Inputs
+from condorx.daemons.startd.inputs import Inputs, clock
 from condorx.daemons.startd.machine import Machine
 from condorx.daemons.startd.policy import Policy
 from condorx.daemons.startd.slots import Slot
@@ -52,9 +52,10 @@ class Extras:
 
 @dataclass(frozen=True)
 class Measures:
-    """The machine-wide readings of one poll."""
+    """The machine-wide readings of one poll, and the time a view or an ad is made."""
 
     inputs: Inputs
+    now: float
     benchmarks: dict[str, Any]  # Mips, KFlops, LastBenchmark
     virtual_memory: int
     serial: int
@@ -69,7 +70,26 @@ def slot_ad(
     load: tuple[float, float],
 ) -> dict[str, Any]:
     """The slot's ad as a wire map; `load` is its (LoadAvg, CondorLoadAvg)."""
-    inputs = measures.inputs
+    ad = fixed_part(slot, m, policy)
+    ad.update(varying_part(slot, measures, load))
+    return ad
+
+
+def fixed_key(slot: Slot, m: Machine) -> tuple[Any, ...] | None:
+    """What `fixed_part` reads that may change: while it is the same, so is the part (a
+    partitionable slot's, which its dynamic slots change, is made anew each time: None)."""
+    if slot.kind == "Partitionable":
+        return None
+    c = slot.claim
+    claim = None
+    if c is not None:
+        claim = (c, c.claimed, c.user, c.client_machine, c.job, c.job_start, c.rank)
+    return (slot.state, slot.activity, slot.entered_state, slot.entered_activity, m, claim)
+
+
+def fixed_part(slot: Slot, m: Machine, policy: Policy) -> dict[str, Any]:
+    """What the slot's ad says that changes only with its state, its claim and its job
+    (`fixed_key`), not with the time or the machine's readings."""
     start = "false" if slot.state in NOT_MATCHABLE else policy.texts["START"]
     ad: dict[str, Any] = {
         "MyType": "Machine",
@@ -79,7 +99,6 @@ def slot_ad(
         "SlotID": slot.id,
         "VirtualMachineID": slot.id,
         "SlotType": slot.kind,
-        "VirtualMemory": measures.virtual_memory,
         "TotalCpus": m.cpus,
         "TotalMemory": m.memory_mb,
         "Arch": m.arch,
@@ -102,21 +121,34 @@ def slot_ad(
         "UidDomain": m.uid_domain,
         "FileSystemDomain": m.fs_domain,
         "PartitionableSlot": slot.kind == "Partitionable",
+        "CurrentRank": slot.claim.rank if slot.claim is not None and slot.claim.job else 0.0,
+    }
+    ad.update(_resources(slot, m))
+    ad.update(_claimed(slot))
+    return ad
+
+
+def varying_part(slot: Slot, measures: Measures, load: tuple[float, float]) -> dict[str, Any]:
+    """What the slot's ad says that changes with the time and the machine's readings."""
+    inputs, now = measures.inputs, measures.now
+    clock_min, clock_day = clock(int(now))
+    ad: dict[str, Any] = {
+        "VirtualMemory": measures.virtual_memory,
         "KeyboardIdle": inputs.keyboard_idle,
         "ConsoleIdle": inputs.console_idle,
         "LoadAvg": load[0],
         "CondorLoadAvg": load[1],
-        "ClockMin": inputs.clock_min,
-        "ClockDay": inputs.clock_day,
-        "CurrentRank": slot.claim.rank if slot.claim is not None and slot.claim.job else 0.0,
+        "ClockMin": clock_min,
+        "ClockDay": clock_day,
         "CpuIsBusy": slot.cpu_busy_since is not None,
-        "CpuBusyTime": int(inputs.now - slot.cpu_busy_since) if slot.cpu_busy_since else 0,
+        "CpuBusyTime": int(now - slot.cpu_busy_since) if slot.cpu_busy_since else 0,
         "UpdateSequenceNumber": measures.serial,
         "ClassAdLifetime": measures.lifetime,
         **measures.benchmarks,
     }
-    ad.update(_resources(slot, m))
-    ad.update(_claimed(slot, inputs.now))
+    claim = slot.claim
+    if claim is not None and claim.claimed:
+        ad.update(slot.totals(now))
     return ad
 
 
@@ -170,7 +202,7 @@ def _resources(slot: Slot, m: Machine) -> dict[str, Any]:
     return out
 
 
-def _claimed(slot: Slot, now: float) -> dict[str, Any]:
+def _claimed(slot: Slot) -> dict[str, Any]:
     claim = slot.claim
     if claim is None or not claim.claimed:
         return {}
@@ -178,7 +210,6 @@ def _claimed(slot: Slot, now: float) -> dict[str, Any]:
         "RemoteUser": claim.user,
         "RemoteOwner": claim.user,
         "ClientMachine": claim.client_machine,
-        **slot.totals(now),
     }
     if claim.job is not None:
         job = claim.job

@@ -38,17 +38,9 @@ class Inputs:
     load_avg: float  # the whole machine's
     owner_load: float | None  # NonCondorLoadAvg when overridden, else None (measured)
 
-    @property
-    def clock_min(self) -> int:
-        return _clock(int(self.now))[0]
-
-    @property
-    def clock_day(self) -> int:
-        return _clock(int(self.now))[1]
-
 
 @functools.lru_cache(maxsize=4)
-def _clock(second: int) -> tuple[int, int]:
+def clock(second: int) -> tuple[int, int]:
     """ClockMin and ClockDay (0 = Sunday) at an epoch second: every slot's ad of a poll
     asks for the same few seconds."""
     t = time.localtime(second)

@@ -12,13 +12,22 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from condorx.classad import ClassAd, ExprTree
 from condorx.daemons.startd import machine as mach
-from condorx.daemons.startd.ads import Extras, Measures, add_extras, private_ad, slot_ad
+from condorx.daemons.startd.ads import (
+    Extras,
+    Measures,
+    add_extras,
+    fixed_key,
+    fixed_part,
+    private_ad,
+    slot_ad,
+    varying_part,
+)
 from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
 from condorx.daemons.startd.policy import Policy, parsed
 from condorx.daemons.startd.slots import Slot, layout
@@ -168,7 +177,8 @@ class SlotTable:
 
     def _measures(self) -> Measures:
         return Measures(
-            inputs=replace(self.inputs, now=self.now()),
+            inputs=self.inputs,
+            now=self.now(),
             benchmarks=self.benchmarks,
             virtual_memory=self.swap,
             serial=self.sequence,
@@ -187,22 +197,34 @@ class SlotTable:
         PREEMPT reads `SUSPEND && (WANT_SUSPEND == False)`). Only this slot's ad is built
         unless the policy reads other slots' attributes (STARTD_SLOT_ATTRS and kin): this
         runs at every transition, on the path of every job."""
-        wire_ad = self.advertised(slot)
+        if self.extras.slot_attrs or self.extras.vm_attrs:
+            parts = [self.advertised(slot), {}]  # other slots' attributes: made whole
+            key = None
+        else:
+            measures = self._measures()
+            varying = varying_part(slot, measures, self.loads.get(slot.name, (0.0, 0.0)))
+            varying.update(self.drain_attrs)
+            key = fixed_key(slot, self.machine)
+            kept = slot.view_kept
+            same = kept is not None and key is not None and kept.key == key
+            fixed = kept.parts[0] if same else None
+            if fixed is None:
+                fixed = fixed_part(slot, self.machine, self.policy)
+                add_extras([fixed], self.cfg, self.extras)
+            parts = [fixed, varying]
         kept = slot.view_kept
         if kept is None:
-            # Our own attributes: no name checks, and each expression's text parsed once.
-            ad = ClassAd(
-                {k: v for k, v in wire_ad.items() if v is not None and not isinstance(v, Expr)}
-            )
-            for k, v in wire_ad.items():
-                if isinstance(v, Expr):
-                    ad[k] = parsed(v.text)
+            ad = ClassAd()
+            for part in parts:
+                _update(ad, {}, part, {})
             for name, expr in self._exprs.items():
                 ad[name] = expr
         else:
-            ad = kept[0]
-            _update(ad, kept[1], wire_ad, self._exprs)
-        slot.view_kept = (ad, wire_ad)
+            ad = kept.ad
+            for before, now in zip(kept.parts, parts, strict=True):
+                if before is not now:  # a fixed part kept is as the view has it
+                    _update(ad, before, now, self._exprs)
+        slot.view_kept = KeptView(ad, key, parts)
         ad["CurrentTime"] = int(self.now())
         return ad
 
@@ -274,6 +296,16 @@ class SlotTable:
 
 
 _ABSENT = object()
+
+
+@dataclass
+class KeptView:
+    """A slot's policy view and what it was made from: the ad's fixed part (and what
+    that was made of, `fixed_key`) and its varying part."""
+
+    ad: ClassAd
+    key: tuple[Any, ...] | None
+    parts: list[dict[str, Any]]
 
 
 def _present(slot: Slot) -> bool:
