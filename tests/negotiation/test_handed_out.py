@@ -25,7 +25,7 @@ def names(ads: list[ClassAd]) -> list[str]:
 
 
 def test_a_slot_handed_out_is_left_out_while_its_ad_is_the_same():
-    held = HandedOut(bound=60, clock=Clock())
+    held = HandedOut(bound=60, claim_bound=30, clock=Clock())
     a, b = slot("slot1@x", 5, 1000), slot("slot2@x", 5, 1000)
     held.hold(a)
     assert names(held.unheld([a, b])) == ["slot2@x"]
@@ -33,7 +33,7 @@ def test_a_slot_handed_out_is_left_out_while_its_ad_is_the_same():
 
 
 def test_a_newer_ad_ends_the_hold():
-    held = HandedOut(bound=60, clock=Clock())
+    held = HandedOut(bound=60, claim_bound=30, clock=Clock())
     held.hold(slot("slot1@x", 5, 1000))
     assert names(held.unheld([slot("slot1@x", 6, 1000)])) == ["slot1@x"]
     # and for good: the old ad showing again (it cannot, but) is not held either
@@ -41,14 +41,14 @@ def test_a_newer_ad_ends_the_hold():
 
 
 def test_a_restarted_startd_counting_from_one_again_is_heard_by_the_time():
-    held = HandedOut(bound=60, clock=Clock())
+    held = HandedOut(bound=60, claim_bound=30, clock=Clock())
     held.hold(slot("slot1@x", 5, 1000))
     assert names(held.unheld([slot("slot1@x", 5, 1003)])) == ["slot1@x"]
 
 
 def test_the_bound_ends_a_hold_on_an_ad_that_never_changes():
     clock = Clock()
-    held = HandedOut(bound=60, clock=clock)
+    held = HandedOut(bound=60, claim_bound=30, clock=clock)
     a = slot("slot1@x", 5, 1000)
     held.hold(a)
     clock.now += 59
@@ -58,9 +58,33 @@ def test_the_bound_ends_a_hold_on_an_ad_that_never_changes():
 
 
 def test_a_slot_gone_from_the_collector_is_forgotten():
-    held = HandedOut(bound=60, clock=Clock())
+    held = HandedOut(bound=60, claim_bound=30, clock=Clock())
     a = slot("slot1@x", 5, 1000)
     held.hold(a)
     assert held.unheld([]) == []
     assert held.held == {}
     assert names(held.unheld([a])) == ["slot1@x"]
+
+
+def unclaimed(seq: int, state: str = "Unclaimed", entered: int = 900) -> ClassAd:
+    ad = slot("slot1@x", seq, 1000 + seq)
+    ad["State"], ad["EnteredCurrentState"] = state, entered
+    return ad
+
+
+def test_a_slot_claimed_by_its_offer_is_held_until_it_offers_another_or_its_claim_bound():
+    clock = Clock()
+    held = HandedOut(bound=60, claim_bound=30, clock=clock)
+    offers = {"slot1@x": "c1"}
+    held.hold(unclaimed(5), "c1")
+    # Advertised again while the schedd's claim is on its way: still Unclaimed, held.
+    assert held.unheld([unclaimed(6)], offers) == []
+    # Claimed, run and released within the second: the same state, another offer.
+    assert names(held.unheld([unclaimed(7)], {"slot1@x": "c2"})) == ["slot1@x"]
+    held.hold(unclaimed(8), "c2")
+    assert names(held.unheld([unclaimed(9, "Owner", 950)], {"slot1@x": "c2"})) == ["slot1@x"]
+    held.hold(unclaimed(10), "c2")
+    clock.now += 29
+    assert held.unheld([unclaimed(11)], {"slot1@x": "c2"}) == []
+    clock.now += 1  # never claimed within MATCH_TIMEOUT: offered again
+    assert names(held.unheld([unclaimed(11)], {"slot1@x": "c2"})) == ["slot1@x"]

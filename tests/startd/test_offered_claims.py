@@ -10,12 +10,13 @@ from typing import Any
 
 import trio
 
-from condorx.classad import ClassAd
+from condorx.classad import ClassAd, ExprTree
+from condorx.client.startd import Sent
 from condorx.errors import Refused
-from condorx.testing.startd_rig import Rig, run_rig
+from condorx.testing.startd_rig import FakeStarter, Rig, run_rig
 from condorx.transport import wire
 from condorx.transport.peer import Peer
-from condorx.transport.protocol.startd import Claimed, ClaimSlot, Release, RunEnded
+from condorx.transport.protocol.startd import Claimed, ClaimSlot, Release, RunEnded, RunJob
 
 PEER = Peer("u", "token", "127.0.0.1")
 PARTITIONABLE = (
@@ -122,3 +123,58 @@ def test_a_claim_that_brings_its_job_runs_it_at_once(tmp_path):
     assert t_claimed == t_started == 3.0 and started["more"]["started"] == 4242
     assert busy == "Claimed/Busy" and isinstance(ended, RunEnded)
     assert [n for _, n in steps if _ >= 3.0][:2] == [5, 11]  # claimed directly, then busy
+
+
+class Recording(FakeStarter):
+    """A starter that keeps each job ad it is handed."""
+
+    jobs: list[ClassAd] = []
+
+    async def run(self, request: Any) -> Any:
+        Recording.jobs.append(wire.ad_from_packed(request.job))
+        async for frame in super().run(request):
+            yield frame
+
+
+def test_a_claims_next_job_travels_as_its_changes_to_the_last(tmp_path):
+    first = ClassAd({"ClusterId": 7, "ProcId": 0, "Owner": "u", "Args": "a", "Gone": 1})
+    second = ClassAd({"ClusterId": 7, "ProcId": 1, "Owner": "u", "Args": "b"})
+    for ad in (first, second):
+        ad["Requirements"] = ExprTree("TARGET.Memory > ProcId")
+    one, two = wire.pack_ad(first), wire.pack_ad(second)
+    base, changed, removed = Sent(one).changes(Sent(two))
+
+    async def test(rig: Rig, nursery: trio.Nursery) -> Any:
+        Recording.jobs = []
+        rig.next_starter = Recording
+        name = rig.slot().name
+        claim = offered(rig)[name]
+        ended: list[Any] = []
+
+        async def ask(handler: Any, req: Any) -> None:
+            ended.append(await handler(PEER, req, Frames()))
+
+        nursery.start_soon(ask, rig.claims.claim, ClaimSlot(claim, name, "u", job=one))
+        await rig.until(lambda: len(Recording.jobs) == 1)
+        rig.starters[0].finish()
+        await rig.until(lambda: len(ended) == 1)
+        wrong = await refused(rig, RunJob(claim, changed, base="7.5", removed=removed))
+        nursery.start_soon(ask, rig.runs.run, RunJob(claim, changed, base=base, removed=removed))
+        await rig.until(lambda: len(Recording.jobs) == 2)
+        rig.starters[0].finish()
+        await rig.until(lambda: len(ended) == 2)
+        return wrong, Recording.jobs
+
+    wrong, jobs = run_rig(tmp_path, "", test)
+    assert (base, sorted(removed)) == ("7.0", ["Gone"])
+    assert sorted(wire.ad_from_packed(changed).keys()) == ["Args", "ProcId"]
+    assert [str(j) for j in jobs] == [str(first), str(second)]
+    assert wrong.startswith("bad-request")
+
+
+async def refused(rig: Rig, req: RunJob) -> str:
+    try:
+        await rig.runs.run(PEER, req, Frames())  # type: ignore[arg-type]
+    except Refused as e:
+        return f"{e.kind}: {e}"
+    raise AssertionError("the run was taken")

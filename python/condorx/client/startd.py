@@ -11,10 +11,10 @@ lease, and the last one says how the run ended (`RunResult`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import msgpack
 import trio
 
 from condorx.classad import ClassAd
@@ -46,14 +46,28 @@ class Claim:
     """A claimed slot, on its connection."""
 
     def __init__(
-        self, ch: wire.Channel, claim_id: str, slot_ad: ClassAd, running: bool = False
+        self,
+        ch: wire.Channel,
+        claim_id: str,
+        slot_ad: ClassAd,
+        running: bool = False,
+        sent: bytes | None = None,
     ) -> None:
-        """`running`: the job the claim was made with (`ClaimSlot.job`) runs already; the
-        first `run` follows it rather than asking again."""
+        """`running`: the job the claim was made with (`ClaimSlot.job`, packed: `sent`)
+        runs already; the first `run` follows it rather than asking again."""
         self.ch = ch
         self.id = claim_id
         self.slot_ad = slot_ad
         self.running = running
+        # The last job the startd holds for this claim, as sent: the next is sent as its
+        # changes to it.
+        self._last: Sent | None = Sent(sent) if running and sent is not None else None
+
+    async def __aenter__(self) -> Claim:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.ch.aclose()
 
     @property
     def slot(self) -> str:
@@ -65,22 +79,60 @@ class Claim:
     ) -> RunResult:
         """Run `job` on the slot; returns how it ended. Each frame while it runs goes to
         `notice`; no frame for `lease` seconds is trio.TooSlowError (the run is lost)."""
-        if self.running:
-            self.running = False  # sent with the claim: its frames follow on this stream
-        else:
-            await self.ch.send(RunJob(self.id, wire.pack_ad(job.flatten()), files).to_wire())
-        while True:
-            with trio.fail_after(lease):
-                reply = await self.ch.receive()
-            if isinstance(reply, dict) and "more" in reply:
-                if isinstance(reply["more"], dict):
-                    await notice(reply["more"])
-                continue
-            return RunResult.of(RunEnded.from_wire(wire.check(reply)))
+        try:
+            if self.running:
+                self.running = False  # sent with the claim: its frames follow on this stream
+            else:
+                await self.ch.send(self._request(job, files).to_wire())
+            while True:
+                with trio.fail_after(lease):
+                    reply = await self.ch.receive()
+                if isinstance(reply, dict) and "more" in reply:
+                    if isinstance(reply["more"], dict):
+                        await notice(reply["more"])
+                    continue
+                return RunResult.of(RunEnded.from_wire(wire.check(reply)))
+        except BaseException:
+            self._last = None  # what the startd holds is not known: the next goes whole
+            raise
+
+    def _request(self, job: ClassAd, files: dict[str, bytes] | None) -> RunJob:
+        """The run's request: the job whole, or its changes to the claim's last job."""
+        body = wire.pack_ad(job.flatten())
+        last, self._last = self._last, Sent(body)
+        if last is None:
+            return RunJob(self.id, body, files)
+        base, changed, removed = last.changes(self._last)
+        return RunJob(self.id, changed, files, base=base, removed=removed)
 
     async def release(self) -> None:
         """Give the slot back: the claim is over."""
         await self.ch.request(Release(self.id).to_wire())
+
+
+class Sent:
+    """A job ad as sent to a claim's startd, packed (kept so, the smallest form, while
+    its claim runs it)."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    @staticmethod
+    def _attrs(body: bytes) -> dict[str, Any]:
+        """The one ad of a packed body, its values left packed."""
+        attrs = msgpack.unpackb(body, raw=False, strict_map_key=False)[0]
+        return attrs if isinstance(attrs, dict) else {}
+
+    def changes(self, new: Sent) -> tuple[str, bytes, list[str]]:
+        """This job's id ("cluster.proc"), what `new` sets otherwise (packed, as one
+        ad), and the attributes it drops."""
+        old, now = self._attrs(self.body), self._attrs(new.body)
+        changed = {k: v for k, v in now.items() if old.get(k, _ABSENT) != v}
+        job_id = f"{old.get('ClusterId')}.{old.get('ProcId')}"
+        return job_id, msgpack.packb([changed]), [k for k in old if k not in now]
+
+
+_ABSENT = object()
 
 
 class StartdClient:
@@ -98,16 +150,18 @@ class StartdClient:
         self.claiming = trio.CapacityLimiter(max(1, claiming))
         self.timeout = timeout
 
-    @asynccontextmanager
-    async def claim(self, startd: Address, req: ClaimSlot) -> AsyncIterator[Claim]:
-        """Take up a claim on a stream of its own; the stream ends when the block ends.
-        TooSlowError when the startd does not take the connection within the timeout."""
+    async def claim(self, startd: Address, req: ClaimSlot) -> Claim:
+        """Take up a claim on a stream of its own, which ends when the claim is closed
+        (`async with`). TooSlowError when the startd does not take the connection within
+        the timeout. (Nothing here keeps the request, its first job's ad and files, for
+        as long as the claim lasts.)"""
         ch, claimed, running = await self._claim(startd, req)
         try:
             slot_ad = wire.ad_from_wire(claimed.ad, "slot ad")
-            yield Claim(ch, claimed.claim_id or req.claim_id, slot_ad, running)
-        finally:
+        except BaseException:
             await ch.aclose()
+            raise
+        return Claim(ch, claimed.claim_id or req.claim_id, slot_ad, running, req.job)
 
     async def _claim(self, startd: Address, req: ClaimSlot) -> tuple[Stream, Claimed, bool]:
         """The claim's stream, the startd's answer, and whether the job the request

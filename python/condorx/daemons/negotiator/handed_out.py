@@ -10,12 +10,18 @@ ad that never changes (its startd has stopped advertising, and the ad lives on u
 it expires); offered again then, the worst is a refusal, which costs a log line. (So
 is an ad the startd sent between the cycle's reading and its hand-out: another ad, but
 one that does not show the match yet.)
+
+A static slot matched under the claim id it offers (its startd not told) shows the
+match only once the schedd's claim is made, which may take a while when a cycle hands
+out thousands: its hold ends, not at its next ad, but when it offers another claim id
+(the one matched was spent on a claim) or shows another state, or after `claim_bound`
+seconds (MATCH_TIMEOUT: how long a schedd has to claim).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,32 +35,54 @@ def stamp(ad: ClassAd) -> tuple[Any, Any]:
     return (ad.get("UpdateSequenceNumber"), ad.get("LastHeardFrom"))
 
 
+def state_stamp(ad: ClassAd, offer: str | None) -> tuple[Any, ...]:
+    """What tells a slot's state from the next: the claim id it offers (a static slot
+    offers another once claimed) and its state."""
+    return (offer, *(ad.get(a) for a in ("State", "EnteredCurrentState")))
+
+
 @dataclass(frozen=True)
 class _Held:
-    stamp: tuple[Any, Any]  # of the ad the slot was matched on
+    stamp: tuple[Any, ...]  # of the ad the slot was matched on
     since: float  # when it was handed out, on `clock`
+    by_state: bool  # held until its state changes (else until its next ad)
 
 
 class HandedOut:
-    def __init__(self, bound: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, bound: float, claim_bound: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.bound = bound
+        self.claim_bound = claim_bound
         self.clock = clock
         self.held: dict[str, _Held] = {}
 
-    def hold(self, slot: ClassAd) -> None:
+    def hold(self, slot: ClassAd, offer: str | None = None) -> None:
         """The slot (as its ad showed it) has just been handed out, taken or not: a slot
-        whose startd refused it was not what its ad said either."""
+        whose startd refused it was not what its ad said either. `offer`: the claim id it
+        offers, matched under it (its startd learns of the match only from the claim)."""
         name = slot.get("Name")
         if isinstance(name, str):
-            self.held[name] = _Held(stamp(slot), self.clock())
+            by_state = offer is not None
+            seen = state_stamp(slot, offer) if by_state else stamp(slot)
+            self.held[name] = _Held(seen, self.clock(), by_state)
 
-    def unheld(self, slots: Sequence[ClassAd]) -> list[ClassAd]:
-        """The slots that may be offered, given every slot the collector has now: a hold
-        ends when its slot's ad has changed, is gone, or `bound` has passed."""
+    def unheld(
+        self, slots: Sequence[ClassAd], offers: Mapping[str, str] | None = None
+    ) -> list[ClassAd]:
+        """The slots that may be offered, given every slot the collector has now (and the
+        claim ids they offer): a hold ends when its slot's ad (or offer, or state) has
+        changed, is gone, or its bound has passed."""
         current = {s.get("Name"): s for s in slots}
+        offers = offers or {}
         now = self.clock()
         for name, held in list(self.held.items()):
             ad = current.get(name)
-            if ad is None or stamp(ad) != held.stamp or now - held.since >= self.bound:
+            if ad is None:
+                del self.held[name]
+                continue
+            seen = state_stamp(ad, offers.get(name)) if held.by_state else stamp(ad)
+            bound = self.claim_bound if held.by_state else self.bound
+            if seen != held.stamp or now - held.since >= bound:
                 del self.held[name]
         return [s for s in slots if s.get("Name") not in self.held]

@@ -64,7 +64,10 @@ class Negotiator:
         self.timeout = max(1, cfg.get_int("NEGOTIATOR_TIMEOUT", 30))
         # A startd re-advertises at least every UPDATE_INTERVAL: a few of them without a
         # new ad for a slot handed out, and the slot is offered again all the same.
-        self.handed_out = HandedOut(3 * max(1, cfg.get_int("UPDATE_INTERVAL", 300)))
+        self.handed_out = HandedOut(
+            3 * max(1, cfg.get_int("UPDATE_INTERVAL", 300)),
+            claim_bound=max(1, cfg.get_int("MATCH_TIMEOUT", 120)),
+        )
         self.accounting = Accounting(
             Path(cfg.get("ACCOUNTANT_DATABASE_FILE") or locate.spool(cfg) / "Accountantnew.log"),
             halflife=cfg.get_float("PRIORITY_HALFLIFE", 86400.0),
@@ -142,7 +145,8 @@ class Negotiator:
         # or PREEMPTION_REQUIREMENTS lets a user of better priority in).
         consider = self.cfg.get_bool("NEGOTIATOR_CONSIDER_PREEMPTION", True)
         wanted = ("Unclaimed", "Owner", "Backfill") + (("Claimed",) if consider else ())
-        free = [s for s in self.handed_out.unheld(slots) if s.get("State") in wanted]
+        unheld = self.handed_out.unheld(slots, self.offered)
+        free = [s for s in unheld if s.get("State") in wanted]
         if not free:
             return
         submitters, homes = await self._submitters(schedds, free)
@@ -267,9 +271,10 @@ class Negotiator:
         one its startd is told of first (a preempting match, a slot that offers none).
         The slot is held from now on: taken or not, it is not offered again until its
         startd advertises."""
-        self.handed_out.hold(slot)
         slot_name = str(slot.get("Name"))
         offered = None if preempts else self.offered.get(slot_name)
+        # A static slot claimed by its offer shows the match only once claimed.
+        self.handed_out.hold(slot, offered if dynamic is None else None)
         request = None
         if dynamic is not None:
             request = {k.lower(): dynamic.get(k) for k in ("Cpus", "Memory", "Disk")}

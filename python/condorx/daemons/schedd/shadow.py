@@ -155,17 +155,8 @@ class Shadows:
         once = info.told_once
         try:
             job = await self._first_job(info, first)
-            req = ClaimSlot(
-                info.id,
-                info.slot,
-                info.user,
-                self.me.address,
-                self.me.name,
-                info.request,
-                job=None if job is None else wire.pack_ad(job.ad.flatten()),
-                files=None if job is None else job.files,
-            )
-            async with self.startd.claim(info.startd, req) as claim:
+            claim = await self.startd.claim(info.startd, self._claim_request(info, job))
+            async with claim:
                 info.id, info.slot, info.slot_ad = claim.id, claim.slot, claim.slot_ad
                 key: Key | None = first
                 if job is None and (not runs_here(self.ledger.get(first)) or first in self.running):
@@ -188,6 +179,20 @@ class Shadows:
             self.pending.discard(first)
             if info.next is not None:  # condor_now's job never ran here: matchable again
                 self.pending.discard(info.next)
+
+    def _claim_request(self, info: ClaimInfo, job: FirstJob | None) -> ClaimSlot:
+        """The claim's request (made where it is sent: a claim's task holds no copy of
+        its first job's ad while the claim lasts)."""
+        return ClaimSlot(
+            info.id,
+            info.slot,
+            info.user,
+            self.me.address,
+            self.me.name,
+            info.request,
+            job=None if job is None else wire.pack_ad(job.ad.flatten()),
+            files=None if job is None else job.files,
+        )
 
     async def _first_job(self, info: ClaimInfo, key: Key) -> FirstJob | None:
         """The matched job, to go with the claim, when it still waits to run and whether

@@ -68,8 +68,11 @@ class Runs:
         view = self.driver.table.view(slot)
         if self.driver.worklife_over(claim, view):
             raise Refused(Refusal.BUSY, f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
-        job = wire.ad_from_packed(req.job, "job ad")
-        return await self.execute(slot, job, req.files, ch, view, req.job)
+        if req.base is None:
+            return await self.execute(
+                slot, wire.ad_from_packed(req.job, "job ad"), req.files, ch, view, req.job
+            )
+        return await self.execute(slot, _changed(claim.last_job, req), req.files, ch, view)
 
     async def execute(
         self,
@@ -290,6 +293,18 @@ class Runs:
             )
             data[name], sizes[name] = got, size
         return Peeked(data, sizes)
+
+
+def _changed(last: ClassAd | None, req: RunJob) -> ClassAd:
+    """The job a run names by its changes to the claim's last job."""
+    if last is None or req.base != f"{last.get('ClusterId')}.{last.get('ProcId')}":
+        raise Refused(Refusal.BAD_REQUEST, f"no job {req.base} on this claim to change")
+    job = last.copy()
+    job.update(wire.ad_from_packed(req.job, "job ad changes"))
+    for name in req.removed or ():
+        if isinstance(name, str):
+            job.pop(name, None)
+    return job
 
 
 def _is_job(job: ClassAd, named: Any) -> bool:

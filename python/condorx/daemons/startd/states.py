@@ -387,7 +387,7 @@ _RULES = {
 # Protocol transitions, taken by the startd's command handlers rather than by a poll.
 MATCHED = Step(6, State.MATCHED, Activity.IDLE, "the negotiator matched the slot")
 CLAIMED_DIRECTLY = Step(
-    5, State.CLAIMED, Activity.IDLE, "a schedd claimed it before the match arrived"
+    5, State.CLAIMED, Activity.IDLE, "a schedd claimed it by the claim id it offers"
 )
 CLAIMED = Step(9, State.CLAIMED, Activity.IDLE, "the matched schedd claimed it")
 ACTIVATED = Step(11, State.CLAIMED, Activity.BUSY, "the schedd started a job")

@@ -55,12 +55,16 @@ class ClaimSlot(Message):
 @dataclass(frozen=True)
 class RunJob(Message):
     """Run a job (its flattened ad, packed: `wire.pack_ad`) on the claim, with its input
-    files."""
+    files. With `base` (the claim's last job, "cluster.proc"), `job` holds only what
+    differs from that job's ad, and `removed` the attributes it has that this one has
+    not: a claim's jobs are mostly alike, and the whole ad travels once per claim."""
 
     command = "run"
     claim_id: str
     job: bytes
     files: dict[str, Any] | None = None
+    base: str | None = None
+    removed: list[Any] | None = None
 
 
 @dataclass(frozen=True)
