@@ -89,3 +89,47 @@ def test_sim_up_refuses_what_it_cannot_simulate_before_starting_anything(tmp_pat
         r = run_tool("condorx.cli.main", up, env, tmp_path)
         assert r.returncode == 1 and says in r.stderr and "Traceback" not in r.stderr
         assert not (tmp_path / "condor_config").exists()
+
+
+def test_sim_up_with_two_schedds_runs_the_jobs_of_each_on_the_same_machines():
+    with tempfile.TemporaryDirectory(prefix="simcli") as d:
+        root = Path(d)
+        env = {k: v for k, v in os.environ.items() if k != "CONDORX_TOKEN"}
+        env["CONDORX_CONFIG"] = str(root / "condor_config")
+
+        def tool(target: str, *args: str) -> str:
+            r = run_tool(target, args, env, root)
+            assert r.returncode == 0, r.stderr
+            return r.stdout
+
+        up = ["sim", "up", "--machines", "2", "--slots", "2", "--schedds", "2", "--dir", d]
+        try:
+            assert "2 machines, 4 slots, 2 schedds" in tool("condorx.cli.main", *up)
+            (root / "job.sub").write_text("executable = /bin/true\n+SimDuration = 1\nqueue 3\n")
+            tool("condorx.cli.submit", "job.sub")
+            tool("condorx.cli.submit", "-name", "schedd2", "job.sub")
+
+            # Each schedd keeps its own history: three jobs in each.
+            second = {**env, "_CONDOR_HISTORY": str(root / "spool.schedd2" / "history")}
+
+            def finished(environ: dict[str, str]) -> list[str]:
+                r = run_tool("condorx.cli.history", ["-af", "ExitCode"], environ, root)
+                return r.stdout.split()
+
+            wait_for(
+                lambda: finished(env) == ["0"] * 3 and finished(second) == ["0"] * 3,
+                "both schedds' jobs to run on the simulated machines",
+                timeout=120,
+            )
+            cfg = load_config(path=root / "condor_config", environ=env)
+            assert sorted(trio.run(master.status, cfg)) == [
+                "collector",
+                "negotiator",
+                "schedd",
+                "schedd2",
+                "sim",
+            ]
+            unknown = run_tool("condorx.cli.q", ["-name", "schedd9"], env, root)
+            assert unknown.returncode != 0 and "no single schedd named 'schedd9'" in unknown.stderr
+        finally:
+            run_tool("condorx.cli.main", ["sim", "down", "--dir", d], env, root)

@@ -40,12 +40,14 @@ def offered(rig: Rig) -> dict[str, str]:
     return {ad["Name"]: ad["Capability"] for ad in rig.driver.table.private_ads()}
 
 
-async def refusal(rig: Rig, req: ClaimSlot) -> str:
+async def refusal(rig: Rig, req: ClaimSlot | RunJob) -> str:
+    """How the startd refuses a claim or a run (the test fails if it takes it)."""
+    handler = rig.claims.claim if isinstance(req, ClaimSlot) else rig.runs.run
     try:
-        await rig.claims.claim(PEER, req, Frames())  # type: ignore[arg-type]
+        await handler(PEER, req, Frames())  # type: ignore[arg-type]
     except Refused as e:
         return f"{e.kind}: {e}"
-    raise AssertionError("the claim was taken")
+    raise AssertionError(f"the {req.command} was taken")
 
 
 def test_a_slot_is_claimed_by_the_id_it_offers_and_by_no_other(tmp_path):
@@ -158,7 +160,7 @@ def test_a_claims_next_job_travels_as_its_changes_to_the_last(tmp_path):
         await rig.until(lambda: len(Recording.jobs) == 1)
         rig.starters[0].finish()
         await rig.until(lambda: len(ended) == 1)
-        wrong = await refused(rig, RunJob(claim, changed, base="7.5", removed=removed))
+        wrong = await refusal(rig, RunJob(claim, changed, base="7.5", removed=removed))
         nursery.start_soon(ask, rig.runs.run, RunJob(claim, changed, base=base, removed=removed))
         await rig.until(lambda: len(Recording.jobs) == 2)
         rig.starters[0].finish()
@@ -170,11 +172,3 @@ def test_a_claims_next_job_travels_as_its_changes_to_the_last(tmp_path):
     assert sorted(wire.ad_from_packed(changed).keys()) == ["Args", "ProcId"]
     assert [str(j) for j in jobs] == [str(first), str(second)]
     assert wrong.startswith("bad-request")
-
-
-async def refused(rig: Rig, req: RunJob) -> str:
-    try:
-        await rig.runs.run(PEER, req, Frames())  # type: ignore[arg-type]
-    except Refused as e:
-        return f"{e.kind}: {e}"
-    raise AssertionError("the run was taken")

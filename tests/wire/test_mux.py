@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import trio
+import trio.testing
 
 from condorx.daemons.core import server
 from condorx.daemons.core.server import Peer, Server
@@ -368,3 +369,44 @@ def test_a_reply_waiting_its_turn_on_a_busy_connection_is_sent_not_dropped(monke
         await ch.aclose()
 
     run(test)
+
+
+class SlowPeer:
+    """A connection whose peer reads only when let: each write waits for `go`."""
+
+    def __init__(self) -> None:
+        self.go = trio.Event()
+        self.writes: list[list[bytes]] = []
+
+    async def send_bodies(self, bodies: list[bytes]) -> None:
+        await self.go.wait()
+        self.writes.append(bodies)
+
+
+def test_frames_queue_for_one_write_and_a_slow_peer_holds_back_their_senders():
+    frame = "x" * 65536
+    slow = SlowPeer()
+    link = mux.Link(slow)  # type: ignore[arg-type]
+    streams = [link.open() for _ in range(40)]
+    returned: list[int] = []
+
+    async def main() -> int:
+        async def send(i: int) -> None:
+            await streams[i].send(frame)
+            returned.append(i)
+
+        async with trio.open_nursery() as nursery:
+            for i in range(40):
+                nursery.start_soon(send, i)
+                await trio.testing.wait_all_tasks_blocked()
+            while_blocked = len(returned)
+            slow.go.set()
+        return while_blocked
+
+    # The writer's own frame, then a MiB queued behind it; past that, senders wait.
+    assert trio.run(main) == mux._QUEUED // len(wire.dumps([1, frame]))
+    assert len(returned) == 40
+    sent = [wire.unpack(b)[0] for w in slow.writes for b in w]
+    assert sent == list(range(1, 41))  # every frame, in the order sent (stream ids)
+    assert all(sum(map(len, w)) <= mux._QUEUED for w in slow.writes)
+    assert len(slow.writes) < 40  # gathered: fewer writes than frames

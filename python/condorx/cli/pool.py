@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -124,15 +125,22 @@ def answers(cfg: Config) -> bool:
 
 
 def wait_ready(
-    cfg: Config, tool: str, slots: int, startd: bool = True, timeout: float = 60.0
+    cfg: Config,
+    tool: str,
+    slots: int,
+    startd: bool = True,
+    timeout: float = 60.0,
+    also: Sequence[Path] = (),
 ) -> None:
-    """Until the schedd, the collector and the negotiator (and the startd) listen and the
-    collector holds `slots` slots: the pool takes a submission once the tool returns."""
+    """Until the schedd, the collector and the negotiator (and the startd, and the
+    daemons whose address files `also` names) listen and the collector holds `slots`
+    slots: the pool takes a submission once the tool returns."""
     deadline = time.monotonic() + timeout
     wanted = [
         locate.schedd_address_file(cfg),
         locate.collector_address_file(cfg),
         locate.negotiator_address_file(cfg),
+        *also,
     ]
     if startd:
         wanted.append(locate.startd_address_file(cfg))

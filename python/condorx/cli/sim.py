@@ -1,7 +1,7 @@
 """A simulated pool: the real collector, negotiator and schedd under a master, with the
 pool simulator's execute machines instead of a startd.
 
-condorx sim up --machines 1000 --slots 100 [--dir DIR] [--duration S|DISTRIBUTION]
+condorx sim up --machines 1000 --slots 100 [--schedds N] [--dir DIR] [--duration S|DIST]
 condorx sim up --machine-ads STATUS_DUMP [--duration ...]
 condorx sim jobs QUEUE_DUMP [--dir DIR]
 condorx sim down [--dir DIR]
@@ -11,7 +11,10 @@ distribution such as `exponential(600)`, see `condorx.sim.durations`) and end wi
 code 0; condor_q, condor_status and the rest work on it as on any pool. With
 --machine-ads, its machines are a real pool's, from that pool's `condor_status -l`;
 `sim jobs` puts a real queue's jobs (`condor_q -l`) in it, each under its own owner, so
-the pool shows how that queue drains under this configuration.
+the pool shows how that queue drains under this configuration. With --schedds N, the
+pool has N schedds (the first the pool's own, the others named schedd2, schedd3, ...,
+each with its own spool, as HTCondor's masters run more than one): submit to one with
+`condor_submit -name schedd2`.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import click
 from condorx.cli.common import fail, load, run_client
 from condorx.cli.pool import PERSONAL, answers, start_master, stop_master, wait_ready
 from condorx.client.schedd import ScheddClient
+from condorx.language.config import load_config
 from condorx.language.config.errors import ConfigError
 from condorx.sim import pool_dump, queue_dump
 from condorx.sim.durations import Durations
@@ -43,6 +47,25 @@ QUEUE_SUPER_USER_MAY_IMPERSONATE = .*
 # A job's slot is held while it runs: one schedd holds a connection per running job.
 MAX_JOBS_PER_SUBMISSION = 10000000
 """
+
+
+def more_schedds(count: int) -> str:
+    """The configuration of a pool's schedds beyond its first: each run by the master
+    under a local name, with a spool, logs and addresses of its own."""
+    text = ""
+    for n in range(2, count + 1):
+        local = f"SCHEDD{n}"
+        text += (
+            f"DAEMON_LIST = $(DAEMON_LIST), {local}\n"
+            f"{local} = condor_schedd\n{local}_ARGS = -local-name {local}\n"
+            f"{local}.SCHEDD_NAME = schedd{n}@$(FULL_HOSTNAME)\n"
+            f"{local}.SPOOL = $(LOCAL_DIR)/spool.schedd{n}\n"
+            f"{local}.SCHEDD_ADDRESS_FILE = $(LOG)/.schedd_address.schedd{n}\n"
+            f"{local}.SCHEDD_SOCKET = $(LOG)/schedd{n}.sock\n"
+            f"{local}.SCHEDD_LOG = $(LOG)/SchedLog.schedd{n}\n"
+            f"{local}.SCHEDD_AUDIT_LOG = $(LOG)/SchedAuditLog.schedd{n}\n"
+        )
+    return text
 
 
 def _root(directory: Path | None) -> Path:
@@ -77,13 +100,19 @@ DIR = click.option(
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="A real pool's `condor_status -l` output: simulate its machines instead.",
 )
+@click.option("--schedds", default=1, show_default=True, help="Schedds in the pool.")
 @DIR
 def up(
-    machines: int, slots: int, duration: str, machine_ads: Path | None, directory: Path | None
+    machines: int,
+    slots: int,
+    duration: str,
+    machine_ads: Path | None,
+    schedds: int,
+    directory: Path | None,
 ) -> None:
     """Start a simulated pool (writing its configuration when it has none)."""
-    if machines < 1 or slots < 1:
-        fail("condorx sim up: --machines and --slots must be at least 1")
+    if machines < 1 or slots < 1 or schedds < 1:
+        fail("condorx sim up: --machines, --slots and --schedds must be at least 1")
     try:
         Durations.parse(duration, knob="--duration")
         dumped = pool_dump.load(machine_ads.resolve()) if machine_ads else None
@@ -97,12 +126,16 @@ def up(
         cfg = load("condorx sim up", "MASTER")
         if locate.master_socket(cfg).exists() and answers(cfg):
             fail(f"condorx sim up: a pool is already running from {root} (condorx sim down)")
-    text = PERSONAL.format(dir=root) + SIMULATED.format(
-        machines=machines,
-        slots=slots,
-        memory=slots * 1024,
-        duration=duration,
-        machine_ads=machine_ads.resolve() if machine_ads else "",
+    text = (
+        PERSONAL.format(dir=root)
+        + SIMULATED.format(
+            machines=machines,
+            slots=slots,
+            memory=slots * 1024,
+            duration=duration,
+            machine_ads=machine_ads.resolve() if machine_ads else "",
+        )
+        + more_schedds(schedds)
     )
     root.mkdir(parents=True, exist_ok=True)
     config.write_text(text)
@@ -112,9 +145,15 @@ def up(
     if dumped is not None:
         machines, wanted = len(dumped), sum(len(m.slots) for m in dumped)
     # The simulator stands in for the startd: its slots, not a startd's file, say it is up.
-    wait_ready(cfg, "condorx sim up", wanted, startd=False, timeout=60 + wanted / 1000)
+    others = [
+        locate.schedd_address_file(load_config(subsystem="SCHEDD", local_name=f"SCHEDD{n}"))
+        for n in range(2, schedds + 1)
+    ]
+    timeout = 60 + wanted / 1000
+    wait_ready(cfg, "condorx sim up", wanted, startd=False, timeout=timeout, also=others)
     plural = "s" if machines != 1 else ""
-    click.echo(f"Simulated pool up in {root}: {machines} machine{plural}, {wanted} slots.")
+    also = f", {schedds} schedds" if schedds > 1 else ""
+    click.echo(f"Simulated pool up in {root}: {machines} machine{plural}, {wanted} slots{also}.")
     click.echo(f"Use it from other shells with: export CONDORX_CONFIG={config}")
 
 

@@ -53,6 +53,15 @@ def addresses(cfg: Config, name: str | None = None) -> list[Address]:
     return found
 
 
+def _is_address(text: str) -> bool:
+    """An address (`<host:port>`, `host:port`, `unix:...`) rather than a schedd's name."""
+    try:
+        Address.parse(text)
+    except ValueError:
+        return False
+    return True
+
+
 class ScheddClient:
     def __init__(
         self, cfg: Config, address: str | None = None, creds: Credentials | None = None
@@ -109,7 +118,8 @@ class ScheddClient:
     async def _connect(self) -> wire.Channel:
         # Found anew at every connection: a daemon's client outlives a schedd that starts
         # after it, or restarts at another address.
-        found = addresses(self.cfg, self.address)
+        named = self.address if self.address and not _is_address(self.address) else None
+        found = await self._by_name(named) if named else addresses(self.cfg, self.address)
         if not found:
             raise wire.WireError("no schedd found: is the pool running? (condorx pool up)")
         last: Exception | None = None
@@ -119,6 +129,23 @@ class ScheddClient:
             except OSError as e:
                 last = e
         raise wire.WireError(f"cannot reach the schedd at {found[-1]}: {last}")
+
+    async def _by_name(self, name: str) -> list[Address]:
+        """The address of the schedd the collector knows by this name (`schedd2`, or
+        `schedd2@host` in full), as condor_submit -name finds one."""
+        from condorx.client.collector import CollectorClient
+
+        rows = await CollectorClient(self.cfg, self.creds).query_rows(
+            "scheduler", ["Name", "MyAddress"]
+        )
+        ads = [(str(n), str(a)) for n, a in rows if isinstance(n, str) and isinstance(a, str)]
+        chosen = [a for n, a in ads if n == name] or [
+            a for n, a in ads if n.partition("@")[0] == name
+        ]
+        if len(chosen) != 1:
+            known = ", ".join(sorted(n for n, _ in ads)) or "none"
+            raise wire.WireError(f"no single schedd named {name!r} (the collector knows {known})")
+        return [Address.parse(chosen[0])]
 
     def _creds_for(self, addr: Address) -> Credentials:
         # On the local socket the uid is the identity unless a token names someone else.

@@ -35,6 +35,10 @@ _UNREAD = 16
 # every stream share it.
 _SEND_TIMEOUT = 60.0
 _SEND_RATE = 1024 * 1024
+# Bytes of frames a connection holds for its writer before a sender waits for it to
+# write (and the most one write takes): a peer slow to read slows its senders, as it
+# would on a connection of their own, rather than piling up frames here.
+_QUEUED = 1024 * 1024
 
 
 class Stream(wire.Channel):
@@ -124,7 +128,9 @@ class Link:
         # Frames waiting for the task that writes (the first sender to find no writer at
         # work): the frames of a busy connection's streams go out together, in order.
         self._queue: list[bytes] = []
+        self._queued = 0  # their bytes
         self._writing = False
+        self._wrote = trio.Event()  # set (and replaced) as each write ends
         self.dead: str | None = None  # why the connection is over
         self.last_sid = 0
         # Called when the last stream ends (the client then closes the connection).
@@ -180,17 +186,37 @@ class Link:
     async def _post(self, *frames: list[Any]) -> None:
         if self.dead is not None:
             raise trio.BrokenResourceError(self.dead)
-        self._queue.extend(wire.dumps(f) for f in frames)
+        for frame in frames:
+            body = wire.dumps(frame)
+            self._queue.append(body)
+            self._queued += len(body)
         if self._writing:
             await trio.lowlevel.checkpoint()
+            while self._writing and self._queued > _QUEUED and self.dead is None:
+                await self._wrote.wait()
+            if self.dead is not None:
+                raise trio.BrokenResourceError(self.dead)
             return
         self._writing = True
         try:
             while self._queue:
-                bodies, self._queue = self._queue, []
-                await self._write(bodies)
+                await self._write(self._next_batch())
+                self._wrote.set()
+                self._wrote = trio.Event()
         finally:
             self._writing = False
+            self._wrote.set()
+            self._wrote = trio.Event()
+
+    def _next_batch(self) -> list[bytes]:
+        """The frames of the next write: the oldest, up to _QUEUED bytes (one at least)."""
+        n, size = 0, 0
+        while n < len(self._queue) and (n == 0 or size + len(self._queue[n]) <= _QUEUED):
+            size += len(self._queue[n])
+            n += 1
+        bodies, self._queue = self._queue[:n], self._queue[n:]
+        self._queued -= size
+        return bodies
 
     async def _write(self, bodies: list[bytes]) -> None:
         size = sum(len(b) for b in bodies)

@@ -111,7 +111,11 @@ class Claims:
         self.on_claim(claimed.claim_id or req.claim_id)
         if req.job is None:
             return claimed
-        await ch.send({"more": {"claimed": claimed.to_wire()}})
+        try:
+            await ch.send({"more": {"claimed": claimed.to_wire()}})
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            # The schedd's end is gone: so is the claim, once its stream's end is seen.
+            raise Refused(Refusal.BUSY, "the schedd's end of the claim is gone") from None
         first = RunJob(claimed.claim_id or req.claim_id, req.job, req.files)
         return await self.first_run(peer, first, ch)
 
