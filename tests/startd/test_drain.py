@@ -101,6 +101,11 @@ def _pid(pool) -> int | None:
 
 def test_drain_refusals_and_usage(pool):
     start_pool(pool)
+    # Settled first (the startd's benchmarks run at its start): the refusals change nothing.
+    wait_for(
+        lambda: all(s == ("Unclaimed", "Idle") for s in slots(pool).values()),
+        "the slots to be Unclaimed/Idle",
+    )
     r = drain(pool, "-check", "false", HOST)
     assert r.returncode == 1
     assert "error code 10003: Draining check expression is false on slot1@" in r.stderr
