@@ -12,6 +12,18 @@ from condorx.testing.pool import LocalPool as Pool
 from condorx.testing.pool_views import history, slot_states, transitions
 
 
+def client_pids(pids: Path) -> tuple[int, int]:
+    """The backfill client's pid and its child's, once it has written both (the slot is
+    Backfill/Busy as soon as the client is started, a moment before)."""
+
+    def both() -> list[int]:
+        words = pids.read_text().split() if pids.exists() else []
+        return [int(w) for w in words] if len(words) >= 2 else []
+
+    client, child = wait_for(both, "the backfill client to write its pid and its child's")[:2]
+    return client, child
+
+
 def start(pool: Pool, cpus: int, on_term: str = "") -> Path:
     pids = pool.root / "boinc.pids"
     inputs = pool.root / "inputs"
@@ -58,7 +70,7 @@ def alive(pid: int) -> bool:
 def test_one_client_for_all_slots_evicted_with_its_children(pool):
     pids = start(pool, 2)
     wait_for(lambda: slot_states(pool) == ["Backfill/Busy"] * 2, "both slots to backfill")
-    client, child = (int(x) for x in pids.read_text().split())
+    client, child = client_pids(pids)
     assert alive(client) and alive(child)
     assert len(pids.read_text().split()) == 2  # one client (and its child), not two
     assert transitions(pool).count(7) == 2 and transitions(pool).count(26) == 2
@@ -73,7 +85,7 @@ def test_one_client_for_all_slots_evicted_with_its_children(pool):
 def test_a_job_takes_a_backfill_slot_and_the_other_keeps_backfilling(pool):
     pids = start(pool, 2)
     wait_for(lambda: slot_states(pool) == ["Backfill/Busy"] * 2, "both slots to backfill")
-    client = int(pids.read_text().split()[0])
+    client = client_pids(pids)[0]
     c = pool.submit("executable = /bin/sleep\narguments = 3\nqueue\n")
     wait_for(lambda: "Claimed/Busy" in slot_states(pool), "the job to run on a backfill slot")
     assert "Backfill/Busy" in slot_states(pool) and alive(client)  # still in use by the other
@@ -93,7 +105,7 @@ def test_a_job_takes_a_backfill_slot_and_the_other_keeps_backfilling(pool):
 def test_the_last_backfill_slot_kills_the_client_for_a_job(pool):
     pids = start(pool, 1)
     wait_for(lambda: slot_states(pool) == ["Backfill/Busy"], "the slot to backfill")
-    client, child = (int(x) for x in pids.read_text().split())
+    client, child = client_pids(pids)
     c = pool.submit("executable = /bin/true\nqueue\n")
     wait_for(lambda: history(pool, "ClusterId") == [[str(c)]], "the job to run")
     assert not alive(client) and not alive(child)
@@ -108,7 +120,7 @@ def test_a_claim_that_comes_while_the_client_is_killed_waits_for_it(pool):
     wait_for(lambda: slot_states(pool) == ["Backfill/Busy"], "the slot to backfill")
     c = pool.submit("executable = /bin/true\nqueue\n")
     wait_for(lambda: history(pool, "ClusterId") == [[str(c)]], "the job to run")
-    client = int(pids.read_text().split()[0])
+    client = client_pids(pids)[0]
     assert not alive(client)
     seen = transitions(pool)
     assert seen[seen.index(28) :][:4] == [28, 29, 31, 11]
@@ -119,6 +131,6 @@ def test_a_claim_that_comes_while_the_client_is_killed_waits_for_it(pool):
 def test_a_startd_killed_with_9_takes_its_backfill_client_with_it(pool):
     pids = start(pool, 1)
     wait_for(lambda: slot_states(pool) == ["Backfill/Busy"], "the slot to backfill")
-    client, child = (int(x) for x in pids.read_text().split())
+    client, child = client_pids(pids)
     pool.daemon("startd").kill9()  # no chance to clean up
     wait_for(lambda: not alive(client) and not alive(child), "the client and its child to die")
