@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,16 +20,24 @@ from condorx.testing.tools import run_tool
 pytestmark = pytest.mark.daemons  # starts its own daemons
 
 
+def tools(d: str) -> tuple[Path, dict[str, str], Callable[..., str]]:
+    """A simulated pool's directory, the environment its tools run in, and a tool run
+    there that must succeed (its output)."""
+    root = Path(d)
+    env = {k: v for k, v in os.environ.items() if k != "CONDORX_TOKEN"}
+    env["CONDORX_CONFIG"] = str(root / "condor_config")
+
+    def tool(target: str, *args: str) -> str:
+        r = run_tool(target, args, env, root)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    return root, env, tool
+
+
 def test_sim_up_runs_a_queue_and_sim_down_stops_it():
     with tempfile.TemporaryDirectory(prefix="simcli") as d:
-        root = Path(d)
-        env = {k: v for k, v in os.environ.items() if k != "CONDORX_TOKEN"}
-        env["CONDORX_CONFIG"] = str(root / "condor_config")
-
-        def tool(target: str, *args: str) -> str:
-            r = run_tool(target, args, env, root)
-            assert r.returncode == 0, r.stderr
-            return r.stdout
+        root, env, tool = tools(d)
 
         up = ["sim", "up", "--machines", "3", "--slots", "2", "--duration", "1", "--dir", d]
         try:
@@ -93,14 +102,7 @@ def test_sim_up_refuses_what_it_cannot_simulate_before_starting_anything(tmp_pat
 
 def test_sim_up_with_two_schedds_runs_the_jobs_of_each_on_the_same_machines():
     with tempfile.TemporaryDirectory(prefix="simcli") as d:
-        root = Path(d)
-        env = {k: v for k, v in os.environ.items() if k != "CONDORX_TOKEN"}
-        env["CONDORX_CONFIG"] = str(root / "condor_config")
-
-        def tool(target: str, *args: str) -> str:
-            r = run_tool(target, args, env, root)
-            assert r.returncode == 0, r.stderr
-            return r.stdout
+        root, env, tool = tools(d)
 
         up = ["sim", "up", "--machines", "2", "--slots", "2", "--schedds", "2", "--dir", d]
         try:
