@@ -130,11 +130,19 @@ def sinful(bound: str, port: int) -> str:
 
 
 def write_address(path: Path, address: str) -> None:
-    """Publish a daemon's address atomically (readers never see half a line)."""
+    """Publish a daemon's address atomically (readers never see half a line). The file
+    written first is this process's own: `.negotiator_address.neg2` and
+    `.negotiator_address` once shared one (with_suffix made both `.negotiator_address.tmp`),
+    and two negotiators starting together could publish each other's address."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
+    tmp = staging_file(path)
     tmp.write_text(address + "\n")
     tmp.replace(path)
+
+
+def staging_file(path: Path) -> Path:
+    """Where `write_address` writes `path`'s new text before it takes `path`'s place."""
+    return path.with_name(f"{path.name}.{os.getpid()}.tmp")
 
 
 def negotiator_address_file(cfg: Config) -> Path:
