@@ -26,6 +26,8 @@ from condorx.daemons.startd import states
 from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
 from condorx.daemons.startd.draining import Drain
 from condorx.daemons.startd.fetch import Fetcher
+from condorx.daemons.startd.policy import SlotView
+from condorx.daemons.startd.scope import SlotScope
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.starter_port import Starter
 from condorx.daemons.startd.states import Action, Activity, Facts, State, Step, Why
@@ -86,7 +88,7 @@ class Driver:
 
     # -- the state machine ----------------------------------------------------------------
 
-    def facts(self, slot: Slot, ad: ClassAd) -> Facts:
+    def facts(self, slot: Slot, ad: SlotView) -> Facts:
         p = self.table.policy
         claim = slot.claim
         job = claim.job if claim is not None else None
@@ -120,16 +122,16 @@ class Driver:
             draining=self.draining is not None,
         )
 
-    def worklife_over(self, claim: Claim | None, ad: ClassAd) -> bool:
+    def worklife_over(self, claim: Claim | None, ad: SlotView) -> bool:
         """The claim has accepted jobs for longer than CLAIM_WORKLIFE (-1: forever)."""
         if claim is None or not claim.claimed:
             return False
         worklife = self.table.policy.number("CLAIM_WORKLIFE", ad)
         return worklife is not None and worklife >= 0 and self.now() - claim.claimed_at > worklife
 
-    async def settle(self, slot: Slot, view: ClassAd | None = None) -> None:
+    async def settle(self, slot: Slot, view: ClassAd | SlotScope | None = None) -> None:
         """Take every transition the slot's policy calls for now, one after another;
-        `view` is the slot's as it stands, when the caller has it."""
+        `view` is the slot's as it stands (or its scope), when the caller has it."""
         for _ in range(16):  # the longest chain is a handful; never loop forever
             if (
                 slot.kind == "Dynamic"
@@ -138,7 +140,8 @@ class Driver:
             ):
                 return  # a dynamic slot whose claim ended is gone
             slot.flags.backfill_running = self.backfill.uses(slot.name)
-            facts = self.facts(slot, view if view is not None else self.table.view(slot))
+            scope = view if isinstance(view, SlotScope) else self.table.scope(slot, view)
+            facts = self.facts(slot, scope)
             view = None  # a transition changes what the slot's ad says
             step = states.next_step(slot.state, slot.activity, facts, slot.flags)
             if step is None:
@@ -274,11 +277,11 @@ class Driver:
         self.table.read([self._job_pid(s) for s in self.table.all_slots()])
         for slot in self.table.all_slots():
             self._drop_unclaimed_preemption(slot)
-            # One view of the slot for its CPUBusy and its policy, unless CpuBusyTime
-            # changes between them.
-            view = self.table.view(slot)
-            changed = self._note_cpu_busy(slot, view)
-            await self.settle(slot, None if changed else view)
+            # One view of the slot (if its policy needs one) for its CPUBusy and its
+            # policy, unless CpuBusyTime changes between them.
+            scope = self.table.scope(slot)
+            changed = self._note_cpu_busy(slot, scope)
+            await self.settle(slot, scope if not changed else None)
             await self._enforce_killing_timeout(slot)
         for then in self.after_poll:
             await then()
@@ -327,7 +330,7 @@ class Driver:
             # to go to once it is gone (22 or 25, not 23 or 24).
             slot.flags.preempting_for = Why.RELEASED
 
-    def _note_cpu_busy(self, slot: Slot, view: ClassAd) -> bool:
+    def _note_cpu_busy(self, slot: Slot, view: SlotView) -> bool:
         """CpuBusyTime: how long the configured CPUBusy expression has been true;
         whether it started or stopped being true."""
         busy = self.table.policy.holds("CPUBusy", view)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from condorx.classad import ClassAd, ExprTree
 from condorx.language.config import Config
@@ -44,6 +44,17 @@ DEFAULTS = {
 VARIANTS = frozenset({"WANT_SUSPEND", "SUSPEND", "CONTINUE", "PREEMPT", "WANT_VACATE", "KILL"})
 
 
+class Scope(Protocol):
+    """A slot seen by its policy without its whole view made up front (`scope.SlotScope`)."""
+
+    def ad(self) -> ClassAd: ...
+    def eval_text(self, text: str, job: ClassAd | None) -> Any: ...
+
+
+# Where an expression is evaluated: the slot's view, or a scope that makes it if needed.
+SlotView = ClassAd | Scope
+
+
 @dataclass(frozen=True)
 class Policy:
     texts: dict[str, str]  # name (and NAME_VANILLA) -> the expression's text
@@ -68,18 +79,21 @@ class Policy:
             return self.texts.get(f"{name}_VANILLA", self.texts[name])
         return self.texts[name]
 
-    def value(self, name: str, slot: ClassAd, job: ClassAd | None = None) -> Any:
+    def value(self, name: str, slot: SlotView, job: ClassAd | None = None) -> Any:
         """The expression's value with the slot as MY and the job (if any) as TARGET."""
-        return parsed(self.text(name, job)).eval(slot, job)
+        text = self.text(name, job)
+        if isinstance(slot, ClassAd):
+            return parsed(text).eval(slot, job)
+        return slot.eval_text(text, job)
 
-    def holds(self, name: str, slot: ClassAd, job: ClassAd | None = None) -> bool:
+    def holds(self, name: str, slot: SlotView, job: ClassAd | None = None) -> bool:
         return self.value(name, slot, job) is True
 
-    def is_false(self, name: str, slot: ClassAd) -> bool:
+    def is_false(self, name: str, slot: SlotView) -> bool:
         """FALSE when evaluated locally (no job): UNDEFINED does not count."""
         return self.value(name, slot) is False
 
-    def number(self, name: str, slot: ClassAd, job: ClassAd | None = None) -> float | None:
+    def number(self, name: str, slot: SlotView, job: ClassAd | None = None) -> float | None:
         """The expression as a number; a boolean counts as 1 or 0, as HTCondor's
         EvalFloat has it (`RANK = TARGET.Important =?= True` ranks such jobs 1)."""
         v = self.value(name, slot, job)
@@ -87,11 +101,11 @@ class Policy:
             return float(v)
         return None
 
-    def retirement_time(self, slot: ClassAd, job: ClassAd | None) -> float:
+    def retirement_time(self, slot: SlotView, job: ClassAd | None) -> float:
         """MaxJobRetirementTime: the startd's, lowered (never raised) by the job's own."""
         granted = self.number("MaxJobRetirementTime", slot, job) or 0.0
         if job is not None and "MaxJobRetirementTime" in job:
-            own = job.eval("MaxJobRetirementTime", slot)
+            own = job.eval("MaxJobRetirementTime", slot if isinstance(slot, ClassAd) else slot.ad())
             if isinstance(own, int | float) and not isinstance(own, bool):
                 granted = min(granted, float(own))
         return max(0.0, granted)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from condorx.daemons.startd.ads import (
 )
 from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
 from condorx.daemons.startd.policy import Policy, parsed
+from condorx.daemons.startd.scope import UNKNOWN, SlotScope, reads_fixed_only
 from condorx.daemons.startd.slots import Slot, layout
 from condorx.daemons.startd.states import Activity, State, Step
 from condorx.errors import Refusal, Refused
@@ -76,6 +77,7 @@ class SlotTable:
         self.sequence = 0  # UpdateSequenceNumber: one more for each advertisement
         self.drain_attrs: dict[str, Any] = {}  # what every slot's ad says while draining
         self._exprs = {name: ExprTree(self.policy.texts[name]) for name in EXPRESSIONS}
+        self._expr_texts = {name.lower(): self.policy.texts[name] for name in EXPRESSIONS}
         # Slots by name and by claim id: found at once on every request's path.
         self._by_name: dict[str, Slot] = {}
         self._by_claim: dict[str, Slot] = {}
@@ -213,6 +215,9 @@ class SlotTable:
                 add_extras([fixed], self.cfg, self.extras)
             parts = [fixed, varying]
         kept = slot.view_kept
+        same_fixed = kept is not None and kept.parts[0] is parts[0]
+        known = kept.known if kept is not None and same_fixed else {}
+        lower = kept.lower if kept is not None and same_fixed else None
         if kept is None:
             ad = ClassAd()
             for part in parts:
@@ -224,9 +229,33 @@ class SlotTable:
             for before, now in zip(kept.parts, parts, strict=True):
                 if before is not now:  # a fixed part kept is as the view has it
                     _update(ad, before, now, self._exprs)
-        slot.view_kept = KeptView(ad, key, parts)
+        slot.view_kept = KeptView(ad, key, parts, known, lower)
         ad["CurrentTime"] = int(self.now())
         return ad
+
+    def scope(self, slot: Slot, view: ClassAd | None = None) -> SlotScope:
+        """The slot as its policy sees it now, its view made only if an expression reads
+        more than its fixed part (`view`: the view, made already)."""
+        return SlotScope(lambda: self.view(slot), lambda text: self.known(slot, text), view)
+
+    def known(self, slot: Slot, text: str) -> Any:
+        """The value of the policy text `text` in the slot's view, kept for the view's
+        fixed part, when it reads nothing else; UNKNOWN when it does, or when the fixed
+        part kept is not the slot's now (a transition since its last view)."""
+        kept = slot.view_kept
+        if kept is None or kept.key is None:
+            return UNKNOWN
+        if kept.key != fixed_key(slot, self.machine):
+            return UNKNOWN
+        value = kept.known.get(text, _ABSENT)
+        if value is _ABSENT:
+            if kept.lower is None:
+                kept.lower = {k.lower(): v for k, v in kept.parts[0].items()}
+            fixed_only = reads_fixed_only(text, kept.lower, self._expr_texts)
+            # The job is no TARGET here: every name such a text reads is the slot's own.
+            value = parsed(text).eval(kept.ad) if fixed_only else UNKNOWN
+            kept.known[text] = value
+        return value
 
     # -- transitions ------------------------------------------------------------------------
 
@@ -301,11 +330,14 @@ _ABSENT = object()
 @dataclass
 class KeptView:
     """A slot's policy view and what it was made from: the ad's fixed part (and what
-    that was made of, `fixed_key`) and its varying part."""
+    that was made of, `fixed_key`) and its varying part; and the values of the policy
+    texts that read only the fixed part (`known`), kept while it is the same."""
 
     ad: ClassAd
     key: tuple[Any, ...] | None
     parts: list[dict[str, Any]]
+    known: dict[str, Any] = field(default_factory=dict)
+    lower: dict[str, Any] | None = None  # the fixed part by lower-case name, once asked
 
 
 def _present(slot: Slot) -> bool:
