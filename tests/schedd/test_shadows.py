@@ -64,3 +64,37 @@ def test_a_claim_takes_its_users_jobs_that_its_slot_will_take(tmp_path: Path):
     taken, after, (a, b) = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
     assert taken == [(a, 0), (a, 3)]  # not the big one, not the cron job, not bob's
     assert after == (a, 1)
+
+
+def test_a_claim_leaves_a_job_matched_to_another_claim_still_being_taken_up(tmp_path: Path):
+    # The negotiator matched job 0 to a slot whose claim is on its way (the claim brings
+    # the job); a claim whose job just ended must not take it as its next: it would run
+    # on both slots. It stays queued, and is taken once that claim has failed.
+    files = Files(tmp_path / "history", Rotation(1 << 20, 1), tmp_path / "spool")
+    ledger = Ledger(JobQueue(Store(tmp_path / "q.db")), files)
+    me = Identity("schedd@example.org", "example.org", interval=300)
+    who = entry.Submitter("alice", "example.org", me.name)
+
+    def submit() -> int:
+        sub = Submission.decode(cluster(tmp_path), [{}, {}])
+        now = int(time.time())
+        return trio.from_thread.run(ledger.change, lambda txn: entry.submit(txn, who, sub, now))
+
+    async def main() -> list:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(ledger.run)
+            shadows = Shadows(ledger, StartdClient(Credentials(), nursery), me, nursery)
+            c = await trio.to_thread.run_sync(submit)
+            shadows.note_idle([(c, 0), (c, 1)])
+            shadows.pending.add((c, 0))  # as `matched` has it while its claim is taken up
+            busy = ClaimInfo("c1", Address.parse("<127.0.0.1:9>"), "slot1@x", "alice", SLOT)
+            first = shadows.next_job(busy)
+            shadows.running[(c, 1)] = busy
+            second = shadows.next_job(busy)  # only the matched job is left
+            shadows.pending.discard((c, 0))  # its claim failed
+            third = shadows.next_job(busy)
+            nursery.cancel_scope.cancel()
+        return [first, second, third, c]
+
+    first, second, third, c = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert (first, second, third) == ((c, 1), None, (c, 0))
