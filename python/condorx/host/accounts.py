@@ -8,16 +8,17 @@ only looks it up, on the machine that runs the job (and runs its starter hooks a
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
-import platform
 import pwd
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import ctypes
 
 from condorx.errors import CondorxError
 
@@ -127,10 +128,17 @@ _SYS_SETGROUPS = {"x86_64": 116, "aarch64": 159}
 
 @functools.cache
 def _libc() -> ctypes.CDLL:
+    # Imported here: every command-line tool imports this module (for current_user),
+    # and only a starter switching accounts needs ctypes.
+    import ctypes
+
     return ctypes.CDLL(None, use_errno=True)
 
 
 def _set_groups(libc: ctypes.CDLL, groups: tuple[int, ...]) -> None:
+    import ctypes
+    import platform
+
     number = _SYS_SETGROUPS.get(platform.machine())
     if number is None:
         raise AccountError(f"cannot switch accounts per thread on {platform.machine()}")

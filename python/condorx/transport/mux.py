@@ -256,6 +256,9 @@ class Link:
         finally:
             # However the reading ended, every stream ends with it.
             self.dead = self.dead or "connection closed"
+            if self.members:
+                # Every claim on it ends with it: the cause must be on record.
+                log.warning("a connection ends with %d streams: %s", len(self.members), self.dead)
             for stream in list(self.members):
                 stream.end()
             self.members.clear()
@@ -283,6 +286,7 @@ class Link:
                 if stream is None:
                     continue
             if not stream.deliver(payload):
+                log.warning("stream %d broken: %s", sid, stream._broken)
                 await stream.aclose()
 
 
