@@ -4,6 +4,7 @@ queued for another claim; another user's jobs are not its to take."""
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 
@@ -69,11 +70,15 @@ def test_a_claim_takes_its_users_jobs_that_its_slot_will_take(tmp_path: Path):
 def test_a_claim_leaves_a_job_matched_to_another_claim_still_being_taken_up(tmp_path: Path):
     # The negotiator matched job 0 to a slot whose claim is on its way (the claim brings
     # the job); a claim whose job just ended must not take it as its next: it would run
-    # on both slots. It stays queued, and is taken once that claim has failed.
+    # on both slots. Once that claim has failed, the job is another claim's to take.
     files = Files(tmp_path / "history", Rotation(1 << 20, 1), tmp_path / "spool")
     ledger = Ledger(JobQueue(Store(tmp_path / "q.db")), files)
     me = Identity("schedd@example.org", "example.org", interval=300)
     who = entry.Submitter("alice", "example.org", me.name)
+    # A startd that refuses connections: bound, never listening.
+    nowhere = socket.socket()
+    nowhere.bind(("127.0.0.1", 0))
+    startd = Address.parse(f"<127.0.0.1:{nowhere.getsockname()[1]}>")
 
     def submit() -> int:
         sub = Submission.decode(cluster(tmp_path), [{}, {}])
@@ -86,15 +91,20 @@ def test_a_claim_leaves_a_job_matched_to_another_claim_still_being_taken_up(tmp_
             shadows = Shadows(ledger, StartdClient(Credentials(), nursery), me, nursery)
             c = await trio.to_thread.run_sync(submit)
             shadows.note_idle([(c, 0), (c, 1)])
-            shadows.pending.add((c, 0))  # as `matched` has it while its claim is taken up
+            shadows.matched((c, 0), ClaimInfo("c2", startd, "slot2@x", "alice", SLOT))
             busy = ClaimInfo("c1", Address.parse("<127.0.0.1:9>"), "slot1@x", "alice", SLOT)
-            first = shadows.next_job(busy)
+            first = shadows.next_job(busy)  # before the claim's task has even started
             shadows.running[(c, 1)] = busy
             second = shadows.next_job(busy)  # only the matched job is left
-            shadows.pending.discard((c, 0))  # its claim failed
+            while shadows.pending:  # the claim fails: its startd refuses the connection
+                await trio.sleep(1)
             third = shadows.next_job(busy)
             nursery.cancel_scope.cancel()
         return [first, second, third, c]
 
-    first, second, third, c = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    try:
+        clock = trio.testing.MockClock(autojump_threshold=0)
+        first, second, third, c = trio.run(main, clock=clock)
+    finally:
+        nowhere.close()
     assert (first, second, third) == ((c, 1), None, (c, 0))

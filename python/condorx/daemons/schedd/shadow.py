@@ -122,13 +122,13 @@ class Shadows:
         while pending:
             key = pending.popleft()
             ad = self.ledger.get(key)
-            if ad is None or not runs_here(ad) or key in self.running:
+            # A job matched to a claim still being taken up (which brings it, or runs it
+            # first) is that claim's. Taken here too, it ran twice, on two slots (at
+            # 100,000 slots, 49,713 runs whose end found their job gone). That claim
+            # queues it here again if it fails.
+            if ad is None or not runs_here(ad) or key in self.running or key in self.pending:
                 continue
-            # Matched to a claim still being taken up (which brings it, or runs it first):
-            # that claim's. Taken here too, it ran twice, on two slots (at 100,000 slots,
-            # 49,713 runs whose end found their job gone). Left queued, for when that
-            # claim fails.
-            if key not in self.pending and self._due(ad) and ad.symmetricMatch(claim.slot_ad):
+            if self._due(ad) and ad.symmetricMatch(claim.slot_ad):
                 found = key
                 break
             skipped.append(key)
@@ -181,6 +181,8 @@ class Shadows:
             if once is not None:
                 self.claims.pop(once, None)
             self.pending.discard(first)
+            if first not in self.running and runs_here(self.ledger.get(first)):
+                self.note_idle([first])  # never run here: another claim of its user's may
             if info.next is not None:  # condor_now's job never ran here: matchable again
                 self.pending.discard(info.next)
 
