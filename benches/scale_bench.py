@@ -246,6 +246,8 @@ def measure(
             t0 = time.monotonic()
             pool.cli("condorx.cli.submit", "job.sub")
             submitted = time.monotonic() - t0
+            # The queue's own cost, before the first cycle's matches are claimed.
+            schedd_queued = rss_mib(pool.daemon("schedd").proc.pid)  # type: ignore[union-attr]
             busy, filled = 0, None
             while time.monotonic() - t0 < timeout:
                 busy = busy_slots(pool)
@@ -284,6 +286,10 @@ def measure(
     print("  resident memory, MiB: " + ", ".join(f"{n} {v:.0f}" for n, v in sorted(rss.items())))
     per_job = (rss["schedd"] - schedd_idle) * 1024 / max(1, busy)
     print(f"  schedd memory per running job        {per_job:8.1f} KiB")
+    per_queued = (schedd_queued - schedd_idle) * 1024 / jobs
+    claims = (rss["schedd"] - schedd_queued) * 1024 / max(1, busy)
+    print(f"      of which the queue, per job queued {per_queued:6.1f} KiB (at acknowledgement)")
+    print(f"      and the rest, per running job      {claims:6.1f} KiB")
 
 
 def main() -> None:
