@@ -215,9 +215,11 @@ class SlotTable:
                 add_extras([fixed], self.cfg, self.extras)
             parts = [fixed, varying]
         kept = slot.view_kept
-        same_fixed = kept is not None and kept.parts[0] is parts[0]
-        known = kept.known if kept is not None and same_fixed else {}
-        lower = kept.lower if kept is not None and same_fixed else None
+        # What was kept for the fixed part holds while the fixed part is the same.
+        known: dict[str, Any] = {}
+        lower = None
+        if kept is not None and kept.parts[0] is parts[0]:
+            known, lower = kept.known, kept.lower
         if kept is None:
             ad = ClassAd()
             for part in parts:
@@ -243,9 +245,7 @@ class SlotTable:
         fixed part, when it reads nothing else; UNKNOWN when it does, or when the fixed
         part kept is not the slot's now (a transition since its last view)."""
         kept = slot.view_kept
-        if kept is None or kept.key is None:
-            return UNKNOWN
-        if kept.key != fixed_key(slot, self.machine):
+        if kept is None or kept.key is None or kept.key != fixed_key(slot, self.machine):
             return UNKNOWN
         value = kept.known.get(text, _ABSENT)
         if value is _ABSENT:
