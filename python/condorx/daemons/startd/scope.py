@@ -86,23 +86,36 @@ class SlotScope:
     def __init__(
         self,
         make_view: Callable[[], ClassAd],
-        known: Callable[[str], Any],
+        kept: Callable[[], dict[str, Any] | None],
+        fixed_value: Callable[[str], Any],
         view: ClassAd | None = None,
     ) -> None:
-        """`make_view`: the slot's view, made now; `known`: a text's kept value, or
-        UNKNOWN; `view`: the view, when the caller has it made already."""
+        """`make_view`: the slot's view, made now; `kept`: the values kept for the fixed
+        part of the slot's view, None when that view is not the slot's now;
+        `fixed_value`: a text's value from the fixed part, or UNKNOWN when it reads
+        more; `view`: the view, when the caller has it made already."""
         self._make_view = make_view
-        self._known = known
+        self._kept_for = kept
+        self._fixed_value = fixed_value
         self._view = view
+        self._kept = kept()  # asked once: a settle evaluates a dozen expressions
 
     def ad(self) -> ClassAd:
         """The slot's view (made once)."""
         if self._view is None:
             self._view = self._make_view()
+            self._kept = self._kept_for()  # now the slot's, if it was not
         return self._view
 
     def eval_text(self, text: str, job: ClassAd | None) -> Any:
-        value = self._known(text)
-        if value is UNKNOWN:
-            value = parsed(text).eval(self.ad(), job)
-        return value
+        kept = self._kept
+        if kept is not None:
+            value = kept.get(text, _ABSENT)
+            if value is _ABSENT:
+                value = kept[text] = self._fixed_value(text)
+            if value is not UNKNOWN:
+                return value
+        return parsed(text).eval(self.ad(), job)
+
+
+_ABSENT = object()

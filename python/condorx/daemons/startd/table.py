@@ -238,24 +238,42 @@ class SlotTable:
     def scope(self, slot: Slot, view: ClassAd | None = None) -> SlotScope:
         """The slot as its policy sees it now, its view made only if an expression reads
         more than its fixed part (`view`: the view, made already)."""
-        return SlotScope(lambda: self.view(slot), lambda text: self.known(slot, text), view)
+        return SlotScope(
+            lambda: self.view(slot),
+            lambda: self.kept_values(slot),
+            lambda text: self.fixed_value(slot, text),
+            view,
+        )
 
-    def known(self, slot: Slot, text: str) -> Any:
-        """The value of the policy text `text` in the slot's view, kept for the view's
-        fixed part, when it reads nothing else; UNKNOWN when it does, or when the fixed
-        part kept is not the slot's now (a transition since its last view)."""
+    def kept_values(self, slot: Slot) -> dict[str, Any] | None:
+        """The policy texts' values kept for the fixed part of the slot's view (by text;
+        UNKNOWN for one that reads more); None when no view is kept, or the fixed part
+        kept is not the slot's now (a transition since its last view)."""
         kept = slot.view_kept
         if kept is None or kept.key is None or kept.key != fixed_key(slot, self.machine):
+            return None
+        return kept.known
+
+    def fixed_value(self, slot: Slot, text: str) -> Any:
+        """The value of the policy text `text` in the slot's kept view when it reads only
+        the view's fixed part; UNKNOWN when it reads more."""
+        kept = slot.view_kept
+        if kept.lower is None:
+            kept.lower = {k.lower(): v for k, v in kept.parts[0].items()}
+        if not reads_fixed_only(text, kept.lower, self._expr_texts):
             return UNKNOWN
-        value = kept.known.get(text, _ABSENT)
-        if value is _ABSENT:
-            if kept.lower is None:
-                kept.lower = {k.lower(): v for k, v in kept.parts[0].items()}
-            fixed_only = reads_fixed_only(text, kept.lower, self._expr_texts)
-            # The job is no TARGET here: every name such a text reads is the slot's own.
-            value = parsed(text).eval(kept.ad) if fixed_only else UNKNOWN
-            kept.known[text] = value
-        return value
+        # The job is no TARGET here: every name such a text reads is the slot's own.
+        return parsed(text).eval(kept.ad)
+
+    def known(self, slot: Slot, text: str) -> Any:
+        """The value kept for `text` (made now if need be), or UNKNOWN: it reads more
+        than the fixed part, or no view of the slot's fixed part is kept."""
+        values = self.kept_values(slot)
+        if values is None:
+            return UNKNOWN
+        if text not in values:
+            values[text] = self.fixed_value(slot, text)
+        return values[text]
 
     # -- transitions ------------------------------------------------------------------------
 
