@@ -70,16 +70,12 @@ DUMPS = Path(__file__).parent / "dumps"
 
 def test_sim_up_simulates_a_real_pools_machines_from_its_status_dump():
     with tempfile.TemporaryDirectory(prefix="simcli") as d:
-        root = Path(d)
-        env = {k: v for k, v in os.environ.items() if k != "CONDORX_TOKEN"}
-        env["CONDORX_CONFIG"] = str(root / "condor_config")
+        root, env, tool = tools(d)
         dump = str(DUMPS / "gthain-status.ads")
         up = ["sim", "up", "--machine-ads", dump, "--duration", "exponential(5)", "--dir", d]
         try:
-            r = run_tool("condorx.cli.main", up, env, root)
-            assert r.returncode == 0, r.stderr
-            assert "1 machine, 8 slots" in r.stdout
-            names = run_tool("condorx.cli.status", ["-af", "Name"], env, root).stdout.split()
+            assert "1 machine, 8 slots" in tool("condorx.cli.main", *up)
+            names = tool("condorx.cli.status", "-af", "Name").split()
             assert sorted(names) == [f"slot{i}@gthain.localdomain" for i in range(1, 9)]
         finally:
             down = run_tool("condorx.cli.main", ["sim", "down", "--dir", d], env, root)
