@@ -59,7 +59,7 @@ def test_a_kept_value_is_the_views_and_kept_only_when_the_text_reads_the_fixed_p
     t = table(tmp_path, "NUM_SLOTS = 3\n" + POLICY)
     for slot in states(t):
         view = t.view(slot)
-        kept = t.known(slot, text)
+        kept = t.scope(slot).kept_value(text)
         expected = slot.claim is not None if fixed_only == "claimed" else fixed_only
         assert (kept is not UNKNOWN) == expected, slot.state
         if expected:
@@ -71,13 +71,15 @@ def test_a_kept_value_follows_the_slots_state(tmp_path: Path):
     t = table(tmp_path, "NUM_SLOTS = 1\n" + POLICY)
     (slot,) = t.slots
     is_owner = "(START =?= false)"
-    assert t.known(slot, is_owner) is UNKNOWN  # no view made yet
+    assert t.scope(slot).kept_value(is_owner) is UNKNOWN  # no view made yet
     t.view(slot)
-    assert t.known(slot, is_owner) is False
+    assert t.scope(slot).kept_value(is_owner) is False
     slot.enter(State.MATCHED, Activity.IDLE, t.now())  # START is false while Matched
-    assert t.known(slot, is_owner) is UNKNOWN  # the fixed part kept is not the slot's now
+    assert (
+        t.scope(slot).kept_value(is_owner) is UNKNOWN
+    )  # the fixed part kept is not the slot's now
     assert t.scope(slot).eval_text(is_owner, None) is True
-    assert t.known(slot, is_owner) is True
+    assert t.scope(slot).kept_value(is_owner) is True
 
 
 def test_a_scope_makes_the_view_only_for_an_expression_that_needs_it(tmp_path: Path):

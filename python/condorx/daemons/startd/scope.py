@@ -107,15 +107,22 @@ class SlotScope:
             self._kept = self._kept_for()  # now the slot's, if it was not
         return self._view
 
-    def eval_text(self, text: str, job: ClassAd | None) -> Any:
+    def kept_value(self, text: str) -> Any:
+        """The value kept for `text` (made now if need be), or UNKNOWN: it reads more
+        than the fixed part, or no view of the slot's fixed part is kept."""
         kept = self._kept
-        if kept is not None:
-            value = kept.get(text, _ABSENT)
-            if value is _ABSENT:
-                value = kept[text] = self._fixed_value(text)
-            if value is not UNKNOWN:
-                return value
-        return parsed(text).eval(self.ad(), job)
+        if kept is None:
+            return UNKNOWN
+        value = kept.get(text, _ABSENT)
+        if value is _ABSENT:
+            value = kept[text] = self._fixed_value(text)
+        return value
+
+    def eval_text(self, text: str, job: ClassAd | None) -> Any:
+        value = self.kept_value(text)
+        if value is UNKNOWN:
+            value = parsed(text).eval(self.ad(), job)
+        return value
 
 
 _ABSENT = object()

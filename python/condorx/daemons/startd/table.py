@@ -265,16 +265,6 @@ class SlotTable:
         # The job is no TARGET here: every name such a text reads is the slot's own.
         return parsed(text).eval(kept.ad)
 
-    def known(self, slot: Slot, text: str) -> Any:
-        """The value kept for `text` (made now if need be), or UNKNOWN: it reads more
-        than the fixed part, or no view of the slot's fixed part is kept."""
-        values = self.kept_values(slot)
-        if values is None:
-            return UNKNOWN
-        if text not in values:
-            values[text] = self.fixed_value(slot, text)
-        return values[text]
-
     # -- transitions ------------------------------------------------------------------------
 
     def apply(self, slot: Slot, step: Step) -> float:
