@@ -23,6 +23,7 @@ from condorx.daemons.schedd.store import Store
 from condorx.daemons.schedd.submission import Submission
 from condorx.language.history import Rotation
 from condorx.transport.connection import Address, Credentials
+from condorx.transport.packed_ad import PackedAd
 
 SLOT = ClassAd({"Memory": 2048, "Cpus": 1, "Arch": "X86_64", "Requirements": True})
 
@@ -49,7 +50,9 @@ def test_a_claim_takes_its_users_jobs_that_its_slot_will_take(tmp_path: Path):
             a = await trio.to_thread.run_sync(submit, "alice", [{}, big, later, {}])
             b = await trio.to_thread.run_sync(submit, "bob", [{}])
             shadows.note_idle([k for k, _ in ledger.snapshot()])
-            alice = ClaimInfo("c1", Address.parse("<127.0.0.1:9>"), "slot1@x", "alice", SLOT)
+            alice = ClaimInfo(
+                "c1", Address.parse("<127.0.0.1:9>"), "slot1@x", "alice", slot_ad=PackedAd.of(SLOT)
+            )
             taken = []
             while (key := shadows.next_job(alice)) is not None:
                 taken.append(key)
@@ -57,7 +60,9 @@ def test_a_claim_takes_its_users_jobs_that_its_slot_will_take(tmp_path: Path):
             # A bigger slot's claim later takes what this one left, in order.
             roomy = ClassAd({**{k: SLOT[k] for k in ("Cpus", "Arch")}, "Memory": 200_000})
             roomy["Requirements"] = True
-            other = ClaimInfo("c2", Address.parse("<127.0.0.1:9>"), "slot2@x", "alice", roomy)
+            other = ClaimInfo(
+                "c2", Address.parse("<127.0.0.1:9>"), "slot2@x", "alice", slot_ad=PackedAd.of(roomy)
+            )
             after = shadows.next_job(other)
             nursery.cancel_scope.cancel()
         return [taken, after, (a, b)]
@@ -91,8 +96,12 @@ def test_a_claim_leaves_a_job_matched_to_another_claim_still_being_taken_up(tmp_
             shadows = Shadows(ledger, StartdClient(Credentials(), nursery), me, nursery)
             c = await trio.to_thread.run_sync(submit)
             shadows.note_idle([(c, 0), (c, 1)])
-            shadows.matched((c, 0), ClaimInfo("c2", startd, "slot2@x", "alice", SLOT))
-            busy = ClaimInfo("c1", Address.parse("<127.0.0.1:9>"), "slot1@x", "alice", SLOT)
+            shadows.matched(
+                (c, 0), ClaimInfo("c2", startd, "slot2@x", "alice", slot_ad=PackedAd.of(SLOT))
+            )
+            busy = ClaimInfo(
+                "c1", Address.parse("<127.0.0.1:9>"), "slot1@x", "alice", slot_ad=PackedAd.of(SLOT)
+            )
             first = shadows.next_job(busy)  # before the claim's task has even started
             shadows.running[(c, 1)] = busy
             second = shadows.next_job(busy)  # only the matched job is left

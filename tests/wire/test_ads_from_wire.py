@@ -1,8 +1,9 @@
 """Ads from the wire in one call into the core (`wire.ads_from_wire` from wire maps,
 `wire.ads_from_packed` from one msgpack body, the collector's path for an update's
-thousands of ads, and `wire.ad_from_wire`, every daemon's for one) give the very ads an
-attribute-by-attribute reading through the ClassAd API gives (`reference` below), and a
-malformed ad gets an error naming the ad and the attribute."""
+thousands of ads; `wire.ad_from_wire`, every daemon's for one; `PackedAd`, the form a
+schedd keeps a claimed slot's ad in) give the very ads an attribute-by-attribute reading
+through the ClassAd API gives (`reference` below), and a malformed ad gets an error
+naming the ad and the attribute."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from condorx import _core
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.transport import wire
+from condorx.transport.packed_ad import PackedAd
 
 NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,12}", fullmatch=True)
 EXPRS = st.sampled_from(
@@ -69,6 +71,20 @@ def test_the_one_call_reads_every_ad_as_the_attribute_by_attribute_reading_does(
     packed = wire.ads_from_packed(wire.pack_ads(maps))
     assert len(packed) == len(slow)
     assert all(same(p, s) for p, s in zip(packed, slow, strict=True))
+
+
+@settings(max_examples=200, deadline=None)
+@given(ADS)
+def test_an_ad_kept_packed_reads_back_as_the_ad_it_was(m):
+    kept = PackedAd.from_wire(m, "slot ad")
+    assert same(kept.ad(), reference(m))
+    assert kept.ad() is not kept.ad()  # each reader has its own copy to change
+
+
+def test_an_ad_kept_packed_is_checked_when_it_is_kept():
+    with pytest.raises(wire.WireError) as e:
+        PackedAd.from_wire({"Name": "slot1", "Start": wire.Expr("1 +")}, "slot ad")
+    assert "slot ad: attribute Start: expression does not parse" in str(e.value)
 
 
 def test_ads_that_repeat_an_expression_each_have_it():

@@ -22,6 +22,7 @@ from condorx.language.config import Config
 from condorx.transport import locate, wire
 from condorx.transport.connection import Address, Credentials, call, user_credentials
 from condorx.transport.mux import Multiplexer, Stream
+from condorx.transport.packed_ad import PackedAd
 from condorx.transport.protocol.run_result import RunResult
 from condorx.transport.protocol.startd import (
     Claimed,
@@ -49,14 +50,18 @@ class Claim:
         self,
         ch: wire.Channel,
         claim_id: str,
-        slot_ad: ClassAd,
+        slot: str,
+        slot_ad: PackedAd,
         running: bool = False,
         sent: bytes | None = None,
     ) -> None:
-        """`running`: the job the claim was made with (`ClaimSlot.job`, packed: `sent`)
+        """`slot`: the claimed slot's name (a dynamic slot's, carved for the claim);
+        `slot_ad`: its ad as claimed, kept packed for as long as the claim lasts.
+        `running`: the job the claim was made with (`ClaimSlot.job`, packed: `sent`)
         runs already; the first `run` follows it rather than asking again."""
         self.ch = ch
         self.id = claim_id
+        self.slot = slot
         self.slot_ad = slot_ad
         self.running = running
         # The last job the startd holds for this claim, as sent: the next is sent as its
@@ -68,11 +73,6 @@ class Claim:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.ch.aclose()
-
-    @property
-    def slot(self) -> str:
-        """The claimed slot's name (a dynamic slot's, carved for the claim)."""
-        return str(self.slot_ad.get("Name"))
 
     async def run(
         self, job: ClassAd, files: dict[str, bytes] | None, lease: int, notice: Notice
@@ -157,11 +157,12 @@ class StartdClient:
         as long as the claim lasts.)"""
         ch, claimed, running = await self._claim(startd, req)
         try:
-            slot_ad = wire.ad_from_wire(claimed.ad, "slot ad")
+            slot_ad = PackedAd.from_wire(claimed.ad, "slot ad")
         except BaseException:
             await ch.aclose()
             raise
-        return Claim(ch, claimed.claim_id or req.claim_id, slot_ad, running, req.job)
+        claim_id = claimed.claim_id or req.claim_id
+        return Claim(ch, claim_id, claimed.slot, slot_ad, running, req.job)
 
     async def _claim(self, startd: Address, req: ClaimSlot) -> tuple[Stream, Claimed, bool]:
         """The claim's stream, the startd's answer, and whether the job the request

@@ -17,7 +17,6 @@ import logging
 
 import trio
 
-from condorx.classad import ClassAd
 from condorx.client.startd import StartdClient
 from condorx.daemons.core import batch
 from condorx.daemons.core.matchable import runs_here
@@ -264,7 +263,7 @@ class Schedd:
             startd=Address.parse(req.startd),
             slot=req.slot,
             user=req.user,
-            slot_ad=ClassAd({"FileSystemDomain": req.fs_domain}) if req.fs_domain else ClassAd(),
+            fs_domain=req.fs_domain or None,
             request=req.request,
         )
         self.shadows.matched(key, claim)

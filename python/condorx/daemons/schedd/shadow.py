@@ -13,7 +13,7 @@ from __future__ import annotations
 import collections
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import trio
@@ -34,6 +34,7 @@ from condorx.language import cron
 from condorx.language.attrs import HoldCode, JobStatus
 from condorx.transport import wire
 from condorx.transport.connection import Address
+from condorx.transport.packed_ad import PackedAd
 from condorx.transport.protocol.startd import ClaimSlot
 
 log = logging.getLogger("condorx.shadow")
@@ -48,9 +49,12 @@ class ClaimInfo:
     startd: Address
     slot: str
     user: str
-    # The slot's ad once claimed; before, what the negotiator said of it (its
-    # FileSystemDomain, whether the first job's files travel).
-    slot_ad: ClassAd = field(default_factory=ClassAd)
+    # The slot's FileSystemDomain (whether a job's files travel to it): the negotiator's
+    # word until the slot is claimed, then its own ad's; None while it is not known.
+    fs_domain: str | None = None
+    # The slot's ad once claimed, kept packed: read only when a job ends, to match the
+    # next (100,000 claims hold 100,000 of them).
+    slot_ad: PackedAd | None = None
     job: Key | None = None
     next: Key | None = None  # condor_now's job, to run on this claim before any other
     request: dict[str, Any] | None = None  # the dynamic slot to carve (a partitionable slot's)
@@ -119,6 +123,7 @@ class Shadows:
         pending = self.idle.get(claim.user)
         skipped = []
         found = None
+        slot: ClassAd | None = None  # decoded for the first job that needs it
         while pending:
             key = pending.popleft()
             ad = self.ledger.get(key)
@@ -128,9 +133,12 @@ class Shadows:
             # queues it here again if it fails.
             if ad is None or not runs_here(ad) or key in self.running or key in self.pending:
                 continue
-            if self._due(ad) and ad.symmetricMatch(claim.slot_ad):
-                found = key
-                break
+            if self._due(ad):
+                if slot is None:
+                    slot = claim.slot_ad.ad() if claim.slot_ad is not None else ClassAd()
+                if ad.symmetricMatch(slot):
+                    found = key
+                    break
             skipped.append(key)
         if pending is not None:
             pending.extendleft(reversed(skipped))
@@ -162,6 +170,7 @@ class Shadows:
             claim = await self.startd.claim(info.startd, self._claim_request(info, job))
             async with claim:
                 info.id, info.slot, info.slot_ad = claim.id, claim.slot, claim.slot_ad
+                info.fs_domain = _fs_domain(claim.slot_ad.ad())
                 key: Key | None = first
                 if job is None and (not runs_here(self.ledger.get(first)) or first in self.running):
                     key = self.next_job(info)
@@ -204,7 +213,7 @@ class Shadows:
         """The matched job, to go with the claim, when it still waits to run and whether
         its files travel is known (the negotiator named the slot's FileSystemDomain)."""
         ad = self.ledger.get(key)
-        if not runs_here(ad) or key in self.running or "FileSystemDomain" not in info.slot_ad:
+        if not runs_here(ad) or key in self.running or info.fs_domain is None:
             return None
         assert ad is not None
         files = await self._inputs_or_hold(key, ad, info)
@@ -265,7 +274,7 @@ class Shadows:
     ) -> dict[str, bytes] | None | Literal[False]:
         """The job's input files, when they travel to this slot; False when they cannot
         be sent (a missing file), and the job is held for it."""
-        if not _transfers(ad, info.slot_ad):
+        if not _transfers(ad, info.fs_domain):
             return None
         try:
             return await trio.to_thread.run_sync(inputs, ad)
@@ -301,7 +310,9 @@ class Shadows:
     def slot_of(self, victim: Key) -> ClassAd | None:
         """The slot ad of the claim running `victim`, if it runs."""
         claim = self.running.get(victim)
-        return claim.slot_ad if claim is not None and claim.job == victim else None
+        if claim is None or claim.job != victim or claim.slot_ad is None:
+            return None
+        return claim.slot_ad.ad()
 
     async def run_now(self, job: Key, victim: Key) -> None:
         """Run `job` next on the claim that runs `victim`, and vacate `victim` (it goes back
@@ -353,13 +364,17 @@ class Shadows:
             log.info("job %d.%d on %s not stopped: %s", *key, claim.slot, e)
 
 
-def _transfers(ad: ClassAd, slot: ClassAd) -> bool:
-    """Whether the job's files travel (HTCondor's should_transfer_files rules)."""
+def _transfers(ad: ClassAd, fs_domain: str | None) -> bool:
+    """Whether the job's files travel to a slot of `fs_domain` (HTCondor's
+    should_transfer_files rules)."""
     should = str(ad.get("ShouldTransferFiles") or "IF_NEEDED").upper()
     if should == "YES":
         return True
     if should == "NO":
         return False
-    return ad.get("FileSystemDomain") != slot.get("FileSystemDomain") or not ad.get(
-        "FileSystemDomain"
-    )
+    return ad.get("FileSystemDomain") != fs_domain or not ad.get("FileSystemDomain")
+
+
+def _fs_domain(slot: ClassAd) -> str | None:
+    value = slot.get("FileSystemDomain")
+    return value if isinstance(value, str) else None
