@@ -47,7 +47,11 @@ class Stream(wire.Channel):
     def __init__(self, link: Link, sid: int = 0) -> None:
         self.link = link
         self.sid = sid  # 0 until its first frame goes (the client's side)
-        self._in, self._out = trio.open_memory_channel[Any](_UNREAD)
+        # The frames come unread, and the one task waiting for the next: a memory
+        # channel's work, but a channel costs about 2.2 KB (its deque, two ordered dicts,
+        # two sets) and a schedd keeps a stream for each of 100,000 claims.
+        self._frames: list[Any] = []
+        self._reader: trio.lowlevel.Task | None = None
         self._ended = False  # the other side ended it (or the connection did)
         self._closed = False  # this side did
         self._broken: str | None = None
@@ -64,20 +68,40 @@ class Stream(wire.Channel):
         await self.link.send(self, obj)
 
     async def receive(self) -> Any:
-        try:
-            return await self._out.receive()
-        except (trio.EndOfChannel, trio.ClosedResourceError):
-            if self._broken is not None:
-                raise wire.WireError(f"stream {self.sid}: {self._broken}") from None
-            if self._closed:
-                raise wire.Closed(f"stream {self.sid} closed") from None
-            raise wire.Closed(f"stream {self.sid} closed by peer") from None
+        """The next frame; once the stream has ended, what came before its end, then
+        wire.Closed (wire.WireError when it was broken)."""
+        if self._frames:
+            await trio.lowlevel.checkpoint()  # as a channel's receive: a scheduling point
+        while not self._frames:
+            if self._ended or self._closed:
+                raise self._why_over()
+            if self._reader is not None:
+                raise trio.BusyResourceError("another task is receiving on this stream")
+            self._reader = trio.lowlevel.current_task()
+            await trio.lowlevel.wait_task_rescheduled(self._abort_wait)
+        return self._frames.pop(0)
+
+    def _abort_wait(self, _: Any) -> trio.lowlevel.Abort:
+        self._reader = None
+        return trio.lowlevel.Abort.SUCCEEDED
+
+    def _wake(self) -> None:
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            trio.lowlevel.reschedule(reader)
+
+    def _why_over(self) -> wire.WireError:
+        if self._broken is not None:
+            return wire.WireError(f"stream {self.sid}: {self._broken}")
+        if self._closed:
+            return wire.Closed(f"stream {self.sid} closed")
+        return wire.Closed(f"stream {self.sid} closed by peer")
 
     async def aclose(self) -> None:
         if self._closed:
             return
         self._closed = True
-        self._in.close()
+        self._wake()
         try:
             if not self._ended and not self.link.dead and self.sid:
                 # Shielded: a cancelled close must still end the stream on the other
@@ -95,13 +119,13 @@ class Stream(wire.Channel):
         if frame is None:
             self.end()
             return True
-        try:
-            self._in.send_nowait(frame)
-        except trio.WouldBlock:
+        if self._closed or self._ended:
+            return True  # closed on this side while the frame was on its way
+        if len(self._frames) >= _UNREAD:
             self._broken = f"{_UNREAD} frames unread"
             return False
-        except trio.ClosedResourceError:
-            pass  # closed on this side while the frame was on its way
+        self._frames.append(frame)
+        self._wake()
         return True
 
     def end(self) -> None:
@@ -109,7 +133,7 @@ class Stream(wire.Channel):
         if self._ended:
             return
         self._ended = True
-        self._in.close()
+        self._wake()
         if self.on_end is not None:
             try:
                 self.on_end()
