@@ -410,3 +410,52 @@ def test_frames_queue_for_one_write_and_a_slow_peer_holds_back_their_senders():
     assert sent == list(range(1, 41))  # every frame, in the order sent (stream ids)
     assert all(sum(map(len, w)) <= mux._QUEUED for w in slow.writes)
     assert len(slow.writes) < 40  # gathered: fewer writes than frames
+
+
+def test_a_streams_frames_are_read_in_order_up_to_its_end_and_a_cancelled_read_loses_none():
+    # The stream's own inbox (no connection needed to deliver to it): what a trio memory
+    # channel would do, which it replaces.
+    async def main() -> list[Any]:
+        stream = mux.Stream(None)  # type: ignore[arg-type]
+        seen: list[Any] = []
+        with trio.move_on_after(5):
+            await stream.receive()  # nothing yet: the wait is cancelled, nothing is lost
+        async with trio.open_nursery() as nursery:
+
+            async def read_two() -> None:
+                seen.extend([await stream.receive(), await stream.receive()])
+
+            nursery.start_soon(read_two)
+            await trio.testing.wait_all_tasks_blocked()
+            try:
+                await stream.receive()  # a second reader while the first waits
+            except trio.BusyResourceError:
+                seen.append("busy")
+            assert stream.deliver({"n": 1}) and stream.deliver({"n": 2})
+        assert stream.deliver({"n": 3}) and stream.deliver(None)
+        seen.append(await stream.receive())  # what came before the end is still read
+        try:
+            await stream.receive()
+        except wire.Closed as e:
+            seen.append(str(e))
+        return seen
+
+    seen = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    assert seen == ["busy", {"n": 1}, {"n": 2}, {"n": 3}, "stream 0 closed by peer"]
+
+
+def test_a_stream_holding_too_many_unread_frames_is_broken_after_what_it_holds():
+    async def main() -> list[Any]:
+        stream = mux.Stream(None)  # type: ignore[arg-type]
+        taken = [stream.deliver(i) for i in range(mux._UNREAD + 1)]
+        stream.end()  # as the reader does with a stream it finds broken
+        read = [await stream.receive() for _ in range(mux._UNREAD)]
+        try:
+            await stream.receive()
+        except wire.WireError as e:
+            read.append(str(e))
+        return [taken, read]
+
+    taken, read = trio.run(main)
+    assert taken == [True] * mux._UNREAD + [False]
+    assert read == [*range(mux._UNREAD), f"stream 0: {mux._UNREAD} frames unread"]
