@@ -23,7 +23,7 @@ from typing import Any
 import trio
 
 from condorx.client.collector import CollectorClient
-from condorx.daemons.core import batch
+from condorx.daemons.core import batch, collection
 from condorx.daemons.core.server import Handler, Peer, Server
 from condorx.daemons.startd.service import Startd
 from condorx.errors import Refusal, Refused
@@ -248,6 +248,7 @@ async def serve(
             address = await server.listen(nursery, cfg.get_int("SIM_PORT", 0))
             sim.machines.set_address(address)
             await sim.start(nursery)
+            collection.started()  # the machines' slot tables live as long as the simulator
             locate.write_address(locate.sim_address_file(cfg), address)
             nursery.start_soon(sim.advertise_loop)
             slots = sum(1 for _ in sim.machines.slots())

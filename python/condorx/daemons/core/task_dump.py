@@ -1,5 +1,6 @@
 """What a daemon's tasks are waiting on, written to its log when it gets SIGUSR1: a
-daemon that has stalled shows where (as HTCondor's daemons answer condor_squawk).
+daemon that has stalled shows where (as HTCondor's daemons answer condor_squawk), and
+what garbage collection has cost it so far.
 
 Tasks waiting at the same place are counted together: a schedd holding 30,000 claims
 prints a few dozen lines, not 30,000 stacks."""
@@ -13,6 +14,8 @@ from types import AsyncGeneratorType, CoroutineType, FrameType, GeneratorType
 from typing import Any
 
 import trio
+
+from condorx.daemons.core import collection
 
 log = logging.getLogger("condorx.tasks")
 # What `_frames` walks through: an awaitable of any other kind ends the walk.
@@ -72,3 +75,4 @@ async def on_signal() -> None:
             log.warning("%d tasks, waiting at %d places:", found.total(), len(found))
             for where, n in found.most_common():
                 log.warning("%7d  %s", n, where)
+            log.warning("garbage collection so far: %s", collection.account.summary())
