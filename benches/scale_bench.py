@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import statistics
 import tempfile
 import time
@@ -154,6 +155,54 @@ def cpu_seconds(pool: LocalPool) -> dict[str, float]:
     return out
 
 
+# Where each daemon of the pool logs (the simulator, which HTCondor has no log name for,
+# to its standard output).
+LOGS = {
+    "collector": "log/CollectorLog",
+    "negotiator": "log/NegotiatorLog",
+    "schedd": "log/SchedLog",
+    "sim": "sim.out",
+}
+
+
+def collection_costs(pool: LocalPool, timeout: float = 60.0) -> dict[str, str]:
+    """What garbage collection has cost each daemon so far: SIGUSR1 has each log it (a
+    daemon with 100,000 tasks takes seconds to walk them first)."""
+    paths = {name: pool.root / where for name, where in LOGS.items() if name in pool.daemons}
+    start = {name: path.stat().st_size if path.exists() else 0 for name, path in paths.items()}
+    for name in paths:
+        proc = pool.daemons[name].proc
+        if proc is not None:
+            os.kill(proc.pid, signal.SIGUSR1)
+    found: dict[str, str] = {}
+    deadline = time.monotonic() + timeout
+    while len(found) < len(paths) and time.monotonic() < deadline:
+        time.sleep(1.0)
+        for name, path in paths.items():
+            if name not in found and path.exists():
+                said = _said_since(path, start[name], "garbage collection so far: ")
+                if said is not None:
+                    found[name] = said
+    return found
+
+
+def _said_since(path: Path, offset: int, marker: str) -> str | None:
+    """What follows `marker` on its first line in `path` past `offset`."""
+    with open(path, "rb") as f:
+        f.seek(offset)
+        for raw in f:
+            line = raw.decode(errors="replace")
+            if marker in line:
+                return line.split(marker, 1)[1].strip()
+    return None
+
+
+def print_collection(costs: dict[str, str]) -> None:
+    print("  garbage collection, each daemon's life so far:")
+    for name, cost in sorted(costs.items()):
+        print(f"      {name:10} {cost}")
+
+
 def profiled(profile: Path | None) -> str:
     """The configuration that leaves each daemon's cProfile statistics in `profile`."""
     if profile is None:
@@ -197,6 +246,7 @@ def turnover(
                         marks[pct] = (time.monotonic(), cpu_seconds(pool))
                 if 20 in marks and 80 not in marks:
                     busy.append(busy_slots(pool) / slots)
+            costs = collection_costs(pool)
         finally:
             pool.stop()
     (t20, cpu20), (t80, cpu80) = marks[20], marks[80]
@@ -212,6 +262,7 @@ def turnover(
         "  CPU meanwhile, cores: "
         + ", ".join(f"{n} {v / seconds:.2f}" for n, v in sorted(cpu.items()))
     )
+    print_collection(costs)
 
 
 def submit_file(jobs: int, autoclusters: int) -> str:
@@ -261,6 +312,7 @@ def measure(
                 time.sleep(1.0)
             rss = {n: rss_mib(p.proc.pid) for n, p in pool.daemons.items() if p.proc}
             queue = job_ads(pool)
+            costs = collection_costs(pool)
         finally:
             pool.stop()
     inproc, inproc_matches = in_process(free, queue)
@@ -290,6 +342,7 @@ def measure(
     claims = (rss["schedd"] - schedd_queued) * 1024 / max(1, busy)
     print(f"      of which the queue, per job queued {per_queued:6.1f} KiB (at acknowledgement)")
     print(f"      and the rest, per running job      {claims:6.1f} KiB")
+    print_collection(costs)
 
 
 def main() -> None:
