@@ -291,27 +291,34 @@ class Link:
                 await self.ch.aclose()
 
     async def _read(self, new: Callable[[int], Awaitable[Stream | None]] | None) -> None:
-        while True:
-            with trio.CancelScope() as waiting:
-                self._waiting = waiting
-                if not self.members:
-                    waiting.deadline = trio.current_time() + self._idle
-                frame = await self.ch.receive()
-            self._waiting = None
-            if waiting.cancelled_caught:
-                self.dead = f"no stream for {self._idle:g} s"
+        # One scope for all the reading, not one a frame (a scope costs more than the
+        # frame's delivery): its deadline is the idle limit while no stream is open, set
+        # and cleared as streams come and go (`_add`, `forget`).
+        with trio.CancelScope() as waiting:
+            self._waiting = waiting
+            if not self.members:
+                waiting.deadline = trio.current_time() + self._idle
+            while True:
+                await self._take(await self.ch.receive(), new)
+        self._waiting = None
+        if waiting.cancelled_caught:
+            self.dead = f"no stream for {self._idle:g} s"
+
+    async def _take(
+        self, frame: Any, new: Callable[[int], Awaitable[Stream | None]] | None
+    ) -> None:
+        """Hand one frame to its stream (a new one's first: `new` takes it up)."""
+        sid, payload = _parse(frame)
+        stream = self.streams.get(sid)
+        if stream is None:
+            if payload is None or new is None:
                 return
-            sid, payload = _parse(frame)
-            stream = self.streams.get(sid)
+            stream = await new(sid)
             if stream is None:
-                if payload is None or new is None:
-                    continue
-                stream = await new(sid)
-                if stream is None:
-                    continue
-            if not stream.deliver(payload):
-                log.warning("stream %d broken: %s", sid, stream._broken)
-                await stream.aclose()
+                return
+        if not stream.deliver(payload):
+            log.warning("stream %d broken: %s", sid, stream._broken)
+            await stream.aclose()
 
 
 def _parse(frame: Any) -> tuple[int, Any]:
