@@ -21,7 +21,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -54,12 +54,32 @@ class Files:
     spool: Path
 
 
-@dataclass
+@dataclass(eq=False)
 class _Pending(Generic[T]):
+    """A change waiting for its batch's commit, and the one task that waits for it."""
+
     fn: Callable[[Transaction], T]
-    done: trio.Event = field(default_factory=trio.Event)
     result: Any = None
     error: BaseException | None = None
+    done: bool = False
+    _waiter: trio.lowlevel.Task | None = None
+
+    def finish(self) -> None:
+        self.done = True
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None:
+            trio.lowlevel.reschedule(waiter)
+
+    async def wait(self) -> None:
+        """Until the change is committed or refused; cancellation waits for that too (a
+        caller must learn whether its change is in). Not a shielded wait on an Event:
+        their scope, status and parking lot cost more than the rest of a small change,
+        and a schedd makes several a job."""
+        if self.done:
+            await trio.lowlevel.cancel_shielded_checkpoint()
+            return
+        self._waiter = trio.lowlevel.current_task()
+        await trio.lowlevel.wait_task_rescheduled(lambda _: trio.lowlevel.Abort.FAILED)
 
 
 class Ledger:
@@ -119,10 +139,9 @@ class Ledger:
         item: _Pending[T] = _Pending(fn)
         self._pending.append(item)
         self._kick.set()
-        # Shielded: a caller must learn whether its change is in, even while cancelled
-        # (its files are kept or removed by that). `run` ends every wait as it stops.
-        with trio.CancelScope(shield=True):
-            await item.done.wait()
+        # Not cancelled: a caller must learn whether its change is in (its files are
+        # kept or removed by that). `run` ends every wait as it stops.
+        await item.wait()
         if item.error is not None:
             raise item.error
         return item.result  # type: ignore[no-any-return]
@@ -141,9 +160,9 @@ class Ledger:
         finally:
             self._closed = True
             for item in (*batch, *self._pending):
-                if not item.done.is_set():
+                if not item.done:
                     item.error = item.error or LedgerClosed("the schedd stopped")
-                    item.done.set()
+                    item.finish()
 
     async def _commit_batch(self, batch: list[_Pending[Any]]) -> None:
         txn = self._stage(batch)
@@ -155,7 +174,7 @@ class Ledger:
             for item in staged:
                 item.error = e
         for item in batch:
-            item.done.set()
+            item.finish()
 
     def _stage(self, batch: list[_Pending[Any]]) -> Transaction:
         """One transaction with every change of the batch that does not raise, and then
