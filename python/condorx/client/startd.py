@@ -84,18 +84,19 @@ class Claim:
                 self.running = False  # sent with the claim: its frames follow on this stream
             else:
                 await self.ch.send(self._request(job, files).to_wire())
-            while True:
-                # A bare scope, not fail_after: its generator and context manager would
-                # stay alive beside each of 100,000 running jobs (about 270 bytes each).
-                with trio.CancelScope(deadline=trio.current_time() + lease) as heard:
+            # One scope for the run, its deadline moved on at each frame (not one a frame,
+            # nor fail_after's generator and context manager, alive beside each of
+            # 100,000 running jobs).
+            with trio.CancelScope(deadline=trio.current_time() + lease) as heard:
+                while True:
                     reply = await self.ch.receive()
-                if heard.cancelled_caught:
-                    raise trio.TooSlowError
-                if isinstance(reply, dict) and "more" in reply:
-                    if isinstance(reply["more"], dict):
-                        await notice(reply["more"])
-                    continue
-                return RunResult.of(RunEnded.from_wire(wire.check(reply)))
+                    heard.deadline = trio.current_time() + lease
+                    if isinstance(reply, dict) and "more" in reply:
+                        if isinstance(reply["more"], dict):
+                            await notice(reply["more"])
+                        continue
+                    return RunResult.of(RunEnded.from_wire(wire.check(reply)))
+            raise trio.TooSlowError  # no frame within the lease
         except BaseException:
             self._last = None  # what the startd holds is not known: the next goes whole
             raise
