@@ -29,8 +29,9 @@ def test_sigusr1_logs_where_a_daemons_tasks_wait_and_it_goes_on():
             # Start-up's own collection (before its heap is frozen) is counted.
             said = text.split("garbage collection so far: ", 1)[1].splitlines()[0]
             assert re.fullmatch(
-                r"generation 0: \d+ in [\d.]+ s, generation 1: \d+ in [\d.]+ s, "
-                r"generation 2: [1-9]\d* in [\d.]+ s",
+                r"generation 0: \d+ in [\d.]+ s \(\d+ collected\), "
+                r"generation 1: \d+ in [\d.]+ s \(\d+ collected\), "
+                r"generation 2: [1-9]\d* in [\d.]+ s \(\d+ collected\)",
                 said,
             ), said
             (pool.root / "job.sub").write_text("executable = /bin/true\nqueue\n")

@@ -12,7 +12,7 @@ def test_a_tuned_daemon_collects_young_objects_far_apart_and_counts_each_collect
     before = gc.get_threshold()
     try:
         collection.tune()
-        assert gc.get_threshold() == (collection.YOUNG, before[1], before[2])
+        assert gc.get_threshold() == (collection.YOUNG, before[1], collection.OLDEST)
         runs, seconds = list(collection.account.runs), list(collection.account.seconds)
         gc.collect(0)
         gc.collect()

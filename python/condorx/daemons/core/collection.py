@@ -7,10 +7,13 @@ objects that live a job's length: at 30,000 slots and 450 jobs/s, full collectio
 19 of the schedd's 48 CPU seconds and 35 of the simulator's 133, each a pause of half a
 second to a second in which no request was answered.
 
-So a daemon collects young objects ten thousand allocations apart (cycles are rare in
-its steady work: most objects go by reference counting), which makes the full walks
-fourteen times rarer too; and what it built to start (its modules, configuration and
-tables, alive for its whole life) is frozen out of every walk.
+So a daemon collects young objects ten thousand allocations apart, walks its whole heap
+only after a hundred middle-aged collections (not ten), and freezes out of every walk
+what it built to start (its modules, configuration and tables, alive for its whole
+life). Measured at 30,000 slots, the schedd's and the simulator's young and middle-aged
+collections found no garbage at all (their objects go by reference counting): what the
+rarer walks could leave a while longer is a cycle that outlived two younger
+collections, and the account below shows how much each kind of collection finds.
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ from typing import Any
 
 log = logging.getLogger("condorx.collection")
 
-# Young collections this many net allocations apart (CPython's default: 700); the older
-# generations keep their defaults, counted in young collections.
+# Young collections this many net allocations apart (CPython's default: 700); middle-aged
+# ones every 10 young (the default); full walks every OLDEST middle-aged (default 10), as
+# well as only once the heap has grown by a quarter (CPython's own rule).
 YOUNG = 10_000
+OLDEST = 100
 
 
 class Account:
@@ -33,6 +38,7 @@ class Account:
     def __init__(self) -> None:
         self.runs = [0, 0, 0]
         self.seconds = [0.0, 0.0, 0.0]
+        self.collected = [0, 0, 0]  # objects found unreachable (cyclic garbage)
         self._started = 0.0
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
@@ -42,10 +48,13 @@ class Account:
         generation = info["generation"]
         self.runs[generation] += 1
         self.seconds[generation] += time.perf_counter() - self._started
+        self.collected[generation] += info["collected"]
 
     def summary(self) -> str:
         return ", ".join(
-            f"generation {g}: {self.runs[g]} in {self.seconds[g]:.2f} s" for g in range(3)
+            f"generation {g}: {self.runs[g]} in {self.seconds[g]:.2f} s"
+            f" ({self.collected[g]} collected)"
+            for g in range(3)
         )
 
 
@@ -54,8 +63,8 @@ account = Account()
 
 def tune() -> None:
     """Set the daemon's collection thresholds, and account for each collection."""
-    _, older, oldest = gc.get_threshold()
-    gc.set_threshold(YOUNG, older, oldest)
+    _, older, _ = gc.get_threshold()
+    gc.set_threshold(YOUNG, older, OLDEST)
     if account not in gc.callbacks:
         gc.callbacks.append(account)
 
