@@ -3,9 +3,10 @@
 CPython's cycle collector runs a young collection every 700 net allocations and walks
 the whole heap every hundred of those, when the heap has grown by a quarter. A daemon
 holding tens of thousands of claims (their tasks, streams and coroutines) churns through
-objects that live a job's length: at 30,000 slots and 450 jobs/s, full collections took
-19 of the schedd's 48 CPU seconds and 35 of the simulator's 133, each a pause of half a
-second to a second in which no request was answered.
+objects that live a job's length: at 30,000 slots and 450 jobs/s, its full collections
+ran for 19 s (wall time) of a run in which the schedd used 48 CPU seconds, and 35 s of
+the simulator's 133, each a pause of half a second to a second in which no request was
+answered.
 
 So a daemon collects young objects ten thousand allocations apart, walks its whole heap
 only after a hundred middle-aged collections (not ten), and freezes out of every walk
@@ -33,7 +34,9 @@ OLDEST = 100
 
 
 class Account:
-    """How many collections of each generation ran, and how long they took."""
+    """How many collections of each generation ran, the CPU time they took (the thread's:
+    a daemon sharing its cores with others would count their turns in wall time), and
+    the garbage they found."""
 
     def __init__(self) -> None:
         self.runs = [0, 0, 0]
@@ -43,11 +46,11 @@ class Account:
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
-            self._started = time.perf_counter()
+            self._started = time.thread_time()
             return
         generation = info["generation"]
         self.runs[generation] += 1
-        self.seconds[generation] += time.perf_counter() - self._started
+        self.seconds[generation] += time.thread_time() - self._started
         self.collected[generation] += info["collected"]
 
     def summary(self) -> str:
