@@ -54,15 +54,18 @@ class Claim:
         slot_ad: PackedAd,
         running: bool = False,
         sent: bytes | None = None,
+        fs_domain: str | None = None,
     ) -> None:
         """`slot`: the claimed slot's name (a dynamic slot's, carved for the claim);
-        `slot_ad`: its ad as claimed, kept packed for as long as the claim lasts.
+        `slot_ad`: its ad as claimed, kept packed for as long as the claim lasts;
+        `fs_domain`: its FileSystemDomain, read at every run (whether files travel).
         `running`: the job the claim was made with (`ClaimSlot.job`, packed: `sent`)
         runs already; the first `run` follows it rather than asking again."""
         self.ch = ch
         self.id = claim_id
         self.slot = slot
         self.slot_ad = slot_ad
+        self.fs_domain = fs_domain
         self.running = running
         # The last job the startd holds for this claim, as sent: the next is sent as its
         # changes to it.
@@ -167,7 +170,10 @@ class StartdClient:
             await ch.aclose()
             raise
         claim_id = claimed.claim_id or req.claim_id
-        return Claim(ch, claim_id, claimed.slot, slot_ad, running, req.job)
+        # A literal string on the wire: read there, not from a second decoding of the ad.
+        fs = claimed.ad.get("FileSystemDomain")
+        fs_domain = fs if isinstance(fs, str) else None
+        return Claim(ch, claim_id, claimed.slot, slot_ad, running, req.job, fs_domain)
 
     async def _claim(self, startd: Address, req: ClaimSlot) -> tuple[Stream, Claimed, bool]:
         """The claim's stream, the startd's answer, and whether the job the request

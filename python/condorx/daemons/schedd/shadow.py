@@ -170,7 +170,7 @@ class Shadows:
             claim = await self.startd.claim(info.startd, self._claim_request(info, job))
             async with claim:
                 info.id, info.slot, info.slot_ad = claim.id, claim.slot, claim.slot_ad
-                info.fs_domain = _fs_domain(claim.slot_ad.ad())
+                info.fs_domain = claim.fs_domain
                 key: Key | None = first
                 if job is None and (not runs_here(self.ledger.get(first)) or first in self.running):
                     key = self.next_job(info)
@@ -373,8 +373,3 @@ def _transfers(ad: ClassAd, fs_domain: str | None) -> bool:
     if should == "NO":
         return False
     return ad.get("FileSystemDomain") != fs_domain or not ad.get("FileSystemDomain")
-
-
-def _fs_domain(slot: ClassAd) -> str | None:
-    value = slot.get("FileSystemDomain")
-    return value if isinstance(value, str) else None
