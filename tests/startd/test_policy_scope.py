@@ -129,3 +129,27 @@ def test_a_text_with_a_call_or_another_scope_is_never_fixed():
         assert not reads_fixed_only(f"{scope} =?= undefined", fixed, {})
     assert reads_fixed_only("KILL", fixed, {"kill": "Memory > 1"})
     assert not reads_fixed_only("KILL", fixed, {"kill": "Disk > 1"})
+
+
+def test_a_text_reading_no_slot_attribute_is_a_constant_needing_no_view(tmp_path: Path):
+    # The expressions a busy slot's policy reads by default read nothing of the slot:
+    # after a transition, they are evaluated with no view made.
+    t = table(tmp_path, "NUM_SLOTS = 1\nKILL = SUSPEND\nSUSPEND = false\n")
+    (slot,) = t.slots
+    names = ("WANT_SUSPEND", "SUSPEND", "PREEMPT", "KILL", "CONTINUE", "RANK", "CLAIM_WORKLIFE")
+    expected = [False, False, False, False, True, 0.0, 1200]  # CLAIM_WORKLIFE: the table's
+    made = []
+    view = t.view
+    t.view = lambda s: made.append(s) or view(s)  # type: ignore[method-assign]
+    for state, activity in [(State.UNCLAIMED, Activity.IDLE), (State.MATCHED, Activity.IDLE)]:
+        slot.enter(state, activity, t.now())
+        scope = t.scope(slot)
+        assert [t.policy.value(n, scope) for n in names] == expected
+        assert made == []
+        assert [t.policy.value(n, view(slot)) for n in names] == expected
+    # IS_OWNER reads the slot's START, which is false while it is Matched.
+    assert t.constant(t.policy.texts["IS_OWNER"]) is UNKNOWN
+    assert t.policy.value("IS_OWNER", t.scope(slot)) is True
+    for text in ("Memory > 1", "START", "time() > 0", "TARGET.X =?= undefined"):
+        assert t.constant(text) is UNKNOWN, text
+    assert t.constant("KILL || CONTINUE") is True

@@ -25,12 +25,13 @@ from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd import states
 from condorx.daemons.startd.backfill import BackfillClient, ClientSpec
 from condorx.daemons.startd.draining import Drain
+from condorx.daemons.startd.facts import PolicyFacts
 from condorx.daemons.startd.fetch import Fetcher
 from condorx.daemons.startd.policy import SlotView
 from condorx.daemons.startd.scope import SlotScope
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.starter_port import Starter
-from condorx.daemons.startd.states import Action, Activity, Facts, State, Step, Why
+from condorx.daemons.startd.states import Action, Activity, State, Step, Why
 from condorx.daemons.startd.table import CarveError, SlotTable
 from condorx.errors import Refusal, Refused
 from condorx.host import benchmarks
@@ -88,39 +89,9 @@ class Driver:
 
     # -- the state machine ----------------------------------------------------------------
 
-    def facts(self, slot: Slot, ad: SlotView) -> Facts:
-        p = self.table.policy
-        claim = slot.claim
-        job = claim.job if claim is not None else None
-        now = self.now()
-        flags = slot.flags
-        busy = slot.state in (State.CLAIMED, State.PREEMPTING) and job is not None
-        run_time = slot.totals(now).get("TotalJobRunTime", 0)
-        return Facts(
-            is_owner=p.holds("IS_OWNER", ad),
-            start_false=p.is_false("START", ad),
-            run_benchmarks=slot.state == State.UNCLAIMED and p.holds("RunBenchmarks", ad),
-            want_suspend=busy and p.holds("WANT_SUSPEND", ad, job),
-            suspend=busy and p.holds("SUSPEND", ad, job),
-            resume=busy and p.holds("CONTINUE", ad, job),
-            preempt=busy and p.holds("PREEMPT", ad, job),
-            want_vacate=not flags.fast and (job is None or p.holds("WANT_VACATE", ad, job)),
-            kill=flags.fast or (busy and p.holds("KILL", ad, job)),
-            retirement_over=flags.fast
-            or flags.no_retirement
-            or (busy and self.stopping != "peaceful" and run_time >= p.retirement_time(ad, job)),
-            match_expired=claim is not None
-            and not claim.claimed
-            and now >= claim.matched_at + self.match_timeout,
-            backfill_enabled=self.backfill.enabled,
-            start_backfill=slot.state in (State.UNCLAIMED, State.BACKFILL)
-            and not self.backfill.killed_for  # a new client once the dying one is gone
-            and not self.stopping  # a startd shutting down starts none (it would wait on it)
-            and p.holds("START_BACKFILL", ad),
-            evict_backfill=slot.state == State.BACKFILL and p.holds("EVICT_BACKFILL", ad),
-            worklife_over=self.worklife_over(claim, ad),
-            draining=self.draining is not None,
-        )
+    def facts(self, slot: Slot, ad: SlotView) -> PolicyFacts:
+        """What the slot's policy says now, each fact evaluated when the rules ask."""
+        return PolicyFacts(self, slot, ad)
 
     def worklife_over(self, claim: Claim | None, ad: SlotView) -> bool:
         """The claim has accepted jobs for longer than CLAIM_WORKLIFE (-1: forever)."""

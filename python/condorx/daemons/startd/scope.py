@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from condorx.classad import ClassAd
 from condorx.daemons.startd.policy import parsed
@@ -78,48 +78,55 @@ def reads_fixed_only(text: str, fixed: Mapping[str, Any], policy: Mapping[str, s
     return True
 
 
-class SlotScope:
-    """What a slot's policy expressions say at one moment: each from the values kept for
-    the slot's fixed part when it reads only that, else from the slot's view, made the
-    first time one needs it."""
+class Source(Protocol):
+    """What a scope reads of its slot's table (`table.SlotTable`)."""
 
-    def __init__(
-        self,
-        make_view: Callable[[], ClassAd],
-        kept: Callable[[], dict[str, Any] | None],
-        fixed_value: Callable[[str], Any],
-        view: ClassAd | None = None,
-    ) -> None:
-        """`make_view`: the slot's view, made now; `kept`: the values kept for the fixed
-        part of the slot's view, None when that view is not the slot's now;
-        `fixed_value`: a text's value from the fixed part, or UNKNOWN when it reads
-        more; `view`: the view, when the caller has it made already."""
-        self._make_view = make_view
-        self._kept_for = kept
-        self._fixed_value = fixed_value
+    def view(self, slot: Any) -> ClassAd: ...
+    def kept_values(self, slot: Any) -> dict[str, Any] | None: ...
+    def fixed_value(self, slot: Any, text: str) -> Any: ...
+    def constant(self, text: str) -> Any: ...
+
+
+class SlotScope:
+    """What a slot's policy expressions say at one moment: a constant's value (one that
+    reads no attribute of the slot, as each default expression); else the value kept for
+    the slot's fixed part when the text reads only that; else the value in the slot's
+    view, made the first time one needs it."""
+
+    __slots__ = ("_source", "_slot", "_view", "_kept")
+
+    def __init__(self, source: Source, slot: Any, view: ClassAd | None = None) -> None:
+        """`view`: the slot's view, when the caller has it made already."""
+        self._source = source
+        self._slot = slot
         self._view = view
-        self._kept = kept()  # asked once: a settle evaluates a dozen expressions
+        self._kept: dict[str, Any] | None | object = _ABSENT  # asked when first needed
 
     def ad(self) -> ClassAd:
         """The slot's view (made once)."""
         if self._view is None:
-            self._view = self._make_view()
-            self._kept = self._kept_for()  # now the slot's, if it was not
+            self._view = self._source.view(self._slot)
+            self._kept = _ABSENT  # now the slot's, if it was not
         return self._view
 
     def kept_value(self, text: str) -> Any:
         """The value kept for `text` (made now if need be), or UNKNOWN: it reads more
         than the fixed part, or no view of the slot's fixed part is kept."""
         kept = self._kept
+        if kept is _ABSENT:
+            kept = self._kept = self._source.kept_values(self._slot)
         if kept is None:
             return UNKNOWN
+        assert isinstance(kept, dict)
         value = kept.get(text, _ABSENT)
         if value is _ABSENT:
-            value = kept[text] = self._fixed_value(text)
+            value = kept[text] = self._source.fixed_value(self._slot, text)
         return value
 
     def eval_text(self, text: str, job: ClassAd | None) -> Any:
-        value = self.kept_value(text)
+        value = self._source.constant(text)
+        if value is UNKNOWN:
+            value = self.kept_value(text)
         if value is UNKNOWN:
             value = parsed(text).eval(self.ad(), job)
         return value

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
 
 class State(StrEnum):
@@ -79,9 +80,47 @@ class Why(StrEnum):
         return self is Why.BETTER_MATCH
 
 
+class Facts(Protocol):
+    """What the slot's policy expressions and clocks say now (False when not relevant),
+    as the rules read it: `facts.PolicyFacts` works each one out when first read."""
+
+    @property
+    def is_owner(self) -> bool: ...
+    @property
+    def start_false(self) -> bool: ...
+    @property
+    def run_benchmarks(self) -> bool: ...
+    @property
+    def want_suspend(self) -> bool: ...
+    @property
+    def suspend(self) -> bool: ...
+    @property
+    def resume(self) -> bool: ...
+    @property
+    def preempt(self) -> bool: ...
+    @property
+    def want_vacate(self) -> bool: ...
+    @property
+    def kill(self) -> bool: ...
+    @property
+    def retirement_over(self) -> bool: ...
+    @property
+    def match_expired(self) -> bool: ...
+    @property
+    def worklife_over(self) -> bool: ...
+    @property
+    def backfill_enabled(self) -> bool: ...
+    @property
+    def start_backfill(self) -> bool: ...
+    @property
+    def evict_backfill(self) -> bool: ...
+    @property
+    def draining(self) -> bool: ...
+
+
 @dataclass(frozen=True)
-class Facts:
-    """What the slot's policy expressions and clocks say now (False when not relevant)."""
+class FixedFacts:
+    """Facts given whole (the rules' tests)."""
 
     is_owner: bool = False
     start_false: bool = False  # START evaluates to FALSE without a job (not UNDEFINED)

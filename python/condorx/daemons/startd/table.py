@@ -78,6 +78,7 @@ class SlotTable:
         self.drain_attrs: dict[str, Any] = {}  # what every slot's ad says while draining
         self._exprs = {name: ExprTree(self.policy.texts[name]) for name in EXPRESSIONS}
         self._expr_texts = {name.lower(): self.policy.texts[name] for name in EXPRESSIONS}
+        self._constants: dict[str, Any] = {}  # by text: see `constant`
         # Slots by name and by claim id: found at once on every request's path.
         self._by_name: dict[str, Slot] = {}
         self._by_claim: dict[str, Slot] = {}
@@ -238,12 +239,23 @@ class SlotTable:
     def scope(self, slot: Slot, view: ClassAd | None = None) -> SlotScope:
         """The slot as its policy sees it now, its view made only if an expression reads
         more than its fixed part (`view`: the view, made already)."""
-        return SlotScope(
-            lambda: self.view(slot),
-            lambda: self.kept_values(slot),
-            lambda text: self.fixed_value(slot, text),
-            view,
-        )
+        return SlotScope(self, slot, view)
+
+    def constant(self, text: str) -> Any:
+        """The value of a policy text that reads no attribute of any slot (only policy
+        expressions that read none either, as every default does), else UNKNOWN. Such
+        a text has one value on this machine: no view is made for it, even after a
+        transition."""
+        value = self._constants.get(text, _ABSENT)
+        if value is _ABSENT:
+            value = UNKNOWN
+            if reads_fixed_only(text, {}, self._expr_texts):
+                policy = ClassAd()
+                for name, expr in self._exprs.items():
+                    policy[name] = expr
+                value = parsed(text).eval(policy)
+            self._constants[text] = value
+        return value
 
     def kept_values(self, slot: Slot) -> dict[str, Any] | None:
         """The policy texts' values kept for the fixed part of the slot's view (by text;
