@@ -12,8 +12,6 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 
-import click
-
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
@@ -183,13 +181,12 @@ def _as_seen_by(action: str, opt: a.Opt) -> a.Opt:
     return opt
 
 
-def _command(action: str, doc: str, name: str | None = None) -> click.Command:
+def _command(action: str, doc: str, name: str | None = None) -> a.Tool:
     tool = _VERBS[action].tool
     opts = [_as_seen_by(action, o) for o in OPTIONS]
 
     @a.command(tool, opts, USAGE.format(tool=tool), name=name or tool, help=doc)
-    @click.pass_context
-    def run(ctx: click.Context) -> None:
+    def run(ctx: a.Context) -> None:
         _act(action, a.parsed(ctx))
 
     return run

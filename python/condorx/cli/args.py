@@ -1,17 +1,16 @@
 """HTCondor-style command lines: single-dash long options that may be abbreviated
 (`-const` for `-constraint`), and options such as `-af` that take every word after them.
 
-click reads the command line as a list of words (`ignore_unknown_options`); this module
-gives those words HTCondor's meaning, which click's own option grammar cannot express.
+A tool takes its command line as a list of words and gives them HTCondor's meaning,
+which click's option grammar cannot express; it needs no click at all (see `Tool`).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import click
 
 
 @dataclass(frozen=True)
@@ -57,13 +56,13 @@ def parse(words: Sequence[str], options: Sequence[Opt], tool: str) -> Parsed:
             out.order.append((opt.name, []))
         elif opt.takes == 1:
             if i >= len(words):
-                raise click.UsageError(f"{tool}: -{opt.name} needs a value")
+                raise UsageError(f"{tool}: -{opt.name} needs a value")
             out.values.setdefault(opt.name, []).append(words[i])
             out.order.append((opt.name, [words[i]]))
             i += 1
         elif opt.takes >= 2:  # a fixed number of values, dashes and all (-format FMT ATTR)
             if i + opt.takes > len(words):
-                raise click.UsageError(f"{tool}: -{opt.name} needs {opt.takes} values")
+                raise UsageError(f"{tool}: -{opt.name} needs {opt.takes} values")
             got = list(words[i : i + opt.takes])
             out.values.setdefault(opt.name, []).extend(got)
             out.order.append((opt.name, got))
@@ -81,7 +80,8 @@ def parse(words: Sequence[str], options: Sequence[Opt], tool: str) -> Parsed:
 def describe(
     options: Sequence[Opt], usage: str = "", arguments: Sequence[tuple[str, str]] = ()
 ) -> str:
-    """The options, one a line, for a command's --help (click keeps `\b` blocks as set),
+    """The options, one a line, for a command's --help (click keeps `\b` blocks as set;
+    a Tool's own help drops the marks),
     then the words that are not options (`arguments`: (how --help names it, what it is))."""
     lines = ["\b"]
     if usage:
@@ -105,45 +105,129 @@ def _find(name: str, options: Sequence[Opt], tool: str) -> Opt:
             return opt
         if len(name) >= opt.min_prefix and opt.name.lower().startswith(name):
             return opt
-    raise click.UsageError(f"{tool}: unknown option -{name}")
+    raise UsageError(f"{tool}: unknown option -{name}")
 
 
-CONTEXT = {
-    "ignore_unknown_options": True,
-    "allow_extra_args": True,
-    "help_option_names": ["--help", "-help"],
-}
+class UsageError(Exception):
+    """A command line the tool cannot read."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
-class Tool(click.Command):
-    """An HTCondor-style command: click hands it the words, `parsed(ctx)` reads them with
-    `options`, the very table its --help lists (so no option goes undescribed)."""
+@dataclass
+class Context:
+    """What a tool's function is given: the words after the tool's name, and the tool."""
+
+    args: list[str]
+    command: Tool
+
+
+HELP_WORDS = ("--help", "-help")
+
+
+class Tool:
+    """An HTCondor-style command: it hands its function the words, which `parsed(ctx)`
+    reads with `options`, the very table its --help lists (so no option goes
+    undescribed).
+
+    Not a click command: these tools start on every call of a user's script, and click
+    (with the typing module it needs) was a quarter of their start-up. `as_click()` makes
+    the same tool a click command for the `condorx` command's groups. `main()` takes
+    click's arguments, so click's test runner drives a Tool as it drives a command."""
 
     def __init__(
         self,
-        *args: Any,
+        name: str,
+        fn: Callable[[Context], Any] | None = None,
         options: Sequence[Opt] = (),
         usage: str = "",
         arguments: Sequence[tuple[str, str]] = (),
-        tool: str = "",
+        help: str | None = None,
         usage_exit: int = 1,
-        **kwargs: Any,
+        epilog: str | None = None,
     ) -> None:
-        kwargs.setdefault("context_settings", CONTEXT)
-        kwargs.setdefault("epilog", describe(options, usage, arguments))
-        super().__init__(*args, **kwargs)
+        self.name = name
+        self.fn = fn
         self.options = tuple(options)
-        self.tool = tool or self.name or ""
-        # HTCondor's tools exit 1 on a command line they cannot read (click's own is 2;
-        # condor_drain's is 2 as well).
+        self.tool = name
+        self.usage = usage
+        self.help = help if help is not None else (fn.__doc__ or "" if fn else "")
+        self.epilog = epilog if epilog is not None else describe(options, usage, arguments)
+        # HTCondor's tools exit 1 on a command line they cannot read (condor_drain's is 2).
         self.usage_exit = usage_exit
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def __call__(self) -> None:
+        """The console script: run with the process's words, then exit."""
+        self.main(sys.argv[1:])
+
+    def main(
+        self, args: Sequence[str] | None = None, prog_name: str | None = None, **_: Any
+    ) -> None:
+        """Run the tool on `args` and exit with its status, as a click command's main."""
+        words = list(sys.argv[1:] if args is None else args)
+        if "--" in words:  # the end of options, as click reads it (and drops it)
+            cut = words.index("--")
+            head, words = words[:cut], words[:cut] + words[cut + 1 :]
+        else:
+            head = words
+        if any(w in HELP_WORDS for w in head):
+            print(self.help_text(prog_name), end="")
+            sys.exit(0)
         try:
-            return super().invoke(ctx)
-        except click.UsageError as e:
-            e.show()
-            ctx.exit(self.usage_exit)
+            if self.fn is not None:
+                self.fn(Context(words, self))
+        except UsageError as e:
+            print(f"Usage: {prog_name or self.name} [OPTIONS]", file=sys.stderr)
+            print(f"Try '{prog_name or self.name} --help' for help.\n", file=sys.stderr)
+            print(f"Error: {e.message}", file=sys.stderr)
+            sys.exit(self.usage_exit)
+        except KeyboardInterrupt:
+            print("\nAborted!", file=sys.stderr)
+            sys.exit(1)
+        sys.exit(0)
+
+    def help_text(self, prog_name: str | None = None) -> str:
+        """What --help prints: the tool's one-line description, then its options."""
+        lines = [f"Usage: {prog_name or self.name} [OPTIONS]", ""]
+        if self.help:
+            lines += ["  " + line if line else "" for line in self.help.strip().splitlines()]
+            lines.append("")
+        lines += [line for line in self.epilog.splitlines() if line != "\b"]
+        return "\n".join(lines) + "\n"
+
+    def as_click(self) -> Any:
+        """The same tool as a click command (for a click group)."""
+        import click  # only the `condorx` command's groups need it
+
+        tool = self
+
+        def run(ctx: click.Context) -> None:
+            try:
+                assert tool.fn is not None
+                tool.fn(Context(list(ctx.args), tool))
+            except UsageError as e:
+                raise UsageError(e.message) from None
+
+        command = click.Command(
+            self.name,
+            callback=click.pass_context(run),
+            context_settings={
+                "ignore_unknown_options": True,
+                "allow_extra_args": True,
+                "help_option_names": list(HELP_WORDS),
+            },
+            help=self.help,
+            epilog=self.epilog,
+        )
+        command.tool = self  # type: ignore[attr-defined]
+        return command
+
+
+def tool_of(cmd: Any) -> Tool | None:
+    """The Tool `cmd` is, or is made from (`Tool.as_click`); None for another command."""
+    return cmd if isinstance(cmd, Tool) else getattr(cmd, "tool", None)
 
 
 def command(
@@ -152,20 +236,21 @@ def command(
     usage: str = "",
     arguments: Sequence[tuple[str, str]] = (),
     **kwargs: Any,
-) -> Callable[[Callable[..., Any]], Tool]:
-    """click.command for an HTCondor-style tool (see Tool); the function takes the context
-    (`@click.pass_context`) and reads its words with `parsed(ctx)`. `usage_exit=` sets the
-    status for a command line it cannot read (1 unless given)."""
-    kwargs.setdefault("name", tool)
-    return click.command(
-        cls=Tool, options=options, usage=usage, arguments=arguments, tool=tool, **kwargs
-    )
+) -> Callable[[Callable[[Context], Any]], Tool]:
+    """Make the function (which takes a `Context`, and reads its words with
+    `parsed(ctx)`) an HTCondor-style tool (see Tool). `usage_exit=` sets the status for a
+    command line it cannot read (1 unless given); `name=` and `help=` as click's."""
+    name = kwargs.pop("name", tool)
+
+    def make(fn: Callable[[Context], Any]) -> Tool:
+        return Tool(name, fn, options, usage, arguments, **kwargs)
+
+    return make
 
 
-def parsed(ctx: click.Context, words: Sequence[str] | None = None) -> Parsed:
+def parsed(ctx: Context, words: Sequence[str] | None = None) -> Parsed:
     """The command's words (or `words`), read with the options its --help lists."""
     cmd = ctx.command
-    assert isinstance(cmd, Tool), cmd
     return parse(ctx.args if words is None else words, cmd.options, cmd.tool)
 
 

@@ -17,7 +17,6 @@ import os
 import sys
 import traceback
 
-import click
 import trio
 
 from condorx.cli import args as a
@@ -69,7 +68,7 @@ def parse_words(argv: list[str]) -> options.Options:
     """condor_dagman's words as an Options; options.OptionError when they cannot run."""
     try:
         return from_parsed(a.parse(argv, OPTIONS, "condor_dagman"))
-    except click.UsageError as e:
+    except a.UsageError as e:
         raise options.OptionError(e.message) from None
 
 
@@ -113,8 +112,7 @@ USAGE = "condor_dagman -Dag FILE [-Lockfile FILE] [-MaxJobs N] [-MaxIdle N] ... 
 
 
 @a.command("condor_dagman", OPTIONS, USAGE)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Run a DAG: submit its nodes' jobs to the local schedd as their parents finish."""
     try:
         opts = from_parsed(a.parsed(ctx))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import socket
 import sys
 
-import click
 import trio
 
 from condorx.cli import args as a
@@ -69,8 +68,7 @@ async def locate_startd(cfg: Config, machine: str) -> tuple[Address, str]:
 
 
 @a.command(TOOL, OPTIONS, USAGE, [("MACHINE", "the machine (or startd) to drain")], usage_exit=2)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Drain a machine's startd of its jobs."""
     opts = a.parsed(ctx)
     if len(opts.positional) != 1:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 import sys
 
-import click
-
 from condorx.classad import ExprTree
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
@@ -39,8 +37,7 @@ _FAILED = "Queue transaction failed.  No attributes were set."
 
 
 @a.command("condor_qedit", QEDIT_OPTIONS, QEDIT_USAGE, QEDIT_ARGUMENTS)
-@click.pass_context
-def qedit(ctx: click.Context) -> None:
+def qedit(ctx: a.Context) -> None:
     """Modify job attributes in the queue."""
     opts = a.parsed(ctx)
     words = list(opts.positional)
@@ -124,8 +121,7 @@ def _pairs(words: list[str]) -> dict[str, str]:
 
 
 @a.command("condor_prio", PRIO_OPTIONS, PRIO_USAGE, PRIO_ARGUMENTS)
-@click.pass_context
-def prio(ctx: click.Context) -> None:
+def prio(ctx: a.Context) -> None:
     """Change the priority (JobPrio) of jobs in the queue."""
     words = list(ctx.args)
     expr = None

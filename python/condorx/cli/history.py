@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-import click
-
 from condorx.classad import ClassAd, ExprTree
 from condorx.cli import adformat
 from condorx.cli import args as a
@@ -24,8 +22,7 @@ HEADER = " ID     OWNER          SUBMITTED   RUN_TIME     ST COMPLETED   CMD"
 
 
 @a.command("condor_history", OPTIONS, USAGE)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Show finished jobs (HTCondor's condor_history options)."""
     opts = a.parsed(ctx)
     cfg = load("condor_history")

@@ -7,6 +7,7 @@ import sys
 import click
 
 from condorx.classad import ClassAd, ClassAdParseError, ExprTree
+from condorx.cli import args as a
 from condorx.cli import output
 from condorx.cli.bench import bench
 
@@ -133,7 +134,7 @@ def _queue_commands() -> None:
         ("tail", tail.main),
         ("transfer_data", transfer_data.main),
     ):
-        main.add_command(cmd, name)
+        main.add_command(cmd.as_click() if isinstance(cmd, a.Tool) else cmd, name)
 
 
 _queue_commands()

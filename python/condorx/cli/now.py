@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import sys
 
-import click
 import trio
 
 from condorx.cli import args as a
@@ -38,8 +37,7 @@ def _usage() -> None:
 
 
 @a.command(TOOL, OPTIONS, USAGE, [("JOB", "cluster or cluster.proc (cluster: its proc 0)")])
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Run an idle job now in the place of a running one."""
     opts = a.parsed(ctx)
     jobs = opts.positional

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 
-import click
 import trio
 
 from condorx.cli import args as a
@@ -110,8 +109,7 @@ async def ping(address: Address, creds: Credentials, tokens: list[str]) -> list[
 
 
 @a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Ask a daemon whether you may do something there."""
     opts = a.parsed(ctx)
     modes = [m for m in ("quiet", "table", "verbose") if m in opts.flags]

@@ -219,12 +219,11 @@ def master_options(cmd: str, tool: str) -> list[a.Opt]:
     ]
 
 
-def _master_command(cmd: str, tool: str) -> click.Command:
+def _master_command(cmd: str, tool: str) -> a.Tool:
     usage = f"{tool} [-daemon NAME]... [-master] [-fast | -peaceful]"
 
     @a.command(tool, master_options(cmd, tool), usage, help=_MASTER_DOC[cmd])
-    @click.pass_context
-    def command(ctx: click.Context) -> None:
+    def command(ctx: a.Context) -> None:
         opts = a.parsed(ctx)
         cfg = load(tool, "MASTER")
         daemons = [d.lower() for d in opts.values.get("daemon", [])]

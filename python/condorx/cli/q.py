@@ -15,8 +15,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import click
-
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.cli import adformat
 from condorx.cli import args as a
@@ -55,8 +53,7 @@ USAGE = "condor_q [options] [cluster | cluster.proc | user]..."
 
 
 @a.command("condor_q", OPTIONS, USAGE)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Show jobs in the queue (HTCondor's condor_q options)."""
     opts = a.parsed(ctx)
     cfg = load("condor_q")

@@ -15,8 +15,6 @@ from collections import Counter
 from datetime import datetime
 from typing import Any
 
-import click
-
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient, history_ads
@@ -47,8 +45,7 @@ HISTORY_OPTIONS = [
 
 
 @a.command("condor_router_q", Q_OPTIONS, "condor_router_q [-S] [-route NAME] [-json]")
-@click.pass_context
-def q(ctx: click.Context) -> None:
+def q(ctx: a.Context) -> None:
     """Show the jobs the job router has routed, and where."""
     opts = a.parsed(ctx)
     cfg = load("condor_router_q")
@@ -57,15 +54,15 @@ def q(ctx: click.Context) -> None:
     if wanted is not None:
         rows = [r for r in rows if r["route"] == wanted]
     if "json" in opts.flags:
-        click.echo(json.dumps(_summary(rows) if "S" in opts.flags else rows, indent=1))
+        print(json.dumps(_summary(rows) if "S" in opts.flags else rows, indent=1))
     elif "S" in opts.flags:
-        click.echo(f"{'JOBS':>7} ST {'Route':<10} GridResource")
+        print(f"{'JOBS':>7} ST {'Route':<10} GridResource")
         for r in _summary(rows):
-            click.echo(f"{r['jobs']:>7} {r['state']:>2} {r['route']:<10} {r['grid_resource']}")
+            print(f"{r['jobs']:>7} {r['state']:>2} {r['route']:<10} {r['grid_resource']}")
     else:
-        click.echo(f"{'ID':>8} {'ROUTED':>8} {'OWNER':<12} {'ROUTE':<12} ST GRID_RESOURCE")
+        print(f"{'ID':>8} {'ROUTED':>8} {'OWNER':<12} {'ROUTE':<12} ST GRID_RESOURCE")
         for r in rows:
-            click.echo(
+            print(
                 f"{r['id']:>8} {r['routed_from']:>8} {r['owner']:<12} {r['route']:<12} "
                 f"{r['state']:>2} {r['grid_resource']}"
             )
@@ -104,8 +101,7 @@ def _summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     HISTORY_OPTIONS,
     'condor_router_history [-start "YYYY-MM-DD HH:MM"] [-end "..."] [-days N] [-json]',
 )
-@click.pass_context
-def history(ctx: click.Context) -> None:
+def history(ctx: a.Context) -> None:
     """Show per route the hours, completed and aborted jobs of routed copies."""
     opts = a.parsed(ctx)
     cfg = load("condor_router_history")
@@ -118,16 +114,16 @@ def history(ctx: click.Context) -> None:
     start = _when(opts.value("start"), "start") if opts.value("start") else end - span
     table = _per_route(history_ads(cfg), start, end)
     if "json" in opts.flags:
-        click.echo(json.dumps({"start": int(start), "end": int(end), "routes": table}, indent=1))
+        print(json.dumps({"start": int(start), "end": int(end), "routes": table}, indent=1))
         return
-    click.echo(f"Routed job history from {_show(start)} to {_show(end)}\n")
-    click.echo("Site            Hours    Jobs    Runs")
-    click.echo("                      Completed Aborted")
-    click.echo(RULE)
+    print(f"Routed job history from {_show(start)} to {_show(end)}\n")
+    print("Site            Hours    Jobs    Runs")
+    print("                      Completed Aborted")
+    print(RULE)
     for r in table:
-        click.echo(_row(r["route"], r["hours"], r["completed"], r["aborted"]))
-    click.echo(RULE)
-    click.echo(
+        print(_row(r["route"], r["hours"], r["completed"], r["aborted"]))
+    print(RULE)
+    print(
         _row(
             "TOTAL",
             sum(r["hours"] for r in table),

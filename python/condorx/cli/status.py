@@ -10,8 +10,6 @@ import time
 from collections import Counter
 from typing import Any
 
-import click
-
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.cli.timefmt import duration as _duration
@@ -59,8 +57,7 @@ SCHEDD = ["Name", "Machine", "TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs
 
 
 @a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Show the pool's slots (HTCondor's condor_status options)."""
     opts = a.parsed(ctx)
     cfg = load(TOOL)

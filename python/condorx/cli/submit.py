@@ -12,8 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import click
-
 from condorx.classad import ClassAd
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
@@ -78,8 +76,7 @@ ARGUMENTS = [
 
 
 @a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Submit jobs described in FILE (or standard input)."""
     opts = a.parsed(ctx)
     cfg = load("condor_submit")

@@ -14,8 +14,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import click
-
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
@@ -61,8 +59,7 @@ ARGUMENTS = [("DAG_FILE", "the DAG description (several run as one DAG)")]
 
 
 @a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Check a DAG and write the submit file of the DAGMan job that runs it."""
     opts = a.parsed(ctx)
     if not opts.positional:

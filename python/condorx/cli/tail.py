@@ -15,7 +15,6 @@ import re
 import sys
 import time
 
-import click
 import trio
 
 from condorx.cli import args as a
@@ -68,8 +67,7 @@ def where(cfg: Config, schedd: str | None, job: str) -> tuple[bool, str | None]:
 
 
 @a.command(TOOL, OPTIONS, USAGE, [("JOB", "the job (cluster.proc)"), ("FILE", "its files")])
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Print the end of a running job's output."""
     opts = a.parsed(ctx)
     if "version" in opts.flags:

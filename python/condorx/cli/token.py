@@ -15,8 +15,6 @@ import os
 import sys
 from pathlib import Path
 
-import click
-
 from condorx.cli import args as a
 from condorx.cli.common import fail, load
 from condorx.transport import locate, security, tokens
@@ -36,8 +34,7 @@ CREATE_USAGE = (
 
 
 @a.command("condor_token_create", CREATE_OPTIONS, CREATE_USAGE)
-@click.pass_context
-def create(ctx: click.Context) -> None:
+def create(ctx: a.Context) -> None:
     """Create a token signed with the pool signing key: print it, or save it."""
     opts = a.parsed(ctx)
     cfg = load("condor_token_create")
@@ -99,8 +96,7 @@ LIST_OPTIONS = [
 
 
 @a.command("condor_token_list", LIST_OPTIONS, "condor_token_list [-dir PATH | -file FILE]")
-@click.pass_context
-def list_tokens(ctx: click.Context) -> None:
+def list_tokens(ctx: a.Context) -> None:
     """List the tokens available to the current user."""
     opts = a.parsed(ctx)
     if opts.value("file") is not None:

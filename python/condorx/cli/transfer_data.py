@@ -13,7 +13,6 @@ from __future__ import annotations
 import sys
 import time
 
-import click
 import trio
 
 from condorx.classad import ClassAd
@@ -87,8 +86,7 @@ async def fetch(client: ScheddClient, constraint: str) -> list[str]:
 
 
 @a.command(TOOL, OPTIONS, USAGE)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Fetch the output of spooled jobs."""
     opts = a.parsed(ctx)
     constraint = chosen(opts)

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import click
-
 from condorx.cli import args as a
 from condorx.cli.timefmt import format_date, format_time_nosecs
 from condorx.language import eventlog
@@ -209,12 +207,11 @@ _ENDS = (
 
 
 @a.command(TOOL, OPTIONS, USAGE, [("LOG", "a job event log (several may be given)")])
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Summarize the runs of the jobs in job event logs."""
     opts = a.parsed(ctx)
     if not opts.positional:
-        raise click.UsageError(f"{TOOL}: give at least one log file")
+        raise a.UsageError(f"{TOOL}: give at least one log file")
     report = Report(
         totals_only="total" in opts.flags,
         raw="raw" in opts.flags,

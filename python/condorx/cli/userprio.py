@@ -19,7 +19,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import click
 import trio
 
 from condorx.classad import ClassAd, ExprTree
@@ -120,8 +119,7 @@ _EDITS = [
 
 
 @a.command(TOOL, OPTIONS, USAGE, [("USER", "only these users (name or name@domain)")])
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Show or change the users' priorities."""
     opts = a.parsed(ctx)
     cfg = load(TOOL)

@@ -10,8 +10,6 @@ are killed at once.
 
 from __future__ import annotations
 
-import click
-
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.startd import vacate
@@ -25,8 +23,7 @@ ARGUMENTS = [("slot", "vacate only this slot of this machine's startd (slot2@hos
 
 
 @a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Vacate the jobs running on this machine's slots."""
     opts = a.parsed(ctx)
     cfg = load(TOOL)
@@ -36,4 +33,4 @@ def main(ctx: click.Context) -> None:
         fail(f"{TOOL}: no such slot here: {' '.join(opts.positional)}")
     verb = "Fast-vacated" if fast else "Vacated"
     for name in slots:
-        click.echo(f"{verb} {name}")
+        print(f"{verb} {name}")

@@ -7,8 +7,6 @@ in `if` conditions: condorx.version.VERSION); the BuildID names condorx's own.
 
 from __future__ import annotations
 
-import click
-
 from condorx.cli import args as a
 from condorx.version import arch, opsys, platform_string, version_string
 
@@ -20,8 +18,7 @@ OPTIONS = [
 
 
 @a.command("condor_version", OPTIONS, "condor_version [-arch | -opsys | -syscall]")
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Print the HTCondor version and platform (HTCondor's condor_version)."""
     opts = a.parsed(ctx)
     if "arch" in opts.flags:

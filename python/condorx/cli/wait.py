@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-import click
 import trio
 
 from condorx.cli import args as a
@@ -157,8 +156,7 @@ def _say(want: Wanted, out: TextIO, text: str) -> None:
 
 
 @a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Wait for the jobs of a job event log to complete."""
     opts = a.parsed(ctx)
     if "version" in opts.flags:

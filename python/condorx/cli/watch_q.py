@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import click
 import trio
 
 from condorx.cli import args as a
@@ -375,42 +374,35 @@ def _exit_conditions(specs: list[str]) -> list[tuple[str, str, int]]:
     for spec in specs:
         parts = spec.split(",")
         if len(parts) not in (2, 3):
-            raise click.UsageError("invalid -exit specification")
+            raise a.UsageError("invalid -exit specification")
         grouper, status = parts[0].lower(), parts[1].lower()
         if grouper not in _GROUPERS:
-            raise click.UsageError(
-                f'invalid GROUPER "{parts[0]}", must be one of {{all, any, none}}'
-            )
+            raise a.UsageError(f'invalid GROUPER "{parts[0]}", must be one of {{all, any, none}}')
         if status not in _CHECKS:
-            raise click.UsageError(
+            raise a.UsageError(
                 f'invalid JOB_STATUS "{parts[1]}", must be one of {{active, done, idle, held}}'
             )
         try:
             code = int(parts[2]) if len(parts) == 3 else 0
         except ValueError:
-            raise click.UsageError(
-                f'exit_status must be an integer, but was "{parts[2]}"'
-            ) from None
+            raise a.UsageError(f'exit_status must be an integer, but was "{parts[2]}"') from None
         out.append((grouper, status, code))
     return out
 
 
 @a.command(TOOL, OPTIONS, USAGE, usage_exit=2)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Follow jobs through their job event logs."""
     opts = a.parsed(ctx)
     if opts.positional:
-        raise click.UsageError(f"unrecognized arguments: {' '.join(opts.positional)}")
+        raise a.UsageError(f"unrecognized arguments: {' '.join(opts.positional)}")
     if opts.values.get("clusters") and opts.value("larger-than"):
         print("ERROR: Use of both -clusters and -larger-than flag is prohibited.", file=sys.stderr)
         sys.exit(1)
     conditions = _exit_conditions(opts.values.get("exit", []))
     group = opts.value("groupby") or "batch"
     if group not in _KEYS:
-        raise click.UsageError(
-            "argument -groupby: invalid choice (choose from batch, log, cluster)"
-        )
+        raise a.UsageError("argument -groupby: invalid choice (choose from batch, log, cluster)")
     cfg = load(TOOL)
     found, names, procs = discover(cfg, opts)
     only = {int(c) for c in opts.values.get("clusters", [])} or None

@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 import sys
 
-import click
-
 from condorx.classad import ClassAd
 from condorx.cli import args as a
 from condorx.cli.adformat import AutoFormat
@@ -89,8 +87,7 @@ def table(rows: list[list[str]]) -> str:
 
 
 @a.command(TOOL, OPTIONS, USAGE)
-@click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: a.Context) -> None:
     """Show the jobs running on this machine's startd."""
     opts = a.parsed(ctx)
     if opts.positional:
