@@ -50,3 +50,10 @@ def test_a_blocking_run_refuses_a_call_that_would_wait_on_a_loop():
     with pytest.raises(RuntimeError):  # trio's own refusal, outside its loop
         blocking.run(sleeps)
     assert not blocking.active()
+
+
+def test_condor_q_loads_only_the_messages_it_sends():
+    # Each message type costs its dataclass's making at import, on every run of a tool.
+    code = "import sys, condorx.cli.q; print(sorted(m for m in sys.modules if '.schedd.' in m))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['condorx.transport.protocol.schedd.query']"

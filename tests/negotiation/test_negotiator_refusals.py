@@ -30,7 +30,8 @@ from condorx.transport import locate, security, wire
 from condorx.transport.connection import daemon_credentials
 from condorx.transport.protocol.collector import QueryAds
 from condorx.transport.protocol.message import Count, Done, Each, Message, Reply
-from condorx.transport.protocol.schedd import Autoclusters, Matched, MatchedMany
+from condorx.transport.protocol.schedd.peers import Matched, MatchedMany
+from condorx.transport.protocol.schedd.query import Autoclusters
 from condorx.transport.protocol.startd import Match, Matches, MatchTaken
 from condorx.transport.protocol.table import COMMANDS, Command, Permission
 

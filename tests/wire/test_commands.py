@@ -14,8 +14,9 @@ from condorx.daemons.core.server import Server
 from condorx.errors import Refused
 from condorx.transport import security, wire
 from condorx.transport.peer import Peer
-from condorx.transport.protocol import schedd, startd
+from condorx.transport.protocol import startd
 from condorx.transport.protocol.message import Message, Reply
+from condorx.transport.protocol.schedd import act, peers, query, submit
 from condorx.transport.protocol.table import COMMANDS, Permission
 
 SAMPLES: dict[Any, Any] = {
@@ -68,7 +69,7 @@ def test_every_reply_round_trips_through_its_frame(cls: type[Reply]):
 
 def test_a_reply_of_the_wrong_shape_is_the_daemons_fault():
     with pytest.raises(wire.WireError, match="reply Submitted: 'cluster' must be an integer"):
-        schedd.Submitted.from_wire({"ok": True, "cluster": "12", "count": 1})
+        submit.Submitted.from_wire({"ok": True, "cluster": "12", "count": 1})
     with pytest.raises(wire.WireError, match="'slot' is missing"):
         startd.MatchTaken.from_wire({"ok": True})
 
@@ -82,10 +83,10 @@ def test_names_are_unique_within_each_daemon():
 @pytest.mark.parametrize(
     ("cls", "frame", "message"),
     [
-        (schedd.Submit, {"procs": "not a list"}, "submit: 'procs' must be a list"),
-        (schedd.Submit, {}, "submit: 'procs' is missing"),
-        (schedd.QueryJobs, {"limit": True}, "query: 'limit' must be an integer"),
-        (schedd.Edit, {"attrs": [1, 2]}, "edit: 'attrs' must be a map"),
+        (submit.Submit, {"procs": "not a list"}, "submit: 'procs' must be a list"),
+        (submit.Submit, {}, "submit: 'procs' is missing"),
+        (query.QueryJobs, {"limit": True}, "query: 'limit' must be an integer"),
+        (act.Edit, {"attrs": [1, 2]}, "edit: 'attrs' must be a map"),
         (startd.Match, {"slot": "slot1@h", "claim_id": 12}, "match: 'claim_id' must be a string"),
         (startd.Vacate, {"fast": "yes"}, "vacate: 'fast' must be true or false"),
     ],
@@ -97,7 +98,7 @@ def test_a_wrong_field_is_refused_by_name(cls: type[Message], frame: dict[str, A
 
 
 def test_none_is_not_sent_and_an_int_is_a_float_field():
-    assert schedd.Exited("1.0").to_wire() == {"cmd": "exited", "job": "1.0"}
+    assert peers.Exited("1.0").to_wire() == {"cmd": "exited", "job": "1.0"}
     from condorx.transport.protocol.starter import StartJob
 
     got = StartJob.from_wire({"cmd": "run", "job": b"", "scratch": "/s", "heartbeat": 3})
@@ -119,8 +120,8 @@ def test_each_permission_admits_whom_it_says(permission: Permission, admitted: s
     if security.current_user() in users - {"root", security.POOL_IDENTITY}:
         pytest.skip("the test's users include the daemons' own")
     server = Server("negotiator", {}, b"k" * 32, commands={})
-    peers = {u: Peer(u, "token", "127.0.0.1:9618") for u in users}
-    assert {u for u, p in peers.items() if server.authorized(permission.level, p)} == admitted
+    by_user = {u: Peer(u, "token", "127.0.0.1:9618") for u in users}
+    assert {u for u, p in by_user.items() if server.authorized(permission.level, p)} == admitted
 
 
 def test_a_server_must_answer_its_whole_table_and_nothing_else():
@@ -130,4 +131,4 @@ def test_a_server_must_answer_its_whole_table_and_nothing_else():
     with pytest.raises(ValueError, match="no handler for"):
         Server("negotiator", {}, b"k" * 32)
     with pytest.raises(ValueError, match="has no command for Submit"):
-        Server("negotiator", {schedd.Submit: handler}, b"k" * 32)
+        Server("negotiator", {submit.Submit: handler}, b"k" * 32)

@@ -15,7 +15,7 @@ from dataclasses import replace
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
-from condorx.transport.protocol.schedd import Acted
+from condorx.transport.protocol.schedd.act import Acted
 
 OPTIONS = [
     a.Opt("constraint", 5, 1, help="act on the jobs this expression is true of", metavar="EXPR"),

@@ -18,7 +18,7 @@ import trio
 from condorx.cli import args as a
 from condorx.cli.common import load
 from condorx.client.schedd import ScheddClient
-from condorx.transport.protocol.schedd import RunNow
+from condorx.transport.protocol.schedd.act import RunNow
 from condorx.transport.wire import RemoteError, WireError
 
 TOOL = "condor_now"

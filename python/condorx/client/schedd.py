@@ -11,29 +11,18 @@ import os
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from condorx.classad import ClassAd
 from condorx.language.config import Config
 from condorx.transport import locate, wire
 from condorx.transport.connection import Address, Credentials, connect, user_credentials
-from condorx.transport.protocol.schedd import (
-    Act,
-    Acted,
-    Autoclusters,
-    Edit,
-    Exited,
-    ExitRecorded,
-    Output,
-    QueryJobs,
-    Reserve,
-    Reserved,
-    Retrieve,
-    Route,
-    Routed,
-    Submit,
-    Submitted,
-)
+from condorx.transport.protocol.schedd.query import Autoclusters, QueryJobs
+
+# The other requests are imported by the calls that send them: a tool makes one call, and
+# each message type costs its making at import, on every run of the tool.
+if TYPE_CHECKING:
+    from condorx.transport.protocol.schedd.act import Acted
 
 
 def addresses(cfg: Config, name: str | None = None) -> list[Address]:
@@ -163,6 +152,8 @@ class ScheddClient:
     ) -> int:
         """New jobs; with `spool`, each proc's input files go with it (condor_submit -spool);
         with `factory` ({"limit": n}), the schedd makes them as their turn comes."""
+        from condorx.transport.protocol.schedd.submit import Submit, Submitted
+
         spooled = [dict(f) for f in spool] if spool is not None else None
         made = dict(factory) if factory is not None else None
         req = Submit(list(procs), dict(cluster), cluster_id, spooled, made)
@@ -173,6 +164,8 @@ class ScheddClient:
     async def reserve(self, count: int = 1) -> int:
         """A cluster id for a submission still to be built (for `$(Cluster)`); with
         `count`, the first of that many in a row."""
+        from condorx.transport.protocol.schedd.submit import Reserve, Reserved
+
         req = Reserve(count) if count != 1 else Reserve()
         async with self.channel() as ch:
             return int(Reserved.from_wire(await ch.request(req.to_wire())).cluster)
@@ -257,6 +250,8 @@ class ScheddClient:
         `per_job` asks for each job's outcome ("results": id -> ok, not-found, denied,
         bad-status, already-done) and the queue's size, instead of a refusal when an id
         is not in the queue."""
+        from condorx.transport.protocol.schedd.act import Act, Acted
+
         req = Act(action, list(ids), constraint, reason, per_job)
         async with self.channel() as ch:
             return Acted.from_wire(await ch.request(req.to_wire()))
@@ -273,23 +268,31 @@ class ScheddClient:
     ) -> Acted:
         """Set attributes to expressions (or, with `evaluate`, to their values in each job);
         `per_job`, `strict` and `only_mine` as the Edit request says."""
+        from condorx.transport.protocol.schedd.act import Acted, Edit
+
         req = Edit(dict(attrs), list(ids), constraint, evaluate, per_job, strict, only_mine)
         async with self.channel() as ch:
             return Acted.from_wire(await ch.request(req.to_wire()))
 
     async def exited(self, job: str, code: int | None = None, signal: int | None = None) -> str:
+        from condorx.transport.protocol.schedd.peers import Exited, ExitRecorded
+
         async with self.channel() as ch:
             reply = await ch.request(Exited(job, code, signal).to_wire())
         return ExitRecorded.from_wire(reply).outcome
 
     async def route(self, items: list[dict[str, Any]]) -> list[dict[str, str]]:
         """Routed copies of idle jobs (the job router's); each item's result."""
+        from condorx.transport.protocol.schedd.peers import Route, Routed
+
         async with self.channel() as ch:
             reply = await ch.request(Route(items).to_wire())
         return list(Routed.from_wire(reply).results)
 
     async def retrieve(self, job: str) -> dict[str, bytes]:
         """A spooled job's output files, by name."""
+        from condorx.transport.protocol.schedd.files import Output, Retrieve
+
         async with self.channel() as ch:
             reply = await ch.request(Retrieve(job).to_wire())
         return dict(Output.from_wire(reply).files)

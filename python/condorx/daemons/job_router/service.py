@@ -31,9 +31,9 @@ from condorx.language.attrs import NOT_COPIED, PROTECTED
 from condorx.language.config import Config
 from condorx.transport import locate, wire
 from condorx.transport.connection import daemon_credentials
-from condorx.transport.protocol import schedd as schedd_requests
 from condorx.transport.protocol.job_router import DescribeRoutes, PollNow, Routes
 from condorx.transport.protocol.message import Done, Message
+from condorx.transport.protocol.schedd import peers
 
 log = logging.getLogger("condorx.job_router")
 
@@ -194,8 +194,8 @@ class Router:
         if not todo:
             return 0
         async with self.schedd.channel() as ch:
-            reply = await ch.request(schedd_requests.Route(todo).to_wire())
-        results = schedd_requests.Routed.from_wire(reply).results
+            reply = await ch.request(peers.Route(todo).to_wire())
+        results = peers.Routed.from_wire(reply).results
         done = 0
         for item, result in zip(todo, results, strict=False):
             if isinstance(result, dict) and "copy" in result:

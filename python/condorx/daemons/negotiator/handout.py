@@ -25,7 +25,7 @@ from condorx.client.peers import Peers
 from condorx.transport import wire
 from condorx.transport.peer import PEER_FAILURES, why
 from condorx.transport.protocol.message import Each, Message
-from condorx.transport.protocol.schedd import Matched, MatchedMany
+from condorx.transport.protocol.schedd.peers import Matched, MatchedMany
 from condorx.transport.protocol.startd import Match, Matches
 
 log = logging.getLogger("condorx.negotiator")

@@ -21,7 +21,7 @@ from condorx.daemons.schedd.store import Key, job_id
 from condorx.errors import Refusal, Refused
 from condorx.language.attrs import JobStatus
 from condorx.transport import wire
-from condorx.transport.protocol.schedd import Act, Acted
+from condorx.transport.protocol.schedd.act import Act, Acted
 
 log = logging.getLogger("condorx.schedd")
 

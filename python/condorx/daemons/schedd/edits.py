@@ -18,7 +18,7 @@ from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.store import Key, job_id
 from condorx.errors import Refusal, Refused
 from condorx.transport import wire
-from condorx.transport.protocol.schedd import Acted, Edit
+from condorx.transport.protocol.schedd.act import Acted, Edit
 
 # An edit's change: (jobs chosen, jobs edited, jobs denied, each one's result).
 EditChange = Callable[[Transaction], tuple[list[Key], list[Key], list[str], dict[str, str]]]

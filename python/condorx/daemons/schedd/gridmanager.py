@@ -42,7 +42,8 @@ from condorx.daemons.schedd.store import Key
 from condorx.language.attrs import HoldCode, JobStatus, Universe
 from condorx.language.config import Config
 from condorx.transport import locate, wire
-from condorx.transport.protocol.schedd import Output, Retrieve, Submit, Submitted
+from condorx.transport.protocol.schedd.files import Output, Retrieve
+from condorx.transport.protocol.schedd.submit import Submit, Submitted
 
 log = logging.getLogger("condorx.gridmanager")
 

@@ -18,7 +18,7 @@ from condorx.language.history import read_newest_first
 from condorx.transport import wire
 from condorx.transport.peer import Peer
 from condorx.transport.protocol.message import Count
-from condorx.transport.protocol.schedd import History
+from condorx.transport.protocol.schedd.query import History
 
 CHUNK = 1000
 

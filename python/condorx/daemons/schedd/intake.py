@@ -30,7 +30,7 @@ from condorx.errors import Refusal, Refused
 from condorx.language.config import Config, ConfigError
 from condorx.language.submit.errors import SubmitError
 from condorx.transport import locate, security, wire
-from condorx.transport.protocol.schedd import Submit, Submitted
+from condorx.transport.protocol.schedd.submit import Submit, Submitted
 
 log = logging.getLogger("condorx.schedd")
 

@@ -22,7 +22,7 @@ from condorx.daemons.schedd.store import Key, parse_job_id
 from condorx.errors import Refusal, Refused
 from condorx.transport import wire
 from condorx.transport.protocol.message import Count
-from condorx.transport.protocol.schedd import Autoclusters, QueryJobs
+from condorx.transport.protocol.schedd.query import Autoclusters, QueryJobs
 
 CHUNK = 10_000
 

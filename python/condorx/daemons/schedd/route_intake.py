@@ -23,7 +23,7 @@ from condorx.daemons.schedd.submission import Submission
 from condorx.errors import Refusal, Refused
 from condorx.language.attrs import JobStatus
 from condorx.transport import wire
-from condorx.transport.protocol.schedd import Route, Routed
+from condorx.transport.protocol.schedd.peers import Route, Routed
 
 # A sandboxed copy's spooled names and its input files.
 Sandbox = tuple[dict[str, Any], dict[str, bytes]]

@@ -51,24 +51,19 @@ from condorx.transport import locate, wire
 from condorx.transport.cedar import schedd as cedar_schedd
 from condorx.transport.connection import Address, daemon_credentials
 from condorx.transport.protocol.message import Done, Each, Message
-from condorx.transport.protocol.schedd import (
-    Act,
-    Autoclusters,
-    Edit,
+from condorx.transport.protocol.schedd.act import Act, Edit, Reschedule, RunNow
+from condorx.transport.protocol.schedd.files import Retrieve, StageIn, StageOut
+from condorx.transport.protocol.schedd.peers import (
     Exited,
     ExitRecorded,
-    History,
     Matched,
     MatchedMany,
-    QueryJobs,
-    Reschedule,
+    Route,
+)
+from condorx.transport.protocol.schedd.query import Autoclusters, History, QueryJobs
+from condorx.transport.protocol.schedd.submit import (
     Reserve,
     Reserved,
-    Retrieve,
-    Route,
-    RunNow,
-    StageIn,
-    StageOut,
     Submit,
     Submitted,
     Transact,

@@ -19,7 +19,8 @@ from condorx.daemons.schedd.store import job_id
 from condorx.errors import Refusal, Refused
 from condorx.transport import wire
 from condorx.transport.protocol.message import Done
-from condorx.transport.protocol.schedd import JobIds, Output, Retrieve, StageIn, StageOut
+from condorx.transport.protocol.schedd.files import Output, Retrieve, StageIn, StageOut
+from condorx.transport.protocol.schedd.submit import JobIds
 
 
 class Transfers:

@@ -33,7 +33,9 @@ from condorx.transport.cedar.qmgmt_attrs import (
     own,
 )
 from condorx.transport.cedar.qmgmt_rpc import Rpc
-from condorx.transport.protocol.schedd import Edit, QueryJobs, Reserve, Submit, Transact
+from condorx.transport.protocol.schedd.act import Edit
+from condorx.transport.protocol.schedd.query import QueryJobs
+from condorx.transport.protocol.schedd.submit import Reserve, Submit, Transact
 
 NO_ACK = 0x02  # SetAttribute's flag: no answer wanted (condor_qmgr.h)
 # What SendMaterializeData's answer calls the rows: the client puts it in the digest's

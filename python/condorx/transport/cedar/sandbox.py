@@ -16,7 +16,8 @@ from typing import Any
 from condorx.transport.cedar import transfer
 from condorx.transport.cedar.codec import CedarError
 from condorx.transport.cedar.face import Call
-from condorx.transport.protocol.schedd import QueryJobs, Retrieve, StageIn, StageOut
+from condorx.transport.protocol.schedd.files import Retrieve, StageIn, StageOut
+from condorx.transport.protocol.schedd.query import QueryJobs
 
 MAX_JOBS = 100_000  # ids in one SPOOL command
 OK = 1

@@ -20,7 +20,8 @@ from condorx.transport.cedar import qmgmt, sandbox
 from condorx.transport.cedar.commands import Cmd
 from condorx.transport.cedar.face import Call, CedarCommand
 from condorx.transport.cedar.query_ad import constraint_of, limit_of, projection_of
-from condorx.transport.protocol.schedd import Act, History, QueryJobs, Reschedule
+from condorx.transport.protocol.schedd.act import Act, Reschedule
+from condorx.transport.protocol.schedd.query import History, QueryJobs
 
 # JobAction numbers (HTCondor's enum_utils.h) and condorx's names for them.
 ACTIONS = {1: "hold", 2: "release", 3: "remove", 4: "remove-x", 8: "suspend", 9: "continue"}

@@ -15,10 +15,10 @@ from condorx.transport.protocol import (
     job_router,
     master,
     negotiator,
-    schedd,
     startd,
 )
 from condorx.transport.protocol.message import Count, Done, Each, Message, Reply
+from condorx.transport.protocol.schedd import act, files, peers, query, submit
 
 
 class Permission(enum.Enum):
@@ -75,25 +75,25 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(job_router.PollNow, W),
     ),
     "schedd": (
-        Command(schedd.Submit, W, schedd.Submitted, audited=True),
-        Command(schedd.Transact, W, schedd.Transacted, audited=True),
-        Command(schedd.Reserve, W, schedd.Reserved, audited=True),
-        Command(schedd.Route, A, schedd.Routed, audited=True),
-        Command(schedd.QueryJobs, R, Count),  # after the rows, streamed
-        Command(schedd.History, R, Count),  # after the rows, streamed
-        Command(schedd.Reschedule, W),
-        Command(schedd.Autoclusters, D, Count),  # after the rows, streamed
-        Command(schedd.Act, W, schedd.Acted, audited=True),
-        Command(schedd.Edit, W, schedd.Acted, audited=True),
-        Command(schedd.Exited, D, schedd.ExitRecorded, audited=True),
-        Command(schedd.Retrieve, W, schedd.Output),
-        Command(schedd.StageIn, W, audited=True),
-        Command(schedd.StageOut, W, schedd.JobIds, audited=True),
-        Command(schedd.RunNow, W, audited=True),
+        Command(submit.Submit, W, submit.Submitted, audited=True),
+        Command(submit.Transact, W, submit.Transacted, audited=True),
+        Command(submit.Reserve, W, submit.Reserved, audited=True),
+        Command(peers.Route, A, peers.Routed, audited=True),
+        Command(query.QueryJobs, R, Count),  # after the rows, streamed
+        Command(query.History, R, Count),  # after the rows, streamed
+        Command(act.Reschedule, W),
+        Command(query.Autoclusters, D, Count),  # after the rows, streamed
+        Command(act.Act, W, act.Acted, audited=True),
+        Command(act.Edit, W, act.Acted, audited=True),
+        Command(peers.Exited, D, peers.ExitRecorded, audited=True),
+        Command(files.Retrieve, W, files.Output),
+        Command(files.StageIn, W, audited=True),
+        Command(files.StageOut, W, submit.JobIds, audited=True),
+        Command(act.RunNow, W, audited=True),
         # The negotiator's matches are left out: a cycle may make thousands (the job log
         # has them).
-        Command(schedd.Matched, D),
-        Command(schedd.MatchedMany, D, Each),
+        Command(peers.Matched, D),
+        Command(peers.MatchedMany, D, Each),
     ),
     "startd": (
         Command(startd.Match, D, startd.MatchTaken),

@@ -1,0 +1,61 @@
+"""What the schedd's peers tell it: matches from a negotiator, routed copies from the job
+router, a job's exit from its starter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from condorx.transport.protocol.message import Message, Reply
+
+
+@dataclass(frozen=True)
+class Matched(Message):
+    """The negotiator matched this job to a slot, under this claim id."""
+
+    command = "matched"
+    job: str
+    claim_id: str
+    startd: str
+    slot: str
+    user: str = ""
+    autocluster: bool = False  # `job` stands for its group (`Autoclusters`): any of it
+    request: dict[str, Any] | None = None  # the dynamic slot to carve, claiming a partitionable one
+    fs_domain: str = ""  # the slot's FileSystemDomain: whether the first job's files travel
+
+
+@dataclass(frozen=True)
+class MatchedMany(Message):
+    """Many of this schedd's jobs matched at once: each item has a `Matched`'s fields
+    (the reply is `Each`)."""
+
+    command = "matched_many"
+    items: list[Any]
+
+
+@dataclass(frozen=True)
+class Route(Message):
+    """The job router's routed copies: each item names a job, a copy and its route."""
+
+    command = "route"
+    routes: list[Any]
+
+
+@dataclass(frozen=True)
+class Routed(Reply):
+    results: list[Any]  # per item: {"copy": id} or {"error": why}
+
+
+@dataclass(frozen=True)
+class Exited(Message):
+    """A job's process ended, with this exit code or signal."""
+
+    command = "exited"
+    job: str
+    code: int | None = None
+    signal: int | None = None
+
+
+@dataclass(frozen=True)
+class ExitRecorded(Reply):
+    outcome: str  # completed, requeued, held, ...

@@ -1,0 +1,63 @@
+"""Queries of the schedd's queue and history (condor_q, condor_history, a negotiator's
+autoclusters)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from condorx.transport.protocol.message import Message
+
+
+@dataclass(frozen=True)
+class QueryJobs(Message):
+    """The jobs that match `constraint`, whole or as the values of `exprs`; `after` a
+    job id for the next page, `routes` route ads whose requirements a job must meet.
+    (A negotiator asks for `Autoclusters` instead.)"""
+
+    command = "query"
+    constraint: Any = None
+    exprs: list[Any] | None = None
+    limit: int | None = None
+    after: str | None = None
+    routes: list[Any] | None = None
+    # Whole ads in HTCondor's wire form (`cedar.codec`), "clear" or "encrypted" strings:
+    # for the CEDAR face. Either way, with only the `projection`'s attributes when one is
+    # given (condor_q -af asks only for what its expressions read).
+    cedar: str | None = None
+    projection: list[Any] | None = None
+    # Cluster ads too (each before its procs), and (procs False) only them: what
+    # condor_q -factory and the bindings' QueryOpt.IncludeClusterAd / ClusterAds ask.
+    clusters: bool | None = None
+    procs: bool | None = None
+    # Only how many matching jobs have each JobStatus, as [[status, count], ...] in one
+    # chunk (condor_q -totals: no row of a million-job queue crosses the wire).
+    totals: bool | None = None
+
+
+@dataclass(frozen=True)
+class History(Message):
+    """Finished jobs from the schedd's history, newest first: those `constraint` chooses,
+    at most `limit`, stopping at the first for which `since` holds (an expression, or a
+    job id `C.P`); whole ads, or in HTCondor's wire form (`cedar`, `projection`, as for
+    `QueryJobs`). Streamed."""
+
+    command = "history"
+    constraint: Any = None
+    limit: int | None = None
+    since: str | None = None
+    cedar: str | None = None
+    projection: list[Any] | None = None
+
+
+@dataclass(frozen=True)
+class Autoclusters(Message):
+    """For a negotiator: the idle jobs that match `constraint` and are not matched yet,
+    grouped as slots with these policies (`pool`: their ads as one packed body) cannot
+    tell them apart. Streamed in chunks, the groups in queue order, each chunk
+    [[how many jobs of each group], the first job of each as one packed body]; a match
+    for that job (`Matched.autocluster`) may go to any of its group."""
+
+    command = "autoclusters"
+    constraint: Any = None
+    pool: bytes = b""
