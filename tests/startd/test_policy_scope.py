@@ -78,7 +78,8 @@ def test_a_kept_value_follows_the_slots_state(tmp_path: Path):
     assert (
         t.scope(slot).kept_value(is_owner) is UNKNOWN
     )  # the fixed part kept is not the slot's now
-    assert t.scope(slot).eval_text(is_owner, None) is True
+    assert t.scope(slot).eval_text(is_owner, None) is True  # START is false: no view needed
+    t.view(slot)
     assert t.scope(slot).kept_value(is_owner) is True
 
 
@@ -131,25 +132,34 @@ def test_a_text_with_a_call_or_another_scope_is_never_fixed():
     assert not reads_fixed_only("KILL", fixed, {"kill": "Disk > 1"})
 
 
-def test_a_text_reading_no_slot_attribute_is_a_constant_needing_no_view(tmp_path: Path):
-    # The expressions a busy slot's policy reads by default read nothing of the slot:
-    # after a transition, they are evaluated with no view made.
+def test_a_text_reading_only_what_the_state_decides_needs_no_view(tmp_path: Path):
+    # Every default expression reads nothing of the slot but what its state and activity
+    # decide (IS_OWNER reads START, false while Matched): after a transition, the policy
+    # is evaluated with no view made, and says what the whole view says.
     t = table(tmp_path, "NUM_SLOTS = 1\nKILL = SUSPEND\nSUSPEND = false\n")
     (slot,) = t.slots
-    names = ("WANT_SUSPEND", "SUSPEND", "PREEMPT", "KILL", "CONTINUE", "RANK", "CLAIM_WORKLIFE")
-    expected = [False, False, False, False, True, 0.0, 1200]  # CLAIM_WORKLIFE: the table's
+    names = ("IS_OWNER", "START", "SUSPEND", "PREEMPT", "KILL", "CONTINUE", "RANK")
     made = []
     view = t.view
     t.view = lambda s: made.append(s) or view(s)  # type: ignore[method-assign]
-    for state, activity in [(State.UNCLAIMED, Activity.IDLE), (State.MATCHED, Activity.IDLE)]:
+    for state, activity, expected in [
+        (State.UNCLAIMED, Activity.IDLE, [False, True, False, False, False, True, 0.0]),
+        (State.MATCHED, Activity.IDLE, [True, True, False, False, False, True, 0.0]),
+        (State.PREEMPTING, Activity.VACATING, [True, True, False, False, False, True, 0.0]),
+    ]:
         slot.enter(state, activity, t.now())
         scope = t.scope(slot)
-        assert [t.policy.value(n, scope) for n in names] == expected
+        assert [t.policy.value(n, scope) for n in names] == expected, state
         assert made == []
-        assert [t.policy.value(n, view(slot)) for n in names] == expected
-    # IS_OWNER reads the slot's START, which is false while it is Matched.
-    assert t.constant(t.policy.texts["IS_OWNER"]) is UNKNOWN
-    assert t.policy.value("IS_OWNER", t.scope(slot)) is True
-    for text in ("Memory > 1", "START", "time() > 0", "TARGET.X =?= undefined"):
-        assert t.constant(text) is UNKNOWN, text
-    assert t.constant("KILL || CONTINUE") is True
+        assert [t.policy.value(n, view(slot)) for n in names] == expected, state
+    for text in ("Memory > 1", "EnteredCurrentState > 0", "time() > 0", "TARGET.X =?= 1"):
+        assert t.state_value(text, slot) is UNKNOWN, text
+    assert t.state_value('KILL || State == "Preempting"', slot) is True
+
+
+def test_an_administrators_attribute_named_start_is_read_from_the_view(tmp_path: Path):
+    # STARTD_ATTRS may set START in every slot's ad: then the state does not decide it.
+    t = table(tmp_path, "NUM_SLOTS = 1\nSTARTD_ATTRS = START\n")
+    (slot,) = t.slots
+    assert t.state_value("(START =?= false)", slot) is UNKNOWN
+    assert t.state_value('KILL || State == "Owner"', slot) is True

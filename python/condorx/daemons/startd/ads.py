@@ -21,7 +21,7 @@ from condorx.daemons.startd.inputs import Inputs, clock
 from condorx.daemons.startd.machine import Machine
 from condorx.daemons.startd.policy import Policy
 from condorx.daemons.startd.slots import Slot
-from condorx.daemons.startd.states import State
+from condorx.daemons.startd.states import Activity, State
 from condorx.language import resources
 from condorx.language.config import Config
 from condorx.transport.wire import Expr
@@ -87,10 +87,19 @@ def fixed_key(slot: Slot, m: Machine) -> tuple[Any, ...] | None:
     return (slot.state, slot.activity, slot.entered_state, slot.entered_activity, m, claim)
 
 
+# The attributes of a slot's ad that its state and activity alone decide.
+STATE_ATTRS = ("State", "Activity", "Start", "START")
+
+
+def state_part(state: State, activity: Activity, policy: Policy) -> dict[str, Any]:
+    """What the slot's ad says that its state and activity alone decide (STATE_ATTRS)."""
+    start = _expr("false" if state in NOT_MATCHABLE else policy.texts["START"])
+    return {"State": state, "Activity": activity, "Start": start, "START": start}
+
+
 def fixed_part(slot: Slot, m: Machine, policy: Policy) -> dict[str, Any]:
     """What the slot's ad says that changes only with its state, its claim and its job
     (`fixed_key`), not with the time or the machine's readings."""
-    start = "false" if slot.state in NOT_MATCHABLE else policy.texts["START"]
     ad: dict[str, Any] = {
         "MyType": "Machine",
         "TargetType": "Job",
@@ -103,12 +112,9 @@ def fixed_part(slot: Slot, m: Machine, policy: Policy) -> dict[str, Any]:
         "TotalMemory": m.memory_mb,
         "Arch": m.arch,
         "OpSys": m.opsys,
-        "State": slot.state,
-        "Activity": slot.activity,
+        **state_part(slot.state, slot.activity, policy),
         "EnteredCurrentState": int(slot.entered_state),
         "EnteredCurrentActivity": int(slot.entered_activity),
-        "Start": _expr(start),
-        "START": _expr(start),
         "Requirements": _expr(f"(START) && ({policy.texts['IS_VALID_CHECKPOINT_PLATFORM']})"),
         "Rank": _expr(policy.texts["RANK"]),
         "IsOwner": _expr(policy.texts["IS_OWNER"]),

@@ -10,15 +10,28 @@ for each was most of the poll's cost.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from condorx.classad import ClassAd
+from condorx.daemons.startd.backfill import BackfillClient
+from condorx.daemons.startd.draining import Drain
 from condorx.daemons.startd.policy import SlotView
+from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.states import State
+from condorx.daemons.startd.table import SlotTable
 
-if TYPE_CHECKING:
-    from condorx.classad import ClassAd
-    from condorx.daemons.startd.driver import Driver
-    from condorx.daemons.startd.slots import Slot
+
+class Driver(Protocol):
+    """What the facts read of the policy driver (`driver.Driver`)."""
+
+    table: SlotTable
+    stopping: str
+    match_timeout: int
+    backfill: BackfillClient
+    draining: Drain | None
+
+    def now(self) -> float: ...
+    def worklife_over(self, claim: Claim | None, ad: SlotView) -> bool: ...
 
 
 class PolicyFacts:

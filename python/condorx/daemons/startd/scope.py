@@ -84,12 +84,13 @@ class Source(Protocol):
     def view(self, slot: Any) -> ClassAd: ...
     def kept_values(self, slot: Any) -> dict[str, Any] | None: ...
     def fixed_value(self, slot: Any, text: str) -> Any: ...
-    def constant(self, text: str) -> Any: ...
+    def state_value(self, text: str, slot: Any) -> Any: ...
 
 
 class SlotScope:
-    """What a slot's policy expressions say at one moment: a constant's value (one that
-    reads no attribute of the slot, as each default expression); else the value kept for
+    """What a slot's policy expressions say at one moment: the value for the slot's state
+    and activity of a text that reads no more of it (as each default expression); else
+    the value kept for
     the slot's fixed part when the text reads only that; else the value in the slot's
     view, made the first time one needs it."""
 
@@ -124,7 +125,7 @@ class SlotScope:
         return value
 
     def eval_text(self, text: str, job: ClassAd | None) -> Any:
-        value = self._source.constant(text)
+        value = self._source.state_value(text, self._slot)
         if value is UNKNOWN:
             value = self.kept_value(text)
         if value is UNKNOWN:

@@ -19,6 +19,7 @@ from typing import Any
 from condorx.classad import ClassAd, ExprTree
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd.ads import (
+    STATE_ATTRS,
     Extras,
     Measures,
     add_extras,
@@ -26,6 +27,7 @@ from condorx.daemons.startd.ads import (
     fixed_part,
     private_ad,
     slot_ad,
+    state_part,
     varying_part,
 )
 from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
@@ -78,7 +80,11 @@ class SlotTable:
         self.drain_attrs: dict[str, Any] = {}  # what every slot's ad says while draining
         self._exprs = {name: ExprTree(self.policy.texts[name]) for name in EXPRESSIONS}
         self._expr_texts = {name.lower(): self.policy.texts[name] for name in EXPRESSIONS}
-        self._constants: dict[str, Any] = {}  # by text: see `constant`
+        self._by_state: dict[tuple[str, State, Activity], Any] = {}  # see `state_value`
+        # The state part's attributes a view has as `ads.state_part` makes them: not one
+        # the administrator's attributes (STARTD_ATTRS) set over.
+        named = {n.lower() for n in self.extras.attrs}
+        self._state_attrs = tuple(n for n in STATE_ATTRS if n.lower() not in named)
         # Slots by name and by claim id: found at once on every request's path.
         self._by_name: dict[str, Slot] = {}
         self._by_claim: dict[str, Slot] = {}
@@ -241,20 +247,26 @@ class SlotTable:
         more than its fixed part (`view`: the view, made already)."""
         return SlotScope(self, slot, view)
 
-    def constant(self, text: str) -> Any:
-        """The value of a policy text that reads no attribute of any slot (only policy
-        expressions that read none either, as every default does), else UNKNOWN. Such
-        a text has one value on this machine: no view is made for it, even after a
-        transition."""
-        value = self._constants.get(text, _ABSENT)
+    def state_value(self, text: str, slot: Slot) -> Any:
+        """The value of a policy text that reads nothing of the slot but what its state
+        and activity decide (`ads.state_part`: State, Activity, START) and policy
+        expressions that read no more, else UNKNOWN. Every default expression is such a
+        text (IS_OWNER reads START, false while Matched): it is evaluated once per state
+        and activity on this machine, and needs no view, even after a transition."""
+        key = (text, slot.state, slot.activity)
+        value = self._by_state.get(key, _ABSENT)
         if value is _ABSENT:
             value = UNKNOWN
-            if reads_fixed_only(text, {}, self._expr_texts):
-                policy = ClassAd()
+            whole = state_part(slot.state, slot.activity, self.policy)
+            part = {n: whole[n] for n in self._state_attrs}
+            if reads_fixed_only(text, {k.lower(): v for k, v in part.items()}, self._expr_texts):
+                ad = ClassAd()
+                for name, v in part.items():
+                    ad[name] = parsed(v.text) if isinstance(v, Expr) else v
                 for name, expr in self._exprs.items():
-                    policy[name] = expr
-                value = parsed(text).eval(policy)
-            self._constants[text] = value
+                    ad[name] = expr
+                value = parsed(text).eval(ad)
+            self._by_state[key] = value
         return value
 
     def kept_values(self, slot: Slot) -> dict[str, Any] | None:
