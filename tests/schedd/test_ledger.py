@@ -218,3 +218,44 @@ def test_a_submission_staged_again_is_staged_as_new(tmp_path: Path):
     assert job is not None and job["ProcId"] == 1 and job["Args"] == "2"
     requirements = str(job.lookup("Requirements"))
     assert requirements.count("DeferralPrepTime") == 1, requirements
+
+
+def test_a_staged_change_goes_in_with_the_next_change_in_order(tmp_path: Path):
+    # A job's end is staged without waiting: the claim's next job, asked for after it,
+    # commits in the same batch, behind it; a staged change refused is reported.
+    ledger = ledger_at(tmp_path)
+    store = ledger.queue.store
+    assert isinstance(store, CountingStore)
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(ledger.run)
+            c = await ledger.change(submit(tmp_path, 2))
+            before = store.commits
+            order: list[str] = []
+            refused: list[BaseException] = []
+
+            def mark(name: str, fail: bool = False):
+                def change(txn: Transaction) -> None:
+                    if fail:
+                        raise t.QueueError("bad-status", f"{name} refused")
+                    if name not in order:  # a batch is staged again without a refused change
+                        order.append(name)
+                    txn.set_attr((c, 0), name, True)
+
+                return change
+
+            ledger.stage(mark("Ended"), refused.append)
+            ledger.stage(mark("Gone", fail=True), refused.append)
+            await ledger.change(mark("Started"))
+            assert order == ["Ended", "Started"]
+            assert store.commits == before + 1
+            assert [str(e) for e in refused] == ["Gone refused"]
+            ad = ledger.get((c, 0))
+            assert ad is not None and ad.get("Ended") is True and ad.get("Started") is True
+            nursery.cancel_scope.cancel()
+        # Once the ledger has stopped, a staged change is refused at once.
+        ledger.stage(mark("Late"), refused.append)
+        assert isinstance(refused[-1], LedgerClosed)
+
+    run(main)

@@ -63,12 +63,16 @@ class _Pending(Generic[T]):
     error: BaseException | None = None
     done: bool = False
     _waiter: trio.lowlevel.Task | None = None
+    # For a change no task waits for (`Ledger.stage`): told why it was not committed.
+    on_error: Callable[[BaseException], None] | None = None
 
     def finish(self) -> None:
         self.done = True
         waiter, self._waiter = self._waiter, None
         if waiter is not None:
             trio.lowlevel.reschedule(waiter)
+        elif self.error is not None and self.on_error is not None:
+            self.on_error(self.error)
 
     async def wait(self) -> None:
         """Until the change is committed or refused; cancellation waits for that too (a
@@ -145,6 +149,19 @@ class Ledger:
         if item.error is not None:
             raise item.error
         return item.result  # type: ignore[no-any-return]
+
+    def stage(
+        self, fn: Callable[[Transaction], object], on_error: Callable[[BaseException], None]
+    ) -> None:
+        """Stage `fn` in the next batch, in order with every other change, and go on
+        without waiting for its commit; `on_error` hears why it was not committed. For
+        a change whose caller has nothing to do once it is in (a job's end, after which
+        its claim starts the next job in the same batch)."""
+        if self._closed:
+            on_error(LedgerClosed("the job queue is closed"))
+            return
+        self._pending.append(_Pending(fn, on_error=on_error))
+        self._kick.set()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Commit batches until cancelled."""

@@ -25,7 +25,7 @@ from condorx.daemons.core.matchable import runs_here
 from condorx.daemons.schedd import transitions
 from condorx.daemons.schedd.clock import Clock, wall
 from condorx.daemons.schedd.identity import Identity
-from condorx.daemons.schedd.ledger import Ledger
+from condorx.daemons.schedd.ledger import Ledger, LedgerClosed
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.staging import inputs, write_outputs
 from condorx.daemons.schedd.store import Key, job_id
@@ -261,7 +261,12 @@ class Shadows:
                 code = int(HoldCode.DOWNLOAD_FILE_ERROR)
                 run = run.failing(failure.reason, code, failure.errno)
             done = run
-            await self._change(lambda txn: transitions.finish_running(txn, key, done, self.clock()))
+            # Not waited for: the claim's next job starts in the batch that records this
+            # one's end (one commit a job, not two, between one run and the next).
+            self.ledger.stage(
+                lambda txn: transitions.finish_running(txn, key, done, self.clock()),
+                self._not_recorded,
+            )
             # The startd ended the claim with the job (its policy took the job off, or
             # the claim is past its CLAIM_WORKLIFE): the claim takes no other job.
             return not run.claim_ended
@@ -303,7 +308,14 @@ class Shadows:
         try:
             await self.ledger.change(fn)
         except transitions.QueueError as e:
+            self._not_recorded(e)
+
+    def _not_recorded(self, e: BaseException) -> None:
+        """Why a run's report staged without waiting (`Ledger.stage`) is not in."""
+        if isinstance(e, transitions.QueueError | LedgerClosed):
             log.info("a run's report was not recorded: %s", e)
+        else:
+            log.error("a run's report was not recorded: %s", e)
 
     # -- condor_now --------------------------------------------------------------------------
 
