@@ -21,7 +21,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -29,6 +29,7 @@ import trio
 
 from condorx.classad import ClassAd
 from condorx.daemons.schedd import departures, spool, userlog
+from condorx.daemons.schedd.commit_account import CommitAccount
 from condorx.daemons.schedd.committed import Committed
 from condorx.daemons.schedd.queue import EventKind, JobQueue, Transaction
 from condorx.daemons.schedd.store import Key
@@ -65,6 +66,7 @@ class _Pending(Generic[T]):
     _waiter: trio.lowlevel.Task | None = None
     # For a change no task waits for (`Ledger.stage`): told why it was not committed.
     on_error: Callable[[BaseException], None] | None = None
+    asked: float = field(default_factory=time.monotonic)
 
     def finish(self) -> None:
         self.done = True
@@ -103,6 +105,7 @@ class Ledger:
         self._again = False
         self._closed = False
         self._news_out, self._news_in = trio.open_memory_channel[Committed](math.inf)
+        self.account = CommitAccount()
 
     # -- reading --------------------------------------------------------------------------
 
@@ -182,6 +185,7 @@ class Ledger:
                     item.finish()
 
     async def _commit_batch(self, batch: list[_Pending[Any]]) -> None:
+        began = time.monotonic()
         txn = self._stage(batch)
         staged = [item for item in batch if item.error is None]
         try:
@@ -192,6 +196,11 @@ class Ledger:
                 item.error = e
         for item in batch:
             item.finish()
+        ended = time.monotonic()
+        self.account.add(len(batch), ended - began, sum(ended - item.asked for item in batch))
+        if self.account.due():
+            log.info("%s", self.account.line())
+            self.account = CommitAccount(self.account.period)
 
     def _stage(self, batch: list[_Pending[Any]]) -> Transaction:
         """One transaction with every change of the batch that does not raise, and then
