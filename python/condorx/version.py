@@ -9,7 +9,7 @@ the version to decide what to send.
 
 from __future__ import annotations
 
-import platform
+import os
 from functools import cache
 
 VERSION = (25, 14, 1)  # the HTCondor version whose behaviour condorx follows
@@ -24,20 +24,22 @@ def version_string() -> str:
 
 
 def arch() -> str:
-    machine = platform.machine().upper()
+    machine = os.uname().machine.upper()
     return {"AMD64": "X86_64", "ARM64": "AARCH64", "I686": "INTEL"}.get(machine, machine)
 
 
 def opsys() -> str:
-    return {"Darwin": "MACOSX", "Windows": "WINDOWS"}.get(platform.system(), "LINUX")
+    return {"Darwin": "MACOSX"}.get(os.uname().sysname, "LINUX")
 
 
 def distro() -> str:
     """`Ubuntu_22.04`, `AlmaLinux_9.4`, ... as HTCondor names the platform it was built on."""
+    import platform  # (its import is a millisecond of every tool's start)
+
     try:
         info = platform.freedesktop_os_release()
     except OSError:
-        return platform.system()
+        return os.uname().sysname
     name = info.get("NAME", "Linux").split()[0]
     return f"{name}_{info['VERSION_ID']}" if info.get("VERSION_ID") else name
 

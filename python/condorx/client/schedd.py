@@ -57,10 +57,19 @@ class ScheddClient:
     ) -> None:
         self.cfg = cfg
         self.address = address
-        self.creds = creds if creds is not None else user_credentials(cfg)
+        self._creds = creds
         self._holding = False
         self._idle: list[wire.Channel] = []  # held connections not in use
         self._gate: Any = None  # a trio.Semaphore while `held`
+
+    @property
+    def creds(self) -> Credentials:
+        """What this client proves over TCP, found when first needed: on the schedd's
+        local socket a tool needs none, and making a token from the pool key costs it
+        the loading of cryptography on every run."""
+        if self._creds is None:
+            self._creds = user_credentials(self.cfg)
+        return self._creds
 
     @asynccontextmanager
     async def held(self, connections: int = 1) -> AsyncIterator[None]:

@@ -20,11 +20,8 @@ QUEUE_SUPER_USERS.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 import pwd
-import secrets
 import socket
 import struct
 import time
@@ -34,6 +31,9 @@ from pathlib import Path
 from condorx.errors import CondorxError
 from condorx.host.accounts import current_user
 from condorx.transport import tokens
+
+# hashlib, hmac and secrets are imported by the functions that use them: a tool on the
+# schedd's local socket uses none, and loading OpenSSL was 2 ms of its every run.
 
 POOL_IDENTITY = "condor"
 # Who a peer is when it proved nothing: it may only read (queries).
@@ -46,6 +46,8 @@ class AuthError(CondorxError):
 
 def ensure_pool_key(path: Path) -> bytes:
     """The pool signing key, created (readable by its owner only) on first use."""
+    import secrets
+
     try:
         return path.read_bytes().strip()
     except FileNotFoundError:
@@ -92,6 +94,9 @@ def proof(
 ) -> bytes:
     """The client's proof; `terms` (what it asks of the connection's protection) is under
     the MAC too, so nobody between the two can rewrite it."""
+    import hashlib
+    import hmac
+
     msg = b"condorx-auth\0" + server_nonce + client_nonce + user.encode() + b"\0" + terms
     return hmac.new(secret, msg, hashlib.sha256).digest()
 
@@ -108,6 +113,8 @@ def check_proof(
     """The proven identity's secret (to key the session with), or AuthError: the
     signature of the token shown (`header.payload`), or the pool key itself for the
     pool identity."""
+    import hmac
+
     if token is None:
         if user != POOL_IDENTITY:
             raise AuthError(f"token authentication failed for {user!r}: no token shown")

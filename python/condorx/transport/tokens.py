@@ -16,12 +16,7 @@ holder proves it has (it never travels in a handshake).
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import json
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,11 +53,19 @@ def signing_key(path: Path) -> bytes:
         raise TokenError(f"cannot read the signing key {path}: {e.strerror}") from None
 
 
+# json, uuid and base64 are imported where a token is made or read: a command-line tool
+# on the schedd's local socket needs no token, and it pays its imports on every run.
+
+
 def _b64(data: bytes) -> str:
+    import base64
+
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
 def _unb64(text: str) -> bytes:
+    import base64
+
     try:
         return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (ValueError, TypeError):
@@ -70,6 +73,9 @@ def _unb64(text: str) -> bytes:
 
 
 def sign(key: bytes, unsigned: str) -> bytes:
+    import hashlib
+    import hmac
+
     return hmac.new(key, unsigned.encode(), hashlib.sha256).digest()
 
 
@@ -84,6 +90,9 @@ def make(
 ) -> str:
     """A token as condor_token_create makes one: `subject` (user@domain) authenticated by
     `issuer` (the TRUST_DOMAIN), limited to `scopes` (condor:/READ ...) when given."""
+    import json
+    import uuid
+
     issued = int(time.time() if now is None else now)
     header = {"alg": "HS256", "kid": key_id, "typ": "JWT"}
     claims: dict[str, object] = {
@@ -114,6 +123,8 @@ class Claims:
 
 def read(unsigned: str) -> Claims:
     """The claims of `header.payload` (nothing checked but their shape)."""
+    import json
+
     parts = unsigned.split(".")
     if len(parts) < 2:
         raise TokenError("a token is header.payload[.signature]")
@@ -166,6 +177,8 @@ def local_user(subject: str) -> str:
 
 def decoded(token: str) -> tuple[dict[str, object], dict[str, object]]:
     """A token's header and payload as JSON objects (condor_token_list prints them)."""
+    import json
+
     parts = token.strip().split(".")
     if len(parts) != 3:
         raise TokenError("not a token (header.payload.signature)")

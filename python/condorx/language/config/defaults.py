@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import os
-import platform
 import socket
 from collections.abc import Callable
 
@@ -72,7 +71,7 @@ def _username() -> str:
 
 
 def _arch() -> str:
-    machine = platform.machine()
+    machine = os.uname().machine
     return {"x86_64": "X86_64", "amd64": "X86_64", "i686": "INTEL"}.get(machine.lower(), machine)
 
 
@@ -92,10 +91,11 @@ HOST_VALUES: dict[str, Callable[[], str]] = {
     "DETECTED_PHYSICAL_CPUS": lambda: str(os.cpu_count() or 1),
     "DETECTED_MEMORY": _memory_mb,
     "ARCH": _arch,
-    "UNAME_ARCH": platform.machine,
-    "OPSYS": lambda: platform.system().upper(),
-    "OPSYSLEGACY": lambda: platform.system().upper(),
-    "UNAME_OPSYS": platform.system,
+    # os.uname, not the platform module: the same answers, without its import.
+    "UNAME_ARCH": lambda: os.uname().machine,
+    "OPSYS": lambda: os.uname().sysname.upper(),
+    "OPSYSLEGACY": lambda: os.uname().sysname.upper(),
+    "UNAME_OPSYS": lambda: os.uname().sysname,
 }
 
 

@@ -9,7 +9,6 @@ gives the empty string, as in HTCondor.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -133,11 +132,15 @@ def _choice(ctx: FunctionContext, body: str) -> str:
 
 
 def _random_choice(ctx: FunctionContext, body: str) -> str:
+    import random  # only $RANDOM_CHOICE and $RANDOM_INTEGER need it: tools start without
+
     items = _items(ctx, _split(body))
     return random.choice(items) if items else ""
 
 
 def _random_integer(ctx: FunctionContext, body: str) -> str:
+    import random
+
     args = [_int_arg(ctx, a) for a in _split(body)]
     if len(args) < 2 or args[0] is None or args[1] is None or args[1] < args[0]:
         return ""
