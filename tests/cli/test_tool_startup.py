@@ -17,9 +17,14 @@ TOOLS = ["condorx.cli.q", "condorx.cli.status", "condorx.cli.submit", "condorx.c
 TOOLS += ["condorx.cli.history"]
 
 
+# What a tool must not load to start: an event loop, click, and what only a connection
+# over TCP needs (a token, OpenSSL's hashes, cryptography).
+NOT_AT_START = {"trio", "click", "cryptography", "hashlib", "_hashlib", "uuid"}
+
+
 @pytest.mark.parametrize("module", TOOLS)
-def test_a_tool_starts_without_trio_or_click(module: str):
-    code = f"import sys, {module}; print(sorted({{'trio', 'click'}} & set(sys.modules)))"
+def test_a_tool_starts_without_trio_click_or_cryptography(module: str):
+    code = f"import sys, {module}; print(sorted({NOT_AT_START!r} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -57,3 +62,21 @@ def test_condor_q_loads_only_the_messages_it_sends():
     code = "import sys, condorx.cli.q; print(sorted(m for m in sys.modules if '.schedd.' in m))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['condorx.transport.protocol.schedd.query']"
+
+
+def test_a_client_on_the_local_socket_never_makes_a_token(monkeypatch, tmp_path):
+    # Making a token from the pool key loads cryptography: only TCP needs one.
+    from pathlib import Path
+
+    from condorx.client import schedd
+    from condorx.language.config import Config
+    from condorx.transport.connection import Address, Credentials
+
+    asked: list[object] = []
+    monkeypatch.setattr(schedd, "user_credentials", lambda cfg: asked.append(cfg) or Credentials())
+    monkeypatch.delenv("CONDORX_TOKEN", raising=False)
+    client = schedd.ScheddClient(Config.from_text(""))
+    assert client._creds_for(Address(unix=Path(tmp_path / "schedd.sock"))) == Credentials()
+    assert asked == []
+    client._creds_for(Address(host="127.0.0.1", port=9618))
+    assert len(asked) == 1
