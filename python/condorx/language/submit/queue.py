@@ -12,10 +12,8 @@ variable taking the rest. Each proc gets Step (0..N-1 within its item), ItemInde
 
 from __future__ import annotations
 
-import glob
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -186,6 +184,8 @@ def _command_output(cmd: str, where: str, base: Path) -> str:
         raise SubmitError(f"{where}: {e}") from None
     if not argv:
         raise SubmitError(f"{where}: queue ... from |: no command to run")
+    import subprocess  # (few submit files run a command: condor_submit starts without it)
+
     try:
         done = subprocess.run(
             argv, cwd=base, stdin=subprocess.DEVNULL, capture_output=True, check=False
@@ -200,6 +200,8 @@ def _command_output(cmd: str, where: str, base: Path) -> str:
 
 
 def _matching(rest: str, where: str, base: Path) -> list[str]:
+    import glob  # (as subprocess for `from COMMAND |`: only this form needs it)
+
     words = rest.split()
     want = None
     if words and words[0].lower() in ("files", "dirs", "any"):
