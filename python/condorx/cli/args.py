@@ -133,7 +133,7 @@ class Tool:
     undescribed).
 
     Not a click command: these tools start on every call of a user's script, and click
-    (with the typing module it needs) was a quarter of their start-up. `as_click()` makes
+    with what it imports was about a fifth of their start-up. `as_click()` makes
     the same tool a click command for the `condorx` command's groups. `main()` takes
     click's arguments, so click's test runner drives a Tool as it drives a command."""
 
