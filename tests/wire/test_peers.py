@@ -31,8 +31,12 @@ class Daemon:
 
     def __init__(self) -> None:
         self.connections: list[int] = []
+        # Each connection's peer, kept alive: an id is unique only among live objects (a
+        # second connection's peer may take the first's freed memory, and so its id).
+        self.peers: list[Peer] = []
 
     async def echo(self, peer: Peer, req: Echo, ch: wire.Channel) -> Echoed:
+        self.peers.append(peer)
         self.connections.append(id(peer))
         if req.data == "no":
             raise Refused("bad-request", "not that")
