@@ -147,12 +147,14 @@ class Tool:
         help: str | None = None,
         usage_exit: int = 1,
         epilog: str | None = None,
+        tool: str = "",
     ) -> None:
+        """`name`: the command's (`condorx continue`); `tool`: the program's, which its
+        messages name (condor_continue), `name` unless given."""
         self.name = name
         self.fn = fn
         self.options = tuple(options)
-        self.tool = name
-        self.usage = usage
+        self.tool = tool or name
         self.help = help if help is not None else (fn.__doc__ or "" if fn else "")
         self.epilog = epilog if epilog is not None else describe(options, usage, arguments)
         # HTCondor's tools exit 1 on a command line they cannot read (condor_drain's is 2).
@@ -179,8 +181,8 @@ class Tool:
             if self.fn is not None:
                 self.fn(Context(words, self))
         except UsageError as e:
-            print(f"Usage: {prog_name or self.name} [OPTIONS]", file=sys.stderr)
-            print(f"Try '{prog_name or self.name} --help' for help.\n", file=sys.stderr)
+            print(f"Usage: {prog_name or self.tool} [OPTIONS]", file=sys.stderr)
+            print(f"Try '{prog_name or self.tool} --help' for help.\n", file=sys.stderr)
             print(f"Error: {e.message}", file=sys.stderr)
             sys.exit(self.usage_exit)
         except KeyboardInterrupt:
@@ -190,7 +192,7 @@ class Tool:
 
     def help_text(self, prog_name: str | None = None) -> str:
         """What --help prints: the tool's one-line description, then its options."""
-        lines = [f"Usage: {prog_name or self.name} [OPTIONS]", ""]
+        lines = [f"Usage: {prog_name or self.tool} [OPTIONS]", ""]
         if self.help:
             lines += ["  " + line if line else "" for line in self.help.strip().splitlines()]
             lines.append("")
@@ -243,7 +245,7 @@ def command(
     name = kwargs.pop("name", tool)
 
     def make(fn: Callable[[Context], Any]) -> Tool:
-        return Tool(name, fn, options, usage, arguments, **kwargs)
+        return Tool(name, fn, options, usage, arguments, tool=tool, **kwargs)
 
     return make
 
