@@ -153,13 +153,13 @@ def test_a_text_reading_only_what_the_state_decides_needs_no_view(tmp_path: Path
         assert made == []
         assert [t.policy.value(n, view(slot)) for n in names] == expected, state
     for text in ("Memory > 1", "EnteredCurrentState > 0", "time() > 0", "TARGET.X =?= 1"):
-        assert t.state_value(text, slot) is UNKNOWN, text
-    assert t.state_value('KILL || State == "Preempting"', slot) is True
+        assert t.state_value(slot, text) is UNKNOWN, text
+    assert t.state_value(slot, 'KILL || State == "Preempting"') is True
 
 
 def test_an_administrators_attribute_named_start_is_read_from_the_view(tmp_path: Path):
     # STARTD_ATTRS may set START in every slot's ad: then the state does not decide it.
     t = table(tmp_path, "NUM_SLOTS = 1\nSTARTD_ATTRS = START\n")
     (slot,) = t.slots
-    assert t.state_value("(START =?= false)", slot) is UNKNOWN
-    assert t.state_value('KILL || State == "Owner"', slot) is True
+    assert t.state_value(slot, "(START =?= false)") is UNKNOWN
+    assert t.state_value(slot, 'KILL || State == "Owner"') is True

@@ -84,15 +84,14 @@ class Source(Protocol):
     def view(self, slot: Any) -> ClassAd: ...
     def kept_values(self, slot: Any) -> dict[str, Any] | None: ...
     def fixed_value(self, slot: Any, text: str) -> Any: ...
-    def state_value(self, text: str, slot: Any) -> Any: ...
+    def state_value(self, slot: Any, text: str) -> Any: ...
 
 
 class SlotScope:
     """What a slot's policy expressions say at one moment: the value for the slot's state
     and activity of a text that reads no more of it (as each default expression); else
-    the value kept for
-    the slot's fixed part when the text reads only that; else the value in the slot's
-    view, made the first time one needs it."""
+    the value kept for the slot's fixed part when the text reads only that; else the
+    value in the slot's view, made the first time one needs it."""
 
     __slots__ = ("_source", "_slot", "_view", "_kept")
 
@@ -125,7 +124,7 @@ class SlotScope:
         return value
 
     def eval_text(self, text: str, job: ClassAd | None) -> Any:
-        value = self._source.state_value(text, self._slot)
+        value = self._source.state_value(self._slot, text)
         if value is UNKNOWN:
             value = self.kept_value(text)
         if value is UNKNOWN:

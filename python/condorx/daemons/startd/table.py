@@ -228,11 +228,7 @@ class SlotTable:
         if kept is not None and kept.parts[0] is parts[0]:
             known, lower = kept.known, kept.lower
         if kept is None:
-            ad = ClassAd()
-            for part in parts:
-                _update(ad, {}, part, {})
-            for name, expr in self._exprs.items():
-                ad[name] = expr
+            ad = self._made(parts)
         else:
             ad = kept.ad
             for before, now in zip(kept.parts, parts, strict=True):
@@ -242,12 +238,22 @@ class SlotTable:
         ad["CurrentTime"] = int(self.now())
         return ad
 
+    def _made(self, parts: list[dict[str, Any]]) -> ClassAd:
+        """A view made whole from the ad's `parts` (wire maps), with the policy
+        expressions over them."""
+        ad = ClassAd()
+        for part in parts:
+            _update(ad, {}, part, {})
+        for name, expr in self._exprs.items():
+            ad[name] = expr
+        return ad
+
     def scope(self, slot: Slot, view: ClassAd | None = None) -> SlotScope:
         """The slot as its policy sees it now, its view made only if an expression reads
         more than its fixed part (`view`: the view, made already)."""
         return SlotScope(self, slot, view)
 
-    def state_value(self, text: str, slot: Slot) -> Any:
+    def state_value(self, slot: Slot, text: str) -> Any:
         """The value of a policy text that reads nothing of the slot but what its state
         and activity decide (`ads.state_part`: State, Activity, START) and policy
         expressions that read no more, else UNKNOWN. Every default expression is such a
@@ -260,12 +266,7 @@ class SlotTable:
             whole = state_part(slot.state, slot.activity, self.policy)
             part = {n: whole[n] for n in self._state_attrs}
             if reads_fixed_only(text, {k.lower(): v for k, v in part.items()}, self._expr_texts):
-                ad = ClassAd()
-                for name, v in part.items():
-                    ad[name] = parsed(v.text) if isinstance(v, Expr) else v
-                for name, expr in self._exprs.items():
-                    ad[name] = expr
-                value = parsed(text).eval(ad)
+                value = parsed(text).eval(self._made([part]))
             self._by_state[key] = value
         return value
 
