@@ -164,3 +164,16 @@ def test_a_tool_reads_the_options_it_lists():
             assert opt.name in got.flags | set(got.values), (script, word)
         with pytest.raises(a.UsageError):
             a.parse(["-no-such-option"], cmd.options, script)
+
+
+def test_a_tool_named_apart_from_its_program_names_the_program(capsys):
+    # `condorx continue` is condor_continue: its messages name the program.
+    from condorx.cli import act
+
+    assert (act.resume.name, act.resume.tool) == ("continue", "condor_continue")
+    with pytest.raises(SystemExit) as e:
+        act.resume.main(["-no-such-option"])
+    assert e.value.code == 1
+    err = capsys.readouterr().err
+    assert "Usage: condor_continue [OPTIONS]" in err
+    assert "Error: condor_continue: unknown option -no-such-option" in err
