@@ -83,3 +83,45 @@ def test_the_collector_stamps_who_sent_an_ad_and_when_over_what_the_ad_says(pool
     for identity, heard in rows:
         assert identity not in ("alice", None) and heard >= before
     assert rows[0][0] == rows[1][0]  # the sender's identity, whatever the ad claimed
+
+
+def test_a_users_client_on_the_collectors_host_asks_over_its_local_socket(pool, monkeypatch):
+    # The kernel vouches for the user there: no token is made (which would load
+    # cryptography on every condor_status), and the TCP address is not needed.
+    from condorx.client import collector
+    from condorx.transport import locate
+
+    pool.start("collector")
+    trio.run(CollectorClient(pool.cfg, daemon_credentials(pool.cfg)).advertise, [slot("slot1@a")])
+    monkeypatch.delenv("CONDORX_TOKEN", raising=False)
+    made: list[object] = []
+    monkeypatch.setattr(collector, "user_credentials", lambda cfg: made.append(cfg))
+    published = locate.collector_address_file(pool.cfg)
+    address = published.read_text()
+    published.unlink()  # only the socket can answer now
+    try:
+        user = CollectorClient(pool.cfg)
+        assert trio.run(user.query_rows, "machine", ["Name"]) == [["slot1@a"]]
+        # A user there is still no pool daemon.
+        with pytest.raises(RemoteError, match="needs DAEMON permission"):
+            trio.run(user.advertise, [slot("slot1@evil")])
+    finally:
+        published.write_text(address)
+    assert made == []
+
+
+def test_a_socket_left_by_a_collector_since_gone_falls_back_to_its_address(pool, tmp_path):
+    import socket
+
+    from condorx.language.config import load_config
+
+    pool.start("collector")
+    trio.run(CollectorClient(pool.cfg, daemon_credentials(pool.cfg)).advertise, [slot("slot1@a")])
+    dead = tmp_path / "collector.sock"
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(dead))  # bound, never listened on, closed: the file stays
+    pool.config_file.write_text(pool.config_file.read_text() + f"COLLECTOR_SOCKET = {dead}\n")
+    cfg = load_config(path=pool.config_file, environ=pool.env)
+    assert dead.exists()
+    rows = trio.run(CollectorClient(cfg).query_rows, "machine", ["Name"])
+    assert rows == [["slot1@a"]]

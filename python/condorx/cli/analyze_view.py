@@ -41,12 +41,11 @@ from condorx.client.collector import CollectorClient
 from condorx.client.schedd import ScheddClient
 from condorx.language.analyze import analyze as analyze_job
 from condorx.language.attrs import JobStatus
-from condorx.transport.connection import user_credentials
 
 
 async def analyze(client: ScheddClient, constraint: str | None, opts: a.Parsed) -> None:
     jobs = [ad async for chunk in client.query_ads(constraint) for ad in chunk]
-    collector = CollectorClient(client.cfg, user_credentials(client.cfg))
+    collector = CollectorClient(client.cfg)
     slots = await collector.query_ads("machine", opts.value("mconstraint"))
     better = "better-analyze" in opts.flags
     name = client.cfg.get("SCHEDD_NAME") or client.cfg.get("FULL_HOSTNAME") or "schedd"

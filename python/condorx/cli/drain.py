@@ -58,9 +58,7 @@ async def locate_startd(cfg: Config, machine: str) -> tuple[Address, str]:
         except (OSError, ValueError):
             pass
     attr = "Name" if "@" in machine else "Machine"
-    ads = await CollectorClient(cfg, user_credentials(cfg)).query_ads(
-        "startd", f'{attr} == "{machine}"'
-    )
+    ads = await CollectorClient(cfg).query_ads("startd", f'{attr} == "{machine}"')
     for ad in ads:
         if isinstance(ad.get("MyAddress"), str):
             return Address.parse(str(ad["MyAddress"])), str(ad.get("Machine") or machine)

@@ -24,7 +24,6 @@ from condorx.client import master
 from condorx.client.collector import CollectorClient
 from condorx.language.config import Config
 from condorx.transport import locate
-from condorx.transport.connection import user_credentials
 from condorx.transport.protocol.master import Off
 from condorx.transport.wire import WireError
 
@@ -152,7 +151,7 @@ def wait_ready(
 
 def count_slots(cfg: Config) -> int:
     """How many slots the collector knows (0 while the pool is still starting)."""
-    client = CollectorClient(cfg, user_credentials(cfg))
+    client = CollectorClient(cfg)
     try:
         return len(trio.run(client.query_rows, "machine", ["Name"]))
     except (OSError, WireError):

@@ -14,7 +14,6 @@ from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.cli.timefmt import duration as _duration
 from condorx.client.collector import CollectorClient
-from condorx.transport.connection import user_credentials
 
 TOOL = "condor_status"
 OPTIONS = [
@@ -61,7 +60,7 @@ def main(ctx: a.Context) -> None:
     """Show the pool's slots (HTCondor's condor_status options)."""
     opts = a.parsed(ctx)
     cfg = load(TOOL)
-    client = CollectorClient(cfg, user_credentials(cfg), opts.value("pool"))
+    client = CollectorClient(cfg, address=opts.value("pool"))
     kind = _kind(opts)
     parts = [f"({c})" for c in opts.values.get("constraint", [])]
     parts += [f'(Name == "{w}" || Machine == "{w}")' for w in opts.positional]

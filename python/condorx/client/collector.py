@@ -1,7 +1,14 @@
-"""Talking to the collector: advertising ads (daemons) and querying them (everyone)."""
+"""Talking to the collector: advertising ads (daemons) and querying them (everyone).
+
+A user's client (no credentials given) tries the collector's local Unix socket first, where
+the kernel vouches for the user, as a schedd client does: a tool then needs no token, and
+making one from the pool key loads cryptography on every run. A daemon's client proves the
+pool identity over TCP, where the collector's host-based lists see its address.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -9,15 +16,25 @@ from typing import Any
 from condorx.classad import ClassAd
 from condorx.language.config import Config
 from condorx.transport import locate, wire
-from condorx.transport.connection import Address, Credentials, connect
+from condorx.transport.connection import Address, Credentials, connect, user_credentials
 from condorx.transport.protocol.collector import Advertise, Invalidate, QueryAds
 
 
 class CollectorClient:
-    def __init__(self, cfg: Config, creds: Credentials, address: str | None = None) -> None:
+    def __init__(
+        self, cfg: Config, creds: Credentials | None = None, address: str | None = None
+    ) -> None:
         self.cfg = cfg
-        self.creds = creds
+        self._creds = creds
+        self.local = creds is None  # a user's client: the local socket first
         self.address = address
+
+    @property
+    def creds(self) -> Credentials:
+        """What this client proves over TCP: a user's are found when first needed."""
+        if self._creds is None:
+            self._creds = user_credentials(self.cfg)
+        return self._creds
 
     def _address(self) -> Address:
         text = self.address or locate.collector_address(self.cfg)
@@ -25,13 +42,24 @@ class CollectorClient:
             raise wire.WireError("no collector found: is the pool running? (condorx pool up)")
         return Address.parse(text)
 
-    @asynccontextmanager
-    async def channel(self) -> AsyncIterator[wire.Channel]:
+    async def _connect(self) -> wire.Channel:
+        sock = locate.collector_socket(self.cfg)
+        if self.local and self.address is None and sock.exists():
+            # On the local socket the uid is the identity unless a token names someone else.
+            creds = self.creds if os.environ.get("CONDORX_TOKEN") else Credentials()
+            try:
+                return await connect(Address(unix=sock), creds)
+            except OSError:
+                pass  # a socket left by a collector since gone: try its address
         addr = self._address()
         try:
-            ch = await connect(addr, self.creds)
+            return await connect(addr, self.creds)
         except OSError as e:
             raise wire.WireError(f"cannot reach the collector at {addr}: {e}") from None
+
+    @asynccontextmanager
+    async def channel(self) -> AsyncIterator[wire.Channel]:
+        ch = await self._connect()
         try:
             yield ch
         finally:

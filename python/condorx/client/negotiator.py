@@ -22,7 +22,7 @@ async def find(cfg: Config, name: str | None = None) -> Address:
         except (OSError, ValueError):
             pass
     constraint = f'Name == "{name}"' if name else None
-    ads = await CollectorClient(cfg, user_credentials(cfg)).query_ads("negotiator", constraint)
+    ads = await CollectorClient(cfg).query_ads("negotiator", constraint)
     for ad in ads:
         address = ad.get("MyAddress")
         if isinstance(address, str):

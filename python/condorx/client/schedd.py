@@ -133,7 +133,7 @@ class ScheddClient:
         `schedd2@host` in full), as condor_submit -name finds one."""
         from condorx.client.collector import CollectorClient
 
-        rows = await CollectorClient(self.cfg, self.creds).query_rows(
+        rows = await CollectorClient(self.cfg, self._creds).query_rows(
             "scheduler", ["Name", "MyAddress"]
         )
         ads = [(str(n), str(a)) for n, a in rows if isinstance(n, str) and isinstance(a, str)]

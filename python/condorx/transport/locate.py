@@ -80,6 +80,12 @@ def collector_address_file(cfg: Config) -> Path:
     return Path(name) if name else log_dir(cfg) / ".collector_address"
 
 
+def collector_socket(cfg: Config) -> Path:
+    """The collector's local socket, for this host's users (condor_status)."""
+    name = cfg.get("COLLECTOR_SOCKET")
+    return Path(name) if name else _dir(cfg, "LOCK", "LOG") / "collector.sock"
+
+
 def collector_bind(cfg: Config) -> tuple[str, int]:
     """Where the collector listens: COLLECTOR_HOST's port (9618 when it names none), or a
     free port when COLLECTOR_HOST is not set (a personal pool finds it by its file)."""

@@ -154,7 +154,11 @@ async def serve(
     host, port = locate.collector_bind(cfg)
     async with trio.open_nursery() as nursery:
         address = await server.listen(
-            nursery, port, host=host, address_file=locate.collector_address_file(cfg)
+            nursery,
+            port,
+            host=host,
+            unix=locate.collector_socket(cfg),
+            address_file=locate.collector_address_file(cfg),
         )
         nursery.start_soon(collector.expire_loop)
         log.info("collector serving at %s", address)
