@@ -141,6 +141,16 @@ def _register_sentinels(undefined: Any, error: Any) -> None: ...
 def autoclusters(jobs: list[ClassAd], pool: list[ClassAd]) -> list[list[int]]:
     """The groups of `jobs` (indexes) that slots like `pool` cannot tell apart."""
 
+def waiting_groups(
+    jobs: list[ClassAd],
+    skip: list[bool],
+    constraint: ExprTree | None,
+    pool: list[ClassAd],
+    apart: list[str],
+) -> list[list[int]]:
+    """Of `jobs`, those not marked in `skip` for which `constraint` is true, grouped as
+    `autoclusters` groups them, jobs writing any of `apart` differently kept apart."""
+
 def pool_policies(slots: list[ClassAd]) -> list[ClassAd]:
     """A few ads holding every distinct expression the slots write."""
 

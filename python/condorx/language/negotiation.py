@@ -21,7 +21,7 @@ from typing import overload
 
 from condorx import _core
 from condorx._core import Accountant
-from condorx.classad import ClassAd
+from condorx.classad import ClassAd, ExprTree
 
 __all__ = ["Accountant", "Cycle", "Match", "Rejection", "Rejections", "Submitter", "negotiate"]
 
@@ -167,3 +167,16 @@ def pool_policies(slots: list[ClassAd]) -> list[ClassAd]:
 def autoclusters(jobs: list[ClassAd], pool: list[ClassAd]) -> list[list[int]]:
     """The groups of `jobs` (by index) that slots like `pool` cannot tell apart."""
     return _core.autoclusters(jobs, pool)
+
+
+def waiting_groups(
+    jobs: list[ClassAd],
+    skip: list[bool],
+    constraint: ExprTree | None,
+    pool: list[ClassAd],
+    apart: list[str],
+) -> list[list[int]]:
+    """Of `jobs`, those not marked in `skip` for which `constraint` is true, grouped as
+    `autoclusters` groups them, with jobs that write any of `apart` differently kept
+    apart: a schedd's answer to its negotiator, in one pass in the core."""
+    return _core.waiting_groups(jobs, skip, constraint, pool, apart)

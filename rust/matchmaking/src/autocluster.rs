@@ -21,6 +21,7 @@ use condorx_classad::classad::Shared;
 use condorx_classad::fingerprint::expr_hash;
 use condorx_classad::{ClassAd, Expr};
 
+use crate::by_parent::{ByParent, Looked};
 use crate::deps::{refs_of, PoolReads, Side};
 
 /// Jobs that match alike, in the order their first member was given.
@@ -35,6 +36,7 @@ pub struct Cluster {
 struct Names {
     ids: HashMap<String, u32>,
     names: Vec<Arc<str>>,
+    hashes: Vec<u64>, // each name's case-folded hash, as a proc's own names carry it
 }
 
 impl Names {
@@ -45,6 +47,7 @@ impl Names {
         }
         let i = self.names.len() as u32;
         self.names.push(Arc::from(lower.as_str()));
+        self.hashes.push(condorx_classad::name::ci_hash(&lower));
         self.ids.insert(lower, i);
         i
     }
@@ -121,14 +124,21 @@ impl Reader<'_> {
 
     /// Follow `job`'s expressions from the names in `todo`: each attribute it reads, with
     /// the hash of what the job writes for it (`ABSENT` when nothing), sorted; `None`
-    /// when some read is hidden from analysis.
-    fn follow<'j>(&mut self, job: &'j ClassAd, mut todo: Vec<u32>) -> Option<Vec<Read<'j>>> {
+    /// when some read is hidden from analysis. Every name looked up in the job goes
+    /// into `looked`.
+    fn follow<'j>(
+        &mut self,
+        job: &'j ClassAd,
+        mut todo: Vec<u32>,
+        looked: &mut Looked,
+    ) -> Option<Vec<Read<'j>>> {
         let mut seen: Vec<Read<'j>> = Vec::with_capacity(todo.len() + 4);
         while let Some(id) = todo.pop() {
             if seen.iter().any(|(s, _, _)| *s == id) {
                 continue;
             }
             let name = self.names.names.get(id as usize)?.clone();
+            looked.insert(*self.names.hashes.get(id as usize)?);
             let (e, hash) = match job.lookup_hashed(&name) {
                 None => (None, ABSENT),
                 Some((e, h)) => (Some(e), h),
@@ -143,11 +153,13 @@ impl Reader<'_> {
                 let own = match side {
                     Side::Me => true,
                     Side::Other => false,
-                    Side::Either => self
-                        .names
-                        .names
-                        .get(n as usize)
-                        .is_some_and(|s| job.contains(s)),
+                    Side::Either => {
+                        looked.insert(*self.names.hashes.get(n as usize)?);
+                        self.names
+                            .names
+                            .get(n as usize)
+                            .is_some_and(|s| job.contains(s))
+                    }
                 };
                 if own {
                     todo.push(n);
@@ -176,22 +188,42 @@ struct Signature<'j> {
 /// Group jobs by what they write for every attribute a match with the pool (as `pool`
 /// describes its slots) can read of them.
 pub fn cluster_jobs(pool: &PoolReads, jobs: &[Arc<ClassAd>]) -> Vec<Cluster> {
+    cluster_jobs_apart(pool, jobs, &[])
+}
+
+/// `cluster_jobs`, with jobs that write any of `apart` differently kept apart too (a
+/// schedd groups each owner's jobs apart, as its negotiator matches them).
+pub fn cluster_jobs_apart(pool: &PoolReads, jobs: &[Arc<ClassAd>], apart: &[&str]) -> Vec<Cluster> {
     let mut r = Reader {
         pool,
         names: Names::default(),
         refs: HashMap::new(),
         slot_reads: HashMap::new(),
     };
-    let start = r.start();
+    let start = r.start().map(|mut s| {
+        s.extend(apart.iter().map(|n| r.names.id(n)));
+        s.sort_unstable();
+        s.dedup();
+        s
+    });
     let mut index: HashMap<u64, Vec<usize>> = HashMap::new();
     let mut clusters: Vec<(Signature, Cluster)> = Vec::new();
+    // A cluster's procs mostly read alike: the first of each kind is followed, the
+    // others found by what they set of their own (`by_parent`).
+    let mut known: ByParent<usize> = ByParent::default();
     for (i, job) in jobs.iter().enumerate() {
+        if let Some((_, cluster)) = known.get(job).and_then(|c| clusters.get_mut(c)) {
+            cluster.jobs.push(i);
+            continue;
+        }
         // A read hidden from analysis (eval()): the job is alike only to jobs written
         // the same in every attribute.
-        let reads = start
+        let mut looked = Looked::new();
+        let followed = start
             .as_ref()
-            .and_then(|start| r.follow(job, start.clone()))
-            .unwrap_or_else(|| r.everything(job));
+            .and_then(|start| r.follow(job, start.clone(), &mut looked));
+        let kept = followed.is_some();
+        let reads = followed.unwrap_or_else(|| r.everything(job));
         let key = reads.iter().fold(reads.len() as u64, |h, (id, e, _)| {
             (h.rotate_left(7) ^ e ^ u64::from(*id)).wrapping_mul(0x9E37_79B9_7F4A_7C15)
         });
@@ -201,12 +233,19 @@ pub fn cluster_jobs(pool: &PoolReads, jobs: &[Arc<ClassAd>]) -> Vec<Cluster> {
                 .get(c)
                 .is_some_and(|(sig, _)| alike(&sig.reads, &reads))
         });
-        match found.and_then(|c| clusters.get_mut(c)) {
-            Some((_, cluster)) => cluster.jobs.push(i),
+        let c = match found.zip(found.and_then(|c| clusters.get_mut(c))) {
+            Some((c, (_, cluster))) => {
+                cluster.jobs.push(i);
+                c
+            }
             None => {
                 candidates.push(clusters.len());
                 clusters.push((Signature { reads }, Cluster { jobs: vec![i] }));
+                clusters.len() - 1
             }
+        };
+        if kept {
+            known.put(job, &looked, c);
         }
     }
     clusters.into_iter().map(|(_, c)| c).collect()

@@ -3,6 +3,7 @@
 //! - [`analyze`]: why a job does not match: its Requirements clause by clause.
 //! - [`pair`]: one job against one slot: symmetric Requirements, the two Ranks.
 //! - [`autocluster`]: jobs alike in every attribute a match can read are matched once.
+//! - [`by_parent`]: one answer for the procs of a cluster that read alike.
 //! - [`deps`]: what an expression evaluated between a job and a slot can read of each.
 //! - [`fairshare`]: user priorities from usage, decayed with a half-life.
 //! - [`negotiate`]: one negotiation cycle over a pool, in fair-share pie slices.
@@ -15,6 +16,7 @@
 
 pub mod analyze;
 pub mod autocluster;
+pub mod by_parent;
 pub mod deps;
 pub mod fairshare;
 pub mod negotiate;
@@ -27,7 +29,7 @@ pub mod slots;
 pub mod walk;
 
 pub use analyze::{analyze, Analysis, Clause};
-pub use autocluster::{cluster_jobs, Cluster};
+pub use autocluster::{cluster_jobs, cluster_jobs_apart, Cluster};
 pub use fairshare::{Accountant, UserRecord};
 pub use negotiate::{negotiate, Config, Cycle, Match, Rejection, Submitter};
 pub use pair::{rank_value, PairEval};

@@ -15,7 +15,7 @@ from typing import Any
 
 import trio
 
-from condorx.daemons.core import collection
+from condorx.daemons.core import collection, memory_sites
 
 log = logging.getLogger("condorx.tasks")
 # What `_frames` walks through: an awaitable of any other kind ends the walk.
@@ -76,3 +76,5 @@ async def on_signal() -> None:
             for where, n in found.most_common():
                 log.warning("%7d  %s", n, where)
             log.warning("garbage collection so far: %s", collection.account.summary())
+            for line in memory_sites.lines():
+                log.warning("%s", line)

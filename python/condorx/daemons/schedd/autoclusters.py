@@ -6,18 +6,21 @@ waiting, as HTCondor's schedds answer for their autoclusters.
 The groups are those of the last query (per group's first job), and a match takes its
 job from its group in queue order, skipping jobs that have meanwhile run, left, or been
 matched otherwise. (Two negotiators whose job constraints overlap share the groups of
-whichever asked last; the jobs picked are checked all the same.)"""
+whichever asked last; the jobs picked are checked all the same.)
+
+The query's constraint, the jobs skipped (matched or running) and the grouping are one
+pass in the core (`waiting_groups`): at a million jobs, walking them in Python took
+longer than the negotiator's whole match."""
 
 from __future__ import annotations
 
-import collections
 from collections.abc import Callable
 
 import trio
 
-from condorx.classad import ClassAd
+from condorx.classad import ClassAd, ExprTree
 from condorx.daemons.schedd.store import Key
-from condorx.language.negotiation import autoclusters
+from condorx.language.negotiation import waiting_groups
 
 Group = tuple[Key, int, ClassAd]  # the first job, how many jobs, the first job's ad
 
@@ -26,29 +29,51 @@ Group = tuple[Key, int, ClassAd]  # the first job, how many jobs, the first job'
 KEPT = 8
 
 
+class Waiting:
+    """A group's jobs in queue order, taken from the front: the query's keys and the
+    group's positions among them (no copy of a million keys per query)."""
+
+    __slots__ = ("keys", "members", "next")
+
+    def __init__(self, keys: list[Key], members: list[int]) -> None:
+        self.keys = keys
+        self.members = members
+        self.next = 0
+
+    def take(self) -> Key | None:
+        if self.next >= len(self.members):
+            return None
+        self.next += 1
+        return self.keys[self.members[self.next - 1]]
+
+
 class Autoclusters:
     def __init__(self) -> None:
         # Per request (its constraint): each group's waiting jobs, by its first job.
-        self.kept: dict[str, dict[Key, collections.deque[Key]]] = {}
+        self.kept: dict[str, dict[Key, Waiting]] = {}
 
     async def group(
-        self, jobs: list[tuple[Key, ClassAd]], pool: list[ClassAd], request: str = ""
+        self,
+        keys: list[Key],
+        ads: list[ClassAd],
+        skip: list[bool],
+        constraint: ExprTree | None,
+        pool: list[ClassAd],
+        request: str = "",
     ) -> list[Group]:
-        """Group `jobs` (in queue order) for slots with the `pool`'s policies, each
+        """Group the jobs (`keys` and their `ads`, in queue order) not marked in `skip`
+        for which `constraint` is true, for slots with the `pool`'s policies, each
         owner's apart (a negotiator matches each owner's jobs as one submitter's). The
         groups replace those of the last request like it (`request`: its constraint)."""
-        owners: dict[object, list[tuple[Key, ClassAd]]] = {}
-        for key, ad in jobs:
-            owners.setdefault(ad.get("Owner"), []).append((key, ad))
+        found = await trio.to_thread.run_sync(
+            waiting_groups, ads, skip, constraint, pool, ["Owner"]
+        )
         groups: list[Group] = []
-        members_of: dict[Key, collections.deque[Key]] = {}
-        for owned in owners.values():
-            ads = [ad for _, ad in owned]
-            found = await trio.to_thread.run_sync(autoclusters, ads, pool)
-            for members in found:
-                keys = [owned[i][0] for i in members]
-                members_of[keys[0]] = collections.deque(keys)
-                groups.append((keys[0], len(keys), owned[members[0]][1]))
+        members_of: dict[Key, Waiting] = {}
+        for members in found:
+            first = keys[members[0]]
+            members_of[first] = Waiting(keys, members)
+            groups.append((first, len(members), ads[members[0]]))
         self.kept.pop(request, None)
         self.kept[request] = members_of
         while len(self.kept) > KEPT:
@@ -63,8 +88,7 @@ class Autoclusters:
             members = members_of.get(first)
             if members is None:
                 continue
-            while members:
-                key = members.popleft()
+            while (key := members.take()) is not None:
                 if usable(key):
                     return key
             del members_of[first]

@@ -119,6 +119,12 @@ class Ledger:
         """The jobs as they are now, safe to walk across later commits."""
         return self.queue.snapshot()
 
+    def keys_and_ads(self) -> tuple[list[Key], list[ClassAd]]:
+        """The jobs as they are now, as two lists in queue order (made at C speed: a
+        million jobs walked in Python cost a negotiator's cycle most of a second)."""
+        jobs = self.queue.jobs
+        return list(jobs), list(jobs.values())
+
     def cluster_ads(self) -> list[tuple[Key, ClassAd]]:
         """Each cluster's own ad, keyed (cluster, -1)."""
         return [((c, -1), ad) for c, ad in self.queue.clusters.items()]

@@ -16,10 +16,10 @@ from condorx.daemons.core.server import Peer
 from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
 from condorx.daemons.schedd.choosing import select
 from condorx.daemons.schedd.ledger import Ledger
-from condorx.daemons.schedd.local_jobs import is_local
 from condorx.daemons.schedd.shadow import Shadows
 from condorx.daemons.schedd.store import Key, parse_job_id
 from condorx.errors import Refusal, Refused
+from condorx.language.attrs import Universe
 from condorx.transport import wire
 from condorx.transport.protocol.message import Count
 from condorx.transport.protocol.schedd.query import Autoclusters, QueryJobs
@@ -58,19 +58,22 @@ class Queries:
 
     async def autoclusters(self, peer: Peer, req: Autoclusters, ch: wire.Channel) -> Count:
         """A negotiator's request for our waiting jobs, one row per group of them."""
-        jobs = [
-            (k, ad)
-            for k, ad in self.ledger.snapshot()
-            if not self.shadows.busy(k) and not is_local(ad)  # the schedd runs those
-        ]
-        chosen = select(jobs, req.constraint)
         if not isinstance(req.pool, bytes):
             raise Refused(Refusal.BAD_REQUEST, "autoclusters: the pool is not a packed body")
         try:
             pool = wire.ads_from_packed(req.pool, "pool ad")
         except wire.WireError as e:
             raise Refused(Refusal.BAD_REQUEST, f"autoclusters: {e}") from None
-        groups = await self.groups.group(chosen, pool, str(req.constraint))
+        keys, ads = self.ledger.keys_and_ads()
+        busy = self.shadows.pending.union(self.shadows.running)
+        skip = list(map(busy.__contains__, keys))  # matched or running: not offered again
+        asked = f" && ({req.constraint})" if req.constraint not in (None, "", True) else ""
+        try:
+            # The schedd runs scheduler-universe jobs itself.
+            constraint = ExprTree(f"JobUniverse =!= {int(Universe.SCHEDULER)}{asked}")
+        except ValueError as e:
+            raise Refused(Refusal.BAD_REQUEST, f"constraint: {e}") from None
+        groups = await self.groups.group(keys, ads, skip, constraint, pool, str(req.constraint))
         for start in range(0, len(groups), CHUNK):
             some = groups[start : start + CHUNK]
             counts = [count for _, count, _ in some]
