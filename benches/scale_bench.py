@@ -48,6 +48,10 @@ from condorx.transport import wire
 from condorx.transport.connection import daemon_credentials
 
 
+# Configuration lines given with --set, after the bench's own (a knob's effect measured).
+EXTRA: list[str] = []
+
+
 def config(slots: int, per_machine: int, jobs: int = 0) -> str:
     machines = max(1, slots // per_machine)
     return (
@@ -55,7 +59,7 @@ def config(slots: int, per_machine: int, jobs: int = 0) -> str:
         "SIM_JOB_DURATION = 3600\nSTART = TRUE\n"
         "NEGOTIATOR_INTERVAL = 5\nUPDATE_INTERVAL = 30\nSCHEDD_INTERVAL = 5\n"
         f"MAX_JOBS_PER_SUBMISSION = {max(5 * slots, jobs, 20000)}\n"
-    )
+    ) + "".join(f"{line}\n" for line in EXTRA)
 
 
 def activities(pool: LocalPool) -> list[str]:
@@ -356,9 +360,13 @@ def main() -> None:
     ap.add_argument(
         "--turnover", type=float, metavar="SECONDS", help="also: jobs this long, the turnover"
     )
+    ap.add_argument(
+        "--set", action="append", default=[], metavar="NAME=VALUE", help="a configuration line"
+    )
     ap.add_argument("--turnover-only", action="store_true", help="only the turnover run")
     ap.add_argument("--waves", type=int, default=5, help="turnover: jobs per slot")
     args = ap.parse_args()
+    EXTRA.extend(args.set)
     for n in args.slots:
         jobs = args.jobs or 2 * n
         if not args.turnover_only:

@@ -52,7 +52,7 @@ class Offer:
 
 
 class HandOut:
-    def __init__(self, peers: Peers, *, limit: int = 64, chunk: int = 2000) -> None:
+    def __init__(self, peers: Peers, *, limit: int = 64, chunk: int = 20000) -> None:
         self.peers = peers
         self.limit = trio.CapacityLimiter(max(1, limit))
         self.chunk = max(1, chunk)

@@ -13,6 +13,7 @@ universe (`local_jobs`) get the ledger too, not this class.
 
 from __future__ import annotations
 
+import functools
 import logging
 
 import trio
@@ -255,7 +256,7 @@ class Schedd:
             key = picked
         claim = ClaimInfo(
             id=req.claim_id,
-            startd=Address.parse(req.startd),
+            startd=_startd(req.startd),
             slot=req.slot,
             user=req.user,
             fs_domain=req.fs_domain or None,
@@ -275,6 +276,13 @@ class Schedd:
     async def reschedule(self, peer: Peer, req: Reschedule, ch: wire.Channel) -> Done:
         self.follow_up.reschedule()
         return Done()
+
+
+@functools.lru_cache(maxsize=4096)
+def _startd(text: str) -> Address:
+    """A match's startd address, parsed once for the many matches of one startd (a
+    simulator's 100,000 slots share one)."""
+    return Address.parse(text)
 
 
 def _job_id(text: str, what: str) -> Key:
