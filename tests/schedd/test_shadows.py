@@ -117,3 +117,43 @@ def test_a_claim_leaves_a_job_matched_to_another_claim_still_being_taken_up(tmp_
     finally:
         nowhere.close()
     assert (first, second, third) == ((c, 1), None, (c, 0))
+
+
+def test_matches_wait_in_order_while_as_many_claims_as_allowed_are_taken_up(tmp_path: Path):
+    # A cycle's matches are not all tasks at once: beyond `in_flight`, they wait their
+    # turn, and each claim taken up (here: refused) lets the next one start.
+    files = Files(tmp_path / "history", Rotation(1 << 20, 1), tmp_path / "spool")
+    ledger = Ledger(JobQueue(Store(tmp_path / "q.db")), files)
+    me = Identity("schedd@example.org", "example.org", interval=300)
+    who = entry.Submitter("alice", "example.org", me.name)
+    nowhere = socket.socket()  # a startd that refuses connections: bound, never listening
+    nowhere.bind(("127.0.0.1", 0))
+    startd = Address.parse(f"<127.0.0.1:{nowhere.getsockname()[1]}>")
+
+    def submit() -> int:
+        sub = Submission.decode(cluster(tmp_path), [{}] * 5)
+        now = int(time.time())
+        return trio.from_thread.run(ledger.change, lambda txn: entry.submit(txn, who, sub, now))
+
+    async def main() -> list:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(ledger.run)
+            client = StartdClient(Credentials(), nursery)
+            shadows = Shadows(ledger, client, me, nursery, in_flight=2)
+            c = await trio.to_thread.run_sync(submit)
+            for p in range(5):
+                claim = ClaimInfo(f"c{p}", startd, f"slot{p}@x", "alice", slot_ad=PackedAd.of(SLOT))
+                shadows.matched((c, p), claim)
+            at_once = (shadows.claiming, [job for _, job in shadows.to_claim])
+            while shadows.pending:
+                await trio.sleep(1)
+            after = (shadows.claiming, len(shadows.to_claim), sorted(shadows.idle["alice"]))
+            nursery.cancel_scope.cancel()
+        return [at_once, after, c]
+
+    try:
+        at_once, after, c = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    finally:
+        nowhere.close()
+    assert at_once == (2, [(c, 2), (c, 3), (c, 4)])
+    assert after == (0, 0, [(c, p) for p in range(5)])  # each waits for another match

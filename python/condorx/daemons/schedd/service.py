@@ -329,6 +329,7 @@ async def serve(
             ),
             me,
             nursery,
+            in_flight=cfg.get_int("SCHEDD_CLAIMS_IN_FLIGHT", 2048),
         )
         grid = GridManager(ledger, cfg, me.name)
         schedd = Schedd(cfg, ledger, me, shadows, grid)

@@ -2,10 +2,15 @@
 on them one after another (a claim is reused for the next idle job of the same user that
 the slot will take), and records how each job went.
 
-One task per claim. A job's `run` call to the startd stays open while the job runs: its
-heartbeats are the job's lease, and a broken connection (the startd died) puts the job
-back to Idle at once. What a run does to its job (started, could not start, suspended,
-finished, lost) is a change through the ledger, like any other queue change.
+One task per claim, started in the order of the matches, at most `in_flight` of them
+still being taken up: a cycle's 100,000 matches wait as entries of a queue, not as
+100,000 tasks that the event loop would run through before it read the negotiator's next
+chunk (HTCondor's schedd likewise queues its startd contacts).
+
+A job's `run` call to the startd stays open while the job runs: its heartbeats are the
+job's lease, and a broken connection (the startd died) puts the job back to Idle at once.
+What a run does to its job (started, could not start, suspended, finished, lost) is a
+change through the ledger, like any other queue change.
 """
 
 from __future__ import annotations
@@ -83,10 +88,12 @@ class Shadows:
         me: Identity,
         nursery: trio.Nursery,
         clock: Clock = wall,
+        in_flight: int = 2048,
     ) -> None:
         """`ledger`: the queue the runs read and change; `startd`: how claims are taken
         up; `me`: the schedd they claim for; `nursery`: where each claim's task runs;
-        `clock`: the time the runs' reports stamp."""
+        `clock`: the time the runs' reports stamp; `in_flight`: how many claims may be
+        being taken up at once (0: no bound)."""
         self.ledger = ledger
         self.clock = clock
         self.startd = startd
@@ -101,6 +108,10 @@ class Shadows:
         # A reused claim takes only what the negotiator would offer: a cron job only
         # once its next run is near, not one that would sit on the slot for an hour.
         self.due = ExprTree(cron.due_clause(me.interval))
+        # Matches whose claims wait their turn, and how many claims are being taken up.
+        self.to_claim: collections.deque[tuple[ClaimInfo, Key]] = collections.deque()
+        self.claiming = 0
+        self.in_flight = in_flight
 
     def busy(self, key: Key) -> bool:
         """Whether the job is taken: matched and being claimed for, or running."""
@@ -159,15 +170,35 @@ class Shadows:
                 return
             self.claims[once] = claim
         self.pending.add(job)
-        self.nursery.start_soon(self._use_claim, claim, job)
+        self.to_claim.append((claim, job))
+        self._start_claims()
+
+    def _start_claims(self) -> None:
+        """Start the waiting claims' tasks, as many as may be taken up at once."""
+        while self.to_claim and (self.in_flight <= 0 or self.claiming < self.in_flight):
+            claim, job = self.to_claim.popleft()
+            self.claiming += 1
+            self.nursery.start_soon(self._use_claim, claim, job)
+
+    def _taken_up(self) -> None:
+        """A claim is taken up (or failed to be): the next waiting one may start, unless
+        the schedd is stopping (its claims' tasks are being cancelled)."""
+        self.claiming -= 1
+        if trio.current_effective_deadline() != float("-inf"):
+            self._start_claims()
 
     async def _use_claim(self, info: ClaimInfo, first: Key) -> None:
         # One connection for the claim's life: claiming (with the first job, which
         # starts at once), each job's run, the release.
         once = info.told_once
+        taking = True
         try:
             job = await self._first_job(info, first)
-            claim = await self.startd.claim(info.startd, self._claim_request(info, job))
+            try:
+                claim = await self.startd.claim(info.startd, self._claim_request(info, job))
+            finally:
+                taking = False
+                self._taken_up()
             async with claim:
                 info.id, info.slot, info.slot_ad = claim.id, claim.slot, claim.slot_ad
                 info.fs_domain = claim.fs_domain
@@ -187,6 +218,8 @@ class Shadows:
             # A claim's task must never take the schedd down with it.
             log.exception("claim %s on %s failed", info.id[:8], info.slot)
         finally:
+            if taking:  # failed before its claim was asked for (its first job's files)
+                self._taken_up()
             if once is not None:
                 self.claims.pop(once, None)
             self.pending.discard(first)
