@@ -47,7 +47,6 @@ from condorx.testing.pool import LocalPool
 from condorx.transport import wire
 from condorx.transport.connection import daemon_credentials
 
-
 # Configuration lines given with --set, after the bench's own (a knob's effect measured).
 EXTRA: list[str] = []
 
