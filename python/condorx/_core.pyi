@@ -38,6 +38,7 @@ __all__ = [
     "cedar_get_ad",
     "autoclusters",
     "pool_policies",
+    "waiting_groups",
     "__version__",
 ]
 
