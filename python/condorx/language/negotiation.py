@@ -164,11 +164,6 @@ def pool_policies(slots: list[ClassAd]) -> list[ClassAd]:
     return _core.pool_policies(slots)
 
 
-def autoclusters(jobs: list[ClassAd], pool: list[ClassAd]) -> list[list[int]]:
-    """The groups of `jobs` (by index) that slots like `pool` cannot tell apart."""
-    return _core.autoclusters(jobs, pool)
-
-
 def waiting_groups(
     jobs: list[ClassAd],
     skip: list[bool],
@@ -177,6 +172,6 @@ def waiting_groups(
     apart: list[str],
 ) -> list[list[int]]:
     """Of `jobs`, those not marked in `skip` for which `constraint` is true, grouped as
-    `autoclusters` groups them, with jobs that write any of `apart` differently kept
+    `_core.autoclusters` groups them, with jobs that write any of `apart` differently kept
     apart: a schedd's answer to its negotiator, in one pass in the core."""
     return _core.waiting_groups(jobs, skip, constraint, pool, apart)

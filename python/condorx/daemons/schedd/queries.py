@@ -65,8 +65,7 @@ class Queries:
         except wire.WireError as e:
             raise Refused(Refusal.BAD_REQUEST, f"autoclusters: {e}") from None
         keys, ads = self.ledger.keys_and_ads()
-        busy = self.shadows.pending.union(self.shadows.running)
-        skip = list(map(busy.__contains__, keys))  # matched or running: not offered again
+        skip = list(map(self.shadows.taken().__contains__, keys))  # not offered again
         asked = f" && ({req.constraint})" if req.constraint not in (None, "", True) else ""
         try:
             # The schedd runs scheduler-universe jobs itself.

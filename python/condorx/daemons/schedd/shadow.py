@@ -117,6 +117,10 @@ class Shadows:
         """Whether the job is taken: matched and being claimed for, or running."""
         return key in self.pending or key in self.running
 
+    def taken(self) -> set[Key]:
+        """Every job `busy` is true of, as one set (a negotiator's query masks them)."""
+        return self.pending.union(self.running)
+
     # -- the idle jobs of each user, for reusing claims -----------------------------------
 
     def note_idle(self, keys: list[Key]) -> None:
@@ -191,13 +195,11 @@ class Shadows:
         # One connection for the claim's life: claiming (with the first job, which
         # starts at once), each job's run, the release.
         once = info.told_once
-        taking = True
         try:
-            job = await self._first_job(info, first)
-            try:
+            try:  # taking it up: its first job's files, then the claim itself
+                job = await self._first_job(info, first)
                 claim = await self.startd.claim(info.startd, self._claim_request(info, job))
             finally:
-                taking = False
                 self._taken_up()
             async with claim:
                 info.id, info.slot, info.slot_ad = claim.id, claim.slot, claim.slot_ad
@@ -218,8 +220,6 @@ class Shadows:
             # A claim's task must never take the schedd down with it.
             log.exception("claim %s on %s failed", info.id[:8], info.slot)
         finally:
-            if taking:  # failed before its claim was asked for (its first job's files)
-                self._taken_up()
             if once is not None:
                 self.claims.pop(once, None)
             self.pending.discard(first)
