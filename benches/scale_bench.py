@@ -230,7 +230,7 @@ def turnover(
         text += f"SIM_JOB_DURATION = {duration}\n" + profiled(profile)
         pool = LocalPool(Path(d), text)
         try:
-            pool.start("collector", "negotiator", "schedd", "sim")
+            pool.start("collector", "negotiator", "schedd", "sim", timeout=start_time(slots))
             while len(activities(pool)) < slots:
                 time.sleep(0.5)
             (pool.root / "job.sub").write_text(f"executable = /bin/true\nqueue {jobs}\n")
@@ -278,6 +278,12 @@ def submit_file(jobs: int, autoclusters: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def start_time(slots: int) -> float:
+    """How long the simulator may take to start: its slots' first polls (and their log
+    lines) take about 30 s at 100,000 slots on a slow day."""
+    return 30.0 + slots / 1000
+
+
 def measure(
     slots: int, per_machine: int, timeout: float, profile: Path | None, jobs: int, groups: int
 ) -> None:
@@ -286,7 +292,7 @@ def measure(
         try:
             pool.start("collector", "negotiator", "schedd")
             started = time.monotonic()
-            pool.start("sim")
+            pool.start("sim", timeout=start_time(slots))
             while len(activities(pool)) < slots:
                 if time.monotonic() - started > timeout:
                     raise SystemExit("the simulated slots never all reached the collector")

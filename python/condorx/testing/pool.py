@@ -232,16 +232,17 @@ class LocalPool:
             self.daemons[name] = DaemonProcess(self, kind, files[kind](cfg), local or None)
         return self.daemons[name]
 
-    def start(self, *names: str) -> None:
+    def start(self, *names: str, timeout: float = 30.0) -> None:
         """Start the daemons: the collector first (the others find it through its
-        address file), then the rest at once, returning when each accepts requests."""
+        address file), then the rest at once, returning when each accepts requests
+        (each within `timeout` seconds)."""
         first = [n for n in names if n.partition(":")[0] == "collector"]
         rest = [n for n in names if n not in first]
         for group in (first, rest):
             for name in group:
                 self.daemon(name).launch()
             for name in group:
-                self.daemon(name).wait_ready()
+                self.daemon(name).wait_ready(timeout)
 
     def call_daemon(self, name: str, request: dict[str, Any]) -> dict[str, Any]:
         """Send one request to a running daemon as the pool's own daemons do (with the

@@ -17,8 +17,8 @@ class LocalSchedd(LocalPool):
         super().__init__(root, extra_config)
         self.address_file = self.daemon("schedd").address_file
 
-    def start(self, *names: str) -> None:  # noqa: D102 - the schedd unless told otherwise
-        super().start(*(names or ("schedd",)))
+    def start(self, *names: str, timeout: float = 30.0) -> None:  # noqa: D102 - the schedd unless told otherwise
+        super().start(*(names or ("schedd",)), timeout=timeout)
 
     def kill9(self) -> None:
         self.daemon("schedd").kill9()
