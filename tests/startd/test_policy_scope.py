@@ -29,6 +29,7 @@ TEXTS = [
     ('State == "Claimed" && Activity == "Busy"', True),
     ("MY.Start && Cpus >= 1", True),
     ("SUSPEND || KILL", True),  # policy expressions that read one another, in a cycle
+    ("LastBenchmark == 0", True),  # the default RunBenchmarks: the machine's benchmarks
     ("RemoteUser =?= undefined", "claimed"),  # absent when unclaimed: read from the job
     ("KeyboardIdle > 10", False),  # a reading
     ("CurrentTime > EnteredCurrentState", False),  # the clock
@@ -83,6 +84,21 @@ def test_a_kept_value_follows_the_slots_state(tmp_path: Path):
     assert t.scope(slot).kept_value(is_owner) is True
 
 
+def test_a_kept_value_follows_the_machines_benchmarks(tmp_path: Path):
+    # Every unclaimed slot asks RunBenchmarks (`LastBenchmark == 0`) at every poll: its
+    # value is kept until the benchmarks run, then worked out again.
+    t = table(tmp_path, "NUM_SLOTS = 1\n")
+    (slot,) = t.slots
+    run_benchmarks = "LastBenchmark == 0"
+    t.view(slot)
+    assert t.scope(slot).kept_value(run_benchmarks) is True
+    t.benchmarks = {"Mips": 3000, "KFlops": 900000, "LastBenchmark": int(t.now())}
+    assert t.scope(slot).kept_value(run_benchmarks) is UNKNOWN  # kept for the old ones
+    assert t.scope(slot).eval_text(run_benchmarks, None) is False
+    assert t.scope(slot).kept_value(run_benchmarks) is False
+    assert t.advertised(slot)["LastBenchmark"] == t.benchmarks["LastBenchmark"]
+
+
 def test_a_scope_makes_the_view_only_for_an_expression_that_needs_it(tmp_path: Path):
     t = table(tmp_path, "NUM_SLOTS = 1\n" + POLICY)
     (slot,) = t.slots
@@ -114,7 +130,7 @@ def test_the_fixed_and_varying_parts_share_no_attribute(tmp_path: Path):
             slots = [*slots, t.carve(slots[0], {"cpus": 1, "memory": 512})]
         claimed(t, slots[-1], State.CLAIMED, Activity.BUSY)
         for slot in slots:
-            fixed = {k.lower() for k in fixed_part(slot, t.machine, t.policy)}
+            fixed = {k.lower() for k in fixed_part(slot, t.machine, t.policy, t.benchmarks)}
             varying = {k.lower() for k in varying_part(slot, t._measures(), (0.0, 0.0))}
             varying |= {k.lower() for k in drain}
             assert not fixed & varying, slot.name

@@ -70,12 +70,12 @@ def slot_ad(
     load: tuple[float, float],
 ) -> dict[str, Any]:
     """The slot's ad as a wire map; `load` is its (LoadAvg, CondorLoadAvg)."""
-    ad = fixed_part(slot, m, policy)
+    ad = fixed_part(slot, m, policy, measures.benchmarks)
     ad.update(varying_part(slot, measures, load))
     return ad
 
 
-def fixed_key(slot: Slot, m: Machine) -> tuple[Any, ...] | None:
+def fixed_key(slot: Slot, m: Machine, benchmarks: dict[str, Any]) -> tuple[Any, ...] | None:
     """What `fixed_part` reads that may change: while it is the same, so is the part (a
     partitionable slot's, which its dynamic slots change, is made anew each time: None)."""
     if slot.kind == "Partitionable":
@@ -84,7 +84,8 @@ def fixed_key(slot: Slot, m: Machine) -> tuple[Any, ...] | None:
     claim = None
     if c is not None:
         claim = (c, c.claimed, c.user, c.client_machine, c.job, c.job_start, c.rank)
-    return (slot.state, slot.activity, slot.entered_state, slot.entered_activity, m, claim)
+    state = (slot.state, slot.activity, slot.entered_state, slot.entered_activity)
+    return (*state, m, claim, benchmarks)
 
 
 # The attributes of a slot's ad that its state and activity alone decide.
@@ -97,9 +98,14 @@ def state_part(state: State, activity: Activity, policy: Policy) -> dict[str, An
     return {"State": state, "Activity": activity, "Start": start, "START": start}
 
 
-def fixed_part(slot: Slot, m: Machine, policy: Policy) -> dict[str, Any]:
-    """What the slot's ad says that changes only with its state, its claim and its job
-    (`fixed_key`), not with the time or the machine's readings."""
+def fixed_part(
+    slot: Slot, m: Machine, policy: Policy, benchmarks: dict[str, Any]
+) -> dict[str, Any]:
+    """What the slot's ad says that changes only with its state, its claim and its job,
+    and with the machine's last benchmarks (`fixed_key`), not with the time or the
+    machine's readings. The benchmarks are here because the default RunBenchmarks,
+    `LastBenchmark == 0`, is asked of every unclaimed slot at every poll: read from the
+    fixed part, its value is kept, and no view is made for it."""
     ad: dict[str, Any] = {
         "MyType": "Machine",
         "TargetType": "Job",
@@ -128,6 +134,7 @@ def fixed_part(slot: Slot, m: Machine, policy: Policy) -> dict[str, Any]:
         "FileSystemDomain": m.fs_domain,
         "PartitionableSlot": slot.kind == "Partitionable",
         "CurrentRank": slot.claim.rank if slot.claim is not None and slot.claim.job else 0.0,
+        **benchmarks,
     }
     ad.update(_resources(slot, m))
     ad.update(_claimed(slot))
@@ -150,7 +157,6 @@ def varying_part(slot: Slot, measures: Measures, load: tuple[float, float]) -> d
         "CpuBusyTime": int(now - slot.cpu_busy_since) if slot.cpu_busy_since else 0,
         "UpdateSequenceNumber": measures.serial,
         "ClassAdLifetime": measures.lifetime,
-        **measures.benchmarks,
     }
     claim = slot.claim
     if claim is not None and claim.claimed:

@@ -213,12 +213,12 @@ class SlotTable:
             measures = self._measures()
             varying = varying_part(slot, measures, self.loads.get(slot.name, (0.0, 0.0)))
             varying.update(self.drain_attrs)
-            key = fixed_key(slot, self.machine)
+            key = fixed_key(slot, self.machine, self.benchmarks)
             kept = slot.view_kept
             same = kept is not None and key is not None and kept.key == key
             fixed = kept.parts[0] if same else None
             if fixed is None:
-                fixed = fixed_part(slot, self.machine, self.policy)
+                fixed = fixed_part(slot, self.machine, self.policy, self.benchmarks)
                 add_extras([fixed], self.cfg, self.extras)
             parts = [fixed, varying]
         kept = slot.view_kept
@@ -275,7 +275,11 @@ class SlotTable:
         UNKNOWN for one that reads more); None when no view is kept, or the fixed part
         kept is not the slot's now (a transition since its last view)."""
         kept = slot.view_kept
-        if kept is None or kept.key is None or kept.key != fixed_key(slot, self.machine):
+        if (
+            kept is None
+            or kept.key is None
+            or kept.key != fixed_key(slot, self.machine, self.benchmarks)
+        ):
             return None
         return kept.known
 
