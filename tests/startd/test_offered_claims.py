@@ -132,9 +132,10 @@ class Recording(FakeStarter):
 
     jobs: list[ClassAd] = []
 
-    async def run(self, request: Any) -> Any:
+    async def run(self, request: Any, job: ClassAd) -> Any:
         Recording.jobs.append(wire.ad_from_packed(request.job))
-        async for frame in super().run(request):
+        assert job == Recording.jobs[-1]  # the ad it is handed is the one it is sent
+        async for frame in super().run(request, job):
             yield frame
 
 

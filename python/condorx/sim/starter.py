@@ -18,9 +18,9 @@ from typing import Any
 
 import trio
 
+from condorx.classad import ClassAd
 from condorx.daemons.startd.starter_port import Spawn, Starter
 from condorx.sim.durations import Durations
-from condorx.transport import wire
 from condorx.transport.protocol.starter import StartJob
 
 
@@ -45,8 +45,7 @@ class SimStarter:
     def pid(self) -> int | None:
         return None
 
-    async def run(self, request: StartJob) -> AsyncIterator[dict[str, Any]]:
-        job = wire.ad_from_packed(request.job, "job ad")
+    async def run(self, request: StartJob, job: ClassAd) -> AsyncIterator[dict[str, Any]]:
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         self._left = self.durations.of(job_id, job.get("SimDuration"))
         self._ended_by, self._stopped = None, False

@@ -72,7 +72,7 @@ class FakeStarter:
     def pid(self) -> int | None:
         return None
 
-    async def run(self, request: StartJob) -> AsyncIterator[dict[str, Any]]:
+    async def run(self, request: StartJob, job: ClassAd) -> AsyncIterator[dict[str, Any]]:
         self._ended, self._how = trio.Event(), None  # each job of the claim runs anew
         self.job_pid = 4242
         yield {"started": self.job_pid}

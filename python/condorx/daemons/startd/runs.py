@@ -19,6 +19,7 @@ from condorx.daemons.core import hooks, job_lease
 from condorx.daemons.core.server import Peer
 from condorx.daemons.startd import assigned, peek, runas, states
 from condorx.daemons.startd.driver import Driver
+from condorx.daemons.startd.policy import SlotView
 from condorx.daemons.startd.slots import Slot
 from condorx.daemons.startd.starter_port import Spawn, Starter
 from condorx.daemons.startd.starter_process import StarterProcess
@@ -65,7 +66,9 @@ class Runs:
         if slot.state != State.CLAIMED or slot.activity != Activity.IDLE or claim.job is not None:
             raise Refused(Refusal.BUSY, f"{slot.name} is {slot.state}/{slot.activity}: no new job")
         self.driver.taking_work()
-        view = self.driver.table.view(slot)
+        # Its scope, not its whole view: CLAIM_WORKLIFE and RANK read no more of the slot
+        # than its state under the default policy (kept values, see `scope`).
+        view = self.driver.table.scope(slot)
         if self.driver.worklife_over(claim, view):
             raise Refused(Refusal.BUSY, f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
         if req.base is None:
@@ -80,12 +83,12 @@ class Runs:
         job: ClassAd,
         files: dict[str, bytes] | None,
         ch: wire.Channel | None,
-        view: ClassAd | None = None,
+        view: SlotView | None = None,
         job_wire: bytes | None = None,
     ) -> RunEnded:
         """Run `job` on the slot's claim (11) until it ends; how it ended. `ch` is the
         schedd's run call, told of the job's progress (None for fetched work); `view`
-        and `job_wire` spare work the caller did already."""
+        (the slot's view or scope) and `job_wire` spare work the caller did already."""
         claim = slot.claim
         assert claim is not None
         # The starter first: once the slot is Busy, a suspend or a kill must reach it.
@@ -93,7 +96,7 @@ class Runs:
         claim.job, claim.last_job, claim.job_start, claim.notify = job, job, self.driver.now(), ch
         claim.job_run_time = claim.job_suspend_time = 0.0
         claim.evicted = ""
-        rank = self.driver.table.policy.number("RANK", view or self.driver.table.view(slot), job)
+        rank = self.driver.table.policy.number("RANK", view or self.driver.table.scope(slot), job)
         claim.rank = rank if rank is not None else 0.0
         slot.flags.job_running = True
         step = states.ACTIVATED_FETCHED if claim.fetched else states.ACTIVATED
@@ -149,7 +152,7 @@ class Runs:
                 await ch.send({"more": frame})
 
         try:
-            async for frame in starter.run(request):
+            async for frame in starter.run(request, job):
                 if "started" in frame:
                     await tell(
                         {"started": frame["started"], "host": self.driver.table.machine.address}

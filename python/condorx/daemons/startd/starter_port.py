@@ -8,6 +8,7 @@ import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
+from condorx.classad import ClassAd
 from condorx.transport.protocol.starter import StartJob
 
 
@@ -26,9 +27,11 @@ class Starter(Protocol):
         """The starter's own process (condor_who's StarterPid), if it is one."""
         ...
 
-    def run(self, request: StartJob) -> AsyncIterator[dict[str, Any]]:
+    def run(self, request: StartJob, job: ClassAd) -> AsyncIterator[dict[str, Any]]:
         """Start a job; its frames until (and with) the last one: `started`, `alive`
-        heartbeats, then `done` (or `failed`, `missed`, `vacated`)."""
+        heartbeats, then `done` (or `failed`, `missed`, `vacated`). `job` is the
+        request's job ad, read already: a backend in this process reads it there rather
+        than decoding `request.job` again."""
         ...
 
     async def send_signal(self, sig: int, why: str = "") -> None:

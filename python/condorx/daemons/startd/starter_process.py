@@ -14,6 +14,7 @@ from typing import Any
 
 import trio
 
+from condorx.classad import ClassAd
 from condorx.daemons.startd import starter_forks
 from condorx.transport import wire
 from condorx.transport.protocol.starter import SignalJob, StartJob
@@ -52,7 +53,7 @@ class StarterProcess:
     def pid(self) -> int | None:
         return self.process.pid
 
-    async def run(self, request: StartJob) -> AsyncIterator[dict[str, Any]]:
+    async def run(self, request: StartJob, job: ClassAd) -> AsyncIterator[dict[str, Any]]:
         """Start a job; yields the starter's frames until (and with) the last one."""
         await self.ch.send(request.to_wire())
         while True:
