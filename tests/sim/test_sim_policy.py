@@ -240,7 +240,7 @@ def test_a_simulated_machines_gpus_are_divided_among_its_dynamic_slots(tmp_path)
         except Exception as e:  # noqa: BLE001 - the refusal is what is checked
             refused = e
         no_gpu = await pool.claim(parent, "c4", request={"cpus": 1, "memory": 512})
-        update = pool.sim.machines.updates(everything=True)[0]
+        update = wire.ads_from_packed(wire.packed_array(pool.sim.machines.updates(True)[0]))
         ads = {ad["Name"]: ad for ad in update if ad["MyType"] == "Machine"}
         return taken, refused, no_gpu, ads
 

@@ -69,6 +69,11 @@ class CollectorClient:
         async with self.channel() as ch:
             await ch.request(Advertise(wire.pack_ads(ads)).to_wire())
 
+    async def advertise_packed(self, ads: Sequence[bytes]) -> None:
+        """`advertise` of ads each packed alone (`wire.packed_array`)."""
+        async with self.channel() as ch:
+            await ch.request(Advertise(wire.packed_array(ads)).to_wire())
+
     async def invalidate(self, kind: str, names: Sequence[str]) -> None:
         async with self.channel() as ch:
             await ch.request(Invalidate(kind, list(names)).to_wire())

@@ -14,7 +14,6 @@ import functools
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd.driver import Driver
@@ -24,6 +23,7 @@ from condorx.daemons.startd.starter_port import Spawn
 from condorx.daemons.startd.table import SlotTable
 from condorx.language.config import Config
 from condorx.sim import pool_dump
+from condorx.transport import wire
 from condorx.transport.locate import execute_dir
 
 Clock = Callable[[], float]
@@ -135,13 +135,13 @@ class SimMachines:
                 self._dirty[parent.name] = (table, parent)
         self.changed()
 
-    def ads(self) -> list[dict[str, Any]]:
-        """Every simulated slot's ad, as its startd would advertise it (and nothing is
-        left to update)."""
+    def ads(self) -> list[bytes]:
+        """Every simulated slot's ad, as its startd would advertise it, each packed alone
+        (and nothing is left to update)."""
         self._dirty.clear()
-        out: list[dict[str, Any]] = []
+        out: list[bytes] = []
         for s in self.startds:
-            out.extend(s.ads())
+            out.extend(s.packed_ads())
         return out
 
     def not_withdrawn(self, names: list[str]) -> None:
@@ -149,16 +149,16 @@ class SimMachines:
         live = {slot.name for _, slot in self.slots()}
         self._gone.update(n for n in names if n not in live)
 
-    def updates(self, everything: bool = False) -> tuple[list[dict[str, Any]], list[str]]:
+    def updates(self, everything: bool = False) -> tuple[list[bytes], list[str]]:
         """The ads of the slots changed since the last update (of every slot, with
-        `everything`), and the names of the dynamic slots gone since; each startd's
-        count of updates goes up by one."""
+        `everything`), each packed alone, and the names of the dynamic slots gone since;
+        each startd's count of updates goes up by one."""
         changed, self._dirty = self._dirty, {}
         gone, self._gone = sorted(self._gone), set()
         if everything:
             return self.ads(), gone
         for t in {id(t): t for t, _ in changed.values()}.values():
             t.sequence += 1
-        ads = [t.advertised(s) for t, s in changed.values()]
-        ads.extend(ad for t, s in changed.values() for ad in t.private_ads([s]))
+        ads = [ad for t, s in changed.values() for ad in t.packed_ads([s])]
+        ads.extend(wire.dumps(ad) for t, s in changed.values() for ad in t.private_ads([s]))
         return ads, gone

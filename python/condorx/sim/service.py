@@ -219,7 +219,7 @@ class Simulator:
                 if gone:
                     await self.collector.withdraw("Machine", gone)
                 if ads:
-                    await self.collector.advertise(ads)
+                    await self.collector.advertise_packed(ads)
                 if full:
                     full_due = trio.current_time() + self.update_interval
             except (OSError, wire.WireError, wire.RemoteError) as e:

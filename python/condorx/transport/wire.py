@@ -365,11 +365,37 @@ def ads_from_packed(body: bytes, what: str = "ad", stamp: ClassAd | None = None)
         raise _refused(e, what) from None
 
 
+def packed_array(blobs: Sequence[bytes]) -> bytes:
+    """Values each packed alone (maps: ads) as the body of one array, as `pack_ads`
+    would have packed them together."""
+    return struct.pack(">BI", 0xDD, len(blobs)) + b"".join(blobs)  # an array32
+
+
+def map_pairs(m: Mapping[str, Any]) -> bytes:
+    """A wire map's packed key-value pairs, without the map's header: parts of one map
+    packed at different times, for `packed_map` to join."""
+    body = dumps(m)
+    first = body[0]
+    return body[1:] if first & 0xF0 == 0x80 else body[3:] if first == 0xDE else body[5:]
+
+
+def packed_map(count: int, *pairs: bytes) -> bytes:
+    """One packed map of `count` key-value pairs, packed in parts (`map_pairs`) that
+    share no key."""
+    if count < 16:
+        header = bytes([0x80 | count])
+    elif count < 0x10000:
+        header = struct.pack(">BH", 0xDE, count)
+    else:
+        header = struct.pack(">BI", 0xDF, count)
+    return header + b"".join(pairs)
+
+
 def ads_from_rows(blobs: Sequence[bytes], name_of: Callable[[int], str]) -> list[ClassAd]:
     """Ads each packed alone as one map (a job queue's rows), read in one call into the
     core as if they were one body; a bad one is a WireError under `name_of(its index)`
     (named only then: a million good rows make no names)."""
-    body = struct.pack(">BI", 0xDD, len(blobs)) + b"".join(blobs)  # an array32 of maps
+    body = packed_array(blobs)
     try:
         return _core.ads_from_msgpack(body)
     except _core.AdReadError as e:

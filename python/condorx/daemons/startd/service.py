@@ -48,7 +48,7 @@ from condorx.daemons.startd.runs import Runs
 from condorx.daemons.startd.starter_port import Spawn
 from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.language.config import Config
-from condorx.transport import locate
+from condorx.transport import locate, wire
 from condorx.transport.cedar import startd as cedar_startd
 from condorx.transport.connection import daemon_credentials
 from condorx.transport.protocol.message import Message
@@ -104,6 +104,11 @@ class Startd:
         """The slots' ads for the collector, as a new update in sequence."""
         self.table.sequence += 1
         return self.table.ads() + self.table.private_ads()
+
+    def packed_ads(self) -> list[bytes]:
+        """`ads`, each packed alone (`wire.packed_array` joins them)."""
+        self.table.sequence += 1
+        return self.table.packed_ads() + [wire.dumps(ad) for ad in self.table.private_ads()]
 
     def _exit(self, status: int) -> None:
         self.exit_status = status

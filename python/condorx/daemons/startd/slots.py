@@ -75,6 +75,8 @@ class Slot:
     # The policy's view of the slot and the ad it was made from (`SlotTable.view`), kept
     # so that the next view sets only what changed.
     view_kept: Any = field(default=None, repr=False, compare=False)
+    # The fixed part of its ad as last advertised, packed (`SlotTable.packed_ads`).
+    packed_kept: Any = field(default=None, repr=False, compare=False)
 
     def enter(self, state: State, activity: Activity, now: float) -> None:
         """Move to a state and activity at `now`, banking the time spent in the last."""
