@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import pwd
 import re
+import time
+from collections.abc import Callable
 
 from condorx.classad import ClassAd
 from condorx.language.config import Config
@@ -45,11 +47,35 @@ def _may_run_as_owner(cfg: Config, job: ClassAd, owner: str) -> bool:
     ours = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or ""
     if domain and ours and domain != ours and not cfg.get_bool("TRUST_UID_DOMAIN", False):
         return False
-    try:
-        pwd.getpwnam(owner)
-    except KeyError:
-        return False
-    return True
+    refresh = cfg.get_int("PASSWD_CACHE_REFRESH", 72000)
+    return accounts.exists(owner, refresh, time.monotonic())
+
+
+class Accounts:
+    """Which accounts this machine has, each looked up at most once in a refresh time
+    (PASSWD_CACHE_REFRESH), as HTCondor's passwd cache keeps them: a lookup may read
+    /etc/passwd, or ask NIS or LDAP, and a startd asks at every job it starts."""
+
+    def __init__(self, lookup: Callable[[str], object] = pwd.getpwnam) -> None:
+        self._lookup = lookup
+        self._known: dict[str, tuple[bool, float]] = {}  # name -> (exists, until when)
+
+    def exists(self, name: str, refresh: float, now: float) -> bool:
+        """Whether the account exists, as last looked up within `refresh` seconds of
+        `now` (a monotonic clock's)."""
+        known = self._known.get(name)
+        if known is not None and now < known[1]:
+            return known[0]
+        try:
+            self._lookup(name)
+            found = True
+        except KeyError:
+            found = False
+        self._known[name] = (found, now + refresh)
+        return found
+
+
+accounts = Accounts()
 
 
 def _slot_number(name: str) -> int | None:
