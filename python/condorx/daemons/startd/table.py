@@ -204,12 +204,17 @@ class SlotTable:
         key = fixed_key(slot, self.machine, self.benchmarks)
         kept = slot.packed_kept
         if kept is None or key is None or kept.key != key:
-            fixed = fixed_part(slot, self.machine, self.policy, self.benchmarks)
-            add_extras([fixed], self.cfg, self.extras)
-            kept = slot.packed_kept = PackedPart(key, fixed, self.extras.attrs)
+            kept = slot.packed_kept = PackedPart(key, self._fixed(slot), self.extras.attrs)
         varying = varying_part(slot, measures, self.loads.get(slot.name, (0.0, 0.0)))
         varying.update(self.drain_attrs)
         return kept.ad(varying)
+
+    def _fixed(self, slot: Slot) -> dict[str, Any]:
+        """The fixed part of the slot's ad (`ads.fixed_part`), with the administrator's
+        attributes (STARTD_ATTRS)."""
+        fixed = fixed_part(slot, self.machine, self.policy, self.benchmarks)
+        add_extras([fixed], self.cfg, self.extras)
+        return fixed
 
     def _measures(self) -> Measures:
         return Measures(
@@ -245,8 +250,7 @@ class SlotTable:
             same = kept is not None and key is not None and kept.key == key
             fixed = kept.parts[0] if same else None
             if fixed is None:
-                fixed = fixed_part(slot, self.machine, self.policy, self.benchmarks)
-                add_extras([fixed], self.cfg, self.extras)
+                fixed = self._fixed(slot)
             parts = [fixed, varying]
         kept = slot.view_kept
         # What was kept for the fixed part holds while the fixed part is the same.
