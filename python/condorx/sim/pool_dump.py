@@ -171,12 +171,10 @@ class DumpedTable(SlotTable):
         super().__init__(cfg, dumped.machine, slots, clock, measured=False)
         self.dumped = {s.id: s for s in dumped.slots}
 
-    def packed_ads(self, slots: list[Slot] | None = None) -> list[bytes]:
-        """Each ad made whole, then packed: the dump's attributes give way to every name
-        the live ad says, its readings too, so the dumped part is not known before the
-        readings are (`SlotTable.packed_ads` packs the fixed part apart)."""
-        chosen = self.all_slots() if slots is None else slots
-        return [wire.dumps(self.advertised(s)) for s in chosen]
+    def packs_apart(self) -> bool:
+        """Never: the dump's attributes give way to every name the live ad says, its
+        readings too, so the dumped part is not known before the readings are."""
+        return False
 
     def _ad(self, slot: Slot, measures: Measures) -> dict[str, Any]:
         live = super()._ad(slot, measures)

@@ -194,11 +194,16 @@ class SlotTable:
         (`wire.packed_array` joins them): a slot's fixed part is packed once for as
         long as it is the same (`packed_part`)."""
         chosen = self.all_slots() if slots is None else slots
-        if self.extras.slot_attrs or self.extras.vm_attrs:  # other slots' attributes
+        if not self.packs_apart():
             whole = dict(zip(map(id, self.all_slots()), self.ads(), strict=True))
             return [wire.dumps(whole[id(s)]) for s in chosen]
         measures = self._measures()
         return [self._packed(s, measures) for s in chosen]
+
+    def packs_apart(self) -> bool:
+        """Whether an ad's fixed part may be packed apart from its readings: not when
+        each ad carries other slots' attributes (STARTD_SLOT_ATTRS and kin)."""
+        return not (self.extras.slot_attrs or self.extras.vm_attrs)
 
     def _packed(self, slot: Slot, measures: Measures) -> bytes:
         key = fixed_key(slot, self.machine, self.benchmarks)
