@@ -66,9 +66,16 @@ def test_a_request_that_cannot_be_carved_says_why(tmp_path: Path, request_, kind
 def test_slots_are_found_by_name_and_by_claim(tmp_path: Path):
     t = table(tmp_path, "NUM_SLOTS = 2\n")
     one, two = t.slots
-    two.claim = Claim(id="c-2", schedd="<h:1>", user="alice", matched_at=0.0)
+    t.set_claim(two, Claim(id="c-2", schedd="<h:1>", user="alice", matched_at=0.0))
     assert t.named("slot2@exec.example.org") is two and t.named("slot9@x") is None
     assert t.claimed_by("c-2") is two and t.claimed_by("c-1") is None
+    # A claim given some other way is found too, and one that has ended is not.
+    one.claim = Claim(id="c-1", schedd="<h:1>", user="bob", matched_at=0.0)
+    t.set_claim(two, Claim(id="c-3", schedd="<h:1>", user="alice", matched_at=0.0))
+    assert t.claimed_by("c-1") is one and t.claimed_by("c-3") is two
+    assert t.claimed_by("c-2") is None
+    t.set_claim(two, None)
+    assert t.claimed_by("c-3") is None and t.claimed_by(None) is None
     assert (one.cpus, two.cpus, one.memory) == (2, 2, 4096)
 
 

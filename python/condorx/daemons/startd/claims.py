@@ -71,9 +71,10 @@ class Claims:
             )
         if slot.kind == "Partitionable":
             slot = self.driver.carve(slot, req.request or {})
-        slot.claim = Claim(
+        claim = Claim(
             id=req.claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now()
         )
+        self.driver.table.set_claim(slot, claim)
         if slot.state == State.BACKFILL:
             # The backfill client goes first (28); then Matched (32), or Claimed (31) if
             # the schedd's claim comes while it is being killed.
@@ -156,9 +157,8 @@ class Claims:
         if slot.kind == "Partitionable":
             slot = self.driver.carve(slot, req.request or {})
             claim_id = secrets.token_hex(16)
-        slot.claim = Claim(
-            id=claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now()
-        )
+        claim = Claim(id=claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now())
+        self.driver.table.set_claim(slot, claim)
         step = states.CLAIMED_DIRECTLY
         if slot.state == State.OWNER:  # a slot whose START takes the job: matched first
             await self.driver.take(slot, states.MATCHED)

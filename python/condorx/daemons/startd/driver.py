@@ -209,7 +209,8 @@ class Driver:
 
     def _next_claim(self, slot: Slot) -> None:
         """The preempted claim is over: the slot is now the preempting match's."""
-        old, slot.claim, slot.next_claim = slot.claim, slot.next_claim, None
+        old, nxt, slot.next_claim = slot.claim, slot.next_claim, None
+        self.table.set_claim(slot, nxt)
         slot.flags = states.Flags()
         if slot.claim is not None:
             slot.claim.claimed_at = self.now()  # its CLAIM_WORKLIFE starts with the slot
@@ -245,7 +246,7 @@ class Driver:
 
     async def poll(self) -> None:
         """Read the machine, then move every slot as its policy says."""
-        self.table.read([self._job_pid(s) for s in self.table.all_slots()])
+        self.table.read(self._job_pids())
         for slot in self.table.all_slots():
             self._drop_unclaimed_preemption(slot)
             # One view of the slot (if its policy needs one) for its CPUBusy and its
@@ -344,9 +345,16 @@ class Driver:
         except CarveError as e:
             raise Refused(Refusal(e.kind), str(e)) from None
 
-    def _job_pid(self, slot: Slot) -> int | None:
-        starter = self.starters.get(slot.claim.id) if slot.claim is not None else None
-        return starter.job_pid if starter is not None else None
+    def _job_pids(self) -> dict[str, int]:
+        """The pid of each slot's job, by slot name: only starters' with a pid are looked
+        at (a simulated job has none), not every slot."""
+        pids: dict[str, int] = {}
+        for claim_id, starter in self.starters.items():
+            pid = starter.job_pid
+            slot = self.table.claimed_by(claim_id) if pid else None
+            if slot is not None and pid:
+                pids[slot.name] = pid
+        return pids
 
     def taking_work(self) -> None:
         if self.stopping:

@@ -245,9 +245,10 @@ class Fetcher:
                 except CarveError as e:  # not enough left
                     log.info("fetched job refused: %s", e)
                     return "reject"
-            slot.claim = self._claim(job, keyword)
+            fetched = self._claim(job, keyword)
+            s.table.set_claim(slot, fetched)
             await s.take(slot, states.FETCHED)
-            s.nursery.start_soon(self.run, slot, slot.claim, job)
+            s.nursery.start_soon(self.run, slot, fetched, job)
             return "accept"
         claim = slot.claim
         if slot.state == State.CLAIMED and claim is not None:

@@ -34,7 +34,7 @@ from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
 from condorx.daemons.startd.packed_part import PackedPart
 from condorx.daemons.startd.policy import Policy, parsed
 from condorx.daemons.startd.scope import UNKNOWN, SlotScope, reads_fixed_only
-from condorx.daemons.startd.slots import Slot, layout
+from condorx.daemons.startd.slots import Claim, Slot, layout
 from condorx.daemons.startd.states import Activity, State, Step
 from condorx.errors import Refusal, Refused
 from condorx.language.config import Config
@@ -115,6 +115,12 @@ class SlotTable:
             found = self._by_name.get(name) if isinstance(name, str) else None
         return found
 
+    def set_claim(self, slot: Slot, claim: Claim | None) -> None:
+        """`slot` is now `claim`'s, which is found by its id at once (`claimed_by`)."""
+        slot.claim = claim
+        if claim is not None:
+            self._by_claim[claim.id] = slot
+
     def claimed_by(self, claim_id: object) -> Slot | None:
         """The slot whose current claim has this id."""
         if not isinstance(claim_id, str):
@@ -126,37 +132,43 @@ class SlotTable:
             or found.claim.id != claim_id
             or not _present(found)
         ):
-            # Claims come and go by many paths: the index is made again when it is wrong.
+            # A claim is indexed as it is made (`set_claim`); claims end by many paths,
+            # and the index is made again when it is wrong.
             self._by_claim = {s.claim.id: s for s in self.all_slots() if s.claim is not None}
             found = self._by_claim.get(claim_id)
         return found
 
     # -- readings ---------------------------------------------------------------------------
 
-    def read(self, job_pids: list[int | None]) -> None:
+    def read(self, job_pids: dict[str, int]) -> None:
         """A poll's readings: the machine's inputs and the clock, then each slot's load
-        (`job_pids`: the pid of the job each slot of `all_slots()` runs, or None)."""
+        (`job_pids`: the pid of the job each slot runs, by slot name)."""
         self.inputs = self.sensors.read()
         self.offset = self.inputs.now - self.clock()
         self._measure_loads(job_pids)
 
-    def _measure_loads(self, pids: list[int | None]) -> None:
+    def _measure_loads(self, pids: dict[str, int]) -> None:
         """(LoadAvg, CondorLoadAvg) of each slot: Condor's part is what its job's
         processes use; the rest of the machine's load (its owner's) goes to the first
         slots, one CPU's worth each, as HTCondor shares it out."""
-        loads = self.cpu.sample([p for p in pids if p], self.clock())
-        condor = [loads.get(p, 0.0) if p else 0.0 for p in pids]
+        loads = self.cpu.sample(list(pids.values()), self.clock())
+        condor = {name: loads.get(pid, 0.0) for name, pid in pids.items()}
         owner = self.inputs.owner_load
         if owner is None:
-            owner = max(0.0, self.inputs.load_avg - sum(condor))
+            owner = max(0.0, self.inputs.load_avg - sum(condor.values()))
         # Only the slots with some load are listed (the rest read (0.0, 0.0)): at
         # 100,000 simulated slots, reading them was a fifth of the poll.
         self.loads = {}
-        for s, c in zip(self.all_slots(), condor, strict=True):
+        for s in self.all_slots():
+            if owner <= 0:
+                break
             share = min(owner, float(max(1, s.cpus)))
             owner -= share
-            if c or share:
-                self.loads[s.name] = (round(c + share, 3), c)
+            c = condor.get(s.name, 0.0)
+            self.loads[s.name] = (round(c + share, 3), c)
+        for name, c in condor.items():
+            if c and name not in self.loads:
+                self.loads[name] = (round(c, 3), c)
         self.swap = self.sensors.swap_free_kb()
 
     # -- ads --------------------------------------------------------------------------------
