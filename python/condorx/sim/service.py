@@ -29,6 +29,7 @@ from condorx.daemons.startd.service import Startd
 from condorx.errors import Refusal, Refused
 from condorx.language.config import Config
 from condorx.sim import machines, starter
+from condorx.sim.alarms import Alarms
 from condorx.sim.durations import Durations
 from condorx.sim.machines import SimMachines
 from condorx.transport import locate, wire
@@ -65,7 +66,8 @@ class Simulator:
             cfg.get("SIM_JOB_DURATION") or "60", seed=cfg.get("SIM_SEED") or ""
         )
         tables = machines.configured(cfg, clock)
-        self.machines = SimMachines(cfg, tables, starter.backend(durations))
+        self.alarms = Alarms()
+        self.machines = SimMachines(cfg, tables, starter.backend(durations, self.alarms))
         self.update_interval = max(1, cfg.get_int("UPDATE_INTERVAL", 300))
         self.collector = CollectorClient(cfg, daemon_credentials(cfg))
         self.changed = trio.Event()
@@ -181,6 +183,7 @@ class Simulator:
         """Every machine's first poll (Owner to Unclaimed), then its poll loop, started
         spread over a polling interval so that the machines do not all poll at once."""
         self.nursery = nursery
+        nursery.start_soon(self.alarms.run)
         count = len(self.machines.startds)
         for i, startd in enumerate(self.machines.startds):
             startd.driver.nursery = nursery

@@ -2,6 +2,8 @@
 The startd's own code hands it a job as it would a starter process (`Starter`); the job
 "runs" for its simulated duration (its `SimDuration`, else SIM_JOB_DURATION, see
 `durations`), with a heartbeat on the run call as a starter's, and ends with exit code 0.
+Its next moment (its end, its next heartbeat) is kept by the simulator's one timer
+(`alarms`).
 
 Signals act as they would on a job's process tree: SIGSTOP stops its clock and SIGCONT
 starts it again (the policy's suspension, condor_suspend); SIGTERM and SIGKILL end it,
@@ -13,20 +15,22 @@ from __future__ import annotations
 
 import itertools
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, Iterator
 from typing import Any
 
 import trio
 
 from condorx.classad import ClassAd
 from condorx.daemons.startd.starter_port import Spawn, Starter
+from condorx.sim.alarms import Alarms
 from condorx.sim.durations import Durations
 from condorx.transport.protocol.starter import StartJob
 
 
 class SimStarter:
-    def __init__(self, durations: Durations, pids: Iterator[int]) -> None:
+    def __init__(self, durations: Durations, pids: Iterator[int], alarms: Alarms) -> None:
         self.durations = durations
+        self.alarms = alarms
         self.pids = pids  # the simulated pids the schedd is told of
         self.job_pid: int | None = None
         self.places: dict[str, str] = {}
@@ -45,7 +49,7 @@ class SimStarter:
     def pid(self) -> int | None:
         return None
 
-    async def run(self, request: StartJob, job: ClassAd) -> AsyncIterator[dict[str, Any]]:
+    async def run(self, request: StartJob, job: ClassAd) -> AsyncGenerator[dict[str, Any], None]:
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         self._left = self.durations.of(job_id, job.get("SimDuration"))
         self._ended_by, self._stopped = None, False
@@ -60,8 +64,8 @@ class SimStarter:
             if not self._stopped and self._left <= 0:
                 break
             wait = next_beat - now if self._stopped else min(self._left, next_beat - now)
-            with trio.move_on_after(max(0.0, wait)):
-                await self._signalled.wait()
+            self.alarms.at(now + max(0.0, wait), self._signalled)
+            await self._signalled.wait()
             self._signalled = trio.Event()
             self._advance()
             now = trio.current_time()
@@ -109,12 +113,13 @@ class SimStarter:
         self._signalled.set()
 
 
-def backend(durations: Durations) -> Spawn:
+def backend(durations: Durations, alarms: Alarms) -> Spawn:
     """The `Spawn` of a simulated machine's startd: a simulated starter for each claim,
-    numbering its jobs' pids from 100,000 across the whole simulator."""
+    numbering its jobs' pids from 100,000 across the whole simulator, woken by `alarms`
+    (whose task the simulator runs)."""
     pids = itertools.count(100_000)
 
     async def spawn(log_file: str | None) -> Starter:
-        return SimStarter(durations, pids)
+        return SimStarter(durations, pids, alarms)
 
     return spawn

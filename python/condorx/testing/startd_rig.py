@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,7 +72,7 @@ class FakeStarter:
     def pid(self) -> int | None:
         return None
 
-    async def run(self, request: StartJob, job: ClassAd) -> AsyncIterator[dict[str, Any]]:
+    async def run(self, request: StartJob, job: ClassAd) -> AsyncGenerator[dict[str, Any], None]:
         self._ended, self._how = trio.Event(), None  # each job of the claim runs anew
         self.job_pid = 4242
         yield {"started": self.job_pid}

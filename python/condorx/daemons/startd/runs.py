@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import signal
+from contextlib import aclosing
 from typing import Any
 
 import trio
@@ -152,17 +153,18 @@ class Runs:
                 await ch.send({"more": frame})
 
         try:
-            async for frame in starter.run(request, job):
-                if "started" in frame:
-                    await tell(
-                        {"started": frame["started"], "host": self.driver.table.machine.address}
-                    )
-                elif "alive" in frame or "waiting" in frame:
-                    await tell(frame)
-                elif "done" in frame:
-                    return RunEnded.from_wire(frame["done"])
-                else:  # failed, missed or vacated
-                    return RunEnded.from_wire(frame)
+            # Closed here, at once, rather than by trio's finalizer when it is collected.
+            async with aclosing(starter.run(request, job)) as frames:
+                async for frame in frames:
+                    if "started" in frame:
+                        host = self.driver.table.machine.address
+                        await tell({"started": frame["started"], "host": host})
+                    elif "alive" in frame or "waiting" in frame:
+                        await tell(frame)
+                    elif "done" in frame:
+                        return RunEnded.from_wire(frame["done"])
+                    else:  # failed, missed or vacated
+                        return RunEnded.from_wire(frame)
         except (wire.WireError, trio.BrokenResourceError, trio.ClosedResourceError):
             # The starter died, or the schedd did (its end of this call is gone): either
             # way the run is over; its job must not outlive it.

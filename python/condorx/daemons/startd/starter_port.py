@@ -5,7 +5,7 @@ starter that runs nothing."""
 from __future__ import annotations
 
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, Protocol
 
 from condorx.classad import ClassAd
@@ -27,11 +27,12 @@ class Starter(Protocol):
         """The starter's own process (condor_who's StarterPid), if it is one."""
         ...
 
-    def run(self, request: StartJob, job: ClassAd) -> AsyncIterator[dict[str, Any]]:
+    def run(self, request: StartJob, job: ClassAd) -> AsyncGenerator[dict[str, Any], None]:
         """Start a job; its frames until (and with) the last one: `started`, `alive`
         heartbeats, then `done` (or `failed`, `missed`, `vacated`). `job` is the
         request's job ad, read already: a backend in this process reads it there rather
-        than decoding `request.job` again."""
+        than decoding `request.job` again. The caller closes it (`aclose`) once it has
+        the last frame."""
         ...
 
     async def send_signal(self, sig: int, why: str = "") -> None:

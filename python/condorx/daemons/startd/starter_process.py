@@ -8,7 +8,7 @@ import logging
 import os
 import signal
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from multiprocessing.process import BaseProcess
 from typing import Any
 
@@ -53,7 +53,7 @@ class StarterProcess:
     def pid(self) -> int | None:
         return self.process.pid
 
-    async def run(self, request: StartJob, job: ClassAd) -> AsyncIterator[dict[str, Any]]:
+    async def run(self, request: StartJob, job: ClassAd) -> AsyncGenerator[dict[str, Any], None]:
         """Start a job; yields the starter's frames until (and with) the last one."""
         await self.ch.send(request.to_wire())
         while True:
