@@ -351,9 +351,10 @@ class Driver:
         pids: dict[str, int] = {}
         for claim_id, starter in self.starters.items():
             pid = starter.job_pid
-            slot = self.table.claimed_by(claim_id) if pid else None
-            if slot is not None and pid:
-                pids[slot.name] = pid
+            if pid:
+                slot = self.table.claimed_by(claim_id)
+                if slot is not None:
+                    pids[slot.name] = pid
         return pids
 
     def taking_work(self) -> None:
