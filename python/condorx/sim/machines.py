@@ -157,8 +157,12 @@ class SimMachines:
         gone, self._gone = sorted(self._gone), set()
         if everything:
             return self.ads(), gone
-        for t in {id(t): t for t, _ in changed.values()}.values():
+        # Each machine's changed slots together: its readings are gathered once.
+        by_table: dict[int, tuple[SlotTable, list[Slot]]] = {}
+        for t, s in changed.values():
+            by_table.setdefault(id(t), (t, []))[1].append(s)
+        for t, _ in by_table.values():
             t.sequence += 1
-        ads = [ad for t, s in changed.values() for ad in t.packed_ads([s])]
-        ads.extend(wire.dumps(ad) for t, s in changed.values() for ad in t.private_ads([s]))
+        ads = [ad for t, slots in by_table.values() for ad in t.packed_ads(slots)]
+        ads.extend(wire.dumps(ad) for t, slots in by_table.values() for ad in t.private_ads(slots))
         return ads, gone

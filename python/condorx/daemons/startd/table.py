@@ -193,13 +193,19 @@ class SlotTable:
         ]
 
     def advertised(self, slot: Slot) -> dict[str, Any]:
-        """One slot's ad as advertised. Only this slot's ad is built unless it carries
+        """One slot's ad as advertised (`advertised_all`)."""
+        return self.advertised_all([slot])[0]
+
+    def advertised_all(self, slots: list[Slot]) -> list[dict[str, Any]]:
+        """These slots' ads as advertised. Only their ads are built unless each carries
         other slots' attributes (STARTD_SLOT_ATTRS and kin)."""
         if self.extras.slot_attrs or self.extras.vm_attrs:
-            return self.ads()[self.all_slots().index(slot)]
-        ad = self._ad(slot, self._measures())
-        add_extras([ad], self.cfg, self.extras)
-        return ad
+            whole = dict(zip(map(id, self.all_slots()), self.ads(), strict=True))
+            return [whole[id(s)] for s in slots]
+        measures = self._measures()
+        out = [self._ad(s, measures) for s in slots]
+        add_extras(out, self.cfg, self.extras)
+        return out
 
     def packed_ads(self, slots: list[Slot] | None = None) -> list[bytes]:
         """The ads of `slots` (every slot's when None) as advertised, each packed alone
@@ -207,8 +213,7 @@ class SlotTable:
         long as it is the same (`packed_part`)."""
         chosen = self.all_slots() if slots is None else slots
         if not self.packs_apart():
-            whole = dict(zip(map(id, self.all_slots()), self.ads(), strict=True))
-            return [wire.dumps(whole[id(s)]) for s in chosen]
+            return [wire.dumps(ad) for ad in self.advertised_all(chosen)]
         measures = self._measures()
         return [self._packed(s, measures) for s in chosen]
 
