@@ -20,6 +20,7 @@ REQUESTS_HOME = ("transport/protocol/", "transport/wire.py")
 LAYERS = {
     "errors": 0,
     "version": 0,
+    "record": 0,
     "classad": 2,
     "host": 1,
     "language": 2,

@@ -6,7 +6,9 @@ The packages, lowest layer first (a module imports only from its own layer or be
 - `_core`: the Rust core (the ClassAd language, matchmaking, CronTab), reached only
   through the wrappers of the layers below `client` (`classad`, `language`, `host`, and
   in `transport` the frames' and CEDAR's ad codecs).
-- `errors`, `version`: the exception hierarchy and the version string, used by every layer.
+- `errors`, `version`, `record`: the exception hierarchy, the version string and records
+  (dataclasses made without compiling source, for what the tools import), used by every
+  layer.
 - `classad`: the ClassAd language's Python face, the first module of the `language`
   layer. It stays at the package root because `condorx.classad` is a drop-in for
   HTCondor's `classad2` module: scripts and HTCondor's conformance runner import it by

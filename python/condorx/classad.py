@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import IO
 
 from condorx import _core
@@ -30,6 +29,7 @@ from condorx._core import (
     unquote,
 )
 from condorx.errors import ClassAdParseError
+from condorx.record import record
 
 __all__ = [
     "ClassAd",
@@ -52,7 +52,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Expr:
     """An expression kept as its text (new ClassAd syntax), unparsed: how a job ad's
     expressions travel on the wire and leave condor_submit, where an `ExprTree` would be

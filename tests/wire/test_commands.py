@@ -4,12 +4,12 @@ and each permission admits exactly whom it says."""
 
 from __future__ import annotations
 
-import dataclasses
 import typing
 from typing import Any
 
 import pytest
 
+from condorx import record
 from condorx.daemons.core.server import Server
 from condorx.errors import Refused
 from condorx.transport import security, wire
@@ -34,7 +34,7 @@ def sample(cls: type[Any]) -> Any:
     """An instance with every field set to a value of its type."""
     hints = typing.get_type_hints(cls)
     values = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for f in record.fields(cls):
         kind = hints[f.name]
         args = [a for a in typing.get_args(kind) if a is not type(None)]
         if isinstance(kind, type(int | None)):

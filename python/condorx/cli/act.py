@@ -10,11 +10,11 @@ job already Removed (X) leave the queue at once.
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
+from condorx.record import replace
 from condorx.transport.protocol.schedd.act import Acted
 
 OPTIONS = [

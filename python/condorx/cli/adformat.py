@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from condorx.classad import ClassAd, ExprTree, Value, eval_each
 from condorx.cli import args as a
+from condorx.record import record
 
 # The options condor_q and condor_history share: which jobs, and how their ads are printed.
 JOB_AD_OPTIONS = [
@@ -203,7 +203,7 @@ def _xml_real(x: float) -> str:
 # -- -autoformat ----------------------------------------------------------------------------
 
 
-@dataclass
+@record
 class AutoFormat:
     """-af with its qualifiers over expressions (see the module doc)."""
 

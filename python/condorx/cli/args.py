@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from condorx.record import field, record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class Opt:
     name: str  # the full name, without the dash
     min_prefix: int  # how short an abbreviation may be
@@ -23,7 +24,7 @@ class Opt:
     metavar: str = ""  # how --help names its value(s)
 
 
-@dataclass
+@record
 class Parsed:
     flags: set[str] = field(default_factory=set)
     values: dict[str, list[str]] = field(default_factory=dict)
@@ -116,7 +117,7 @@ class UsageError(Exception):
         self.message = message
 
 
-@dataclass
+@record
 class Context:
     """What a tool's function is given: the words after the tool's name, and the tool."""
 

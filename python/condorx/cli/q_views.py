@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from condorx.cli.timefmt import duration as _duration
 from condorx.cli.timefmt import short_date as _date
 from condorx.language.attrs import JobStatus
+from condorx.record import field, record
 
 # The columns each view asks the schedd to evaluate; every row starts with BASE.
 BASE = ["ClusterId", "ProcId", "Owner", "JobStatus"]
@@ -216,7 +216,7 @@ def _seconds(v: Any) -> str:
     return f"{v}s" if isinstance(v, int) and not isinstance(v, bool) else "-"
 
 
-@dataclass
+@record
 class _Batch:
     owner: str
     name: str

@@ -5,12 +5,12 @@ condor_submit process per node."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
 import trio
 
+from condorx import record
 from condorx.client.schedd import ScheddClient
 from condorx.dagman import node_job
 from condorx.language.config import Config
@@ -75,7 +75,7 @@ class Submitter:
         except OSError as e:
             raise NodeSubmitError(f"cannot read submit file {node.submit}: {e.strerror}") from None
         top, after = node_job.statements(self.dag, node, self.ctx, retry, status, failed)
-        facts = dataclasses.replace(self._facts, cwd=str(cwd))
+        facts = record.replace(self._facts, cwd=str(cwd))
         try:
             desc = parse(text, str(Path(name)), after, name, top)
             jobs = build(desc, cluster, facts, self.cfg, warn=False)

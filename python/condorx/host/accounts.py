@@ -13,9 +13,10 @@ import os
 import pwd
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from condorx.record import record
 
 if TYPE_CHECKING:
     import ctypes
@@ -27,7 +28,7 @@ class AccountError(CondorxError):
     """The account the job should run as does not exist here."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Account:
     name: str
     uid: int

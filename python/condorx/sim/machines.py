@@ -9,12 +9,12 @@ concerns, and gathers what changed for the next update of the collector.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from condorx import record
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.service import Startd
@@ -35,9 +35,7 @@ def templated(cfg: Config, count: int, clock: Clock = time.time) -> list[SlotTab
     template = mach.detect(cfg, execute_dir(cfg))
     domain = template.hostname.partition(".")[2] or template.hostname
     return [
-        SlotTable(
-            cfg, dataclasses.replace(template, hostname=f"sim{i}.{domain}"), None, clock, False
-        )
+        SlotTable(cfg, record.replace(template, hostname=f"sim{i}.{domain}"), None, clock, False)
         for i in range(1, count + 1)
     ]
 
@@ -74,7 +72,7 @@ class SimMachines:
     def set_address(self, address: str) -> None:
         """Where every simulated machine answers (the simulator's one listener)."""
         for s in self.startds:
-            s.table.machine = dataclasses.replace(s.table.machine, address=address)
+            s.table.machine = record.replace(s.table.machine, address=address)
 
     def slots(self) -> Iterator[tuple[SlotTable, Slot]]:
         for s in self.startds:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from condorx import record
 from condorx.classad import ClassAd
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd.ads import Measures
@@ -90,7 +91,7 @@ def load(path: Path) -> list[DumpedMachine]:
         m.slots.sort(key=lambda s: s.id)
         cpus = sum(s.cpus for s in m.slots)
         memory = sum(s.memory for s in m.slots)
-        m.machine = dataclasses.replace(
+        m.machine = record.replace(
             m.machine,
             cpus=max(m.machine.cpus, cpus),
             memory_mb=max(m.machine.memory_mb, memory),

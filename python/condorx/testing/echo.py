@@ -3,27 +3,27 @@ echoes, and one whose command holds its connection as a claim does."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from condorx.daemons.core.server import Handler, Peer
+from condorx.record import record
 from condorx.transport import wire
 from condorx.transport.protocol.message import Done, Message, Reply
 from condorx.transport.protocol.table import Command, Permission
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Echo(Message):
     command = "echo"
     data: Any = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Hold(Message):
     command = "hold"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Echoed(Reply):
     user: str  # who the server says the peer is
     echo: Any = None

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from condorx.language.config import Config
+from condorx.record import field, record
 from condorx.transport import blocking, locate, security, wire
 from condorx.transport.protocol.message import Message
 from condorx.transport.session import Keys, Mode, Policy, Session, accepts
@@ -17,7 +17,7 @@ from condorx.transport.session import Keys, Mode, Policy, Session, accepts
 # schedd's local socket uses none, and loading OpenSSL was 2 ms of its every run.
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Credentials:
     """What the client can prove: a token (over TCP), or nothing more than its uid (local);
     and what it asks of the connection's protection."""
@@ -51,7 +51,7 @@ class Credentials:
         return message, Keys.derive(secret, server_nonce, nonce, user), user
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Address:
     """A daemon's address: a Unix socket path, or host and port."""
 

@@ -16,11 +16,11 @@ the daemon.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from condorx.errors import CondorxError
 from condorx.language.config import Config
+from condorx.record import record
 
 # hashlib, hmac and secrets are imported by the functions that use them: a tool on the
 # schedd's local socket uses none, and loading OpenSSL was 2 ms of its every run.
@@ -62,7 +62,7 @@ def _decide(what: str, daemon: Level, client: Level) -> bool:
     return Level.REQUIRED in levels or Level.PREFERRED in levels
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Policy:
     """What one side asks of a connection's protection."""
 
@@ -130,7 +130,7 @@ def accepts(client: Policy, mode: Mode) -> bool:
     return not (client.integrity is Level.NEVER and mode is not Mode.CLEAR)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Keys:
     """The session keys both ends derive from the handshake."""
 

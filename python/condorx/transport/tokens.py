@@ -17,10 +17,10 @@ holder proves it has (it never travels in a handshake).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from condorx.errors import CondorxError
+from condorx.record import record
 
 _SCRAMBLE = bytes.fromhex("deadbeef")
 
@@ -111,7 +111,7 @@ def make(
     return f"{unsigned}.{_b64(sign(key, unsigned))}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Claims:
     key_id: str
     issuer: str

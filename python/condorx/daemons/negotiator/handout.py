@@ -17,11 +17,12 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import trio
 
 from condorx.client.peers import Peers
+from condorx.record import replace
 from condorx.transport import wire
 from condorx.transport.peer import PEER_FAILURES, why
 from condorx.transport.protocol.message import Each, Message

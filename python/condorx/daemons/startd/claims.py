@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from typing import Any
 
 import trio
@@ -24,6 +23,7 @@ from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.states import State, Step, Why
 from condorx.errors import Refusal, Refused
+from condorx.record import replace
 from condorx.transport import wire
 from condorx.transport.protocol.message import Done, Each, Reply
 from condorx.transport.protocol.startd import (

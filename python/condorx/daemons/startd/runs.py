@@ -7,7 +7,6 @@ slots' ads with each job's pids.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import signal
 from contextlib import aclosing
@@ -15,6 +14,7 @@ from typing import Any
 
 import trio
 
+from condorx import record
 from condorx.classad import ClassAd
 from condorx.daemons.core import hooks, job_lease
 from condorx.daemons.core.server import Peer
@@ -114,7 +114,7 @@ class Runs:
         ended = slot.claim is not claim
         if claim.evicted:
             return RunEnded(vacated=claim.evicted, claim_ended=ended)
-        return dataclasses.replace(reply, claim_ended=ended)
+        return record.replace(reply, claim_ended=ended)
 
     async def _starter(self, claim_id: str) -> Starter:
         """The claim's starter, spawned on its first job."""

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import logging
 import signal
-from dataclasses import replace
 from typing import Any
 
 import trio
@@ -48,6 +47,7 @@ from condorx.daemons.startd.runs import Runs
 from condorx.daemons.startd.starter_port import Spawn
 from condorx.daemons.startd.starter_process import StarterProcess
 from condorx.language.config import Config
+from condorx.record import replace
 from condorx.transport import locate, wire
 from condorx.transport.cedar import startd as cedar_startd
 from condorx.transport.connection import daemon_credentials

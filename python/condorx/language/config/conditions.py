@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from condorx.language.config.scan import is_name
+from condorx.record import record
 from condorx.version import VERSION
 
 _TRUE = frozenset({"true", "yes", "t"})
@@ -33,7 +33,7 @@ class ConditionError(ValueError):
     """Why a condition is not one HTCondor accepts."""
 
 
-@dataclass
+@record
 class ConditionContext:
     expand: Callable[[str], str]
     is_defined: Callable[[str], bool]

@@ -10,14 +10,14 @@ gives the empty string, as in HTCondor.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from condorx.language.config.paths import path_part
 from condorx.language.config.scan import Ref
+from condorx.record import record
 
 
-@dataclass
+@record
 class FunctionContext:
     value_of: Callable[[str], str | None]  # expanded value of a defined name, else None
     environ: Any  # Mapping[str, str]

@@ -15,12 +15,11 @@ final backslash included): HTCondor only trims lines it reads up to a newline.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from condorx.language.config.errors import ConfigError
+from condorx.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Statement:
     text: str
     line: int  # the physical line the statement starts on (1-based)

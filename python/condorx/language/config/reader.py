@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from condorx.language.config import metaknobs
 from condorx.language.config.conditions import ConditionContext, ConditionError, evaluate
@@ -32,6 +31,7 @@ from condorx.language.config.expand import Expander
 from condorx.language.config.lines import LineSource, Statement
 from condorx.language.config.scan import is_name
 from condorx.language.config.table import MacroTable
+from condorx.record import field, record
 
 MAX_INCLUDE_DEPTH = 20
 _KEYWORD = re.compile(r"(@?[A-Za-z]+)(?=[\s:]|$)")
@@ -39,7 +39,7 @@ _APPEND = re.compile(r"\+(&&|\|\||\*\*|[,;|&*]?)=")
 _CONDITIONALS = frozenset({"if", "elif", "else", "endif"})
 
 
-@dataclass
+@record
 class _Branch:
     """One open ``if``: whether its current branch is read and whether one was taken."""
 
@@ -48,7 +48,7 @@ class _Branch:
     taken: bool
 
 
-@dataclass
+@record
 class _FileState:
     source: LineSource
     branches: list[_Branch] = field(default_factory=list)

@@ -17,7 +17,8 @@ The rules are HTCondor's, quirks included, because values are compared byte for 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from condorx.record import record
 
 NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./")
 _DEFAULT_CHARS = NAME_CHARS | frozenset(" ,:\\$")
@@ -30,7 +31,7 @@ BALANCED = frozenset({"STRING", "BASENAME"})
 _FUNC_NAME = re.compile(r"[A-Za-z_]+")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ref:
     start: int
     end: int  # one past the closing parenthesis

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from condorx.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Entry:
     name: str  # as first written (names ignore case; this keeps the spelling for -dump)
     raw: str

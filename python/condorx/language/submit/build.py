@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.keywords import spellings
 from condorx.language.submit.parse import Description, Entry, QueueStatement
 from condorx.language.submit.values import Values, literal
+from condorx.record import field, record
 
 PER_PROC = ("process", "procid", "step", "itemindex", "row", "node", "jobid")
 _NODE_PLACEHOLDERS = {"parallel": "#pArAlLeLnOdE#", "11": "#pArAlLeLnOdE#", "mpi": "#MpInOdE#"}
@@ -41,7 +41,7 @@ _REF = re.compile(r"\$(?:[A-Za-z_]*)\(\s*([A-Za-z_][A-Za-z0-9_.]*)")
 _RANDOM = re.compile(r"\$RANDOM_(?:CHOICE|INTEGER)\(")
 
 
-@dataclass
+@record
 class Jobs:
     cluster: dict[str, Any]
     procs: list[dict[str, Any]] = field(default_factory=list)
@@ -55,7 +55,7 @@ class Jobs:
         return self.materialize_limit is not None or "JobMaterializeMaxIdle" in self.cluster
 
 
-@dataclass
+@record
 class Facts:
     cwd: str
     arch: str
@@ -260,7 +260,7 @@ def varying_names(
     return out
 
 
-@dataclass
+@record
 class Plan:
     """What the procs of one queue statement redo: the commands whose value may differ,
     the table rows that read each, and fast templates for the simple varying values."""
@@ -289,7 +289,7 @@ class Plan:
 _PLAIN_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_.]*)\)")
 
 
-@dataclass
+@record
 class _Template:
     """A varying value that is literal text around plain `$(Process)`-like references: it
     is rendered by joining strings instead of running the macro expander per proc."""

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from condorx.language.config.conditions import ConditionContext, ConditionError, evaluate
 from condorx.language.config.errors import ConfigError
 from condorx.language.config.expand import Expander
 from condorx.language.config.lines import LineSource, Statement
 from condorx.language.submit.errors import SubmitError
+from condorx.record import field, record
 
 _ASSIGN = re.compile(r"^(?P<name>[+]?[A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(?P<value>.*)$", re.DOTALL)
 _QUEUE = re.compile(r"^queue(\s+|$|\()", re.IGNORECASE)
@@ -28,14 +28,14 @@ _QUEUE = re.compile(r"^queue(\s+|$|\()", re.IGNORECASE)
 _OPEN_LIST = re.compile(r"\s(in|from)\s*(\[[^\]]*\]\s*)?\(", re.IGNORECASE)
 
 
-@dataclass
+@record
 class Entry:
     value: str
     line: int
     spelled: str = ""  # the name as written, for messages and `request_<Name>`
 
 
-@dataclass
+@record
 class QueueStatement:
     args: str  # what follows `queue`, expanded and parsed when the jobs are built
     line: int
@@ -43,7 +43,7 @@ class QueueStatement:
     attrs: dict[str, Entry]  # +Attr / MY.Attr, by attribute name
 
 
-@dataclass
+@record
 class Description:
     source: str
     # The file's name as condor_submit was given it: $(SUBMIT_FILE) and JobSubmitFile (none
@@ -57,7 +57,7 @@ class Description:
         return f"{self.source}, line {line}"
 
 
-@dataclass
+@record
 class _Branch:
     enclosing_active: bool
     active: bool

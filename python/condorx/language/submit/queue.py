@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from condorx.language.argsyntax import SyntaxProblem, is_v2, submit_v2
 from condorx.language.submit.errors import SubmitError
+from condorx.record import field, record
 
 # What a row is trimmed of: not str.strip()'s whitespace, which takes the unit separator.
 _BLANKS = " \t\r\n"
 _FORM = re.compile(r"\s(in|from|matching)(?=\s|\(|$)", re.IGNORECASE)
 
 
-@dataclass
+@record
 class QueueSpec:
     count: int = 1
     vars: list[str] = field(default_factory=lambda: ["Item"])

@@ -22,13 +22,14 @@ import secrets
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from condorx.classad import ClassAd
+from condorx.record import replace
 from condorx.transport.cedar import auth
 from condorx.transport.cedar.codec import PRE_AUTH_EXPRS, CedarError, Reader, Writer
 from condorx.transport.cedar.commands import Cmd

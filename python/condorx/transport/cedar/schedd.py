@@ -11,11 +11,11 @@ when the query was refused).
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from typing import Any
 
 from condorx.classad import ClassAd
 from condorx.language.config import Config
+from condorx.record import replace
 from condorx.transport.cedar import qmgmt, sandbox
 from condorx.transport.cedar.commands import Cmd
 from condorx.transport.cedar.face import Call, CedarCommand

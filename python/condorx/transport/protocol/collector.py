@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from condorx.record import field, record
 from condorx.transport.protocol.message import Message
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Advertise(Message):
     """Store (or refresh) ads, each keyed by its MyType and Name. The ads travel as one
     msgpack body (`wire.pack_ads`), which the collector reads in the core."""
@@ -17,7 +17,7 @@ class Advertise(Message):
     ads: bytes
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Invalidate(Message):
     """Drop the ads of one type with these names (a daemon going away)."""
 
@@ -26,7 +26,7 @@ class Invalidate(Message):
     names: list[Any] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class QueryAds(Message):
     """The ads of a type (all types when empty) that match `constraint`: whole (each
     chunk one packed body, `wire.ads_from_packed`), or the values of `exprs` in each;

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from condorx.record import record
 from condorx.transport.protocol.message import Message, Reply
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ping(Message):
     """May the asker do `what` (a permission level, or one of the daemon's commands)?
     condor_ping's question (HTCondor's DC_SEC_QUERY): the answer comes after the peer has
@@ -17,7 +16,7 @@ class Ping(Message):
     what: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Pinged(Reply):
     authorized: bool
     user: str  # who the daemon takes the asker to be

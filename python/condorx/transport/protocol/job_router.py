@@ -2,27 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from condorx.record import record
 from condorx.transport.protocol.message import Message, Reply
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DescribeRoutes(Message):
     """The routing table as loaded, with each route's failures and throttling."""
 
     command = "routes"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PollNow(Message):
     """Route now, not at the next JOB_ROUTER_POLLING_PERIOD."""
 
     command = "poll"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Routes(Reply):
     """Each route: name, grid_resource, max_jobs, max_idle, failure_rate, throttled; and
     the errors of the table as loaded."""

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from condorx.record import record
 from condorx.transport.protocol.message import Message, Reply
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Off(Message):
     """Stop daemons (all when none are named); with `master`, the master too."""
 
@@ -20,48 +20,48 @@ class Off(Message):
     peaceful: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class On(Message):
     command = "on"
     daemons: list[Any] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Restart(Message):
     command = "restart"
     daemons: list[Any] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reconfig(Message):
     command = "reconfig"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Status(Message):
     command = "status"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Stopped(Reply):
     stopped: list[Any]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Started(Reply):
     started: list[Any]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Restarted(Reply):
     restarted: list[Any]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reconfigured(Reply):
     daemons: list[Any]  # the DAEMON_LIST now in force
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MasterStatus(Reply):
     daemons: dict[str, Any]  # name -> {"pid", "restarts"}

@@ -1,6 +1,6 @@
-"""Requests and replies on the wire as frozen dataclasses: `to_wire` makes the frame and
-`from_wire` reads one back, checking each field's type against the class's annotations.
-A handler gets a request whose fields have the types it declares, or the request is
+"""Requests and replies on the wire as frozen records (`condorx.record`): `to_wire` makes
+the frame and `from_wire` reads one back, checking each field's type against the class's
+annotations. A handler gets a request whose fields have the types it declares, or the request is
 refused naming the command and field; a client gets a reply of its command's type, or a
 WireError (the daemon broke the protocol).
 
@@ -11,11 +11,11 @@ reader's to check).
 
 from __future__ import annotations
 
-import dataclasses
 import types
 import typing
 from typing import Any, ClassVar
 
+from condorx import record
 from condorx.errors import Refusal, Refused
 from condorx.transport import wire
 
@@ -23,7 +23,7 @@ from condorx.transport import wire
 class _Typed:
     def _fields_to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+        for f in record.fields(self):  # type: ignore[arg-type]
             value = getattr(self, f.name)
             if value is not None:
                 out[f.name] = value
@@ -75,19 +75,19 @@ class Reply(_Typed):
             raise wire.WireError(str(e)) from None
 
 
-@dataclasses.dataclass(frozen=True)
+@record.record(frozen=True)
 class Done(Reply):
     """A reply that says only that it was done."""
 
 
-@dataclasses.dataclass(frozen=True)
+@record.record(frozen=True)
 class Count(Reply):
     """How many: ads stored or dropped, or rows a query streamed before this reply."""
 
     count: int
 
 
-@dataclasses.dataclass(frozen=True)
+@record.record(frozen=True)
 class Each(Reply):
     """A batch request's answer: per item, in order, the fields of the item's own reply,
     or {"refused": why, "kind": kind}."""
@@ -115,16 +115,14 @@ def _fields(cls: type) -> dict[str, tuple[Any, bool]]:
 def _read_fields(cls: type) -> dict[str, tuple[Any, bool]]:
     hints = typing.get_type_hints(cls)
     out = {}
-    for f in dataclasses.fields(cls):
+    for f in record.fields(cls):
         kind = hints[f.name]
         args = typing.get_args(kind)
         optional = isinstance(kind, types.UnionType) and type(None) in args
         if optional:
             rest = [a for a in args if a is not type(None)]
             kind = rest[0] if len(rest) == 1 else Any
-        has_default = (
-            f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
-        )
+        has_default = f.default is not record.MISSING or f.default_factory is not record.MISSING
         out[f.name] = (kind, not optional and not has_default)
     return out
 

@@ -2,27 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from condorx.record import record
 from condorx.transport.protocol.message import Message, Reply
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reschedule(Message):
     """Negotiate now (a schedd has new idle jobs), not at the next NEGOTIATOR_INTERVAL."""
 
     command = "reschedule"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GetPriorities(Message):
     """Every user's accounting record (condor_userprio)."""
 
     command = "get_priorities"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Priorities(Reply):
     # Each a map: Name, Priority (effective), RealPriority, PriorityFactor, ResourcesUsed,
     # WeightedAccumulatedUsage (slot-seconds), BeginUsageTime, LastUsageTime.
@@ -43,7 +43,7 @@ EDITS = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EditUser(Message):
     """condor_userprio -setprio, -setfactor, -setaccum, -setbegin, -setlast, -resetusage,
     -delete or -resetall (`action`, one of EDITS) for `user`."""

@@ -9,15 +9,14 @@ exit, whose attributes (ExitCode, ExitBySignal, usage, ...) are in `attrs`.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
 from typing import Any
 
+from condorx.record import field, record, replace
 from condorx.transport import wire
 from condorx.transport.protocol.startd import RunEnded
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Missed:
     """The job missed its deferral time: `late` seconds past a `window`-second window,
     or its deferral settings are `invalid` (the reason)."""
@@ -35,7 +34,7 @@ class Missed:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunResult:
     attrs: dict[str, Any] = field(default_factory=dict)  # the job's exit, usage, ...
     wall: float | None = None  # seconds it ran
@@ -68,7 +67,7 @@ class RunResult:
 
     def failing(self, why: str, code: int, subcode: int) -> RunResult:
         """This run, failed after all (its output could not be written): held."""
-        return dataclasses.replace(self, failed=why, hold_code=code, hold_subcode=subcode)
+        return replace(self, failed=why, hold_code=code, hold_subcode=subcode)
 
     def summary(self) -> str:
         """How it ended, in a few words, for a log line."""

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from condorx.record import field, record
 from condorx.transport.protocol.message import Message, Reply
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Match(Message):
     """The negotiator's match of a slot (a dynamic slot of `request`'s size out of a
     partitionable one) for a schedd's user; `preempts` ("rank" or "priority") when the
@@ -23,7 +23,7 @@ class Match(Message):
     request: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Matches(Message):
     """Many matches of this startd's slots at once (one cycle's, or a chunk of it): each
     item has a `Match`'s fields. Each is taken or refused on its own (the reply is
@@ -33,7 +33,7 @@ class Matches(Message):
     items: list[Any]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ClaimSlot(Message):
     """A schedd takes up the claim the negotiator made for it: a claim id the startd was
     told of (`Match`), or the one its slot offers in its private ad, with `request` the
@@ -52,7 +52,7 @@ class ClaimSlot(Message):
     files: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunJob(Message):
     """Run a job (its flattened ad, packed: `wire.pack_ad`) on the claim, with its input
     files. With `base` (the claim's last job, "cluster.proc"), `job` holds only what
@@ -67,7 +67,7 @@ class RunJob(Message):
     removed: list[Any] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Deactivate(Message):
     """Stop the claim's job `job` (whichever runs when None); `why` it stops (hold,
     remove or evict) is for its JOB_EXIT hook."""
@@ -78,19 +78,19 @@ class Deactivate(Message):
     job: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Suspend(Message):
     command = "suspend"
     claim_id: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Continue(Message):
     command = "continue"
     claim_id: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Release(Message):
     """The claim is over."""
 
@@ -98,7 +98,7 @@ class Release(Message):
     claim_id: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Vacate(Message):
     """condor_vacate: take the jobs off these slots (all when none are named)."""
 
@@ -107,19 +107,19 @@ class Vacate(Message):
     fast: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MatchTaken(Reply):
     slot: str  # the slot the claim is for (a dynamic slot's name, once carved)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Claimed(Reply):
     slot: str
     ad: dict[str, Any]  # the slot's ad as advertised
     claim_id: str = ""  # the claim's own id, when not the one claimed with (a carved slot's)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunEnded(Reply):
     """How a job's run ended: its exit attributes (`outcome`), wall time and output
     files; or it missed its deferral (`missed`), was taken off (`vacated`, why) or could
@@ -137,17 +137,17 @@ class RunEnded(Reply):
     claim_ended: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Deactivated(Reply):
     running: bool  # whether the named job was running (and is now being stopped)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Vacated(Reply):
     slots: list[Any]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class QuerySlots(Message):
     """This startd's slot ads as they stand now (condor_who asks the startd itself, not the
     collector): the busy ones' also name their starter's and job's processes."""
@@ -155,12 +155,12 @@ class QuerySlots(Message):
     command = "query_slots"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SlotAds(Reply):
     ads: bytes  # packed ads (wire.pack_ads)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DrainJobs(Message):
     """condor_drain: take no new jobs, let the running ones go as `how` says (graceful,
     quick, fast), then do `on_completion` (nothing, resume, exit). `check`, when given,
@@ -175,12 +175,12 @@ class DrainJobs(Message):
     machine: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DrainStarted(Reply):
     request_id: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CancelDrain(Message):
     """condor_drain -cancel: the slots take jobs again (only this request's, if named)."""
 
@@ -189,7 +189,7 @@ class CancelDrain(Message):
     machine: str = ""  # as DrainJobs's
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Peek(Message):
     """condor_tail: the end of a running job's files, or what follows `offsets` in them.
     Files are its standard output and error (`stdout`, `stderr`) or names in the
@@ -204,7 +204,7 @@ class Peek(Message):
     max_bytes: int = 1024
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Peeked(Reply):
     data: dict[str, Any]  # name -> bytes
     sizes: dict[str, Any]  # name -> the file's size as it was read

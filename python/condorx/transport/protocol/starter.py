@@ -4,13 +4,13 @@ run (`started`, `alive`, `waiting`, then `done`, `failed`, `missed` or `vacated`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from condorx.record import record
 from condorx.transport.protocol.message import Message
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StartJob(Message):
     """Run a job (its ad, packed: `wire.pack_ad`) in a sandbox under `scratch`, with its
     input files;
@@ -31,7 +31,7 @@ class StartJob(Message):
     env: dict[str, str] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SignalJob(Message):
     """Send `signal` to the job's whole process tree; `why` (evict, hold, remove) is for
     its JOB_EXIT hook."""

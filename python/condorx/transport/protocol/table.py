@@ -7,8 +7,8 @@ jobs are whose).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
+from condorx.record import record
 from condorx.transport.protocol import (
     collector,
     core,
@@ -33,7 +33,7 @@ class Permission(enum.Enum):
         return self.name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Command:
     request: type[Message]
     permission: Permission

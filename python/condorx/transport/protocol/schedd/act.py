@@ -3,13 +3,13 @@ and a negotiation cycle asked for."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from condorx.record import record
 from condorx.transport.protocol.message import Message, Reply
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Act(Message):
     """remove, remove-x, hold, release, suspend or continue the jobs named by id or
     chosen by a constraint; `per_job` for each job's outcome. `dry_run`: the outcomes as
@@ -24,7 +24,7 @@ class Act(Message):
     dry_run: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Edit(Message):
     """Set attributes (name to expression text) of the jobs named or chosen, and take
     the `unset` ones out. `per_job`: each named job's outcome in the reply's results.
@@ -43,7 +43,7 @@ class Edit(Message):
     unset: list[Any] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RunNow(Message):
     """condor_now: run `job` (idle) at once on the slot of `vacate` (running), which goes
     back to the queue; both must be the asker's vanilla universe jobs."""
@@ -53,14 +53,14 @@ class RunNow(Message):
     vacate: list[Any]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reschedule(Message):
     """Ask the pool's negotiator for a cycle now (condor_reschedule)."""
 
     command = "reschedule"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Acted(Reply):
     """How many jobs were named and how many changed; the ids refused to this user;
     with `per_job`, each job's outcome and the queue's size."""

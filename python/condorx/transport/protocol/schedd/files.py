@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from condorx.record import record
 from condorx.transport.protocol.message import Message, Reply
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Retrieve(Message):
     """A spooled job's output files (condor_transfer_data)."""
 
@@ -19,7 +19,7 @@ class Retrieve(Message):
     names: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StageIn(Message):
     """Input files of jobs queued without them (HTCondor's SPOOL_JOB_FILES): without
     `files`, whether the peer's `jobs` may take them (each held for them, none taken);
@@ -30,7 +30,7 @@ class StageIn(Message):
     files: list[Any] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StageOut(Message):
     """A retrieval of spooled jobs' output (HTCondor's TRANSFER_DATA): `constraint`
     picks the peer's jobs (StageOutStart set on the finished ones); `done` with `jobs`
@@ -42,7 +42,7 @@ class StageOut(Message):
     done: bool | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Output(Reply):
     """A spooled job's output files."""
 

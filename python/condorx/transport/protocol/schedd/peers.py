@@ -3,13 +3,13 @@ router, a job's exit from its starter."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from condorx.record import record
 from condorx.transport.protocol.message import Message, Reply
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Matched(Message):
     """The negotiator matched this job to a slot, under this claim id."""
 
@@ -24,7 +24,7 @@ class Matched(Message):
     fs_domain: str = ""  # the slot's FileSystemDomain: whether the first job's files travel
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MatchedMany(Message):
     """Many of this schedd's jobs matched at once: each item has a `Matched`'s fields
     (the reply is `Each`)."""
@@ -33,7 +33,7 @@ class MatchedMany(Message):
     items: list[Any]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Route(Message):
     """The job router's routed copies: each item names a job, a copy and its route."""
 
@@ -41,12 +41,12 @@ class Route(Message):
     routes: list[Any]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Routed(Reply):
     results: list[Any]  # per item: {"copy": id} or {"error": why}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Exited(Message):
     """A job's process ended, with this exit code or signal."""
 
@@ -56,6 +56,6 @@ class Exited(Message):
     signal: int | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ExitRecorded(Reply):
     outcome: str  # completed, requeued, held, ...

@@ -3,13 +3,13 @@ autoclusters)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from condorx.record import record
 from condorx.transport.protocol.message import Message
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class QueryJobs(Message):
     """The jobs that match `constraint`, whole or as the values of `exprs`; `after` a
     job id for the next page, `routes` route ads whose requirements a job must meet.
@@ -35,7 +35,7 @@ class QueryJobs(Message):
     totals: bool | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class History(Message):
     """Finished jobs from the schedd's history, newest first: those `constraint` chooses,
     at most `limit`, stopping at the first for which `since` holds (an expression, or a
@@ -50,7 +50,7 @@ class History(Message):
     projection: list[Any] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Autoclusters(Message):
     """For a negotiator: the idle jobs that match `constraint` and are not matched yet,
     grouped as slots with these policies (`pool`: their ads as one packed body) cannot

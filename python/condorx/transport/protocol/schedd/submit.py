@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from condorx.record import record
 from condorx.transport.protocol.message import Message, Reply
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Submit(Message):
     """New jobs: one cluster ad's attributes and each proc's own (wire maps); with
     `spool`, each proc's input files (name to bytes); `cluster_id` one reserved before;
@@ -28,7 +28,7 @@ class Submit(Message):
     spooling: bool | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Transact(Message):
     """Submissions (Submit's fields, each a map) and edits (Edit's) as one queue change,
     all or nothing: a queue-management transaction of HTCondor's clients at its commit."""
@@ -38,7 +38,7 @@ class Transact(Message):
     edits: list[Any]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reserve(Message):
     """The next cluster id, for a submission that needs $(Cluster) before its ads; with
     `count`, that many in a row (the first is replied), for a client that submits many
@@ -48,22 +48,22 @@ class Reserve(Message):
     count: int | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Submitted(Reply):
     cluster: int
     count: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class JobIds(Reply):
     jobs: list[Any]  # "cluster.proc"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Transacted(Reply):
     clusters: list[Any]  # each submission's cluster id, in order
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reserved(Reply):
     cluster: int
