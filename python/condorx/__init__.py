@@ -24,10 +24,14 @@ The packages, lowest layer first (a module imports only from its own layer or be
   the test fixtures.
 """
 
-from typing import Any
+from __future__ import annotations
 
 from condorx._core import __version__
 from condorx.errors import ClassAdParseError, CondorxError
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ClassAdParseError", "CondorxError", "__version__", "analyze"]
 

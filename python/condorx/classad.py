@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator
-from typing import IO
 
 from condorx import _core
 from condorx._core import (
@@ -30,6 +29,10 @@ from condorx._core import (
 )
 from condorx.errors import ClassAdParseError
 from condorx.record import record
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import IO
 
 __all__ = [
     "ClassAd",

@@ -2,7 +2,7 @@
 over blocking sockets (`transport.blocking`), and what only a daemon or an encrypted
 connection needs (trio, cryptography) is not loaded to start them, nor click: they read
 their own words (`cli.args.Tool`), nor dataclasses: what they import makes records
-(`condorx.record`), which compile no source."""
+(`condorx.record`), which compile no source, nor typing."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ TOOLS += ["condorx.cli.history"]
 # cost 1 ms each to make and whose import loads `inspect` (issue 30: 40% of a start-up).
 NOT_AT_START = {"trio", "click", "cryptography", "hashlib", "_hashlib", "uuid"}
 NOT_AT_START |= {"dataclasses", "inspect"}
+# Nor typing (4 ms): its names are for annotations only, under a TYPE_CHECKING of our own.
+NOT_AT_START |= {"typing"}
 
 
 @pytest.mark.parametrize("module", TOOLS)

@@ -32,7 +32,9 @@ SAMPLES: dict[Any, Any] = {
 
 def sample(cls: type[Any]) -> Any:
     """An instance with every field set to a value of its type."""
-    hints = typing.get_type_hints(cls)
+    # typing reads the annotations here (the protocol's modules import its names only
+    # for type checkers): an oracle for the wire's own reading of them.
+    hints = typing.get_type_hints(cls, localns={"Any": Any, "ClassVar": typing.ClassVar})
     values = {}
     for f in record.fields(cls):
         kind = hints[f.name]

@@ -24,11 +24,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
 
 from condorx.classad import ClassAd, ExprTree, Value, eval_each
 from condorx.cli import args as a
 from condorx.record import record
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 # The options condor_q and condor_history share: which jobs, and how their ads are printed.
 JOB_AD_OPTIONS = [

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
 
 from condorx.language.config import Config, ConfigError, load_config
 from condorx.transport import blocking
 from condorx.transport.wire import RemoteError, WireError
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 
 def fail(message: str, code: int = 1) -> NoReturn:

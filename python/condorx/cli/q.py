@@ -13,7 +13,6 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.cli import adformat
@@ -23,6 +22,10 @@ from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
 from condorx.language.attrs import JobStatus
 from condorx.transport import blocking, security
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 TOOL = "condor_q"
 OPTIONS = [

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
 
 from condorx.cli.timefmt import duration as _duration
 from condorx.cli.timefmt import short_date as _date
 from condorx.language.attrs import JobStatus
 from condorx.record import field, record
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 # The columns each view asks the schedd to evaluate; every row starts with BASE.
 BASE = ["ClusterId", "ProcId", "Owner", "JobStatus"]

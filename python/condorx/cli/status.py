@@ -8,12 +8,15 @@ import json
 import sys
 import time
 from collections import Counter
-from typing import Any
 
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.cli.timefmt import duration as _duration
 from condorx.client.collector import CollectorClient
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 TOOL = "condor_status"
 OPTIONS = [

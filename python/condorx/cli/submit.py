@@ -10,7 +10,6 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from condorx.classad import ClassAd
 from condorx.cli import args as a
@@ -24,6 +23,10 @@ from condorx.language.submit.series import Series, may_make_factory
 from condorx.transport import wire
 from condorx.transport.security import current_user
 from condorx.transport.wire import Expr
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 TOOL = "condor_submit"
 OPTIONS = [

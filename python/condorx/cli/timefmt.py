@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @functools.lru_cache(maxsize=4096)

@@ -11,13 +11,16 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
 
 from condorx.classad import ClassAd
 from condorx.language.config import Config
 from condorx.transport import locate, wire
 from condorx.transport.connection import Address, Credentials, connect, user_credentials
 from condorx.transport.protocol.collector import Advertise, Invalidate, QueryAds
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class CollectorClient:

@@ -11,7 +11,6 @@ import os
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from condorx.classad import ClassAd
 from condorx.language.config import Config
@@ -21,7 +20,10 @@ from condorx.transport.protocol.schedd.query import Autoclusters, QueryJobs
 
 # The other requests are imported by the calls that send them: a tool makes one call, and
 # each message type costs its making at import, on every run of the tool.
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
 if TYPE_CHECKING:
+    from typing import Any
+
     from condorx.transport.protocol.schedd.act import Acted
 
 

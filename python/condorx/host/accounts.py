@@ -14,14 +14,14 @@ import pwd
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from condorx.record import record
-
-if TYPE_CHECKING:
-    import ctypes
 
 from condorx.errors import CondorxError
+from condorx.record import record
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    import ctypes
+    from typing import Any
 
 
 class AccountError(CondorxError):

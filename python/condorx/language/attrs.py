@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import enum
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class JobStatus(enum.IntEnum):

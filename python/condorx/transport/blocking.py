@@ -14,9 +14,12 @@ from __future__ import annotations
 import contextvars
 import socket
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 _ACTIVE: contextvars.ContextVar[bool] = contextvars.ContextVar("blocking", default=False)
 

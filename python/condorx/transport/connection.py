@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from condorx.language.config import Config
 from condorx.record import field, record
 from condorx.transport import blocking, locate, security, wire
 from condorx.transport.protocol.message import Message
 from condorx.transport.session import Keys, Mode, Policy, Session, accepts
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 # hashlib, hmac and secrets are imported by the functions that use them: a tool on the
 # schedd's local socket uses none, and loading OpenSSL was 2 ms of its every run.

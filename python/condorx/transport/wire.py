@@ -18,7 +18,6 @@ import struct
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 import msgpack
 
@@ -29,7 +28,10 @@ from condorx.transport import blocking
 from condorx.transport.blocking import Broken
 from condorx.transport.session import ProtectionError, Session
 
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
 if TYPE_CHECKING:
+    from typing import Any
+
     import trio
 
 VERSION = 1

@@ -10,11 +10,14 @@ gives the empty string, as in HTCondor.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from condorx.language.config.paths import path_part
 from condorx.language.config.scan import Ref
 from condorx.record import record
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record

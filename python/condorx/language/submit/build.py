@@ -13,7 +13,6 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from condorx.classad import Expr, ExprTree
 from condorx.language.config import Config, ConfigError
@@ -34,6 +33,10 @@ from condorx.language.submit.keywords import spellings
 from condorx.language.submit.parse import Description, Entry, QueueStatement
 from condorx.language.submit.values import Values, literal
 from condorx.record import field, record
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 PER_PROC = ("process", "procid", "step", "itemindex", "row", "node", "jobid")
 _NODE_PLACEHOLDERS = {"parallel": "#pArAlLeLnOdE#", "11": "#pArAlLeLnOdE#", "mpi": "#MpInOdE#"}

@@ -13,7 +13,6 @@ import fnmatch
 import os
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from condorx.classad import Expr
 from condorx.language import argsyntax
@@ -30,7 +29,11 @@ from condorx.language.submit.universes import (
 )
 from condorx.language.submit.values import Values, signal_name, squeeze, unquoted
 
-Row = Callable[[Values], dict[str, Any]]
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
+
+    Row = Callable[[Values], dict[str, Any]]
 ROWS: list[Row] = []
 
 # Every command some row reads: a name outside it that no value uses draws a warning.

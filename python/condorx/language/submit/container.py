@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from condorx.language.submit import transfer
 from condorx.language.submit.commands import row
 from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.universes import universe_name
 from condorx.language.submit.values import Values, unquoted
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def image_source(image: str, transferred: bool) -> str:

@@ -8,13 +8,15 @@ schedd can say plainly why they cannot be run here.
 
 from __future__ import annotations
 
-from typing import Any
-
 from condorx.language.attrs import Universe
 from condorx.language.submit.commands import row
 from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.universes import universe
 from condorx.language.submit.values import Values
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Grid types HTCondor's submit accepts (validate_gridtype).
 TYPES = (

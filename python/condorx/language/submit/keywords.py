@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import functools
 from enum import Enum
-from typing import Any
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Kind(Enum):

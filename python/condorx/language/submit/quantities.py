@@ -6,9 +6,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from condorx.language.submit.values import Values
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 MIB_UNITS = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 * 1024}
 KIB_UNITS = {"k": 1, "m": 1024, "g": 1024 * 1024, "t": 1024 * 1024 * 1024}

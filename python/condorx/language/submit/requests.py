@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from condorx.classad import Expr
 from condorx.language.submit.values import Values
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def is_undefined(value: Any) -> bool:

@@ -6,7 +6,6 @@ system or transfer, checkpointing, CUDA)."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from condorx.classad import Expr
 from condorx.language.attrs import Universe
@@ -15,6 +14,10 @@ from condorx.language.submit.commands import row
 from condorx.language.submit.requests import GPU_PROPERTIES, requested_tags
 from condorx.language.submit.universes import SCHEDD_SIDE, universe
 from condorx.language.submit.values import Values
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Per-file encryption lists: any of them needs a machine that encrypts per file.
 _ENCRYPTION_LISTS = (

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from condorx.language.config import Config
 from condorx.language.submit.build import (
@@ -28,6 +27,10 @@ from condorx.language.submit.build import (
 from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.keywords import spellings
 from condorx.language.submit.parse import Description
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Series:

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
 from condorx.language.attrs import Universe
 from condorx.language.submit.commands import row
 from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.universes import universe
 from condorx.language.submit.values import Values, unquoted
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Every spelling HTCondor takes (enum_utils.cpp), without case, and what it writes for it.
 SHOULD = {

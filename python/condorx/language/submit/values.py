@@ -10,11 +10,14 @@ import os
 import re
 import signal
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from condorx.classad import Expr, ExprTree
 from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.keywords import spellings
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 _TRUE = ("true", "yes", "t", "y", "1")
 _FALSE = ("false", "no", "f", "n", "0")

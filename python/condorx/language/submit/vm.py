@@ -6,14 +6,16 @@ HasVM (none of condorx's do); it is queued as HTCondor queues it, and waits.
 
 from __future__ import annotations
 
-from typing import Any
-
 from condorx.language.attrs import Universe
 from condorx.language.submit.commands import row
 from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.quantities import MIB_UNITS, quantity
 from condorx.language.submit.universes import universe
 from condorx.language.submit.values import Values, unquoted
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 _XEN_BUILT_IN = ("included", "vmx")  # kernels that are no file: the image's, hardware VT
 

@@ -11,13 +11,13 @@ reader's to check).
 
 from __future__ import annotations
 
-import types
-import typing
-from typing import Any, ClassVar
-
 from condorx import record
 from condorx.errors import Refusal, Refused
 from condorx.transport import wire
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 
 class _Typed:
@@ -102,44 +102,65 @@ class Each(Reply):
         return str(r["refused"]) if "refused" in r else None
 
 
-_FIELDS: dict[type, dict[str, tuple[Any, bool]]] = {}
+_FIELDS: dict[type, dict[str, tuple[type, bool]]] = {}
+
+# The types a field may have, by the name its annotation starts with (`list[Any]` is a
+# list: its items are the reader's to check). `Any` allows any value. Annotations are
+# read as text, not through typing, which a tool would import on every call for it.
+_KINDS: dict[str, type] = {
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "bytes": bytes,
+    "list": list,
+    "dict": dict,
+    "Any": object,
+}
 
 
-def _fields(cls: type) -> dict[str, tuple[Any, bool]]:
+def _fields(cls: type) -> dict[str, tuple[type, bool]]:
     """Each field's type (None stripped from an optional one) and whether it is required."""
     if cls not in _FIELDS:
         _FIELDS[cls] = _read_fields(cls)
     return _FIELDS[cls]
 
 
-def _read_fields(cls: type) -> dict[str, tuple[Any, bool]]:
-    hints = typing.get_type_hints(cls)
+def _read_fields(cls: type) -> dict[str, tuple[type, bool]]:
+    annotations: dict[str, Any] = {}
+    for base in reversed(cls.__mro__):
+        annotations.update(base.__dict__.get("__annotations__", {}))
     out = {}
     for f in record.fields(cls):
-        kind = hints[f.name]
-        args = typing.get_args(kind)
-        optional = isinstance(kind, types.UnionType) and type(None) in args
-        if optional:
-            rest = [a for a in args if a is not type(None)]
-            kind = rest[0] if len(rest) == 1 else Any
+        kind, optional = _kind(cls, f.name, annotations[f.name])
         has_default = f.default is not record.MISSING or f.default_factory is not record.MISSING
         out[f.name] = (kind, not optional and not has_default)
     return out
 
 
-def _is(value: object, kind: Any) -> bool:
-    origin = typing.get_origin(kind) or kind
-    if kind is Any:
+def _kind(cls: type, name: str, annotation: Any) -> tuple[type, bool]:
+    """A field's type, and whether it may be None, from its annotation: `T`, `T[...]`,
+    `T | None`; a union of several types allows any value."""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "?")
+    parts = [p.strip() for p in text.split("|")]
+    rest = [p for p in parts if p != "None"]
+    kinds = [_KINDS[k] for p in rest if (k := p.split("[")[0].strip()) in _KINDS]
+    if not kinds or len(kinds) < len(rest):
+        raise TypeError(f"{cls.__name__}.{name}: {text} is not a type the wire checks")
+    return (kinds[0] if len(kinds) == 1 else object), len(rest) < len(parts)
+
+
+def _is(value: object, kind: type) -> bool:
+    if kind is object:
         return True
-    if origin is int:
+    if kind is int:
         return isinstance(value, int) and not isinstance(value, bool)
-    if origin is float:
+    if kind is float:
         return isinstance(value, int | float) and not isinstance(value, bool)
-    return isinstance(value, origin)
+    return isinstance(value, kind)
 
 
-def _name(kind: Any) -> str:
-    origin = typing.get_origin(kind) or kind
+def _name(kind: type) -> str:
     return {
         str: "a string",
         int: "an integer",
@@ -148,4 +169,4 @@ def _name(kind: Any) -> str:
         bytes: "bytes",
         list: "a list",
         dict: "a map",
-    }.get(origin, str(kind))
+    }.get(kind, "any value")
