@@ -85,3 +85,38 @@ def test_a_client_on_the_local_socket_never_makes_a_token(monkeypatch, tmp_path)
     assert asked == []
     client._creds_for(Address(host="127.0.0.1", port=9618))
     assert len(asked) == 1
+
+
+# What each tool's run loads, not only its import: (module, function, words).
+RUNS = [
+    ("condorx.cli.q", "main", ["-totals"]),
+    ("condorx.cli.q", "main", []),
+    ("condorx.cli.status", "main", []),
+    ("condorx.cli.history", "main", []),
+    ("condorx.cli.submit", "main", ["job.sub"]),
+    ("condorx.cli.act", "rm", ["1.0"]),
+]
+
+
+def test_a_tools_whole_run_loads_none_of_them(pool):
+    pool.start("collector", "schedd")
+    (pool.root / "job.sub").write_text("executable = /bin/true\nqueue\n")
+    pool.cli("condorx.cli.submit", "job.sub")
+    loaded = {}
+    for module, fn, words in RUNS:
+        # The words as the console script gets them; what is loaded, read as it exits.
+        code = (
+            f"import atexit, sys; sys.argv = ['tool', *{words!r}]\n"
+            f"atexit.register(lambda: print(sorted({NOT_AT_START!r} & set(sys.modules))))\n"
+            f"from {module} import {fn}; {fn}()"
+        )
+        run = subprocess.run(
+            [sys.executable, "-c", code],
+            env=pool.env,
+            cwd=pool.root,
+            capture_output=True,
+            text=True,
+        )
+        assert run.returncode == 0, run.stderr
+        loaded[f"{module} {' '.join(words)}"] = run.stdout.strip().splitlines()[-1]
+    assert loaded == {name: "[]" for name in loaded}

@@ -14,13 +14,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from condorx.classad import ClassAd, parseAds
+from condorx.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rotation:
     """MAX_HISTORY_LOG and MAX_HISTORY_ROTATIONS."""
 

@@ -9,11 +9,13 @@ exit, whose attributes (ExitCode, ExitBySignal, usage, ...) are in `attrs`.
 
 from __future__ import annotations
 
-from typing import Any
-
 from condorx.record import field, record, replace
 from condorx.transport import wire
 from condorx.transport.protocol.startd import RunEnded
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(frozen=True)

@@ -4,10 +4,12 @@ run (`started`, `alive`, `waiting`, then `done`, `failed`, `missed` or `vacated`
 
 from __future__ import annotations
 
-from typing import Any
-
 from condorx.record import record
 from condorx.transport.protocol.message import Message
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(frozen=True)

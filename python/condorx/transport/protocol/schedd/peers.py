@@ -3,10 +3,12 @@ router, a job's exit from its starter."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from condorx.record import record
 from condorx.transport.protocol.message import Message, Reply
+
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @record(frozen=True)
