@@ -18,6 +18,9 @@ request; each job lasting an hour, so that a slot once busy stays busy), and mea
 - with --turnover S: in another pool, jobs of S seconds (--waves times as many as slots,
   five unless given), run to the end: how many finish a second from 20% to 80% done, how
   busy the slots are meanwhile (as the collector shows them), and each daemon's CPU;
+- with --schedds N, both pools have N schedds (as `condorx sim up --schedds N` makes
+  them), the jobs shared evenly among them and submitted to all at once; the schedds'
+  memory is their sum;
 
 side by side with `negotiate()` run in this process over the very ads the daemons held
 (the slots before the submission, the jobs after it), which is what the daemon's cycle
@@ -34,11 +37,14 @@ import signal
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing
 from pathlib import Path
 
 import trio
 
+from condorx.cli.sim import more_schedds
 from condorx.client.collector import CollectorClient
 from condorx.client.schedd import ScheddClient
 from condorx.host.procfs import stat_fields
@@ -49,6 +55,8 @@ from condorx.transport.connection import daemon_credentials
 
 # Configuration lines given with --set, after the bench's own (a knob's effect measured).
 EXTRA: list[str] = []
+# --schedds: how many schedds each pool has.
+SCHEDDS = [1]
 
 
 def config(slots: int, per_machine: int, jobs: int = 0) -> str:
@@ -57,8 +65,28 @@ def config(slots: int, per_machine: int, jobs: int = 0) -> str:
         f"SIM_MACHINES = {machines}\nNUM_CPUS = {per_machine}\nMEMORY = {per_machine * 1024}\n"
         "SIM_JOB_DURATION = 3600\nSTART = TRUE\n"
         "NEGOTIATOR_INTERVAL = 5\nUPDATE_INTERVAL = 30\nSCHEDD_INTERVAL = 5\n"
-        f"MAX_JOBS_PER_SUBMISSION = {max(5 * slots, jobs, 20000)}\n"
+        f"MAX_JOBS_PER_SUBMISSION = {max(5 * slots, jobs, 20000)}\n" + more_schedds(SCHEDDS[0])
     ) + "".join(f"{line}\n" for line in EXTRA)
+
+
+def schedds() -> list[str]:
+    """The pool's schedds as LocalPool names them: the first, then schedd:SCHEDD2, ..."""
+    return ["schedd", *(f"schedd:SCHEDD{n}" for n in range(2, SCHEDDS[0] + 1))]
+
+
+def submit_all(pool: LocalPool, text_of: Callable[[int], str], jobs: int) -> None:
+    """`jobs` shared evenly among the schedds, submitted to all of them at once (the
+    text of a submit file of n jobs is `text_of(n)`); returns when each acknowledged."""
+    count = SCHEDDS[0]
+
+    def submit(k: int) -> None:
+        share = jobs // count + (1 if k < jobs % count else 0)
+        name = f"job{k}.sub"
+        (pool.root / name).write_text(text_of(share))
+        pool.cli("condorx.cli.submit", *(["-name", f"schedd{k + 1}"] if k else []), name)
+
+    with ThreadPoolExecutor(count) as workers:
+        list(workers.map(submit, range(count)))
 
 
 def activities(pool: LocalPool) -> list[str]:
@@ -80,6 +108,12 @@ def rss_mib(pid: int) -> float:
     return int(m.group(1)) / 1024 if m else 0.0
 
 
+def schedds_rss(pool: LocalPool) -> float:
+    """The schedds' resident memory together, MiB."""
+    procs = [pool.daemon(name).proc for name in schedds()]
+    return sum(rss_mib(proc.pid) for proc in procs if proc is not None)
+
+
 def cycles(pool: LocalPool) -> list[tuple[int, float, str]]:
     """(matches, seconds, phases) of each negotiation cycle that made matches."""
     text = (pool.root / "log" / "NegotiatorLog").read_text()
@@ -93,15 +127,18 @@ def pool_ads(pool: LocalPool) -> list:
 
 
 def job_ads(pool: LocalPool) -> list:
-    async def read() -> list:
-        client = ScheddClient(pool.cfg, creds=daemon_credentials(pool.cfg))
+    """Every schedd's jobs."""
+
+    async def read(name: str | None) -> list:
+        client = ScheddClient(pool.cfg, name, creds=daemon_credentials(pool.cfg))
         jobs: list = []
         async with aclosing(client.query_ads("true")) as chunks:
             async for chunk in chunks:
                 jobs.extend(chunk)
         return jobs
 
-    return trio.run(read)
+    names = [None, *(f"schedd{n}" for n in range(2, SCHEDDS[0] + 1))]
+    return [job for name in names for job in trio.run(read, name)]
 
 
 def collector_intake(pool: LocalPool, slots: list, batch: int = 1000) -> float:
@@ -141,11 +178,13 @@ def in_process(slots: list, jobs: list, runs: int = 3) -> tuple[float, int]:
 
 
 def queued(pool: LocalPool) -> int | None:
-    """Jobs in the schedd's queue as its ad in the collector says (every SCHEDD_INTERVAL):
-    asking the schedd for 150,000 rows every two seconds would load what is measured."""
+    """Jobs in the schedds' queues as their ads in the collector say (every
+    SCHEDD_INTERVAL), None until each has one: asking the schedds for 150,000 rows every
+    two seconds would load what is measured."""
     client = CollectorClient(pool.cfg, daemon_credentials(pool.cfg))
     rows = trio.run(client.query_rows, "scheduler", ["TotalJobAds"])
-    return rows[0][0] if rows and isinstance(rows[0][0], int) else None
+    counts = [r[0] for r in rows if isinstance(r[0], int)]
+    return sum(counts) if len(counts) == SCHEDDS[0] else None
 
 
 def cpu_seconds(pool: LocalPool) -> dict[str, float]:
@@ -171,7 +210,9 @@ LOGS = {
 def collection_costs(pool: LocalPool, timeout: float = 60.0) -> dict[str, str]:
     """What garbage collection has cost each daemon so far: SIGUSR1 has each log it (a
     daemon with 100,000 tasks takes seconds to walk them first)."""
-    paths = {name: pool.root / where for name, where in LOGS.items() if name in pool.daemons}
+    more = {f"schedd:SCHEDD{n}": f"log/SchedLog.schedd{n}" for n in range(2, SCHEDDS[0] + 1)}
+    logs = {**LOGS, **more}
+    paths = {name: pool.root / where for name, where in logs.items() if name in pool.daemons}
     start = {name: path.stat().st_size if path.exists() else 0 for name, path in paths.items()}
     for name in paths:
         proc = pool.daemons[name].proc
@@ -230,11 +271,10 @@ def turnover(
         text += f"SIM_JOB_DURATION = {duration}\n" + profiled(profile)
         pool = LocalPool(Path(d), text)
         try:
-            pool.start("collector", "negotiator", "schedd", "sim", timeout=start_time(slots))
+            pool.start("collector", "negotiator", *schedds(), "sim", timeout=start_time(slots))
             while len(activities(pool)) < slots:
                 time.sleep(0.5)
-            (pool.root / "job.sub").write_text(f"executable = /bin/true\nqueue {jobs}\n")
-            pool.cli("condorx.cli.submit", "job.sub")
+            submit_all(pool, lambda n: f"executable = /bin/true\nqueue {n}\n", jobs)
             t0 = time.monotonic()
             marks: dict[int, tuple[float, dict[str, float]]] = {}  # when, and daemons' CPU
             busy: list[float] = []
@@ -255,7 +295,8 @@ def turnover(
     (t20, cpu20), (t80, cpu80) = marks[20], marks[80]
     seconds = t80 - t20
     cpu = {n: cpu80[n] - cpu20[n] for n in cpu20 if n in cpu80}
-    print(f"\n{slots:,} simulated slots, {jobs:,} jobs of {duration:.0f} s")
+    also = f", {SCHEDDS[0]} schedds" if SCHEDDS[0] > 1 else ""
+    print(f"\n{slots:,} simulated slots, {jobs:,} jobs of {duration:.0f} s{also}")
     print(
         f"  sustained turnover (20% to 80% done) {0.6 * jobs / seconds:8.0f} jobs/s"
         f"  (all slots busy would be {slots / duration:.0f} jobs/s)"
@@ -290,7 +331,7 @@ def measure(
     with tempfile.TemporaryDirectory(prefix="scale") as d:
         pool = LocalPool(Path(d), config(slots, per_machine, jobs) + profiled(profile))
         try:
-            pool.start("collector", "negotiator", "schedd")
+            pool.start("collector", "negotiator", *schedds())
             started = time.monotonic()
             pool.start("sim", timeout=start_time(slots))
             while len(activities(pool)) < slots:
@@ -301,13 +342,12 @@ def measure(
             free = pool_ads(pool)
             intake = statistics.median(collector_intake(pool, free) for _ in range(3))
             total = status_total(pool)
-            schedd_idle = rss_mib(pool.daemon("schedd").proc.pid)  # type: ignore[union-attr]
-            (pool.root / "job.sub").write_text(submit_file(jobs, groups))
+            schedd_idle = schedds_rss(pool)
             t0 = time.monotonic()
-            pool.cli("condorx.cli.submit", "job.sub")
+            submit_all(pool, lambda n: submit_file(n, groups), jobs)
             submitted = time.monotonic() - t0
             # The queue's own cost, before the first cycle's matches are claimed.
-            schedd_queued = rss_mib(pool.daemon("schedd").proc.pid)  # type: ignore[union-attr]
+            schedd_queued = schedds_rss(pool)
             busy, filled = 0, None
             while time.monotonic() - t0 < timeout:
                 busy = busy_slots(pool)
@@ -320,14 +360,16 @@ def measure(
             while not (done := cycles(pool)) and time.monotonic() < deadline:
                 time.sleep(1.0)
             rss = {n: rss_mib(p.proc.pid) for n, p in pool.daemons.items() if p.proc}
+            schedd_end = schedds_rss(pool)
             queue = job_ads(pool)
             costs = collection_costs(pool)
         finally:
             pool.stop()
     inproc, inproc_matches = in_process(free, queue)
+    also = f", {SCHEDDS[0]} schedds" if SCHEDDS[0] > 1 else ""
     print(
         f"\n{slots:,} simulated slots ({slots // per_machine} machines), "
-        f"{jobs:,} jobs in {groups:,} autoclusters"
+        f"{jobs:,} jobs in {groups:,} autoclusters{also}"
     )
     print(f"  ads in the collector after          {advertised:8.1f} s")
     print(f"  collector intake                     {intake:8,.0f} slot ads/s")
@@ -345,10 +387,10 @@ def measure(
     if done:
         print(f"  daemon cycle / in-process            {done[0][1] / inproc:8.1f} x")
     print("  resident memory, MiB: " + ", ".join(f"{n} {v:.0f}" for n, v in sorted(rss.items())))
-    per_job = (rss["schedd"] - schedd_idle) * 1024 / max(1, busy)
+    per_job = (schedd_end - schedd_idle) * 1024 / max(1, busy)
     print(f"  schedd memory per running job        {per_job:8.1f} KiB")
     per_queued = (schedd_queued - schedd_idle) * 1024 / jobs
-    claims = (rss["schedd"] - schedd_queued) * 1024 / max(1, busy)
+    claims = (schedd_end - schedd_queued) * 1024 / max(1, busy)
     print(f"      of which the queue, per job queued {per_queued:6.1f} KiB (at acknowledgement)")
     print(f"      and the rest, per running job      {claims:6.1f} KiB")
     print_collection(costs)
@@ -370,8 +412,10 @@ def main() -> None:
     )
     ap.add_argument("--turnover-only", action="store_true", help="only the turnover run")
     ap.add_argument("--waves", type=int, default=5, help="turnover: jobs per slot")
+    ap.add_argument("--schedds", type=int, default=1, help="schedds in each pool")
     args = ap.parse_args()
     EXTRA.extend(args.set)
+    SCHEDDS[0] = max(1, args.schedds)
     for n in args.slots:
         jobs = args.jobs or 2 * n
         if not args.turnover_only:
