@@ -11,7 +11,12 @@ the class is made in tens of microseconds, and an instance costs a few microseco
 `record` takes the same arguments as `dataclasses.dataclass` for what the project uses:
 `frozen`, `eq`, `repr`, `slots`, `field(default=, default_factory=, repr=, compare=)`,
 `__post_init__`, `ClassVar` annotations (not fields), and inheritance from other records.
-`fields` and `replace` are `dataclasses`' own. mypy reads a record as a dataclass.
+`fields` and `replace` work as `dataclasses`' do (`replace` takes a dataclass too, so a
+caller need not know which it has). mypy reads a record as a dataclass.
+
+The modules a command-line tool imports (the wire's messages, the configuration reader,
+the submit language, the CLI's own) make records; the daemons' own classes stay
+dataclasses, whose instances are made faster (0.5-2 µs against 1-3.5).
 """
 
 from __future__ import annotations

@@ -107,6 +107,26 @@ def test_none_is_not_sent_and_an_int_is_a_float_field():
     assert got.heartbeat == 3.0 and isinstance(got.heartbeat, float)
 
 
+@record.record(frozen=True)
+class _Odd(Message):
+    command = "odd"
+    items: set[int]  # a set has no form on the wire
+
+
+@record.record(frozen=True)
+class _Either(Message):
+    command = "either"
+    value: int | str  # a union of types takes any value
+
+
+def test_a_field_type_the_wire_cannot_check_is_a_clear_error_and_a_union_takes_anything():
+    with pytest.raises(TypeError, match=r"_Odd.items: set\[int\] is not a type the wire"):
+        _Odd.from_wire({"cmd": "odd", "items": [1]})
+    assert _Either.from_wire({"cmd": "either", "value": b"x"}).value == b"x"
+    with pytest.raises(Refused, match="'value' is missing"):
+        _Either.from_wire({"cmd": "either"})
+
+
 @pytest.mark.parametrize(
     ("permission", "admitted"),
     [

@@ -1,8 +1,8 @@
 """Requests and replies on the wire as frozen records (`condorx.record`): `to_wire` makes
 the frame and `from_wire` reads one back, checking each field's type against the class's
-annotations. A handler gets a request whose fields have the types it declares, or the request is
-refused naming the command and field; a client gets a reply of its command's type, or a
-WireError (the daemon broke the protocol).
+annotations. A handler gets a request whose fields have the types it declares, or the
+request is refused naming the command and field; a client gets a reply of its command's
+type, or a WireError (the daemon broke the protocol).
 
 Fields left at None are not sent. Types understood: str, int (never a bool), float (an
 int too), bool, bytes, Any, `X | None`, and list / dict of anything (their items are the
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 class _Typed:
     def _fields_to_wire(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for f in record.fields(self):  # type: ignore[arg-type]
+        for f in record.fields(self):
             value = getattr(self, f.name)
             if value is not None:
                 out[f.name] = value
