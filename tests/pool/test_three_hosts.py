@@ -76,6 +76,10 @@ def three_hosts(tmp_path: Path):
             if daemon == "collector":  # the others first find it listening
                 listening = tmp_path / "cm" / "log" / ".collector_address"
                 _wait(listening.exists, "the collector to listen", timeout=30.0)
+        # condor_submit finds the schedd by the address file it writes once it listens:
+        # the execute host's slots may reach the collector first.
+        schedd = tmp_path / "submit" / "spool" / ".schedd_address"
+        _wait(schedd.exists, "the schedd to listen", timeout=30.0)
         yield net, envs, tmp_path
     finally:
         net.close()
