@@ -134,3 +134,18 @@ def test_a_record_pickles():
 def test_fields_of_something_else_is_a_type_error():
     with pytest.raises(TypeError, match="not a record"):
         rec.fields(5)
+
+
+def test_a_mutable_records_own_setattr_runs_in_init_as_a_dataclasss_does():
+    seen: list[str] = []
+
+    def watched(self: object, name: str, value: object) -> None:
+        seen.append(name)
+        object.__setattr__(self, name, value)
+
+    def body() -> dict[str, Any]:
+        return {"__annotations__": {"a": "int", "b": "int"}, "b": 2, "__setattr__": watched}
+
+    dataclasses.dataclass(type("D", (), body()))(1)
+    rec.record(type("R", (), body()))(1)
+    assert seen == ["a", "b", "a", "b"]

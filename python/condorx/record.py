@@ -194,9 +194,11 @@ def _init(cls: Any, found: dict[str, Field], frozen: bool) -> Callable[..., None
     names = tuple(found)
     bind = _binder(cls.__qualname__, found)
     post_init = hasattr(cls, "__post_init__")
-    # Without slots the values go straight into the instance's dict (a frozen record's
-    # __setattr__ refuses them, as a frozen dataclass's does after its __init__).
-    with_dict = "__slots__" not in cls.__dict__ and all(
+    # Without slots the values go straight into the instance's dict: a frozen record's
+    # __setattr__ refuses them (a frozen dataclass's __init__ goes around it too), and
+    # a mutable one's is object's own unless the class has one of its own to run.
+    plain = frozen or cls.__setattr__ is object.__setattr__
+    with_dict = plain and "__slots__" not in cls.__dict__ and all(
         "__slots__" not in base.__dict__ or "__dict__" in base.__dict__.get("__slots__", ())
         for base in cls.__mro__[1:-1]
     )
