@@ -202,7 +202,7 @@ def _init(cls: Any, found: dict[str, Field], frozen: bool) -> Callable[..., None
         "__slots__" not in base.__dict__ or "__dict__" in base.__dict__.get("__slots__", ())
         for base in cls.__mro__[1:-1]
     )
-    put: Callable[[Any, str, Any], None] | None = object.__setattr__ if frozen else None
+    put: Callable[[Any, str, Any], None] = object.__setattr__ if frozen else setattr
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if kwargs or len(args) != len(names):
@@ -210,9 +210,8 @@ def _init(cls: Any, found: dict[str, Field], frozen: bool) -> Callable[..., None
         if with_dict:
             self.__dict__.update(zip(names, args, strict=True))
         else:
-            set_: Callable[[Any, str, Any], None] = put or setattr
             for name, value in zip(names, args, strict=True):
-                set_(self, name, value)
+                put(self, name, value)
         if post_init:
             self.__post_init__()
 
