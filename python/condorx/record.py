@@ -198,9 +198,13 @@ def _init(cls: Any, found: dict[str, Field], frozen: bool) -> Callable[..., None
     # __setattr__ refuses them (a frozen dataclass's __init__ goes around it too), and
     # a mutable one's is object's own unless the class has one of its own to run.
     plain = frozen or cls.__setattr__ is object.__setattr__
-    with_dict = plain and "__slots__" not in cls.__dict__ and all(
-        "__slots__" not in base.__dict__ or "__dict__" in base.__dict__.get("__slots__", ())
-        for base in cls.__mro__[1:-1]
+    with_dict = (
+        plain
+        and "__slots__" not in cls.__dict__
+        and all(
+            "__slots__" not in base.__dict__ or "__dict__" in base.__dict__.get("__slots__", ())
+            for base in cls.__mro__[1:-1]
+        )
     )
     put: Callable[[Any, str, Any], None] = object.__setattr__ if frozen else setattr
 
