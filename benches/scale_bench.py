@@ -69,24 +69,38 @@ def config(slots: int, per_machine: int, jobs: int = 0) -> str:
     ) + "".join(f"{line}\n" for line in EXTRA)
 
 
-def schedds() -> list[str]:
-    """The pool's schedds as LocalPool names them: the first, then schedd:SCHEDD2, ..."""
-    return ["schedd", *(f"schedd:SCHEDD{n}" for n in range(2, SCHEDDS[0] + 1))]
+def schedds() -> list[tuple[str, str | None]]:
+    """The pool's schedds, as `more_schedds` configures them: how LocalPool names each
+    (schedd, schedd:SCHEDD2, ...), and the name a client asks for (schedd2, ...; None
+    for the first, found by its address file)."""
+    more = ((f"schedd:SCHEDD{n}", f"schedd{n}") for n in range(2, SCHEDDS[0] + 1))
+    return [("schedd", None), *more]
+
+
+def daemons() -> list[str]:
+    """The schedds' LocalPool names."""
+    return [daemon for daemon, _ in schedds()]
+
+
+def with_schedds() -> str:
+    """What a result's heading adds when the pool has more than one schedd."""
+    return f", {SCHEDDS[0]} schedds" if SCHEDDS[0] > 1 else ""
 
 
 def submit_all(pool: LocalPool, text_of: Callable[[int], str], jobs: int) -> None:
     """`jobs` shared evenly among the schedds, submitted to all of them at once (the
     text of a submit file of n jobs is `text_of(n)`); returns when each acknowledged."""
-    count = SCHEDDS[0]
+    names = [name for _, name in schedds()]
 
     def submit(k: int) -> None:
-        share = jobs // count + (1 if k < jobs % count else 0)
-        name = f"job{k}.sub"
-        (pool.root / name).write_text(text_of(share))
-        pool.cli("condorx.cli.submit", *(["-name", f"schedd{k + 1}"] if k else []), name)
+        share = jobs // len(names) + (1 if k < jobs % len(names) else 0)
+        path = f"job{k}.sub"
+        (pool.root / path).write_text(text_of(share))
+        name = names[k]
+        pool.cli("condorx.cli.submit", *(["-name", name] if name else []), path)
 
-    with ThreadPoolExecutor(count) as workers:
-        list(workers.map(submit, range(count)))
+    with ThreadPoolExecutor(len(names)) as workers:
+        list(workers.map(submit, range(len(names))))
 
 
 def activities(pool: LocalPool) -> list[str]:
@@ -110,7 +124,7 @@ def rss_mib(pid: int) -> float:
 
 def schedds_rss(pool: LocalPool) -> float:
     """The schedds' resident memory together, MiB."""
-    procs = [pool.daemon(name).proc for name in schedds()]
+    procs = [pool.daemon(name).proc for name in daemons()]
     return sum(rss_mib(proc.pid) for proc in procs if proc is not None)
 
 
@@ -137,8 +151,7 @@ def job_ads(pool: LocalPool) -> list:
                 jobs.extend(chunk)
         return jobs
 
-    names = [None, *(f"schedd{n}" for n in range(2, SCHEDDS[0] + 1))]
-    return [job for name in names for job in trio.run(read, name)]
+    return [job for _, name in schedds() for job in trio.run(read, name)]
 
 
 def collector_intake(pool: LocalPool, slots: list, batch: int = 1000) -> float:
@@ -210,7 +223,7 @@ LOGS = {
 def collection_costs(pool: LocalPool, timeout: float = 60.0) -> dict[str, str]:
     """What garbage collection has cost each daemon so far: SIGUSR1 has each log it (a
     daemon with 100,000 tasks takes seconds to walk them first)."""
-    more = {f"schedd:SCHEDD{n}": f"log/SchedLog.schedd{n}" for n in range(2, SCHEDDS[0] + 1)}
+    more = {daemon: f"log/SchedLog.{name}" for daemon, name in schedds() if name}
     logs = {**LOGS, **more}
     paths = {name: pool.root / where for name, where in logs.items() if name in pool.daemons}
     start = {name: path.stat().st_size if path.exists() else 0 for name, path in paths.items()}
@@ -271,7 +284,7 @@ def turnover(
         text += f"SIM_JOB_DURATION = {duration}\n" + profiled(profile)
         pool = LocalPool(Path(d), text)
         try:
-            pool.start("collector", "negotiator", *schedds(), "sim", timeout=start_time(slots))
+            pool.start("collector", "negotiator", *daemons(), "sim", timeout=start_time(slots))
             while len(activities(pool)) < slots:
                 time.sleep(0.5)
             submit_all(pool, lambda n: f"executable = /bin/true\nqueue {n}\n", jobs)
@@ -295,8 +308,7 @@ def turnover(
     (t20, cpu20), (t80, cpu80) = marks[20], marks[80]
     seconds = t80 - t20
     cpu = {n: cpu80[n] - cpu20[n] for n in cpu20 if n in cpu80}
-    also = f", {SCHEDDS[0]} schedds" if SCHEDDS[0] > 1 else ""
-    print(f"\n{slots:,} simulated slots, {jobs:,} jobs of {duration:.0f} s{also}")
+    print(f"\n{slots:,} simulated slots, {jobs:,} jobs of {duration:.0f} s{with_schedds()}")
     print(
         f"  sustained turnover (20% to 80% done) {0.6 * jobs / seconds:8.0f} jobs/s"
         f"  (all slots busy would be {slots / duration:.0f} jobs/s)"
@@ -331,7 +343,7 @@ def measure(
     with tempfile.TemporaryDirectory(prefix="scale") as d:
         pool = LocalPool(Path(d), config(slots, per_machine, jobs) + profiled(profile))
         try:
-            pool.start("collector", "negotiator", *schedds())
+            pool.start("collector", "negotiator", *daemons())
             started = time.monotonic()
             pool.start("sim", timeout=start_time(slots))
             while len(activities(pool)) < slots:
@@ -360,16 +372,15 @@ def measure(
             while not (done := cycles(pool)) and time.monotonic() < deadline:
                 time.sleep(1.0)
             rss = {n: rss_mib(p.proc.pid) for n, p in pool.daemons.items() if p.proc}
-            schedd_end = schedds_rss(pool)
+            schedd_end = sum(rss.get(name, 0.0) for name in daemons())
             queue = job_ads(pool)
             costs = collection_costs(pool)
         finally:
             pool.stop()
     inproc, inproc_matches = in_process(free, queue)
-    also = f", {SCHEDDS[0]} schedds" if SCHEDDS[0] > 1 else ""
     print(
         f"\n{slots:,} simulated slots ({slots // per_machine} machines), "
-        f"{jobs:,} jobs in {groups:,} autoclusters{also}"
+        f"{jobs:,} jobs in {groups:,} autoclusters{with_schedds()}"
     )
     print(f"  ads in the collector after          {advertised:8.1f} s")
     print(f"  collector intake                     {intake:8,.0f} slot ads/s")
