@@ -63,6 +63,11 @@ class Expr:
 
     text: str
 
+    def __init__(self, text: str) -> None:
+        # One is made for every expression a packed ad holds when Python reads it: a
+        # record's own __init__, which takes any call, costs three times this one.
+        object.__setattr__(self, "text", text)
+
 
 class Value(enum.IntEnum):
     """The two values that are not data: ERROR and UNDEFINED (numbered as classad2's)."""
