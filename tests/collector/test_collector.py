@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 import trio
@@ -96,7 +97,7 @@ def test_a_users_client_on_the_collectors_host_asks_over_its_local_socket(pool, 
     monkeypatch.delenv("CONDORX_TOKEN", raising=False)
     made: list[object] = []
     monkeypatch.setattr(collector, "user_credentials", lambda cfg: made.append(cfg))
-    published = locate.collector_address_file(pool.cfg)
+    published = Path(locate.collector_address_file(pool.cfg))
     address = published.read_text()
     published.unlink()  # only the socket can answer now
     try:

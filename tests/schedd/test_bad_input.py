@@ -38,7 +38,7 @@ def test_bad_attribute_names_and_shapes_are_refused(schedd):
 
 
 def test_an_oversized_message_is_refused_and_the_daemon_stays_up(schedd):
-    address = Address(unix=schedd.root / "lock" / "schedd.sock")
+    address = Address(unix=str(schedd.root / "lock" / "schedd.sock"))
 
     async def go():
         ch = await connect(address, Credentials())
@@ -51,7 +51,7 @@ def test_an_oversized_message_is_refused_and_the_daemon_stays_up(schedd):
 
 
 def test_garbage_bytes_and_unknown_commands(schedd):
-    address = Address(unix=schedd.root / "lock" / "schedd.sock")
+    address = Address(unix=str(schedd.root / "lock" / "schedd.sock"))
 
     async def go():
         ch = await connect(address, Credentials())

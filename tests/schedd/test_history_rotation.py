@@ -24,7 +24,7 @@ def test_rotation_keeps_the_newest_files_and_reads_through_them(tmp_path: Path):
         history.append(path, [_ad(n)], rotation)
     old = history.rotated(path)
     assert len(old) == 2
-    assert all(p.name.startswith("history.") for p in old)
+    assert all(Path(p).name.startswith("history.") for p in old)
     ids = [ad["ClusterId"] for ad in history.read_newest_first(path)]
     # Newest first, without a gap: the current file, then the rotations, newest first;
     # the oldest jobs went with the rotations no longer kept.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from jobs import cluster, procs
 from test_submit_query import _rows
@@ -69,7 +70,7 @@ def test_a_condor_hold_is_not_undone_by_periodic_release(schedd):
 
 
 def _daemon(s):
-    key = locate.pool_key_file(s.cfg).read_bytes().strip()
+    key = Path(locate.pool_key_file(s.cfg)).read_bytes().strip()
     return ScheddClient(s.cfg, s.address_file.read_text().strip(), Credentials(pool_key=key))
 
 

@@ -17,7 +17,7 @@ from condorx.transport.wire import RemoteError
 
 
 def _tcp_client(s, user):
-    key = locate.pool_key_file(s.cfg).read_bytes().strip()
+    key = Path(locate.pool_key_file(s.cfg)).read_bytes().strip()
     token = security.make_token(key, user)
     address = s.address_file.read_text().strip()
     return ScheddClient(s.cfg, address, Credentials(token=token))

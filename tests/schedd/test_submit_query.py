@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+from pathlib import Path
 
 import pytest
 from jobs import cluster, procs
@@ -50,7 +51,7 @@ def test_submit_assigns_ids_owner_and_idle_status(schedd):
 def test_client_cannot_forge_the_owner(schedd):
     # As HTCondor's schedd has it: only a queue super user may name another owner (see
     # test_security); anyone else naming one is refused, and no job is made.
-    key = locate.pool_key_file(schedd.cfg).read_bytes().strip()
+    key = Path(locate.pool_key_file(schedd.cfg)).read_bytes().strip()
     address = schedd.address_file.read_text().strip()
     mallory = ScheddClient(
         schedd.cfg, address, Credentials(token=security.make_token(key, "mallory"))

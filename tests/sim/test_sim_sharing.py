@@ -44,7 +44,7 @@ def submit(pool: LocalPool, text: str, user: str | None = None) -> int:
     (pool.root / "job.sub").write_text(text)
     env = dict(pool.env)
     if user is not None:
-        key = locate.pool_key_file(pool.cfg).read_bytes().strip()
+        key = Path(locate.pool_key_file(pool.cfg)).read_bytes().strip()
         env["CONDORX_TOKEN"] = security.make_token(key, user)
     out = pool.cli("condorx.cli.submit", "job.sub", env=env).stdout
     return int(out.strip().split()[-1].rstrip("."))

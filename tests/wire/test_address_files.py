@@ -14,7 +14,7 @@ def test_address_files_differing_in_suffix_stage_apart(tmp_path: Path) -> None:
     first = tmp_path / ".negotiator_address"
     second = tmp_path / ".negotiator_address.neg2"
     assert staging_file(first) != staging_file(second)
-    assert staging_file(first).parent == staging_file(second).parent == tmp_path
+    assert Path(staging_file(first)).parent == Path(staging_file(second)).parent == tmp_path
 
 
 def test_written_address_replaces_the_old_and_leaves_no_staging_file(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import gc
 import sys
 from collections.abc import Callable, Sequence
 
+from condorx.cli import running
 from condorx.record import field, record
 
 TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
@@ -167,6 +168,7 @@ class Tool:
 
     def __call__(self) -> None:
         """The console script: run with the process's words, then exit."""
+        running()
         try:
             self.main(sys.argv[1:])
         finally:

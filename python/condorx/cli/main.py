@@ -8,7 +8,7 @@ import click
 
 from condorx.classad import ClassAd, ClassAdParseError, ExprTree
 from condorx.cli import args as a
-from condorx.cli import output
+from condorx.cli import output, running
 from condorx.cli.bench import bench
 
 
@@ -17,6 +17,7 @@ from condorx.cli.bench import bench
 @click.version_option(package_name="condorx")
 def main() -> None:
     """condorx: high-throughput batch scheduling in the HTCondor tradition."""
+    running()
 
 
 @main.command()

@@ -10,6 +10,7 @@ protected. Exit 0 when every TOKEN is allowed, 1 otherwise, as HTCondor's (ping.
 
 from __future__ import annotations
 
+import os
 import sys
 
 import trio
@@ -85,10 +86,10 @@ def target(cfg: Config, kind: str, name: str | None, address: str | None) -> tup
     }
     if kind not in files:
         fail(f"ERROR: unrecognized daemon type: {kind}")
-    if kind == "master" and locate.master_socket(cfg).exists():
+    if kind == "master" and os.path.exists(locate.master_socket(cfg)):
         return Address(unix=locate.master_socket(cfg)), "local master"
     try:
-        return Address.parse(files[kind](cfg).read_text()), f"local {kind}"
+        return Address.parse(locate.read(files[kind](cfg))), f"local {kind}"
     except (OSError, ValueError):
         raise OSError(f"Can't find address for local {kind}") from None
 

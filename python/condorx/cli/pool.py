@@ -63,7 +63,7 @@ def up(directory: Path | None) -> None:
     env = {**os.environ, "CONDORX_CONFIG": str(config)}
     os.environ["CONDORX_CONFIG"] = str(config)
     cfg = load("condorx pool up", "MASTER")
-    if locate.master_socket(cfg).exists() and answers(cfg):
+    if Path(locate.master_socket(cfg)).exists() and answers(cfg):
         click.echo(f"A pool is already running from {root}.")
         return
     start_master(cfg, env)
@@ -92,7 +92,7 @@ def write_htcondor_config(cfg: Config, root: Path, config: Path) -> Path:
 def start_master(cfg: Config, env: dict[str, str]) -> None:
     """Start the pool's master in a session of its own (it outlives this command), its
     output in the log directory's master.out."""
-    log = locate.log_dir(cfg)
+    log = Path(locate.log_dir(cfg))
     log.mkdir(parents=True, exist_ok=True)
     with open(log / "master.out", "ab") as out:
         subprocess.Popen(
@@ -109,7 +109,7 @@ def stop_master(cfg: Config, tool: str) -> None:
     """Tell the master to stop its daemons and itself, and wait until it has."""
     run_client(master.off, cfg, Off(master=True), tool=tool)
     deadline = time.monotonic() + 60
-    while locate.master_socket(cfg).exists() and answers(cfg):
+    while Path(locate.master_socket(cfg)).exists() and answers(cfg):
         if time.monotonic() > deadline:
             fail(f"{tool}: the master did not stop")
         time.sleep(0.2)
@@ -129,7 +129,7 @@ def wait_ready(
     slots: int,
     startd: bool = True,
     timeout: float = 60.0,
-    also: Sequence[Path] = (),
+    also: Sequence[str] = (),
 ) -> None:
     """Until the schedd, the collector and the negotiator (and the startd, and the
     daemons whose address files `also` names) listen and the collector holds `slots`
@@ -143,7 +143,7 @@ def wait_ready(
     ]
     if startd:
         wanted.append(locate.startd_address_file(cfg))
-    while not (all(p.exists() for p in wanted) and count_slots(cfg) >= slots):
+    while not (all(os.path.exists(p) for p in wanted) and count_slots(cfg) >= slots):
         if time.monotonic() > deadline:
             fail(f"{tool}: the pool did not come up; see {locate.log_dir(cfg)}")
         time.sleep(0.2)

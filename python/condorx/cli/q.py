@@ -12,7 +12,6 @@ import os
 import sys
 import time
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 from condorx.classad import ClassAd, ExprTree, Value
 from condorx.cli import adformat
@@ -148,6 +147,8 @@ async def _aiter(ads: list[Any]) -> AsyncIterator[list[Any]]:
 
 
 def _userlog_ads(path: str, constraint: str | None, limit: int | None) -> list[ClassAd]:
+    from pathlib import Path
+
     from condorx.cli.userlog_jobs import read_jobs
     from condorx.language.eventlog import EventLogError
 

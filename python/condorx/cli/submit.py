@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 from condorx.classad import ClassAd
 from condorx.cli import args as a
@@ -234,7 +233,8 @@ def _read(name: str) -> tuple[str, str]:
     if name == "-":
         return "<stdin>", sys.stdin.read()
     try:
-        return name, Path(name).read_text()
+        with open(name) as f:
+            return name, f.read()
     except OSError as e:
         fail(f"condor_submit: cannot read {name}: {e.strerror}")
     except UnicodeDecodeError:
@@ -258,7 +258,8 @@ def _dry_run(jobs: Jobs, cluster_id: int, dest: str) -> None:
     if dest == "-":
         sys.stdout.write(text)
     else:
-        Path(dest).write_text(text)
+        with open(dest, "w") as f:
+            f.write(text)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ def create(ctx: a.Context) -> None:
         fail(f"condor_token_create: no signing key {key_id!r} (only POOL is kept)", 2)
     lifetime = _lifetime(opts.value("lifetime"))
     scopes = [f"condor:/{level.upper()}" for level in opts.values.get("authz", [])]
-    path = locate.pool_key_file(cfg)
+    path = Path(locate.pool_key_file(cfg))
     try:
         key = path.read_bytes().strip()
     except OSError as e:
@@ -63,7 +63,7 @@ def create(ctx: a.Context) -> None:
     if name is None and file is None:
         print(token)
         return
-    out = Path(file) if file is not None else locate.token_dir(cfg) / str(name)
+    out = Path(file) if file is not None else Path(locate.token_dir(cfg)) / str(name)
     _write_private(out, token + "\n")
 
 
@@ -109,7 +109,7 @@ def list_tokens(ctx: a.Context) -> None:
     elif os.geteuid() == 0:
         directory = Path(cfg.get("SEC_TOKEN_SYSTEM_DIRECTORY") or "/etc/condor/tokens.d")
     else:
-        directory = locate.token_dir(cfg)
+        directory = Path(locate.token_dir(cfg))
     try:
         names = sorted(p for p in directory.iterdir() if p.is_file())
     except OSError:

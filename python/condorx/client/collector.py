@@ -47,7 +47,7 @@ class CollectorClient:
 
     async def _connect(self) -> wire.Channel:
         sock = locate.collector_socket(self.cfg)
-        if self.local and self.address is None and sock.exists():
+        if self.local and self.address is None and os.path.exists(sock):
             # On the local socket the uid is the identity unless a token names someone else.
             creds = self.creds if os.environ.get("CONDORX_TOKEN") else Credentials()
             try:

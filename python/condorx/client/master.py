@@ -3,6 +3,7 @@ condor_reconfig, `condorx pool status`), on its local socket: the kernel says wh
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from condorx.language.config import Config
@@ -38,6 +39,6 @@ async def reconfig(cfg: Config) -> list[str]:
 
 async def _call(cfg: Config, message: Message) -> dict[str, Any]:
     sock = locate.master_socket(cfg)
-    if not sock.exists():
+    if not os.path.exists(sock):
         raise OSError(f"no master is running here ({sock} does not exist)")
     return await call(Address(unix=sock), Credentials(), message)

@@ -18,7 +18,7 @@ async def find(cfg: Config, name: str | None = None) -> Address:
     """The negotiator: this machine's, else the one the collector knows (by `name`)."""
     if name is None:
         try:
-            return Address.parse(locate.negotiator_address_file(cfg).read_text())
+            return Address.parse(locate.read(locate.negotiator_address_file(cfg)))
         except (OSError, ValueError):
             pass
     constraint = f'Name == "{name}"' if name else None

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from condorx.classad import ClassAd
 from condorx.language.config import Config
@@ -32,13 +31,13 @@ def addresses(cfg: Config, name: str | None = None) -> list[Address]:
     found = []
     if name is None:
         sock = locate.schedd_socket(cfg)
-        if sock.exists():
+        if os.path.exists(sock):
             found.append(Address(unix=sock))
     if name:
         found.append(Address.parse(name))
     else:
         try:
-            found.append(Address.parse(locate.schedd_address_file(cfg).read_text()))
+            found.append(Address.parse(locate.read(locate.schedd_address_file(cfg))))
         except (OSError, ValueError):
             pass
     return found
@@ -313,7 +312,7 @@ def history_ads(cfg: Config) -> Iterator[ClassAd]:
     """Finished jobs, newest first, from the schedd's history file."""
     from condorx.language.history import read_newest_first
 
-    return read_newest_first(Path(locate.history_file(cfg)))
+    return read_newest_first(locate.history_file(cfg))
 
 
 def _is_count(n: Any, least: int) -> bool:

@@ -13,7 +13,6 @@ import os
 import pwd
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from condorx.errors import CondorxError
 from condorx.record import record
@@ -21,6 +20,7 @@ from condorx.record import record
 TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
 if TYPE_CHECKING:
     import ctypes
+    from pathlib import Path
     from typing import Any
 
 

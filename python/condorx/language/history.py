@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from os import PathLike
 
 from condorx.classad import ClassAd, parseAds
 from condorx.record import record
@@ -28,7 +28,9 @@ class Rotation:
     keep: int = 2
 
 
-def append(path: Path, ads: Iterable[ClassAd], rotation: Rotation | None = None) -> None:
+def append(
+    path: str | PathLike[str], ads: Iterable[ClassAd], rotation: Rotation | None = None
+) -> None:
     """Append the ads and fsync: a job out of the queue must be in the history."""
     chunks = []
     for ad in ads:
@@ -39,7 +41,7 @@ def append(path: Path, ads: Iterable[ClassAd], rotation: Rotation | None = None)
         chunks.append(ad.printOld() + banner + "\n")
     if not chunks:
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     if rotation is not None:
         _rotate(path, rotation)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -50,11 +52,11 @@ def append(path: Path, ads: Iterable[ClassAd], rotation: Rotation | None = None)
         os.close(fd)
 
 
-def _rotate(path: Path, rotation: Rotation) -> None:
+def _rotate(path: str | PathLike[str], rotation: Rotation) -> None:
     """Set the file aside once it is past its size (the rotated files are the oldest
     jobs), and drop the rotations beyond the number kept."""
     try:
-        size = path.stat().st_size
+        size = os.stat(path).st_size
     except FileNotFoundError:
         return
     if rotation.max_bytes <= 0 or size < rotation.max_bytes:
@@ -62,26 +64,32 @@ def _rotate(path: Path, rotation: Rotation) -> None:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())  # UTC: no hour comes twice
     # Rotations within one second are numbered after the newest of them, so the order
     # of names stays the order of age even once the oldest are dropped.
-    keys = [_stamp_key(p.name[len(path.name) + 1 :]) for p in rotated(path)]
+    name = os.path.basename(path)
+    keys = [_stamp_key(os.path.basename(p)[len(name) + 1 :]) for p in rotated(path)]
     taken = [n for when, n in keys if when == stamp]
     suffix = f"{stamp}.{max(taken) + 1}" if taken else stamp
-    target = path.with_name(f"{path.name}.{suffix}")
+    target = f"{os.fspath(path)}.{suffix}"
     if rotation.keep <= 0:
-        path.unlink()
+        os.unlink(path)
         return
     os.replace(path, target)
     for old in rotated(path)[rotation.keep :]:
-        old.unlink(missing_ok=True)
+        try:
+            os.unlink(old)
+        except FileNotFoundError:
+            pass
 
 
-def rotated(path: Path) -> list[Path]:
+def rotated(path: str | PathLike[str]) -> list[str]:
     """The rotated history files beside `path`, newest first."""
-    prefix = path.name + "."
+    where, name = os.path.split(os.fspath(path))
+    prefix = name + "."
     try:
-        found = [p for p in path.parent.iterdir() if p.name.startswith(prefix)]
+        found = [n for n in os.listdir(where or ".") if n.startswith(prefix)]
     except FileNotFoundError:
         return []
-    return sorted(found, key=lambda p: _stamp_key(p.name[len(prefix) :]), reverse=True)
+    found.sort(key=lambda n: _stamp_key(n[len(prefix) :]), reverse=True)
+    return [os.path.join(where, n) for n in found]
 
 
 def _stamp_key(suffix: str) -> tuple[str, int]:
@@ -89,14 +97,14 @@ def _stamp_key(suffix: str) -> tuple[str, int]:
     return stamp, int(n) if n.isdigit() else 0
 
 
-def read_newest_first(path: Path, block: int = 1 << 20) -> Iterator[ClassAd]:
+def read_newest_first(path: str | PathLike[str], block: int = 1 << 20) -> Iterator[ClassAd]:
     """The ads of the history, newest first: the current file, then the rotated ones,
     each read backwards in blocks."""
     for each in [path, *rotated(path)]:
         yield from _read_one(each, block)
 
 
-def _read_one(path: Path, block: int) -> Iterator[ClassAd]:
+def _read_one(path: str | PathLike[str], block: int) -> Iterator[ClassAd]:
     record: list[bytes] = []
     for line in _lines_backwards(path, block):
         if line.startswith(b"***"):
@@ -111,7 +119,7 @@ def _read_one(path: Path, block: int) -> Iterator[ClassAd]:
         yield ad
 
 
-def _lines_backwards(path: Path, block: int) -> Iterator[bytes]:
+def _lines_backwards(path: str | PathLike[str], block: int) -> Iterator[bytes]:
     try:
         f = open(path, "rb")
     except FileNotFoundError:

@@ -32,7 +32,7 @@ Clock = Callable[[], float]
 def templated(cfg: Config, count: int, clock: Clock = time.time) -> list[SlotTable]:
     """`count` machines laid out as the configuration lays out this one, named
     sim1.<domain>, sim2.<domain>, ..., on `clock` (epoch seconds)."""
-    template = mach.detect(cfg, execute_dir(cfg))
+    template = mach.detect(cfg, Path(execute_dir(cfg)))
     domain = template.hostname.partition(".")[2] or template.hostname
     return [
         SlotTable(cfg, record.replace(template, hostname=f"sim{i}.{domain}"), None, clock, False)

@@ -229,7 +229,7 @@ class LocalPool:
                 "job_router": locate.job_router_address_file,
                 "sim": locate.sim_address_file,
             }
-            self.daemons[name] = DaemonProcess(self, kind, files[kind](cfg), local or None)
+            self.daemons[name] = DaemonProcess(self, kind, Path(files[kind](cfg)), local or None)
         return self.daemons[name]
 
     def start(self, *names: str, timeout: float = 30.0) -> None:

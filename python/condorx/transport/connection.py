@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from condorx.language.config import Config
 from condorx.record import field, record
@@ -58,7 +57,7 @@ class Credentials:
 class Address:
     """A daemon's address: a Unix socket path, or host and port."""
 
-    unix: Path | None = None
+    unix: str | None = None
     host: str | None = None
     port: int | None = None
     # A sinful string's parameters (`noUDP`): shown with the address, no part of which
@@ -69,7 +68,7 @@ class Address:
     def parse(cls, text: str) -> Address:
         text = text.strip().strip("<>")
         if text.startswith("unix:"):
-            return cls(unix=Path(text[5:]))
+            return cls(unix=text[5:])
         where, _, params = text.partition("?")
         host, _, port = where.rpartition(":")
         if not host or not port.isdigit():
@@ -166,14 +165,16 @@ def user_credentials(cfg: Config, environ: Mapping[str, str] | None = None) -> C
     if env.get("CONDORX_TOKEN"):
         return Credentials(token=env["CONDORX_TOKEN"], policy=policy)
     tokens = locate.token_dir(cfg)
-    if tokens.is_dir():
-        for path in sorted(tokens.iterdir()):
+    if os.path.isdir(tokens):
+        for name in sorted(os.listdir(tokens)):
             try:
-                return Credentials(token=path.read_text().strip(), policy=policy)
-            except OSError:
+                token = locate.read(os.path.join(tokens, name)).strip()
+            except (OSError, UnicodeDecodeError):
                 continue
+            return Credentials(token=token, policy=policy)
     try:
-        key = locate.pool_key_file(cfg).read_bytes().strip()
+        with open(locate.pool_key_file(cfg), "rb") as f:
+            key = f.read().strip()
     except OSError:
         return Credentials(policy=policy)
     issuer = cfg.get("TRUST_DOMAIN") or "condorx"

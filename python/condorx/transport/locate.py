@@ -1,89 +1,92 @@
-"""Where a pool's files and daemons are, from the configuration: one table of locations."""
+"""Where a pool's files and daemons are, from the configuration: one table of locations.
+
+Each location is a `str`, not a `pathlib.Path`: every command-line tool reads this table,
+and pathlib (with the urllib.parse and ipaddress it loads) was an eighth of condor_q's
+start-up, 18 of 150 million instructions. A daemon that wants a Path makes one.
+"""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from os.path import join
 
 from condorx.language.config import Config
 
 
-def _dir(cfg: Config, name: str, *fallback: str) -> Path:
+def _dir(cfg: Config, name: str, *fallback: str) -> str:
     value = cfg.get(name)
     if value:
-        return Path(value)
+        return value
     for other in fallback:
         value = cfg.get(other)
         if value:
-            return Path(value)
-    return _local_dir(cfg) / name.lower()
+            return value
+    return join(_local_dir(cfg), name.lower())
 
 
-def _local_dir(cfg: Config) -> Path:
-    return Path(cfg.get("LOCAL_DIR") or os.path.join(os.path.expanduser("~"), ".condorx"))
+def _local_dir(cfg: Config) -> str:
+    return cfg.get("LOCAL_DIR") or join(os.path.expanduser("~"), ".condorx")
 
 
-def spool(cfg: Config) -> Path:
+def spool(cfg: Config) -> str:
     return _dir(cfg, "SPOOL")
 
 
-def log_dir(cfg: Config) -> Path:
+def log_dir(cfg: Config) -> str:
     return _dir(cfg, "LOG")
 
 
-def audit_log(cfg: Config) -> Path:
+def audit_log(cfg: Config) -> str:
     """AUDIT_LOG, else $(LOG)/AuditLog (HTCondor's SCHEDD_AUDIT_LOG default)."""
     path = cfg.get("AUDIT_LOG")
-    return Path(path) if path else log_dir(cfg) / "AuditLog"
+    return path or join(log_dir(cfg), "AuditLog")
 
 
-def job_queue_db(cfg: Config) -> Path:
+def job_queue_db(cfg: Config) -> str:
     name = cfg.get("JOB_QUEUE_DB")
-    return Path(name) if name else spool(cfg) / "job_queue.db"
+    return name or join(spool(cfg), "job_queue.db")
 
 
-def history_file(cfg: Config) -> Path:
+def history_file(cfg: Config) -> str:
     name = cfg.get("HISTORY")
-    return Path(name) if name else spool(cfg) / "history"
+    return name or join(spool(cfg), "history")
 
 
-def schedd_socket(cfg: Config) -> Path:
+def schedd_socket(cfg: Config) -> str:
     name = cfg.get("SCHEDD_SOCKET")
-    return Path(name) if name else _dir(cfg, "LOCK", "LOG") / "schedd.sock"
+    return name or join(_dir(cfg, "LOCK", "LOG"), "schedd.sock")
 
 
-def schedd_address_file(cfg: Config) -> Path:
+def schedd_address_file(cfg: Config) -> str:
     name = cfg.get("SCHEDD_ADDRESS_FILE")
-    return Path(name) if name else log_dir(cfg) / ".schedd_address"
+    return name or join(log_dir(cfg), ".schedd_address")
 
 
-def pool_key_file(cfg: Config) -> Path:
+def pool_key_file(cfg: Config) -> str:
     name = cfg.get("SEC_TOKEN_POOL_SIGNING_KEY_FILE")
-    if name:
-        return Path(name)
-    return _local_dir(cfg) / "passwords.d" / "POOL"
+    return name or join(_local_dir(cfg), "passwords.d", "POOL")
 
 
-def token_dir(cfg: Config) -> Path:
+def token_dir(cfg: Config) -> str:
     name = cfg.get("SEC_TOKEN_DIRECTORY")
-    return Path(name) if name else Path(os.path.expanduser("~")) / ".condorx" / "tokens.d"
+    return name or join(os.path.expanduser("~"), ".condorx", "tokens.d")
 
 
-def grid_token_dir(cfg: Config) -> Path:
+def grid_token_dir(cfg: Config) -> str:
     """The tokens this pool's schedd proves itself with to other pools' schedds."""
     name = cfg.get("GRIDMANAGER_TOKEN_DIRECTORY")
-    return Path(name) if name else _local_dir(cfg) / "grid_tokens.d"
+    return name or join(_local_dir(cfg), "grid_tokens.d")
 
 
-def collector_address_file(cfg: Config) -> Path:
+def collector_address_file(cfg: Config) -> str:
     name = cfg.get("COLLECTOR_ADDRESS_FILE")
-    return Path(name) if name else log_dir(cfg) / ".collector_address"
+    return name or join(log_dir(cfg), ".collector_address")
 
 
-def collector_socket(cfg: Config) -> Path:
+def collector_socket(cfg: Config) -> str:
     """The collector's local socket, for this host's users (condor_status)."""
     name = cfg.get("COLLECTOR_SOCKET")
-    return Path(name) if name else _dir(cfg, "LOCK", "LOG") / "collector.sock"
+    return name or join(_dir(cfg, "LOCK", "LOG"), "collector.sock")
 
 
 def collector_bind(cfg: Config) -> tuple[str, int]:
@@ -105,7 +108,7 @@ def collector_address(cfg: Config) -> str | None:
         if not text.endswith(":0"):  # port 0: a personal pool's, published in its file
             return text if ":" in text else f"{text}:9618"
     try:
-        return collector_address_file(cfg).read_text().strip()
+        return read(collector_address_file(cfg)).strip()
     except OSError:
         return None
 
@@ -135,54 +138,61 @@ def sinful(bound: str, port: int) -> str:
     return f"<{advertised_host(bound)}:{port}?noUDP>"
 
 
-def write_address(path: Path, address: str) -> None:
+def read(path: str) -> str:
+    """A location's text (an address file's, a key's): OSError when it is not there."""
+    with open(path) as f:
+        return f.read()
+
+
+def write_address(path: str | os.PathLike[str], address: str) -> None:
     """Publish a daemon's address atomically (readers never see half a line). The file
     written first is this process's own: `.negotiator_address.neg2` and
     `.negotiator_address` once shared one (with_suffix made both `.negotiator_address.tmp`),
     and two negotiators starting together could publish each other's address."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = staging_file(path)
-    tmp.write_text(address + "\n")
-    tmp.replace(path)
+    with open(tmp, "w") as f:
+        f.write(address + "\n")
+    os.replace(tmp, path)
 
 
-def staging_file(path: Path) -> Path:
+def staging_file(path: str | os.PathLike[str]) -> str:
     """Where `write_address` writes `path`'s new text before it takes `path`'s place."""
-    return path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    return f"{os.fspath(path)}.{os.getpid()}.tmp"
 
 
-def negotiator_address_file(cfg: Config) -> Path:
+def negotiator_address_file(cfg: Config) -> str:
     name = cfg.get("NEGOTIATOR_ADDRESS_FILE")
     if name:
-        return Path(name)
+        return name
     # A negotiator run with -local-name beside the pool's own has an address of its own.
     local = f".{cfg.local_name.lower()}" if cfg.local_name else ""
-    return log_dir(cfg) / f".negotiator_address{local}"
+    return join(log_dir(cfg), f".negotiator_address{local}")
 
 
-def startd_address_file(cfg: Config) -> Path:
+def startd_address_file(cfg: Config) -> str:
     name = cfg.get("STARTD_ADDRESS_FILE")
-    return Path(name) if name else log_dir(cfg) / ".startd_address"
+    return name or join(log_dir(cfg), ".startd_address")
 
 
-def job_router_address_file(cfg: Config) -> Path:
+def job_router_address_file(cfg: Config) -> str:
     name = cfg.get("JOB_ROUTER_ADDRESS_FILE")
-    return Path(name) if name else log_dir(cfg) / ".job_router_address"
+    return name or join(log_dir(cfg), ".job_router_address")
 
 
-def sim_address_file(cfg: Config) -> Path:
+def sim_address_file(cfg: Config) -> str:
     """Where the pool simulator (all its machines) answers."""
-    return log_dir(cfg) / ".sim_address"
+    return join(log_dir(cfg), ".sim_address")
 
 
-def execute_dir(cfg: Config) -> Path:
+def execute_dir(cfg: Config) -> str:
     return _dir(cfg, "EXECUTE")
 
 
-def master_address_file(cfg: Config) -> Path:
+def master_address_file(cfg: Config) -> str:
     name = cfg.get("MASTER_ADDRESS_FILE")
-    return Path(name) if name else log_dir(cfg) / ".master_address"
+    return name or join(log_dir(cfg), ".master_address")
 
 
-def master_socket(cfg: Config) -> Path:
-    return _dir(cfg, "LOCK", "LOG") / "master.sock"
+def master_socket(cfg: Config) -> str:
+    return join(_dir(cfg, "LOCK", "LOG"), "master.sock")

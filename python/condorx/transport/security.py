@@ -26,7 +26,6 @@ import socket
 import struct
 import time
 from collections.abc import Iterable
-from pathlib import Path
 
 from condorx.errors import CondorxError
 from condorx.host.accounts import current_user
@@ -44,15 +43,16 @@ class AuthError(CondorxError):
     """A peer could not prove who it is."""
 
 
-def ensure_pool_key(path: Path) -> bytes:
+def ensure_pool_key(path: str | os.PathLike[str]) -> bytes:
     """The pool signing key, created (readable by its owner only) on first use."""
     import secrets
 
     try:
-        return path.read_bytes().strip()
+        with open(path, "rb") as f:
+            return f.read().strip()
     except FileNotFoundError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), mode=0o700, exist_ok=True)
     key = secrets.token_hex(32).encode()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:

@@ -16,8 +16,8 @@ holder proves it has (it never travels in a handshake).
 
 from __future__ import annotations
 
+import os
 import time
-from pathlib import Path
 
 from condorx.errors import CondorxError
 from condorx.record import record
@@ -45,10 +45,11 @@ def jwt_key(pool_key: bytes) -> bytes:
     return hkdf(plain + plain, b"htcondor", b"master jwt")
 
 
-def signing_key(path: Path) -> bytes:
+def signing_key(path: str | os.PathLike[str]) -> bytes:
     """The JWT key from a pool signing key file."""
     try:
-        return jwt_key(path.read_bytes())
+        with open(path, "rb") as f:
+            return jwt_key(f.read())
     except OSError as e:
         raise TokenError(f"cannot read the signing key {path}: {e.strerror}") from None
 

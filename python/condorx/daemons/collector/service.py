@@ -11,6 +11,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -157,8 +158,8 @@ async def serve(
             nursery,
             port,
             host=host,
-            unix=locate.collector_socket(cfg),
-            address_file=locate.collector_address_file(cfg),
+            unix=Path(locate.collector_socket(cfg)),
+            address_file=Path(locate.collector_address_file(cfg)),
         )
         nursery.start_soon(collector.expire_loop)
         log.info("collector serving at %s", address)

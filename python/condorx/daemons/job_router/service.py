@@ -16,6 +16,7 @@ import logging
 import time
 from collections import Counter
 from contextlib import aclosing
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -279,7 +280,7 @@ async def serve(
         address = await server.listen(
             nursery,
             cfg.get_int("JOB_ROUTER_PORT", 0),
-            address_file=locate.job_router_address_file(cfg),
+            address_file=Path(locate.job_router_address_file(cfg)),
         )
         nursery.start_soon(router.loop)
         log.info("job router at %s, polling every %d s", address, router.period)

@@ -250,13 +250,13 @@ async def serve(
     async with trio.open_nursery() as nursery:
         master.nursery = nursery
         # Its address file once its daemons are started: that says the pool is up.
-        master.address = await server.listen(nursery, 0, unix=locate.master_socket(cfg))
+        master.address = await server.listen(nursery, 0, unix=Path(locate.master_socket(cfg)))
         # The collector first, so that the others find it when they start.
         names = master.daemon_list()
         if "collector" in names:
             master.start("collector")
             with trio.move_on_after(15):
-                while not locate.collector_address_file(cfg).exists():
+                while not Path(locate.collector_address_file(cfg)).exists():
                     await trio.sleep(0.05)
         for name in names:
             master.start(name)
@@ -277,7 +277,7 @@ async def serve(
             with trio.CancelScope(shield=True):
                 for name in list(master.children):
                     await master.stop(name)
-                locate.master_address_file(cfg).unlink(missing_ok=True)
+                Path(locate.master_address_file(cfg)).unlink(missing_ok=True)
             nursery.cancel_scope.cancel()
 
 

@@ -69,7 +69,9 @@ class Negotiator:
             claim_bound=max(1, cfg.get_int("MATCH_TIMEOUT", 120)),
         )
         self.accounting = Accounting(
-            Path(cfg.get("ACCOUNTANT_DATABASE_FILE") or locate.spool(cfg) / "Accountantnew.log"),
+            Path(
+                cfg.get("ACCOUNTANT_DATABASE_FILE") or Path(locate.spool(cfg)) / "Accountantnew.log"
+            ),
             halflife=cfg.get_float("PRIORITY_HALFLIFE", 86400.0),
             default_factor=cfg.get_float("DEFAULT_PRIO_FACTOR", 1000.0),
         )
@@ -328,7 +330,7 @@ async def serve(
         negotiator.address = await server.listen(
             nursery,
             cfg.get_int("NEGOTIATOR_PORT", 0),
-            address_file=locate.negotiator_address_file(cfg),
+            address_file=Path(locate.negotiator_address_file(cfg)),
         )
         server.show(lambda: [negotiator.ad()])
         advertiser = Advertiser(

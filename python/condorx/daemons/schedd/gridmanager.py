@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -62,7 +63,7 @@ class GridManager:
         self.name = name
         self.interval = max(1, self.cfg.get_int("GRIDMANAGER_JOB_PROBE_INTERVAL", 60))
         self.remotes: dict[Resource, Remote] = {}
-        self.known = KnownResources(locate.spool(self.cfg) / "grid_resources")
+        self.known = KnownResources(Path(locate.spool(self.cfg)) / "grid_resources")
         self.down: set[Resource] = set()  # resources whose last pass failed
         self.wake = trio.Event()
 

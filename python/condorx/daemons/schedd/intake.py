@@ -14,6 +14,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -120,7 +121,9 @@ class Intake:
         def undo() -> None:
             if inputs is not None and cluster is not None:
                 keys = [(cluster, proc) for proc in range(count)]
-                spool.clean_unqueued(locate.spool(self.cfg), keys, lambda k: self._queued(k[0]))
+                spool.clean_unqueued(
+                    Path(locate.spool(self.cfg)), keys, lambda k: self._queued(k[0])
+                )
 
         try:
             sub = Submission.decode(req.cluster or {}, procs)
@@ -139,7 +142,7 @@ class Intake:
     def _awaiting_files(self, req: Submit, who: entry.Submitter, cluster: int) -> Staged:
         """Jobs whose input files come later (HTCondor's spool=True): queued held for
         them, each ad rewritten to run from its spool directory."""
-        root = locate.spool(self.cfg)
+        root = Path(locate.spool(self.cfg))
         base = req.cluster or {}
         procs = []
         for proc, attrs in enumerate(req.procs):
@@ -244,7 +247,7 @@ class Intake:
     ) -> list[Any]:
         """Write each proc's input files to its spool directory (before the jobs exist,
         so that a job in the queue always has its files); the procs, pointed there."""
-        root = locate.spool(self.cfg)
+        root = Path(locate.spool(self.cfg))
         out = []
         for proc, (attrs, files) in enumerate(zip(procs, inputs, strict=True)):
             if not isinstance(attrs, dict):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 
 from condorx.client.collector import CollectorClient
 from condorx.client.schedd import ScheddClient
@@ -51,7 +52,7 @@ def tokens(cfg: Config) -> list[str]:
     directory = locate.grid_token_dir(cfg)
     found = []
     try:
-        paths = sorted(directory.iterdir())
+        paths = sorted(Path(directory).iterdir())
     except OSError:
         return []
     for path in paths:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from pathlib import Path
 
 import trio
 
@@ -96,7 +97,7 @@ class Schedd:
         self.chooser = Chooser(ledger, self.super_users)
         # Clusters whose jobs are made as their turn comes; they make them inside the
         # ledger's own transactions.
-        self.factories = factory.Factories(locate.spool(cfg), me.name, me.uid_domain)
+        self.factories = factory.Factories(Path(locate.spool(cfg)), me.name, me.uid_domain)
         self.factories.load_all(ledger.queue.clusters)
         ledger.top_up = self.factories.top_up
         ledger.on_applied = self.factories.applied
@@ -112,7 +113,7 @@ class Schedd:
                 if ad.get("JobStatus") == JobStatus.IDLE and not is_local(ad)
             ]
         )
-        root = locate.spool(cfg)
+        root = Path(locate.spool(cfg))
         self.actions = Actions(ledger, self.chooser, shadows, self.factories, clock)
         self.edits = Edits(ledger, self.chooser, AttrRules.from_config(cfg), self.factories, clock)
         self.queries = Queries(ledger, shadows, self.groups)
@@ -140,7 +141,7 @@ class Schedd:
             StageOut: self.transfers.stage_out,
             Retrieve: self.transfers.retrieve,
             Route: self.routes.route,
-            History: HistoryQueries(locate.history_file(self.cfg)).history,
+            History: HistoryQueries(Path(locate.history_file(self.cfg))).history,
         }
 
     # -- the queue's own requests ---------------------------------------------------------
@@ -312,14 +313,14 @@ async def serve(
     me = Identity.from_config(cfg)
     deferral = Rules(zone=_cron_zone(cfg), interval=me.interval)
     files = Files(
-        locate.history_file(cfg),
+        Path(locate.history_file(cfg)),
         history.Rotation(
             cfg.get_int("MAX_HISTORY_LOG", 20 * 1024 * 1024),
             cfg.get_int("MAX_HISTORY_ROTATIONS", 2),
         ),
-        locate.spool(cfg),
+        Path(locate.spool(cfg)),
     )
-    ledger = Ledger(JobQueue(Store(locate.job_queue_db(cfg)), deferral), files)
+    ledger = Ledger(JobQueue(Store(Path(locate.job_queue_db(cfg))), deferral), files)
     async with trio.open_nursery() as nursery:
         await nursery.start(ledger.run)
         shadows = Shadows(
@@ -343,8 +344,8 @@ async def serve(
         me.address = ledger.address = await server.listen(
             nursery,
             cfg.get_int("SCHEDD_PORT", 0),
-            unix=locate.schedd_socket(cfg),
-            address_file=locate.schedd_address_file(cfg),
+            unix=Path(locate.schedd_socket(cfg)),
+            address_file=Path(locate.schedd_address_file(cfg)),
         )
         await nursery.start(schedd.upkeep.periodic_loop)
         await nursery.start(grid.loop)

@@ -15,6 +15,7 @@ import logging
 import signal
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -52,7 +53,7 @@ class Driver:
         `table` is the machine's slots, else this host's as the configuration lays them
         out (the simulator gives each simulated machine's)."""
         self.cfg = cfg
-        self.execute_dir = locate.execute_dir(cfg)
+        self.execute_dir = Path(locate.execute_dir(cfg))
         self.table = table or SlotTable(cfg, mach.detect(cfg, self.execute_dir), clock=clock)
         self.match_timeout = cfg.get_int("MATCH_TIMEOUT", 120)
         self.killing_timeout = cfg.get_int("KILLING_TIMEOUT", 30)

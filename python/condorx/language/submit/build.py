@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
 from condorx.classad import Expr, ExprTree
 from condorx.language.config import Config, ConfigError
@@ -187,7 +186,7 @@ def spec_of(
         env,
     )
     args = ctx.expand(qs.args, qs.line)
-    return queue.parse(args, desc.where(qs.line), Path(facts.cwd), rows)
+    return queue.parse(args, desc.where(qs.line), facts.cwd, rows)
 
 
 # Names DAGMan and HTCondor's own tools set that submit never warns about.

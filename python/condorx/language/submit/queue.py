@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from condorx.language.argsyntax import SyntaxProblem, is_v2, submit_v2
 from condorx.language.submit.errors import SubmitError
@@ -69,7 +68,7 @@ class QueueSpec:
         return m
 
 
-def parse(args: str, where: str, base: Path, rows: list[str] | None = None) -> QueueSpec:
+def parse(args: str, where: str, base: str, rows: list[str] | None = None) -> QueueSpec:
     """Parse what follows `queue`; `base` resolves `from file` and `matching` globs.
     `rows`, when given, are the lines of a `from` file already read (a job factory's,
     which its submitter sent with it)."""
@@ -145,7 +144,7 @@ def _inline_items(rest: str, where: str) -> list[str]:
     return [i for ln in lines for i in re.split(r"[,\s]+", ln) if i]
 
 
-def _from_items(rest: str, where: str, base: Path) -> list[str]:
+def _from_items(rest: str, where: str, base: str) -> list[str]:
     if rest.startswith("("):
         if not rest.endswith(")"):
             raise SubmitError(f"{where}: queue ... from ( has no closing )")
@@ -158,9 +157,10 @@ def _from_items(rest: str, where: str, base: Path) -> list[str]:
     if rest.endswith("|"):
         text = _command_output(rest.rstrip("| "), where, base)
     else:
-        path = base / rest
+        path = os.path.join(base, rest)
         try:
-            text = path.read_text()
+            with open(path) as f:
+                text = f.read()
         except OSError as e:
             raise SubmitError(
                 f"{where}: cannot read queue items from {path}: {e.strerror}"
@@ -174,7 +174,7 @@ def _from_items(rest: str, where: str, base: Path) -> list[str]:
     return [ln.strip(_BLANKS) for ln in lines]
 
 
-def _command_output(cmd: str, where: str, base: Path) -> str:
+def _command_output(cmd: str, where: str, base: str) -> str:
     """`queue ... from COMMAND |`: the rows are what the command prints. It runs as
     HTCondor runs it: its words in either argument syntax, no shell, in the submit
     directory; a command that fails fails the submission."""
@@ -199,7 +199,7 @@ def _command_output(cmd: str, where: str, base: Path) -> str:
     return done.stdout.decode(errors="replace")
 
 
-def _matching(rest: str, where: str, base: Path) -> list[str]:
+def _matching(rest: str, where: str, base: str) -> list[str]:
     import glob  # (as subprocess for `from COMMAND |`: only this form needs it)
 
     words = rest.split()
