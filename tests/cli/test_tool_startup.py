@@ -28,6 +28,8 @@ NOT_AT_START |= {"typing"}
 # Nor pathlib, with the urllib.parse and ipaddress it loads: 18 of condor_q's 150 million
 # instructions. `transport.locate` gives locations as str.
 NOT_AT_START |= {"pathlib", "urllib.parse", "ipaddress"}
+# Nor socket, whose enums are made as it loads (13.8 million): `_socket` serves a tool.
+NOT_AT_START |= {"socket", "selectors"}
 
 
 @pytest.mark.parametrize("module", TOOLS)

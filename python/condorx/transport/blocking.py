@@ -11,8 +11,8 @@ the tool's path, and is refused loudly rather than run wrongly.
 
 from __future__ import annotations
 
+import _socket
 import contextvars
-import socket
 from collections.abc import Callable, Coroutine
 
 TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
@@ -49,26 +49,24 @@ def run(fn: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
 
 class Stream:
     """A connected socket with the few async methods a `wire.StreamChannel` calls, each
-    done before it returns."""
+    done before it returns.
 
-    def __init__(self, sock: socket.socket) -> None:
+    The socket is `_socket`'s, the C type that `socket.socket` extends: importing
+    `socket` (which makes its enums, and loads selectors) was 13.8 of condor_q's 138
+    million instructions, and a tool needs none of what it adds."""
+
+    def __init__(self, sock: _socket.socket) -> None:
         self.sock = sock
 
     @classmethod
     def tcp(cls, host: str, port: int) -> Stream:
-        sock = socket.create_connection((host, port))
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock = _connected(host, port)
+        sock.setsockopt(_socket.IPPROTO_TCP, _socket.TCP_NODELAY, 1)
         return cls(sock)
 
     @classmethod
     def unix(cls, path: str) -> Stream:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            sock.connect(path)
-        except BaseException:
-            sock.close()
-            raise
-        return cls(sock)
+        return cls(_connect(_socket.AF_UNIX, _socket.SOCK_STREAM, 0, path))
 
     async def send_all(self, data: bytes) -> None:
         try:
@@ -84,3 +82,25 @@ class Stream:
 
     async def aclose(self) -> None:
         self.sock.close()
+
+
+def _connected(host: str, port: int) -> _socket.socket:
+    """A socket connected to the first of the host's addresses that answers, as
+    `socket.create_connection` does it (the last one's error if none does)."""
+    error: OSError | None = None
+    for family, kind, proto, _, address in _socket.getaddrinfo(host, port, 0, _socket.SOCK_STREAM):
+        try:
+            return _connect(family, kind, proto, address)
+        except OSError as e:
+            error = e
+    raise error or OSError(f"no address found for {host}")
+
+
+def _connect(family: int, kind: int, proto: int, address: Any) -> _socket.socket:
+    sock = _socket.socket(family, kind, proto)
+    try:
+        sock.connect(address)
+    except BaseException:
+        sock.close()
+        raise
+    return sock

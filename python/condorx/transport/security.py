@@ -20,9 +20,9 @@ QUEUE_SUPER_USERS.
 
 from __future__ import annotations
 
+import _socket
 import os
 import pwd
-import socket
 import struct
 import time
 from collections.abc import Iterable
@@ -32,7 +32,8 @@ from condorx.host.accounts import current_user
 from condorx.transport import tokens
 
 # hashlib, hmac and secrets are imported by the functions that use them: a tool on the
-# schedd's local socket uses none, and loading OpenSSL was 2 ms of its every run.
+# schedd's local socket uses none, and loading OpenSSL was 2 ms of its every run. For the
+# same reason the socket constants come from `_socket`, not `socket` (transport.blocking).
 
 POOL_IDENTITY = "condor"
 # Who a peer is when it proved nothing: it may only read (queries).
@@ -137,9 +138,9 @@ def check_proof(
     return secret
 
 
-def peer_user(sock: socket.socket) -> str:
+def peer_user(sock: _socket.socket) -> str:
     """The login name of the process at the other end of a Unix socket."""
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i"))
     _pid, uid, _gid = struct.unpack("3i", creds)
     try:
         return pwd.getpwuid(uid).pw_name

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import os
-import socket
 from collections.abc import Callable
 
 from condorx.language.config._param_table import TABLE
@@ -41,13 +40,19 @@ def table_value(name: str) -> str | None:
 
 @functools.cache
 def _hostname() -> str:
-    return socket.gethostname()
+    # socket's own C module: `socket` itself, making its enums, was a tenth of a tool's
+    # start-up (see transport.blocking).
+    import _socket
+
+    return _socket.gethostname()
 
 
 @functools.cache
 def _ip_address() -> str:
+    import _socket
+
     try:
-        return socket.gethostbyname(_hostname())
+        return _socket.gethostbyname(_hostname())
     except OSError:
         return "127.0.0.1"
 
