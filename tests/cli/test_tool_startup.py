@@ -76,7 +76,6 @@ def test_condor_q_loads_only_the_messages_it_sends():
 
 def test_a_client_on_the_local_socket_never_makes_a_token(monkeypatch, tmp_path):
     # Making a token from the pool key loads cryptography: only TCP needs one.
-    from pathlib import Path
 
     from condorx.client import schedd
     from condorx.language.config import Config

@@ -110,9 +110,11 @@ def _dump_profile() -> None:
 
 
 async def _answering_usr1(serve: Any, cfg: Any) -> None:
-    """Serve; meanwhile SIGUSR1 writes where the daemon's tasks wait to its log."""
+    """Serve; meanwhile SIGUSR1 writes where the daemon's tasks wait to its log, and the
+    whole heap is walked for cyclic garbage every collection.SWEEP seconds."""
     async with trio.open_nursery() as nursery:
         nursery.start_soon(task_dump.on_signal)
+        nursery.start_soon(collection.sweep)
         await serve(cfg)
         nursery.cancel_scope.cancel()
 
