@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import socket
 import sys
-from pathlib import Path
 
 import trio
 
@@ -55,7 +54,7 @@ async def locate_startd(cfg: Config, machine: str) -> tuple[Address, str]:
     here = {"localhost", socket.gethostname(), socket.getfqdn(), locate.advertised_host("")}
     if machine in here:
         try:
-            return Address.parse(Path(locate.startd_address_file(cfg)).read_text()), machine
+            return Address.parse(locate.read(locate.startd_address_file(cfg))), machine
         except (OSError, ValueError):
             pass
     attr = "Name" if "@" in machine else "Machine"

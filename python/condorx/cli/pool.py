@@ -63,7 +63,7 @@ def up(directory: Path | None) -> None:
     env = {**os.environ, "CONDORX_CONFIG": str(config)}
     os.environ["CONDORX_CONFIG"] = str(config)
     cfg = load("condorx pool up", "MASTER")
-    if Path(locate.master_socket(cfg)).exists() and answers(cfg):
+    if os.path.exists(locate.master_socket(cfg)) and answers(cfg):
         click.echo(f"A pool is already running from {root}.")
         return
     start_master(cfg, env)
@@ -109,7 +109,7 @@ def stop_master(cfg: Config, tool: str) -> None:
     """Tell the master to stop its daemons and itself, and wait until it has."""
     run_client(master.off, cfg, Off(master=True), tool=tool)
     deadline = time.monotonic() + 60
-    while Path(locate.master_socket(cfg)).exists() and answers(cfg):
+    while os.path.exists(locate.master_socket(cfg)) and answers(cfg):
         if time.monotonic() > deadline:
             fail(f"{tool}: the master did not stop")
         time.sleep(0.2)

@@ -124,7 +124,7 @@ def up(
     os.environ["CONDORX_CONFIG"] = str(config)
     if config.exists():
         cfg = load("condorx sim up", "MASTER")
-        if Path(locate.master_socket(cfg)).exists() and answers(cfg):
+        if os.path.exists(locate.master_socket(cfg)) and answers(cfg):
             fail(f"condorx sim up: a pool is already running from {root} (condorx sim down)")
     text = (
         PERSONAL.format(dir=root)
@@ -187,7 +187,7 @@ def jobs(dump: Path, directory: Path | None) -> None:
     if not queue.clusters:
         fail(f"condorx sim jobs: {dump} has no job that would run (left out: {_left(queue)})")
     try:
-        address = Path(locate.schedd_address_file(cfg)).read_text().strip()
+        address = locate.read(locate.schedd_address_file(cfg)).strip()
     except OSError:
         fail(f"condorx sim jobs: the pool in {config.parent} is not running (condorx sim up)")
     # The pool's own identity may submit for any owner; the user holds its key.

@@ -9,6 +9,7 @@ parameter does not pay for host detection.
 
 from __future__ import annotations
 
+import _socket  # not socket: its enums were a tenth of a tool's start-up (transport.blocking)
 import functools
 import os
 from collections.abc import Callable
@@ -40,17 +41,11 @@ def table_value(name: str) -> str | None:
 
 @functools.cache
 def _hostname() -> str:
-    # socket's own C module: `socket` itself, making its enums, was a tenth of a tool's
-    # start-up (see transport.blocking).
-    import _socket
-
     return _socket.gethostname()
 
 
 @functools.cache
 def _ip_address() -> str:
-    import _socket
-
     try:
         return _socket.gethostbyname(_hostname())
     except OSError:
