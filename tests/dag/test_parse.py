@@ -99,8 +99,8 @@ def test_the_runs_settings(tmp_path):
     assert d.dot == {"file": "x.dot", "update": True, "overwrite": False, "include": "head.dot"}
     assert d.node_status_file == ("status.txt", 30, True) and d.jobstate_log == "js.log"
     assert d.nodes["A"].save_point == "A-x.dag.save"
-    assert d.job_attrs == [("Project", '"x y"')]
-    assert d.env_get == ["HOME PATH"] and d.env_set == ["A=1;B=2"]
+    assert d.job_attrs == ['Project = "x y"']
+    assert d.env_get == ["HOME,PATH"] and d.env_set == ["A=1;B=2"]
     assert (d.nodes["S"].kind, d.nodes["S"].submit, d.nodes["S"].directory) == (
         "SUBDAG",
         "inner.dag",
@@ -148,7 +148,10 @@ def test_include_and_splice(tmp_path):
         ("JOB A a.sub\nPARENT A\n", "PARENT without CHILD", 2),
         ("JOB A a.sub\nPARENT A CHILD A\n", "node A is its own parent", 2),
         ("JOB A a.sub\nSCRIPT PRE A\n", "SCRIPT needs PRE, POST or HOLD", 2),
-        ("JOB A a.sub\nJOB B b.sub\nPARENT A CHILD B\nPARENT B CHILD A\n", "in a cycle", 1),
+        ("JOB A a.sub\nRETRY A -1\n", "RETRY's count may not be negative", 2),
+        ("JOB A a.sub\nRETRY A $(N)\n", "RETRY's count must be a whole number, not '$(N)'", 2),
+        ("JOB A a.sub\nPRIORITY A x5\n", "PRIORITY must be a whole number", 2),
+        ("JOB A a.sub\nTOLERANCE 2\n", "condorx does not yet run the TOLERANCE command", 2),
         ("JOB A a.sub DIR\n", "DIR needs a directory", 1),
         ("JOB A a.sub\nFINAL F f.sub\nPARENT A CHILD F\n", "a FINAL node (F) has no", 3),
         ("JOB A {\nexecutable = x\n", "has no closing }", 1),
@@ -159,6 +162,20 @@ def test_bad_input_names_the_file_and_line(tmp_path, text, why, line):
         dag(tmp_path, text)
     assert why in str(e.value)
     assert f"x.dag, line {line}" in str(e.value)
+
+
+def test_numbers_and_keywords_are_read_as_htcondor_25_reads_them(tmp_path):
+    # std::stoi takes a number's leading digits; a keyword's `-` is its `_`, in any case.
+    d = dag(
+        tmp_path,
+        "JOB A a.sub\nRETRY A 2x UNLESS_EXIT 3.5\nPRE-SKIP A +7\nabort_dag_on A 4 return 1\n"
+        "submit_description D {\nexecutable = /bin/true\nqueue\n}\nJOB B D\n"
+        "DOT x.dot DONT_UPDATE\n",
+    )
+    a = d.nodes["A"]
+    assert (a.retries, a.retry_unless_exit, a.pre_skip) == (2, 3, 7)
+    assert (a.abort_on, a.abort_return) == (4, 1)
+    assert "D" in d.submit_descriptions and d.dot is not None and d.dot["update"] is False
 
 
 def test_a_missing_dag_file_is_named(tmp_path):

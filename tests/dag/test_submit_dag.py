@@ -109,25 +109,42 @@ def test_append_lines_go_before_queue(tmp_path):
 @pytest.mark.parametrize(
     ("dag", "args", "why"),
     [
-        ("JOB A a.sub\nPARENT A CHILD Z\n", [], "x.dag, line 2: unknown node Z"),
+        ("JOB A a.sub\nFROB A\n", [], "ERROR: x.dag:2 'FROB' is not a valid DAG command"),
+        ("JOB A a.sub\nENV\n", [], "x.dag:2 Failed to parse ENV command: Missing action"),
         ("JOB A a.sub\n", ["-dorescuefrom", "2"], "rescue DAG file x.dag.rescue002 does not"),
         ("JOB A a.sub\n", ["-maxjobs", "lots"], "-maxjobs needs a whole number"),
-        ("JOB A a.sub\nJOB B b.sub\n", [], "x.dag, line 2: node B's submit file b.sub does"),
-        (
-            "JOB A a.sub\nSCRIPT POST A post.sh $RETURN\n",
-            [],
-            "x.dag, line 1: node A's POST script post.sh does not exist",
-        ),
-        ("SUBDAG EXTERNAL S s.dag\n", [], "node S's DAG file s.dag does not exist"),
     ],
 )
-def test_a_dag_that_cannot_run_writes_nothing(tmp_path, dag, args, why):
+def test_a_dag_htcondor_refuses_at_submission_writes_nothing(tmp_path, dag, args, why):
     env = _stub(tmp_path)
     (tmp_path / "x.dag").write_text(dag)
     (tmp_path / "a.sub").write_text("executable = /bin/true\nqueue\n")
     r = run_tool("condorx.cli.submit_dag:main", [*args, "-no_submit", "x.dag"], env, tmp_path)
     assert r.returncode == 1 and why in r.stderr
     assert not (tmp_path / "x.dag.condor.sub").exists()
+
+
+@pytest.mark.parametrize(
+    ("dag", "warning"),
+    [
+        ("JOB A a.sub\nPARENT A CHILD Z\n", "will not run this DAG: x.dag, line 2: unknown node Z"),
+        ("JOB A a.sub\nJOB B b.sub\n", "x.dag, line 2: node B's submit file b.sub does not exist"),
+        ("JOB A a.sub\nSCRIPT POST A post.sh $RETURN\n", "node A's POST script post.sh does not"),
+        ("SUBDAG EXTERNAL S s.dag\n", "node S's DAG file s.dag does not exist (yet)"),
+        ("JOB A a.sub\nJOB B a.sub\nPARENT A CHILD B\nPARENT B CHILD A\n", "A is in a cycle"),
+    ],
+)
+def test_a_dag_htcondor_accepts_is_accepted_with_a_warning(tmp_path, dag, warning):
+    # HTCondor's condor_submit_dag writes the DAGMan job for each of these (its DAGMan
+    # finds the trouble when it runs): so does condorx's, and it says what it saw.
+    env = _stub(tmp_path)
+    (tmp_path / "x.dag").write_text(dag)
+    (tmp_path / "a.sub").write_text("executable = /bin/true\nqueue\n")
+    r = run_tool("condorx.cli.submit_dag:main", ["-no_submit", "x.dag"], env, tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "WARNING: " in r.stderr and warning in r.stderr, r.stderr
+    assert "universe    = scheduler" in (tmp_path / "x.dag.condor.sub").read_text()
+    assert "-no_submit given, not submitting DAG to HTCondor. You can do this with:" in r.stdout
 
 
 def test_an_earlier_runs_submit_file_is_kept_unless_forced(tmp_path):

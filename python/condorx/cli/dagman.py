@@ -133,6 +133,8 @@ def main(ctx: a.Context) -> None:
         code = trio.run(Dagman(opts, cfg, out, job).run)
     except (DagError, DagmanError) as e:
         out(f"ERROR: {e}")
+        if isinstance(e, DagError):  # as HTCondor's DAGMan ends a DAG it cannot read
+            out(f"Failed to parse {opts.primary}")
         out(f"**** condor_dagman (condor_DAGMAN) pid {os.getpid()} EXITING WITH STATUS 1")
         print(f"condor_dagman: {e}", file=sys.stderr)
         code = 1

@@ -2,23 +2,29 @@
 
 condor_submit_dag [options] DAG_FILE [DAG_FILE...]
 
-Each DAG file is read as DAGMan reads it (a line it cannot read, a node named before it
-is defined, a cycle: an error naming the file and line, and nothing is written); then
-`DAG.condor.sub` is written as HTCondor's condor_submit_dag writes it, and submitted to
-the local schedd (unless -no_submit): its job is condor_dagman, in the scheduler
-universe, which runs the DAG.
+The DAG files are read as HTCondor 25's condor_submit_dag reads them: a command it does
+not know, or a malformed CONFIG, ENV or SET_JOB_ATTR, is an error naming the file and line,
+and nothing is written. What only condor_dagman finds (a line it cannot read, a cycle, a
+submit file or script not there yet) is a warning here, as the DAG is read as
+condor_dagman will read it; HTCondor's says nothing of these. Then `DAG.condor.sub` is
+written as HTCondor's condor_submit_dag writes it, and submitted to the local schedd
+(unless -no_submit): its job is condor_dagman, in the scheduler universe, which runs the
+DAG.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from condorx.cli import args as a
 from condorx.cli.common import fail, load, run_client
 from condorx.client.schedd import ScheddClient
 from condorx.language.dag import files as files_needed
+from condorx.language.dag import job_commands
 from condorx.language.dag.errors import DagError
+from condorx.language.dag.graph import cycle_member
 from condorx.language.dag.parse import parse_files
 from condorx.language.dag.submit_file import Options, text
 from condorx.language.submit.build import Facts, build
@@ -66,9 +72,9 @@ def main(ctx: a.Context) -> None:
         fail(f"Usage: {USAGE}")
     try:
         options = _options(opts)
-        dag = parse_files(list(options.dags), use_dag_dir=options.use_dag_dir)
-        files_needed.check(dag)
-        options.take_from(dag)
+        options.take_from(job_commands.read(options.dags, options.use_dag_dir))
+        for warning in _warnings(options):
+            print(f"WARNING: {warning}", file=sys.stderr)
         files = options.files()
         _clear(options, files)
         rescue = None if options.load_save else _rescue(options)
@@ -78,6 +84,24 @@ def main(ctx: a.Context) -> None:
     except DagError as e:
         fail(f"ERROR: {e}")
     _report(files, rescue, "no_submit" in opts.flags)
+
+
+def _warnings(options: Options) -> list[str]:
+    """What condor_dagman will find when it reads the DAG: the line it will refuse, or
+    the files not there yet and a cycle (it runs what it can, then stops)."""
+    try:
+        dag = parse_files(list(options.dags), use_dag_dir=options.use_dag_dir)
+    except DagError as e:
+        return [f"condor_dagman will not run this DAG: {e}"]
+    out = files_needed.missing(dag)
+    in_cycle = cycle_member(dag)
+    if in_cycle:
+        node = dag.nodes[in_cycle]
+        out.append(
+            f"{node.source}, line {node.line}: node {in_cycle} is in a cycle: condor_dagman"
+            " will run the rest of the DAG, then stop (DAG_STATUS 5)"
+        )
+    return out
 
 
 def _options(opts: a.Parsed) -> Options:
@@ -169,13 +193,13 @@ def _report(files: dict[str, str], rescue: str | None, no_submit: bool) -> None:
         print(f"Running rescue DAG {int(rescue[-3:])}")
     print(f"\n{line}")
     print(f"File for submitting this DAG to HTCondor           : {files['submit']}")
-    print(f"Log of DAGMan debugging messages                 : {files['debug_log']}")
+    print(f"Log of DAGMan debugging messages                   : {files['debug_log']}")
     print(f"Log of HTCondor library output                     : {files['lib_out']}")
     print(f"Log of HTCondor library error messages             : {files['lib_err']}")
-    print(f"Log of the life of condor_dagman itself          : {files['sched_log']}")
+    print(f"Log of the life of condor_dagman itself            : {files['sched_log']}")
     print()
     if no_submit:
-        print("-no_submit given, not submitting DAG to HTCondor.  You can do this with:")
+        print("-no_submit given, not submitting DAG to HTCondor. You can do this with:")
         print(f'"condor_submit {files["submit"]}"')
         print(line)
         return

@@ -181,10 +181,12 @@ class Engine:
         self.by_cluster[cluster] = name
 
     def submit_failed(self, name: str, why: str) -> None:
-        """The node's job could not be submitted (after the runner's own retries)."""
+        """The node's job could not be submitted (after the runner's own retries): its
+        RETRYs are given up, as HTCondor's DAGMan gives them up (PoisonRetries)."""
         self._count_submitted(name, -1)
         st = self.states[name]
         st.retval, st.job_retval, st.error = SUBMIT_FAILED, SUBMIT_FAILED, why
+        st.retries = max(st.retries, self.dag.nodes[name].retries)
         if "POST" in self.dag.nodes[name].scripts:
             self._to_post(name)
         else:

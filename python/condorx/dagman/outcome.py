@@ -25,6 +25,13 @@ def counts(eng: Engine) -> dict[str, int]:
     return out
 
 
+def left_undone(eng: Engine) -> list[str]:
+    """The nodes (FINAL and SERVICE nodes aside) that never became ready: once nothing
+    runs, and no node failed, only a cycle leaves any."""
+    skip = {eng.dag.final, *eng.services}
+    return [n for n, st in eng.states.items() if st.status == NOT_READY and n not in skip]
+
+
 def exit_code(eng: Engine) -> int:
     """condor_dagman's exit: 0 when every node is done, the ABORT-DAG-ON value when
     a node aborted the DAG, else 1."""

@@ -24,13 +24,16 @@ from condorx.client.schedd import ScheddClient
 from condorx.dagman import loading, lock_file, node_job, nodes_log, outcome, rescue, scripts
 from condorx.dagman.debug_log import DebugLog
 from condorx.dagman.engine import Engine
+from condorx.dagman.errors import DagmanError
 from condorx.dagman.job_ad import DagmanJob
 from condorx.dagman.jobstate_log import JobstateLog
 from condorx.dagman.node_state import DagStatus
 from condorx.dagman.options import Options
 from condorx.dagman.progress_files import ProgressFiles
-from condorx.dagman.submitter import NodeSubmitError, Submitter
+from condorx.dagman.submissions import Submissions
+from condorx.dagman.submitter import Submitter
 from condorx.language.config import Config
+from condorx.language.dag.graph import cycle_member
 from condorx.language.dag.model import Dag
 from condorx.language.eventlog import Event, EventLogError, Tail
 from condorx.transport import wire
@@ -54,11 +57,6 @@ class Dagman:
         self.stopped = False  # condor_hold of it, or a shutdown
         self.halt_file = Path(opts.primary + ".halt")
         self._wake = trio.Event()
-        self._window = (0.0, 0)  # (start of this scan interval, submits made in it)
-        self._submit_backoff = 0.0
-        self._submitting = trio.CapacityLimiter(_CONNECTIONS)
-        self._one_by_one = trio.CapacityLimiter(1)
-        self._attempts: dict[str, int] = {}
         self.ad = DagmanJob(self.client, job, out)
         self._nursery: trio.Nursery | None = None
         self.started = time.time()
@@ -91,20 +89,22 @@ class Dagman:
         self.engine = Engine(self.dag, self.opts.limits(self.cfg))
         for name, value in self.dag.maxjobs.items():
             self.engine.limits.categories[name] = value
-        # How submissions are paced, read once (the DAG's CONFIG file read above).
-        self._scan_interval = self.cfg.get_int("DAGMAN_USER_LOG_SCAN_INTERVAL", 5)
-        self._submits_per_interval = self.cfg.get_int("DAGMAN_MAX_SUBMITS_PER_INTERVAL", 100)
-        self._submit_delay = self.cfg.get_int("DAGMAN_SUBMIT_DELAY", 0)
-        self._submit_attempts = self.cfg.get_int("DAGMAN_MAX_SUBMIT_ATTEMPTS", 6)
+        detect = self.cfg.get_bool("DAGMAN_STARTUP_CYCLE_DETECT", False)
+        self.out(f"DAGMAN_STARTUP_CYCLE_DETECT setting: {detect}")
+        if detect and cycle_member(self.dag):
+            raise DagmanError("a cycle exists in the dag, please check input")
         self.out(f"Dag contains {len(self.dag.nodes)} total nodes")
 
     async def _start(self, recovery: bool) -> None:
         self.engine.start()
-        self.submitter = Submitter(self.client, self.cfg, self.dag, await self._context())
+        submitter = Submitter(self.client, self.cfg, self.dag, await self._context())
         self.tail = Tail(self.nodes_log)
         if self.dag.jobstate_log:
             self.jobstate = JobstateLog(Path(self.dag.jobstate_log), self.dag)
             self.jobstate.internal(f"DAGMAN_STARTED {self.job[0]}.{self.job[1]}")
+        self.submissions = Submissions(
+            self.engine, submitter, self.cfg, self.out, self.jobstate, _CONNECTIONS
+        )
         if not recovery:
             self.nodes_log.write_bytes(b"")
             self.out(f"Default node log file is: <{self.nodes_log}>")
@@ -162,7 +162,7 @@ class Dagman:
             for name in engine.take_post():
                 nursery.start_soon(self._script, "POST", name)
             if not halted:
-                await self._submit_ready()
+                await self.submissions.submit_ready()
             await self._provisioning()
             await self.ad.update(self.engine)
             self.files.status_file(self.engine, self.removed)
@@ -178,6 +178,7 @@ class Dagman:
                     self.dag.final, "DAG Abort: DAG is exiting and writing rescue file."
                 )
             if not engine.active():
+                self._stuck()
                 if engine.start_final():
                     self.out(f"Running FINAL node {self.dag.final}")
                     continue
@@ -186,6 +187,22 @@ class Dagman:
             with trio.move_on_after(_POLL):
                 await self._wake.wait()
             self._wake = trio.Event()
+
+    def _stuck(self) -> None:
+        """Nothing runs or waits and no node failed, yet nodes are not done: as HTCondor's
+        DAGMan, look for a cycle (DAG_STATUS_CYCLE; DAG_STATUS_ERROR if there is none)."""
+        eng = self.engine
+        if eng.status != DagStatus.OK or eng.failed_nodes or eng.final_started:
+            return
+        if not outcome.left_undone(eng):
+            return
+        self.out("ERROR: DAG finished but not all nodes are complete -- checking for a cycle...")
+        if cycle_member(self.dag):
+            self.out("... ERROR: a cycle exists in the dag, please check input")
+            eng.status = DagStatus.CYCLE
+        else:
+            self.out("... ERROR: no cycle found; unknown error condition")
+            eng.status = DagStatus.ERROR
 
     def _read_events(self, replay: bool = False) -> None:
         try:
@@ -297,75 +314,6 @@ class Dagman:
     def _note_end(self, name: str) -> None:
         st = self.engine.states[name]
         self.out(f"Node {name} job status: {st.status}" + (f" ({st.error})" if st.error else ""))
-
-    # ---- submitting -------------------------------------------------------------------
-
-    async def _submit_ready(self) -> None:
-        now = trio.current_time()
-        if now < self._submit_backoff:
-            return
-        start, made = self._window
-        if now - start >= self._scan_interval:
-            start, made = now, 0
-        names = self.engine.take_submit(max(self._submits_per_interval - made, 0))
-        self._window = (start, made + len(names))
-        async with trio.open_nursery() as nursery:
-            for name in names:
-                nursery.start_soon(self._submit_in_turn, name)
-
-    async def _submit_in_turn(self, name: str) -> None:
-        """Several nodes are submitted at once (the schedd makes their submissions
-        durable together), unless DAGMAN_SUBMIT_DELAY asks for a pause after each; after
-        a refusal to connect, the rest wait for the next try."""
-        delay = self._submit_delay
-        async with self._one_by_one if delay > 0 else self._submitting:
-            if trio.current_time() < self._submit_backoff:
-                self.engine.unsubmit(name)
-                return
-            await self._submit(name)
-            if delay > 0:
-                await trio.sleep(delay)
-
-    async def _submit(self, name: str) -> bool:
-        """Submit one node's job; False when the schedd cannot be reached (the node
-        goes back to wait, and submitting pauses a while)."""
-        node, st = self.dag.nodes[name], self.engine.states[name]
-        if node.noop:
-            self.out(f"Node {name} is a NOOP node: not submitting a job")
-            self.engine.noop(name)
-            return True
-        self.out(f"Submitting HTCondor Node {name} job(s)...")
-        try:
-            status, failed = int(self.engine.status), self.engine.failed_nodes
-            cluster, procs = await self.submitter.submit(node, st.retries, status, failed)
-        except NodeSubmitError as e:
-            self.out(f"ERROR: submit attempt failed for node {name}: {e}")
-            if self.jobstate:
-                self.jobstate.node(name, "SUBMIT_FAILURE")
-            self.engine.submit_failed(name, str(e))
-            return True
-        except (wire.WireError, wire.RemoteError, OSError) as e:
-            # Unreachable, or refused (a schedd that restarted has forgotten the cluster
-            # ids reserved before): the node waits, and is tried again a while later.
-            self.submitter.forget_reserved()
-            return self._submit_refused(name, str(e))
-        self._attempts.pop(name, None)
-        self.out(f"\tassigned HTCondor ID ({cluster}.0.0)")
-        self.engine.submitted(name, cluster, procs)
-        return True
-
-    def _submit_refused(self, name: str, why: str) -> bool:
-        tries = self._attempts.get(name, 0) + 1
-        most = self._submit_attempts
-        self.out(f"ERROR: submit attempt {tries} of {most} failed for node {name}: {why}")
-        if tries >= most:
-            self._attempts.pop(name, None)
-            self.engine.submit_failed(name, f"Job submit failed {tries} times: {why}")
-            return True
-        self._attempts[name] = tries
-        self.engine.unsubmit(name)
-        self._submit_backoff = trio.current_time() + min(2.0**tries, 60.0)
-        return False
 
     # ---- scripts ----------------------------------------------------------------------
 

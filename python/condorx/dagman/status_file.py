@@ -42,7 +42,8 @@ def dag_state(engine: Engine, finished: bool, removed: bool) -> tuple[str, str]:
     if removed:
         return ERROR, "removed"
     if finished:
-        return ERROR, "aborted" if engine.status == DagStatus.ABORT else "failed"
+        notes = {DagStatus.ABORT: "aborted", DagStatus.CYCLE: "cycle"}
+        return ERROR, notes.get(engine.status, "failed")
     if engine.aborted is not None:
         return SUBMITTED, "aborted"
     return SUBMITTED, ""

@@ -36,7 +36,7 @@ class Line:
         return DagError(f"{self.where()}: {why}")
 
 
-_BLOCKS = frozenset(("JOB", "FINAL", "SERVICE", "PROVISIONER", "SUBMIT-DESCRIPTION"))
+_BLOCKS = frozenset(("JOB", "FINAL", "SERVICE", "PROVISIONER", "SUBMIT_DESCRIPTION"))
 
 
 def read_lines(text: str, source: str) -> Iterator[Line]:
@@ -76,7 +76,7 @@ def commands(lines: Iterator[Line]) -> list[Line]:
     for line in lines:
         words = line.words
         opener = words[2] if len(words) >= 3 else ""
-        if (opener == "{" or opener[:2] == "@=") and words[0].upper() in _BLOCKS:
+        if (opener == "{" or opener[:2] == "@=") and words[0].upper().replace("-", "_") in _BLOCKS:
             end = "}" if opener == "{" else "@" + opener[2:]
             body: list[str] = []
             for inner in lines:
@@ -118,11 +118,18 @@ def two(line: Line, usage: str) -> tuple[str, str]:
     return line.words[1], line.words[2]
 
 
+# What C++'s std::stoi, which HTCondor's DAG parser reads numbers with, takes: a sign and
+# digits at the start (`3.5` and `2x` are 3 and 2), within an int.
+_STOI = re.compile(r"[+-]?[0-9]+")
+
+
 def int_of(line: Line, text: str, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise line.fail(f"{what} must be a whole number, not {text!r}") from None
+    """A number as HTCondor's parser reads it (std::stoi): its leading digits count."""
+    m = _STOI.match(text)
+    value = int(m.group(0)) if m else None
+    if value is None or not -(2**31) <= value < 2**31:
+        raise line.fail(f"{what} must be a whole number, not {text!r}")
+    return value
 
 
 def pair(line: Line, name: str, value: str) -> tuple[str, str]:

@@ -60,7 +60,7 @@ class Dag:
     dot: dict[str, object] | None = None
     node_status_file: tuple[str, int, bool] | None = None  # file, min. update time, always
     jobstate_log: str | None = None
-    job_attrs: list[tuple[str, str]] = field(default_factory=list)  # SET_JOB_ATTR
+    job_attrs: list[str] = field(default_factory=list)  # SET_JOB_ATTR's `name = value` lines
     env_get: list[str] = field(default_factory=list)
     env_set: list[str] = field(default_factory=list)
     reject: tuple[str, int] | None = None  # where REJECT was said

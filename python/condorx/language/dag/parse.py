@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from condorx.language.dag import settings
+from condorx.language.dag import job_commands, settings
 from condorx.language.dag.errors import DagError
-from condorx.language.dag.graph import topological
+from condorx.language.dag.job_commands import keyword
 from condorx.language.dag.lines import (
     Line,
     commands,
@@ -37,7 +36,7 @@ _NOT_ALL = ("FINAL", "SERVICE", "PROVISIONER")
 def parse(
     path: str | os.PathLike[str], prefix: str = "", base: str | os.PathLike[str] | None = None
 ) -> Dag:
-    """The DAG in `path`: its nodes in order, edges checked, no cycle. The files it names
+    """The DAG in `path`: its nodes in order, edges checked. The files it names
     (INCLUDE, SPLICE, and nodes' submit files) are relative to `base`, the directory
     DAGMan runs in (the current one), as HTCondor's are."""
     return parse_files([path], prefix, base)
@@ -65,7 +64,8 @@ def parse_files(
                 path = os.path.basename(os.fspath(path))
             reader.read(str(path))
         reader.finish()
-        topological(dag)  # a cycle is an error now, not when the DAG runs
+        # A cycle is not an error here: HTCondor's DAGMan runs what it can of such a DAG
+        # and reports the cycle when nothing more can run (graph.has_cycle).
         return dag
     finally:
         if collecting:
@@ -75,7 +75,7 @@ def parse_files(
 # The commands that define nodes (and a few whole-DAG settings): read in a first pass
 # over each file, so that the other commands may name nodes defined further down.
 _FIRST_PASS = frozenset(
-    ("JOB", "FINAL", "SERVICE", "PROVISIONER", "SUBDAG", "SPLICE", "SUBMIT-DESCRIPTION")
+    ("JOB", "FINAL", "SERVICE", "PROVISIONER", "SUBDAG", "SPLICE", "SUBMIT_DESCRIPTION")
     + ("REJECT", "DOT", "NODE_STATUS_FILE", "JOBSTATE_LOG")
 )
 
@@ -99,7 +99,7 @@ class _Reader:
             "SCRIPT": self._script,
             "PRE_SKIP": self._pre_skip,
             "RETRY": self._retry,
-            "ABORT-DAG-ON": self._abort_on,
+            "ABORT_DAG_ON": self._abort_on,
             "VARS": self._vars,
             "PRIORITY": self._priority,
             "CATEGORY": self._category,
@@ -114,7 +114,7 @@ class _Reader:
             "REJECT": self._reject,
             "INCLUDE": self._include,
             "SPLICE": self._splice,
-            "SUBMIT-DESCRIPTION": self._submit_description,
+            "SUBMIT_DESCRIPTION": self._submit_description,
             "PIN_IN": self._pin_in,
             "PIN_OUT": self._pin_out,
             "CONNECT": self._connect,
@@ -142,9 +142,11 @@ class _Reader:
         lines = commands(read_lines(text, name))
         handlers = []
         for line in lines:
-            key = line.words[0].upper()
+            key = job_commands.keyword(line.words[0])
             handler = self.commands.get(key)
             if handler is None:
+                if key in job_commands.KEYWORDS:  # HTCondor's, and not yet condorx's
+                    raise line.fail(f"condorx does not yet run the {key} command")
                 raise line.fail(f"unknown DAG command {line.words[0]!r}")
             handlers.append((key in _FIRST_PASS, handler, line))
         for first, handler, line in handlers:
@@ -316,9 +318,11 @@ class _Reader:
 
     def _retry(self, line: Line) -> None:
         words = line.words[1:]
-        if len(words) not in (2, 4) or (len(words) == 4 and words[2].upper() != "UNLESS-EXIT"):
+        if len(words) not in (2, 4) or (len(words) == 4 and keyword(words[2]) != "UNLESS_EXIT"):
             raise line.fail("RETRY needs a node, a count, and UNLESS-EXIT value or nothing")
         count = int_of(line, words[1], "RETRY's count")
+        if count < 0:
+            raise line.fail("RETRY's count may not be negative")
         unless = int_of(line, words[3], "UNLESS-EXIT's value") if len(words) == 4 else None
 
         def apply(node: Node) -> None:
@@ -328,7 +332,7 @@ class _Reader:
 
     def _abort_on(self, line: Line) -> None:
         words = line.words[1:]
-        if len(words) not in (2, 4) or (len(words) == 4 and words[2].upper() != "RETURN"):
+        if len(words) not in (2, 4) or (len(words) == 4 and keyword(words[2]) != "RETURN"):
             raise line.fail("ABORT-DAG-ON needs a node, an exit value, and RETURN value or nothing")
         value = int_of(line, words[1], "ABORT-DAG-ON's exit value")
         returned = int_of(line, words[3], "RETURN's value") if len(words) == 4 else None
@@ -380,11 +384,10 @@ class _Reader:
     # ---- the run's settings ------------------------------------------------------------
 
     def _config(self, line: Line) -> None:
-        if len(line.words) != 2:
-            raise line.fail("CONFIG needs one file")
-        if self.dag.config is not None and self.dag.config != line.words[1]:
+        file = job_commands.config_file(line)
+        if self.dag.config is not None and self.dag.config != file:
             raise line.fail(f"a second CONFIG file (the first is {self.dag.config})")
-        self.dag.config = line.words[1]
+        self.dag.config = file
 
     def _dot(self, line: Line) -> None:
         self.dag.dot = settings.dot(line)
@@ -398,16 +401,11 @@ class _Reader:
         self.dag.jobstate_log = line.words[1]
 
     def _set_job_attr(self, line: Line) -> None:
-        m = re.match(r"\S+\s+([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.+)$", line.text)
-        if m is None:
-            raise line.fail("SET_JOB_ATTR needs NAME = VALUE")
-        self.dag.job_attrs.append((m.group(1), m.group(2).strip()))
+        self.dag.job_attrs.append(job_commands.job_attr(line))
 
     def _env(self, line: Line) -> None:
-        if len(line.words) < 3 or line.words[1].upper() not in ("GET", "SET"):
-            raise line.fail("ENV needs GET or SET and what to get or set")
-        what = rest_of(line.text, 2)
-        (self.dag.env_get if line.words[1].upper() == "GET" else self.dag.env_set).append(what)
+        kind, what = job_commands.env(line)
+        (self.dag.env_set if kind == "SET" else self.dag.env_get).append(what)
 
     def _reject(self, line: Line) -> None:
         self.dag.reject = (line.source, line.number)

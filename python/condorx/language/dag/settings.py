@@ -14,7 +14,7 @@ def dot(line: Line) -> dict[str, object]:
     out: dict[str, object] = {"file": words[0], "update": False, "overwrite": True}
     it = iter(words[1:])
     for word in it:
-        key = word.upper()
+        key = word.upper().replace("_", "-")  # HTCondor reads `_` and `-` as one
         if key in ("UPDATE", "DONT-UPDATE"):
             out["update"] = key == "UPDATE"
         elif key in ("OVERWRITE", "DONT-OVERWRITE"):
@@ -36,7 +36,7 @@ def node_status_file(line: Line) -> tuple[str, int, bool]:
         raise line.fail("NODE_STATUS_FILE needs a file, then a time, ALWAYS-UPDATE")
     seconds, always = 60, False
     for word in words[1:]:
-        if word.upper() == "ALWAYS-UPDATE":
+        if word.upper().replace("_", "-") == "ALWAYS-UPDATE":
             always = True
         else:
             seconds = int_of(line, word, "NODE_STATUS_FILE's update time")

@@ -7,14 +7,13 @@ it expects.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from condorx.language.argsyntax import join_env, join_v2
 from condorx.language.dag.errors import DagError
-from condorx.language.dag.model import Dag
+from condorx.language.dag.job_commands import JobCommands
 from condorx.version import version_string
 
 # What the DAGMan job takes from its submitter's environment (HTCondor's base filter).
@@ -59,20 +58,20 @@ class Options:
     env_set: list[str] = field(default_factory=list)
     attr_lines: list[str] = field(default_factory=list)
 
-    def take_from(self, dag: Dag) -> None:
+    def take_from(self, dag: JobCommands) -> None:
         """What the DAG's CONFIG, ENV and SET_JOB_ATTR commands say of the DAGMan job, as
-        condor_submit_dag gathers them: the CONFIG file made absolute (a -config that
-        names another is an error)."""
-        if dag.config:
-            config = os.path.abspath(dag.config)
-            if self.config and self.config != config:
+        condor_submit_dag gathers them: the CONFIG file (absolute; a -config that names
+        another is an error)."""
+        config = dag.config
+        if config:
+            if self.config and os.path.abspath(self.config) != config:
                 raise DagError(
                     f"Conflicting DAGMan config files specified: {self.config} and {config}"
                 )
             self.config = config
-        self.env_get += [",".join(w for w in re.split(r"[\s,]+", g) if w) for g in dag.env_get]
+        self.env_get += dag.env_get
         self.env_set += [s.strip() for s in dag.env_set]
-        self.attr_lines += [f"{name} = {value}" for name, value in dag.job_attrs]
+        self.attr_lines += dag.attr_lines
 
     @property
     def primary(self) -> str:
@@ -208,7 +207,7 @@ def _environment(opts: Options, debug_log: str) -> str:
     env["_CONDOR_MAX_DAGMAN_LOG"] = "0"
     if opts.config:
         if not os.path.exists(opts.config):
-            raise DagError(f"Unable to read config file {opts.config}: no such file")
+            raise DagError(f"Can't read DAGMan config file: {opts.config}")
         env["_CONDOR_DAGMAN_CONFIG_FILE"] = opts.config
     return '"' + join_env(env) + '"'  # by name, as HTCondor's Env keeps them
 
