@@ -95,9 +95,11 @@ def main(ctx: a.Context) -> None:
     client = None if dry_run else ScheddClient(cfg, opts.value("name"))
     terse = "terse" in opts.flags
     stdin = source == "<stdin>"
-    # As HTCondor's: a description read from standard input implies -verbose (each job's
-    # ad, after `** Proc C.P:`), unless -terse.
-    verbose = not terse and ("verbose" in opts.flags or stdin)
+    # As HTCondor's: a description read from standard input named as `-` implies
+    # -verbose (each job's ad, after `** Proc C.P:`), unless -terse. Piped in with no file
+    # named (as batchspawner does), it is reported as a file's is.
+    dash = files[:1] == ["-"]
+    verbose = not terse and ("verbose" in opts.flags or dash)
     try:
         submit_file = None if stdin else source
         desc = parse(text, source, append, submit_file, top, opts.value("queue"))
@@ -105,7 +107,7 @@ def main(ctx: a.Context) -> None:
         if client is not None and not verbose and "spool" not in opts.flags:
             digested = _as_digest(desc, cluster_id, cfg)
             if digested is not None:
-                _submit_digest(client, digested, cluster_id, terse, stdin)
+                _submit_digest(client, digested, cluster_id, terse, dash)
                 return
         jobs = build(desc, cluster_id, Facts.from_config(cfg), cfg)
     except SubmitError as e:
@@ -131,23 +133,24 @@ def main(ctx: a.Context) -> None:
             tool="condor_submit",
         )
     if verbose:
-        if not stdin:
+        if not dash:
             print("Submitting job(s)", end="")
         for proc, ad in enumerate(_ads(jobs, cluster_id)):
             print(f"\n** Proc {cluster_id}.{proc}:\n{ad.printOld()}", end="")
-        if not stdin:
+        if not dash:
             print()
         return
-    _report(n, cluster_id, terse, stdin)
+    _report(n, cluster_id, terse, dash)
 
 
-def _report(n: int, cluster_id: int, terse: bool, stdin: bool) -> None:
-    """What condor_submit prints of a submission (not -verbose)."""
+def _report(n: int, cluster_id: int, terse: bool, dash: bool) -> None:
+    """What condor_submit prints of a submission (not -verbose); `dash`: the description
+    was read from `-`, which HTCondor's does not announce."""
     if terse:
         if n:
             print(f"{cluster_id}.0 - {cluster_id}.{n - 1}")
         return
-    if not stdin:
+    if not dash:
         print("Submitting job(s)" + "." * min(n, 60))
     print(f"{n} job(s) submitted to cluster {cluster_id}.")
 
@@ -166,7 +169,7 @@ def _as_digest(desc: Description, cluster_id: int, cfg: Config) -> tuple[Series,
 
 
 def _submit_digest(
-    client: ScheddClient, digested: tuple[Series, str], cluster_id: int, terse: bool, stdin: bool
+    client: ScheddClient, digested: tuple[Series, str], cluster_id: int, terse: bool, dash: bool
 ) -> None:
     series, digest = digested
     for warning in series.warnings():
@@ -176,7 +179,7 @@ def _submit_digest(
     cluster_id = run_client(
         client.submit, series.first, [], cluster_id, None, factory, tool="condor_submit"
     )
-    _report(n, cluster_id, terse, stdin)
+    _report(n, cluster_id, terse, dash)
 
 
 # A spooled job stays in the queue once completed, for up to ten days, until its output
