@@ -4,7 +4,9 @@ the same account, and its standard files are opened with that account's rights."
 
 from __future__ import annotations
 
+import itertools
 import os
+import pwd
 
 import pytest
 
@@ -13,6 +15,21 @@ from condorx.testing.pool import LocalPool as Pool
 from condorx.testing.pool import wait_for
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="switching accounts needs root")
+
+
+def _absent_user() -> str:
+    """A user name with no account on this machine (a machine may well have an alice)."""
+    for n in itertools.count():
+        name = f"cxstranger{n}"
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            return name
+    raise AssertionError("unreachable")
+
+
+# A token's user from elsewhere: no account here.
+STRANGER = _absent_user()
 
 
 def start(pool: Pool, extra: str = "") -> Pool:
@@ -47,14 +64,14 @@ def test_jobs_run_as_their_owner_or_as_nobody(open_pool):
     # An owner with an account here runs as it; one without (a token's user from
     # elsewhere) never runs as anyone with files here.
     assert run_id(pool, "daemons", as_user(pool, "daemon")) == "daemon"
-    assert run_id(pool, "stranger", as_user(pool, "alice")) == "nobody"
+    assert run_id(pool, "stranger", as_user(pool, STRANGER)) == "nobody"
 
 
 def test_slot_user_and_runas_owner_off(open_pool):
     pool = start(
         open_pool, "SLOT1_USER = bin\nSLOT2_USER = bin\nSTARTER_ALLOW_RUNAS_OWNER = false\n"
     )
-    assert run_id(pool, "stranger", as_user(pool, "alice")) == "bin"
+    assert run_id(pool, "stranger", as_user(pool, STRANGER)) == "bin"
     assert run_id(pool, "daemons", as_user(pool, "daemon")) == "bin"
 
 
@@ -65,7 +82,7 @@ def test_a_job_reads_and_writes_only_what_its_account_may(open_pool):
     secret.chmod(0o600)
     private = pool.root / "private"
     private.mkdir(mode=0o700)
-    env = as_user(pool, "alice")  # runs as nobody
+    env = as_user(pool, STRANGER)  # runs as nobody
     # The starter opens a job's own standard files (no file transfer) as its account.
     (pool.root / "steal.sub").write_text(
         f"executable = /bin/cat\ninput = {secret}\noutput = out/stolen.out\n"
@@ -103,7 +120,7 @@ def test_starter_hooks_run_as_the_jobs_account(open_pool):
     hook.write_text(f"#!/bin/sh\nid -un > {open_pool.root}/out/prepared.$(id -un)\n")
     hook.chmod(0o755)
     pool = start(open_pool, f"STARTER_JOB_HOOK_KEYWORD = T\nT_HOOK_PREPARE_JOB = {hook}\n")
-    assert run_id(pool, "stranger", as_user(pool, "alice")) == "nobody"
+    assert run_id(pool, "stranger", as_user(pool, STRANGER)) == "nobody"
     assert (pool.root / "out" / "prepared.nobody").read_text() == "nobody\n"
     assert not (pool.root / "out" / "prepared.root").exists()
 
@@ -127,7 +144,7 @@ def test_a_sandboxed_route_reads_inputs_with_the_owners_rights(open_pool):
     (pool.root / "boxed.sub").write_text(
         f"executable = /bin/true\ntransfer_input_files = {secret}\nqueue\n"
     )
-    pool.cli("condorx.cli.submit", "boxed.sub", env=as_user(pool, "alice"))
+    pool.cli("condorx.cli.submit", "boxed.sub", env=as_user(pool, STRANGER))
     log = pool.root / "log" / "JobRouterLog"
     wait_for(lambda: "Permission denied" in log.read_text(), "the route to be refused")
     assert f"cannot read input file {secret}" in log.read_text()
