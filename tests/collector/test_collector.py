@@ -49,6 +49,18 @@ def test_advertise_query_and_status(pool):
         "condorx.cli.status", "-af", "Name", "Memory * 2", "-constraint", 'State == "Claimed"'
     )
     assert af.stdout == "slot2@a 4096\n"
+    # The qualifiers, as HTCondor's condor_status reads them: t for tabs, V quoted, l
+    # labelled, h headings, `,` between fields.
+    claimed = ["-constraint", 'State == "Claimed"']
+    for quals, want in [
+        ("t", "slot2@a\t4096\n"),
+        ("V", '"slot2@a" 4096\n'),
+        ("l", "Name = slot2@a Memory * 2 = 4096\n"),
+        (",", "slot2@a, 4096\n"),
+        ("h", "Name    Memory * 2\nslot2@a 4096      \n"),
+    ]:
+        got = pool.cli("condorx.cli.status", f"-af:{quals}", "Name", "Memory * 2", *claimed)
+        assert got.stdout == want, quals
     # As HTCondor's: nothing matched, nothing printed (no heading, no totals), status 0.
     for view in ([], ["-total"], ["-schedd"], ["-negotiator"]):
         r = pool.cli("condorx.cli.status", *view, "-constraint", "false")

@@ -141,3 +141,24 @@ def test_htcondors_send_command_turns_the_masters_daemons_off_and_on():
         while pool.condorx("pool", "status", check=False).returncode == 0:
             assert time.monotonic() < deadline, "the master did not stop on DC_OFF_GRACEFUL"
             time.sleep(0.3)
+
+
+def test_pool_up_starts_a_pool_without_a_startd():
+    # HTCondor's regression tests and submit nodes run masters with no startd (use ROLE :
+    # CentralManager, or Submit): pool up waits for what DAEMON_LIST runs, no slot.
+    with tempfile.TemporaryDirectory(prefix="cx-cm-") as d:
+        (Path(d) / "condor_config").write_text(
+            f"use ROLE : CentralManager\nuse ROLE : Submit\nLOCAL_DIR = {d}\nETC = {d}/etc\n"
+        )
+        pool = _PoolUp(Path(d))
+        pool.said = pool.condorx("pool", "up", "--dir", d).stdout
+        try:
+            assert "Personal pool up in" in pool.said
+            status = pool.condorx("pool", "status").stdout
+            assert sorted(line.split()[0] for line in status.splitlines()) == [
+                "collector",
+                "negotiator",
+                "schedd",
+            ]
+        finally:
+            pool.condorx("pool", "down")

@@ -58,7 +58,7 @@ def test_master_keeps_its_daemons_running_and_obeys_commands(pool):
 
 
 SECOND_NEGOTIATOR = """\
-DAEMON_LIST = MASTER, COLLECTOR, NEGOTIATOR, NEG2
+DAEMON_LIST = MASTER, COLLECTOR, NEGOTIATOR, NEG2, SHARED_PORT, FROBD
 MASTER_BACKOFF_CONSTANT = 1
 NEG2 = $(NEGOTIATOR)
 NEG2_ARGS = -local-name NEG2
@@ -86,6 +86,14 @@ def test_the_master_runs_a_second_negotiator_as_htcondor_configures_one(pool):
 
     wait_for(lambda: negotiators() == ["neg2", "negotiator"], "both negotiators' ads")
     assert (pool.root / "log" / "Negotiator2Log").exists()
+    # What it cannot run is logged, as HTCondor's master logs it, and the rest runs.
+    log = (pool.root / "log" / "MasterLog").read_text()
+    assert (
+        "FROBD is in the DAEMON_LIST parameter, but there is no executable path for it defined"
+        " in the config files!" in log
+    )
+    assert "SHARED_PORT is in the DAEMON_LIST parameter, but " in log
+    assert "condor_shared_port is not a daemon condorx has: it is not started." in log
     pids = [d["pid"] for d in daemons(pool).values()]
     pool.daemon("master").stop()
     for pid in pids:

@@ -295,12 +295,20 @@ class AutoFormat:
 
     def render(self, ads: Iterable[ClassAd]) -> Iterator[str]:
         """The text for all the ads; with headings, once every width is known."""
-        ads = list(ads)
+        return self.render_cells(self.cells_of(list(ads)))
+
+    def labelled(self, rows: Iterable[Sequence[str]]) -> list[list[str]]:
+        """Cells already written (each expression's value, in order), with l's labels."""
+        if not self.label:
+            return [list(r) for r in rows]
+        return [[f"{t} = {c}" for t, c in zip(self.exprs, r, strict=True)] for r in rows]
+
+    def render_cells(self, rows: list[list[str]]) -> Iterator[str]:
+        """The text for rows of cells; with headings, once every width is known."""
         if not self.headings:
-            for cells in self.cells_of(ads):
+            for cells in rows:
                 yield self.row(cells)
             return
-        rows = self.cells_of(ads)
         heads = self.heading_cells()
         widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
         if self.job_id:

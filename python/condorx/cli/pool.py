@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import click
@@ -67,7 +67,11 @@ def up(directory: Path | None) -> None:
         click.echo(f"A pool is already running from {root}.")
         return
     start_master(cfg, env)
-    wait_ready(cfg, "condorx pool up", slots=1)
+    # What DAEMON_LIST runs here is waited for: a submit node, or a central manager
+    # alone, has no startd, and no slot need appear.
+    listed = {n.lower() for n in cfg.get_list("DAEMON_LIST")}
+    runs_startd = "startd" in listed
+    wait_ready(cfg, "condorx pool up", slots=int(runs_startd), startd=runs_startd, only=listed)
     htcondor = write_htcondor_config(cfg, root, config)
     click.echo(f"Personal pool up in {root}.")
     click.echo(f"Use it from other shells with: export CONDORX_CONFIG={config}")
@@ -130,20 +134,24 @@ def wait_ready(
     startd: bool = True,
     timeout: float = 60.0,
     also: Sequence[str] = (),
+    only: Collection[str] | None = None,
 ) -> None:
-    """Until the schedd, the collector and the negotiator (and the startd, and the
-    daemons whose address files `also` names) listen and the collector holds `slots`
-    slots: the pool takes a submission once the tool returns."""
+    """Until the schedd, the collector and the negotiator (those of them in `only`, when
+    given), the startd, and the daemons whose address files `also` names listen, and the
+    collector holds `slots` slots: the pool takes a submission once the tool returns."""
     deadline = time.monotonic() + timeout
-    wanted = [
-        locate.schedd_address_file(cfg),
-        locate.collector_address_file(cfg),
-        locate.negotiator_address_file(cfg),
-        *also,
-    ]
+    files = {
+        "schedd": locate.schedd_address_file,
+        "collector": locate.collector_address_file,
+        "negotiator": locate.negotiator_address_file,
+    }
+    wanted = [where(cfg) for name, where in files.items() if only is None or name in only]
+    wanted += also
     if startd:
         wanted.append(locate.startd_address_file(cfg))
-    while not (all(os.path.exists(p) for p in wanted) and count_slots(cfg) >= slots):
+    while not (
+        all(os.path.exists(p) for p in wanted) and (slots == 0 or count_slots(cfg) >= slots)
+    ):
         if time.monotonic() > deadline:
             fail(f"{tool}: the pool did not come up; see {locate.log_dir(cfg)}")
         time.sleep(0.2)

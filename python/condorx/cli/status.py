@@ -79,8 +79,7 @@ def main(ctx: a.Context) -> None:
         exprs = opts.values["autoformat"]
         if not exprs:
             fail(f"{TOOL}: -af needs at least one attribute or expression")
-        for row in run_client(client.query_rows, kind, exprs, constraint, tool=TOOL):
-            print(" ".join(_af(v) for v in row))
+        _autoformat(run_client(client.query_rows, kind, exprs, constraint, tool=TOOL), opts)
     else:
         _table(client, kind, constraint, "totals" in opts.flags)
 
@@ -120,6 +119,20 @@ def _kind(opts: a.Parsed) -> str:
     if "master" in opts.flags:
         return "daemonmaster"
     return "" if "any" in opts.flags else "machine"
+
+
+def _autoformat(rows: list[list[Any]], opts: a.Parsed) -> None:
+    """-af's rows, laid out as its qualifiers say (`-af:t`, `-af:lh`, ...): the collector
+    evaluated each expression."""
+    from condorx.cli import adformat  # only -af needs it: not on the table's path
+
+    af = adformat.AutoFormat(opts.values["autoformat"], opts.quals.get("autoformat", ""))
+    quote = af.quoted  # V: strings as ClassAd strings, quoted
+    text = [
+        [adformat.value_text(v, True) if quote and isinstance(v, str) else _af(v) for v in r]
+        for r in rows
+    ]
+    sys.stdout.write("".join(af.render_cells(af.labelled(text))))
 
 
 def _af(v: Any) -> str:

@@ -266,6 +266,13 @@ class ScheddClient:
         async with self.channel() as ch:
             return Acted.from_wire(await ch.request(req.to_wire()))
 
+    async def reschedule(self) -> None:
+        """Ask the schedd to have the negotiator run a cycle now (condor_reschedule)."""
+        from condorx.transport.protocol.schedd.act import Reschedule
+
+        async with self.channel() as ch:
+            await ch.request(Reschedule().to_wire())
+
     async def edit(
         self,
         attrs: Mapping[str, str],

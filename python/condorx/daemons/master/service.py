@@ -65,6 +65,27 @@ class Master:
         names = [n.lower() for n in self.cfg.get_list("DAEMON_LIST")]
         return [n for n in names if n != "master" and self.command(n) is not None]
 
+    def log_skipped(self) -> None:
+        """Say which DAEMON_LIST entries no daemon of condorx's runs (HTCondor's master
+        logs one with no path, then stops; condorx's starts the rest)."""
+        for name in self.cfg.get_list("DAEMON_LIST"):
+            if name.lower() == "master" or self.command(name.lower()) is not None:
+                continue
+            path = self.cfg.get(name.upper())
+            if not path:
+                log.error(
+                    "%s is in the DAEMON_LIST parameter, but there is no executable path"
+                    " for it defined in the config files! It is not started.",
+                    name.upper(),
+                )
+            else:
+                log.error(
+                    "%s is in the DAEMON_LIST parameter, but %s is not a daemon condorx"
+                    " has: it is not started.",
+                    name.upper(),
+                    path,
+                )
+
     def command(self, name: str) -> list[str] | None:
         """How the daemon `name` of DAEMON_LIST is run: one of ours by its name, or, as
         HTCondor's masters run a second negotiator, a name the configuration gives a
@@ -203,6 +224,7 @@ class Master:
         except ConfigError as e:
             raise Refused(Refusal.BAD_REQUEST, f"the new configuration is refused: {e}") from None
         wanted = self.daemon_list()
+        self.log_skipped()
         for name in list(self.children):
             if name not in wanted:
                 await self.stop(name)
@@ -253,6 +275,7 @@ async def serve(
         master.address = await server.listen(nursery, 0, unix=Path(locate.master_socket(cfg)))
         # The collector first, so that the others find it when they start.
         names = master.daemon_list()
+        master.log_skipped()
         if "collector" in names:
             master.start("collector")
             with trio.move_on_after(15):

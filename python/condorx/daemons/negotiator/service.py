@@ -138,6 +138,8 @@ class Negotiator:
             self.wake = trio.Event()
 
     async def cycle(self) -> None:
+        # HTCondor's negotiator marks every cycle so (admins look for it), busy or not.
+        log.info("---------- Started Negotiation Cycle ----------")
         started = time.perf_counter()
         with trio.fail_after(self.timeout):
             slots = await self.collector.query_ads("machine", self.slot_constraint)
