@@ -168,6 +168,27 @@ def test_claim_worklife_ends_the_claim_when_its_job_ends_past_it(tmp_path):
     assert ended.claim_ended and not ended.vacated  # it finished; no other job may come
 
 
+def test_claim_worklife_0_runs_the_first_job_and_then_ends_the_claim(tmp_path):
+    # HTCondor's group-quota tests set CLAIM_WORKLIFE = 0: the claim's first job runs
+    # (its worklife counts only once a job has run on it), and the claim ends with it.
+    policy = "POLLING_INTERVAL = 1\nCLAIM_WORKLIFE = 0\n"
+
+    async def test(rig: Rig, nursery: trio.Nursery) -> Any:
+        await trio.sleep_until(0.5)
+        run = await rig.run_job(nursery, idle=3)  # claimed at 0.5, its job sent at 3.5
+        busy = rig.state()
+        await trio.sleep_until(5.5)
+        rig.starters[0].finish()
+        await rig.until(lambda: run.ended is not None)
+        await rig.until(lambda: rig.state() == "Unclaimed/Idle")
+        return busy, since(rig, 5), run.ended
+
+    busy, steps, ended = run_rig(tmp_path, policy, test)
+    assert busy == "Claimed/Busy"
+    assert steps == [(5.5, 12), (5.5, 10), (5.5, 22), (5.5, 1)]
+    assert ended.claim_ended and not ended.vacated
+
+
 def test_retirement_lets_the_job_finish_within_max_job_retirement_time(tmp_path):
     policy = """
 POLLING_INTERVAL = 1

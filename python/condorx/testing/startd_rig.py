@@ -196,10 +196,11 @@ class Rig:
         return trio.current_time()
 
     async def run_job(
-        self, nursery: trio.Nursery, job: ClassAd | None = None, user: str = "u"
+        self, nursery: trio.Nursery, job: ClassAd | None = None, user: str = "u", idle: float = 0
     ) -> Running:
-        """Match and claim the slot as a negotiator and a schedd would, then run `job` on
-        it in `nursery`; returns the run (its frames, and its end once it ends)."""
+        """Match and claim the slot as a negotiator and a schedd would, then (`idle`
+        seconds later) run `job` on it in `nursery`; returns the run (its frames, and its
+        end once it ends)."""
         peer = Peer(user, "token", "127.0.0.1")
         slot = self.slot().name
         claim_id = f"claim-{len(self.starters)}"
@@ -207,6 +208,7 @@ class Rig:
         await self.claims.match(peer, match, _NoChannel())  # type: ignore[arg-type]
         claim = ClaimSlot(claim_id=claim_id, slot=slot, user=user)
         await self.claims.claim(peer, claim, _NoChannel())  # type: ignore[arg-type]
+        await trio.sleep(idle)
         job = job if job is not None else ClassAd({"ClusterId": 1, "ProcId": 0, "Owner": user})
         run = Running(claim_id, peer)
         nursery.start_soon(run.go, self.runs, job)

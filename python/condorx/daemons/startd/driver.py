@@ -95,8 +95,10 @@ class Driver:
         return PolicyFacts(self, slot, ad)
 
     def worklife_over(self, claim: Claim | None, ad: SlotView) -> bool:
-        """The claim has accepted jobs for longer than CLAIM_WORKLIFE (-1: forever)."""
-        if claim is None or not claim.claimed:
+        """The claim has accepted jobs for longer than CLAIM_WORKLIFE (-1: forever). As
+        HTCondor's claimWorklifeExpired, not before its first job: with 0, that job runs,
+        and the claim takes no other."""
+        if claim is None or not claim.claimed or claim.activations == 0:
             return False
         worklife = self.table.policy.number("CLAIM_WORKLIFE", ad)
         return worklife is not None and worklife >= 0 and self.now() - claim.claimed_at > worklife

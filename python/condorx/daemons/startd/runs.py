@@ -95,6 +95,7 @@ class Runs:
         # The starter first: once the slot is Busy, a suspend or a kill must reach it.
         starter = await self._starter(claim.id)
         claim.job, claim.last_job, claim.job_start, claim.notify = job, job, self.driver.now(), ch
+        claim.activations += 1
         claim.job_run_time = claim.job_suspend_time = 0.0
         claim.evicted = ""
         rank = self.driver.table.policy.number("RANK", view or self.driver.table.scope(slot), job)

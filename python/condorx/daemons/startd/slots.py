@@ -43,6 +43,7 @@ class Claim:
     fetched: str = ""  # the hook keyword of a claim made for fetched work
     pending_job: ClassAd | None = None  # fetched work waiting for the slot (preemption)
     last_job: ClassAd | None = None  # the claim's latest job, for EVICT_CLAIM
+    activations: int = 0  # the jobs run on the claim (CLAIM_WORKLIFE counts from the first)
 
 
 @dataclass
