@@ -40,6 +40,12 @@ class Machine:
     fs_domain: str = ""
     address: str = ""
     resources: tuple[Resource, ...] = ()
+    startd_name: str = ""  # STARTD_NAME as HTCondor makes it a daemon name: NAME@host
+
+    @property
+    def slot_suffix(self) -> str:
+        """What follows `slotN@` in a slot's name: the startd's name, else the host."""
+        return self.startd_name or self.hostname
 
 
 def detect(cfg: Config, execute: Path) -> Machine:
@@ -56,7 +62,17 @@ def detect(cfg: Config, execute: Path) -> Machine:
         uid_domain=cfg.get("UID_DOMAIN") or hostname,
         fs_domain=cfg.get("FILESYSTEM_DOMAIN") or hostname,
         resources=custom_resources(cfg),
+        startd_name=daemon_name(cfg.get("STARTD_NAME") or "", hostname),
     )
+
+
+def daemon_name(name: str, hostname: str) -> str:
+    """HTCondor's build_valid_daemon_name: a name with no `@` is made `name@host`, so
+    that several startds on one host (`-local-name`, each its STARTD_NAME) name their
+    slots apart: slot1@STARTD2@host."""
+    if not name:
+        return ""
+    return name if "@" in name else f"{name}@{hostname}"
 
 
 _NOT_RESOURCES = ("MACHINE_RESOURCE_NAMES", "MACHINE_RESOURCE_INVENTORY_")

@@ -173,7 +173,7 @@ def layout(cfg: Config, m: Machine) -> list[Slot]:
             slots.append(
                 Slot(
                     id=i,
-                    name=f"slot{i}@{m.hostname}",
+                    name=f"slot{i}@{m.slot_suffix}",
                     kind="Partitionable" if st.partitionable else "Static",
                     cpus=_amount(st, "cpus", st.cpus, m.cpus),
                     memory=_amount(st, "memory", st.memory, m.memory_mb),

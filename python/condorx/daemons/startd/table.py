@@ -398,7 +398,7 @@ class SlotTable:
         now = self.now()
         child = Slot(
             id=parent.id,
-            name=f"slot{parent.id}_{n}@{self.machine.hostname}",
+            name=f"slot{parent.id}_{n}@{self.machine.slot_suffix}",
             kind="Dynamic",
             cpus=cpus,
             memory=memory,
