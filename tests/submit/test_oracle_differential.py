@@ -1,7 +1,9 @@
 """condorx's condor_submit against HTCondor's own submit code, file by file.
 
 The corpus (`corpus/generated`: one file per command and queue form; `corpus/real`: submit
-files from public repositories, sources in `corpus/real/SOURCES.tsv`) was answered by
+files from public repositories, sources in `corpus/real/SOURCES.tsv`; `corpus/htcondor`:
+every submit file of HTCondor's own repository, its regression tests' among them, but the
+two whose $RANDOM_ macros make no two answers alike, sources in its SOURCES.tsv) was answered by
 HTCondor 24.0.24's `htcondor.Submit(text).jobs()`, run as condor_submit runs it
 (`oracle/answers.py`: the file's name, its folder, its command line), and the answers
 are stored in `corpus/answers.json`, so this test needs no HTCondor. The deliberate
@@ -44,8 +46,16 @@ def test_no_file_crashes_and_the_differences_are_the_deliberate_ones(results):
     assert differ <= DELIBERATE, out.getvalue()
 
 
+@pytest.mark.parametrize("folder", ["real", "htcondor"])
+def test_every_public_file_names_its_source(folder):
+    rows = (CORPUS / folder / "SOURCES.tsv").read_text().splitlines()[1:]
+    listed = sorted(row.split("\t")[0] for row in rows)
+    assert listed == sorted(p.name for p in (CORPUS / folder).glob("*.sub"))
+
+
 def test_the_corpus_agrees_on_at_least_98_percent_of_files(results):
     agree = sum(r.agrees for r in results)
     assert len(results) >= 600
     assert sum(r.name.startswith("real/") for r in results) >= 275
+    assert sum(r.name.startswith("htcondor/") for r in results) == 350
     assert agree / len(results) >= 0.98

@@ -11,7 +11,7 @@ each blank and each single quote of a word is quoted on its own (`a b` as `a' 'b
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from condorx.errors import CondorxError
 
@@ -22,6 +22,15 @@ class SyntaxProblem(CondorxError):
 
 def is_v2(raw: str) -> bool:
     return len(raw) >= 2 and raw[0] == '"' and raw[-1] == '"'
+
+
+# What HTCondor's argument and environment parsers take for blanks (condor_arglist.cpp):
+# not Python's isspace, which also counts \v, \f and \x1c-\x1f.
+BLANKS = " \t\n\r"
+_BLANK_RUN = re.compile("[ \t\n\r]+")
+# The characters HTCondor takes for an old-syntax environment's delimiter when one starts
+# the value (env.cpp, is_permitted_delim).
+_V1_DELIMS = "!#$%&*+,-/:;<>?@^`|~\x1f"
 
 
 def split_v2(text: str, strict: bool = False) -> list[str]:
@@ -42,7 +51,7 @@ def split_v2(text: str, strict: bool = False) -> list[str]:
                 cur.append(c)
         elif c == "'":
             quoted = in_word = True
-        elif c.isspace():
+        elif c in BLANKS:
             if in_word:
                 words.append("".join(cur))
                 cur, in_word = [], False
@@ -75,7 +84,7 @@ def check_v1_args(raw: str) -> str:
             f"Found illegal unescaped double-quote: {raw[bare.start() :]!s}"
             " (surround the whole value with double quotes to use the new syntax)"
         )
-    return " ".join(raw.replace('\\"', '"').split())
+    return " ".join(w for w in _BLANK_RUN.split(raw.replace('\\"', '"')) if w)
 
 
 def quote_word(word: str) -> str:
@@ -86,7 +95,7 @@ def quote_word(word: str) -> str:
         return "''"
     out: list[str] = []
     for c in word:
-        if c.isspace() or c == "'":
+        if c in BLANKS or c == "'":
             if out and out[-1] == "'":
                 out.pop()  # extend the quoted section just closed
             else:
@@ -102,26 +111,45 @@ def join_v2(words: Iterable[str]) -> str:
     return " ".join(quote_word(w) for w in words)
 
 
-def parse_env(raw: str) -> dict[str, str]:
-    """A submit file's environment value, in either syntax."""
-    if is_v2(raw):
-        pairs = submit_v2(raw)
-    else:
-        pairs = [p for p in raw.split(";") if p.strip()]
-    env: dict[str, str] = {}
+def parse_env(raw: str) -> dict[str, str | None]:
+    """A submit file's environment value, in either syntax, as HTCondor's Env reads it:
+    an old-syntax entry loses its leading blanks only (`A = 1` is `A ` set to ` 1`), a
+    newline ends one as the delimiter does, and a first character that may be a
+    delimiter (`|A=1|B=2`) is the delimiter."""
+    pairs = submit_v2(raw) if is_v2(raw) else _v1_entries(raw)
+    env: dict[str, str | None] = {}
     for pair in pairs:
         name, eq, value = pair.partition("=")
-        if not eq or not name.strip():
+        if not eq and "$$" in pair:  # a $$() macro left for the match: kept as it is
+            env[pair] = None
+            continue
+        if not eq or not name:
             raise SyntaxProblem(f"{pair.strip()!r} is not NAME=value")
-        env[name.strip()] = value
+        env[name] = value
     return env
 
 
-def join_env(env: Mapping[str, str]) -> str:
-    """The new-syntax Environment, sorted by name as HTCondor's Env keeps it."""
-    return " ".join(f"{quote_word(k)}={quote_word(v) if v else ''}" for k, v in sorted(env.items()))
+def _v1_entries(raw: str) -> list[str]:
+    delim = ";"
+    if raw[:1] and raw[0] in _V1_DELIMS:
+        delim, raw = raw[0], raw[1:]
+    entries = re.split("[\n" + re.escape(delim) + "]", raw)
+    return [e.lstrip(BLANKS) for e in entries if e.lstrip(BLANKS)]
 
 
-def join_env_v1(env: Mapping[str, str]) -> str:
+def join_env(env: Mapping[str, str | None]) -> str:
+    """The new-syntax Environment, sorted by name as HTCondor's Env keeps it (a $$()
+    entry with no value is written alone)."""
+    return " ".join(_env_entry(k, v, quote_word) for k, v in sorted(env.items()))
+
+
+def join_env_v1(env: Mapping[str, str | None]) -> str:
     """The old-syntax Env; a value that old syntax cannot hold (a `;`) is left out."""
-    return ";".join(f"{k}={v}" for k, v in sorted(env.items()) if ";" not in v)
+    entries = sorted((k, v) for k, v in env.items() if v is None or ";" not in v)
+    return ";".join(_env_entry(k, v, str) for k, v in entries)
+
+
+def _env_entry(name: str, value: str | None, quote: Callable[[str], str]) -> str:
+    if value is None:
+        return quote(name)
+    return f"{quote(name)}={quote(value) if value else ''}"

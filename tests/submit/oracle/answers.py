@@ -94,7 +94,11 @@ def segments(text: str) -> tuple[list[str], list[tuple[int, str]]]:
     item list `in (...)` may run over several lines, and `\\` continues a line."""
     lines: list[str] = []
     queues: list[tuple[int, str]] = []
-    raw = text.splitlines()
+    # Lines end at newlines alone, as condor_submit reads them: splitlines would also
+    # break at the form feeds and other controls a value may hold (job_core_env_van).
+    raw = text.split("\n")
+    if raw and raw[-1] == "":
+        raw.pop()
     i = 0
     while i < len(raw):
         line = raw[i]

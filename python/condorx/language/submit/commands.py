@@ -145,7 +145,7 @@ def _environment(v: Values) -> dict[str, Any]:
     """Environment in the new syntax, sorted by name as HTCondor's Env keeps it; `getenv`
     copies the submitter's variables (all, or those its names and patterns select). Only
     an old-syntax value given as `env` keeps the old form (Env, EnvDelim), as in HTCondor."""
-    env: dict[str, str] = {}
+    env: dict[str, str | None] = {}
     getenv = v.get("getenv")
     if getenv is not None:
         env.update(_getenv(v, getenv))
@@ -450,13 +450,38 @@ def _concurrency(v: Values) -> dict[str, Any]:
     return {"ConcurrencyLimits": ",".join(names)}
 
 
+# A service's token request: <service>_oauth_permissions, _resource or _options, maybe
+# with a handle after it (`mytokens_oauth_permissions_read`).
+_OAUTH_KEY = re.compile(r"_oauth_(permissions|resource|options)", re.IGNORECASE)
+
+
 @row("use_oauth_services")
 def _oauth(v: Values) -> dict[str, Any]:
+    """The services' tokens the job needs, as HTCondor's NeedsOAuthServices lists them: a
+    service each of whose requests has a handle is named `service*handle` for each, and
+    the names are in case-blind order (a classad::References)."""
     raw = v.get("use_oauth_services")
     if raw is None:
         return {}
-    names = sorted({w for w in re.split(r"[,\s]+", raw) if w})
-    return {"OAuthServicesNeeded": ",".join(names)} if names else {}
+    enabled = {w.lower(): w for w in re.split(r"[,\s]+", raw) if w}
+    names: dict[str, str] = {}
+    with_handles: set[str] = set()
+    for key in v.names():
+        m = _OAUTH_KEY.search(key)
+        if m is None or key.startswith("+") or key.lower().startswith("my."):
+            continue
+        service = key[: m.start()]
+        if service.lower() not in enabled:
+            continue
+        if m.end() < len(key):  # a handle, after the `_` that follows
+            with_handles.add(service.lower())
+            service = f"{service}*{key[m.end() + 1 :]}"
+        names.setdefault(service.lower(), service)
+    for low, name in enabled.items():
+        if low not in with_handles:
+            names.setdefault(low, name)
+    ordered = sorted(names.values(), key=str.lower)
+    return {"OAuthServicesNeeded": ",".join(ordered)} if ordered else {}
 
 
 @row("leave_in_queue")

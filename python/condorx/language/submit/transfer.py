@@ -125,14 +125,19 @@ def file_list(text: str) -> list[str]:
 
 
 def plugins(v: Values) -> list[str]:
-    """The URL schemes the job's inputs, output destination and image need, sorted."""
+    """The URL schemes the job's inputs, output destination and image need, as HTCondor
+    gathers them (a classad::References): each as first written (`FTP` stays `FTP`), one
+    of each whatever its case, in case-blind order."""
     urls = [unquoted(u) for u in file_list(v.get("transfer_input_files") or "")]
     urls += [unquoted(v.get("output_destination") or ""), container_transfer(v) or ""]
     # Output remapped to a URL goes there by its plugin: `name = url; name2 = url2`.
     remaps = unquoted(v.get("transfer_output_remaps") or "")
     urls += [pair.partition("=")[2].strip() for pair in remaps.split(";")]
-    schemes = {m.group(1).lower() for u in urls if (m := _URL.match(u))}
-    return sorted(schemes)
+    schemes: dict[str, str] = {}
+    for u in urls:
+        if m := _URL.match(u):
+            schemes.setdefault(m.group(1).lower(), m.group(1))
+    return sorted(schemes.values(), key=str.lower)
 
 
 def container_transfer(v: Values) -> str | None:
