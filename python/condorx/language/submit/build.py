@@ -19,6 +19,7 @@ from condorx.language.config.expand import Expander
 from condorx.language.submit import (  # noqa: F401 - their rows
     commands,
     container,
+    environment,
     grid,
     keywords,
     quantities,
