@@ -50,3 +50,4 @@ def test_condor_now_runs_a_job_in_the_place_of_another(running):
     wait_for(lambda: not alive(a_pid), "the vacated job to stop")
     wait_for(lambda: status(running, a) == 1, "the vacated job back in the queue, idle")
     assert status(running, c) == 2 and status(running, b) == 2
+    assert f"runs condor_now's job {c}.0" in (running.root / "log" / "SchedLog").read_text()

@@ -16,9 +16,16 @@ import trio.testing
 from test_startd_policy import DESKTOP_POLICY
 
 from condorx.classad import ClassAd
-from condorx.testing.startd_rig import EPOCH, FakeStarter, Rig, run_rig
+from condorx.testing.startd_rig import EPOCH, FakeStarter, Rig, Running, run_rig
 from condorx.transport.peer import Peer
-from condorx.transport.protocol.startd import ClaimSlot, Continue, Match, Suspend, Vacate
+from condorx.transport.protocol.startd import (
+    ClaimSlot,
+    Continue,
+    Deactivate,
+    Match,
+    Suspend,
+    Vacate,
+)
 
 STOP, CONT, TERM, KILL = signal.SIGSTOP, signal.SIGCONT, signal.SIGTERM, signal.SIGKILL
 
@@ -187,6 +194,36 @@ def test_claim_worklife_0_runs_the_first_job_and_then_ends_the_claim(tmp_path):
     assert busy == "Claimed/Busy"
     assert steps == [(5.5, 12), (5.5, 10), (5.5, 22), (5.5, 1)]
     assert ended.claim_ended and not ended.vacated
+
+
+def test_a_vacate_for_condor_now_never_kills_the_next_job_on_the_claim(tmp_path):
+    # condor_now: the schedd vacates the running job (evict), the job ends on SIGTERM, and
+    # the claim runs the now-job. KILLING_TIMEOUT later, the vacate's hard kill is for the
+    # vacated job alone: the now-job runs on, untouched.
+    policy = "POLLING_INTERVAL = 1\nKILLING_TIMEOUT = 5\n"
+
+    async def test(rig: Rig, nursery: trio.Nursery) -> Any:
+        first = await rig.run_job(nursery)
+        await trio.sleep_until(2.5)
+        request = Deactivate(claim_id=first.claim_id, why="evict", job="1.0")
+        stopped = await rig.runs.deactivate(_peer(), request, None)  # type: ignore[arg-type]
+        await rig.until(lambda: first.ended is not None)
+        now_job = ClassAd({"ClusterId": 2, "ProcId": 0, "Owner": "u"})
+        second = Running(first.claim_id, first.peer)
+        nursery.start_soon(second.go, rig.runs, now_job)
+        await rig.until(lambda: bool(second.frames))
+        await trio.sleep_until(20)
+        signals = [(t, s) for t, s, _ in rig.starters[0].signals]
+        running = rig.state()
+        rig.starters[0].finish()
+        await rig.until(lambda: second.ended is not None)
+        return stopped, first.ended, signals, running, second.ended
+
+    stopped, first, signals, running, second = run_rig(tmp_path, policy, test)
+    assert stopped.running and first.vacated and not first.claim_ended
+    assert signals == [(2.5, TERM), (2.5, CONT)]  # to the vacated job; no SIGKILL at 7.5
+    assert running == "Claimed/Busy"
+    assert not second.vacated and not second.claim_ended
 
 
 def test_retirement_lets_the_job_finish_within_max_job_retirement_time(tmp_path):

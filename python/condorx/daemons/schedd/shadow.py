@@ -133,8 +133,14 @@ class Shadows:
         """The next idle job of the claim's user that its slot will take (condor_now's,
         if it still waits); never one matched to a claim still being taken up."""
         chosen, claim.next = claim.next, None
-        if chosen is not None and runs_here(self.ledger.get(chosen)):
-            return chosen
+        if chosen is not None:
+            # condor_now's job (rare: logged, so that a vacate's outcome can be followed).
+            if runs_here(self.ledger.get(chosen)):
+                log.info(
+                    "claim %s on %s runs condor_now's job %d.%d", claim.id[:8], claim.slot, *chosen
+                )
+                return chosen
+            log.info("claim %s: condor_now's job %d.%d no longer waits", claim.id[:8], *chosen)
         pending = self.idle.get(claim.user)
         skipped = []
         found = None

@@ -219,12 +219,16 @@ class Runs:
             # The job is vacated, not ended (condor_now gives its slot to another job): it
             # goes back to its queue, and the claim stays for the schedd's next job.
             claim.evicted = claim.evicted or "the schedd vacated the job"
+        stopping = claim.job  # the job this asks to stop, not whichever the claim runs later
         await starter.send_signal(signal.SIGTERM, why)
-        await starter.send_signal(signal.SIGCONT)
+        if claim.job is stopping:
+            await starter.send_signal(signal.SIGCONT)
 
         async def hard_kill() -> None:
             await trio.sleep(self.driver.killing_timeout)
-            if slot.claim is claim and claim.job is not None:
+            # condor_now: the vacated job gone, the claim runs the now-job; this timer
+            # must not kill it (it did, KILLING_TIMEOUT after the vacate).
+            if slot.claim is claim and claim.job is stopping:
                 await starter.send_signal(signal.SIGKILL)
 
         self.driver.nursery.start_soon(hard_kill)
