@@ -27,7 +27,7 @@ def is_v2(raw: str) -> bool:
 # What HTCondor's argument and environment parsers take for blanks (condor_arglist.cpp):
 # not Python's isspace, which also counts \v, \f and \x1c-\x1f.
 BLANKS = " \t\n\r"
-_BLANK_RUN = re.compile("[ \t\n\r]+")
+_BLANK_RUN = re.compile(f"[{BLANKS}]+")
 # The characters HTCondor takes for an old-syntax environment's delimiter when one starts
 # the value (env.cpp, is_permitted_delim).
 _V1_DELIMS = "!#$%&*+,-/:;<>?@^`|~\x1f"
@@ -133,8 +133,8 @@ def _v1_entries(raw: str) -> list[str]:
     delim = ";"
     if raw[:1] and raw[0] in _V1_DELIMS:
         delim, raw = raw[0], raw[1:]
-    entries = re.split("[\n" + re.escape(delim) + "]", raw)
-    return [e.lstrip(BLANKS) for e in entries if e.lstrip(BLANKS)]
+    entries = (e.lstrip(BLANKS) for e in re.split("[\n" + re.escape(delim) + "]", raw))
+    return [e for e in entries if e]
 
 
 def join_env(env: Mapping[str, str | None]) -> str:

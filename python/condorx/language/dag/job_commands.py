@@ -12,10 +12,9 @@ import re
 from dataclasses import dataclass, field
 
 from condorx.language.dag.errors import DagError
-from condorx.language.dag.lines import Line, commands, read_lines, rest_of, tokens
+from condorx.language.dag.lines import Line, commands, keyword, read_lines, rest_of, tokens
 
-# HTCondor 25's DAG commands (dag_commands.cpp), written with `_` for `-`: a keyword is
-# matched in any case, a `-` in it read as `_` (PRE-SKIP is PRE_SKIP).
+# HTCondor 25's DAG commands (dag_commands.cpp), written as `lines.keyword` makes them.
 KEYWORDS = frozenset(
     (
         "JOB FINAL PROVISIONER SERVICE SUBDAG SPLICE INCLUDE SUBMIT_DESCRIPTION CATEGORY"
@@ -24,11 +23,6 @@ KEYWORDS = frozenset(
         " REJECT CONNECT PIN_IN PIN_OUT"
     ).split()
 )
-
-
-def keyword(word: str) -> str:
-    """A command's keyword as HTCondor compares it: upper case, `-` as `_`."""
-    return word.upper().replace("-", "_")
 
 
 @dataclass

@@ -39,6 +39,12 @@ class Line:
 _BLOCKS = frozenset(("JOB", "FINAL", "SERVICE", "PROVISIONER", "SUBMIT_DESCRIPTION"))
 
 
+def keyword(word: str) -> str:
+    """A keyword as HTCondor's DAG parser compares it: upper case, `-` as `_` (PRE-SKIP is
+    PRE_SKIP, DONT-UPDATE is DONT_UPDATE)."""
+    return word.upper().replace("-", "_")
+
+
 def read_lines(text: str, source: str) -> Iterator[Line]:
     """The file's commands, a line each; a line that ends with a backslash goes on on the
     next (numbered by its first line), blank lines and `#` comments skipped."""
@@ -76,7 +82,7 @@ def commands(lines: Iterator[Line]) -> list[Line]:
     for line in lines:
         words = line.words
         opener = words[2] if len(words) >= 3 else ""
-        if (opener == "{" or opener[:2] == "@=") and words[0].upper().replace("-", "_") in _BLOCKS:
+        if (opener == "{" or opener[:2] == "@=") and keyword(words[0]) in _BLOCKS:
             end = "}" if opener == "{" else "@" + opener[2:]
             body: list[str] = []
             for inner in lines:

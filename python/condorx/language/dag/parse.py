@@ -15,11 +15,11 @@ from pathlib import Path
 
 from condorx.language.dag import job_commands, settings
 from condorx.language.dag.errors import DagError
-from condorx.language.dag.job_commands import keyword
 from condorx.language.dag.lines import (
     Line,
     commands,
     int_of,
+    keyword,
     pairs,
     read_lines,
     rest_of,
@@ -65,7 +65,7 @@ def parse_files(
             reader.read(str(path))
         reader.finish()
         # A cycle is not an error here: HTCondor's DAGMan runs what it can of such a DAG
-        # and reports the cycle when nothing more can run (graph.has_cycle).
+        # and reports the cycle when nothing more can run (graph.cycle_member).
         return dag
     finally:
         if collecting:
@@ -142,7 +142,7 @@ class _Reader:
         lines = commands(read_lines(text, name))
         handlers = []
         for line in lines:
-            key = job_commands.keyword(line.words[0])
+            key = keyword(line.words[0])
             handler = self.commands.get(key)
             if handler is None:
                 if key in job_commands.KEYWORDS:  # HTCondor's, and not yet condorx's

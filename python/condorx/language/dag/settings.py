@@ -3,7 +3,7 @@ of the DAG) and NODE_STATUS_FILE (each node's state, rewritten as the run goes).
 
 from __future__ import annotations
 
-from condorx.language.dag.lines import Line, int_of
+from condorx.language.dag.lines import Line, int_of, keyword
 
 
 def dot(line: Line) -> dict[str, object]:
@@ -14,10 +14,10 @@ def dot(line: Line) -> dict[str, object]:
     out: dict[str, object] = {"file": words[0], "update": False, "overwrite": True}
     it = iter(words[1:])
     for word in it:
-        key = word.upper().replace("_", "-")  # HTCondor reads `_` and `-` as one
-        if key in ("UPDATE", "DONT-UPDATE"):
+        key = keyword(word)
+        if key in ("UPDATE", "DONT_UPDATE"):
             out["update"] = key == "UPDATE"
-        elif key in ("OVERWRITE", "DONT-OVERWRITE"):
+        elif key in ("OVERWRITE", "DONT_OVERWRITE"):
             out["overwrite"] = key == "OVERWRITE"
         elif key == "INCLUDE":
             out["include"] = next(it, None)
@@ -36,7 +36,7 @@ def node_status_file(line: Line) -> tuple[str, int, bool]:
         raise line.fail("NODE_STATUS_FILE needs a file, then a time, ALWAYS-UPDATE")
     seconds, always = 60, False
     for word in words[1:]:
-        if word.upper().replace("_", "-") == "ALWAYS-UPDATE":
+        if keyword(word) == "ALWAYS_UPDATE":
             always = True
         else:
             seconds = int_of(line, word, "NODE_STATUS_FILE's update time")

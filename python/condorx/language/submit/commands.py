@@ -26,7 +26,7 @@ from condorx.language.submit.universes import (
     grid_type,
     universe,
 )
-from condorx.language.submit.values import Values, signal_name, squeeze, unquoted
+from condorx.language.submit.values import Values, references, signal_name, squeeze, unquoted
 
 TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
 if TYPE_CHECKING:
@@ -420,7 +420,7 @@ def _oauth(v: Values) -> dict[str, Any]:
     if raw is None:
         return {}
     enabled = {w.lower(): w for w in re.split(r"[,\s]+", raw) if w}
-    names: dict[str, str] = {}
+    names: list[str] = []
     with_handles: set[str] = set()
     for key in v.names():
         m = _OAUTH_KEY.search(key)
@@ -432,11 +432,9 @@ def _oauth(v: Values) -> dict[str, Any]:
         if m.end() < len(key):  # a handle, after the `_` that follows
             with_handles.add(service.lower())
             service = f"{service}*{key[m.end() + 1 :]}"
-        names.setdefault(service.lower(), service)
-    for low, name in enabled.items():
-        if low not in with_handles:
-            names.setdefault(low, name)
-    ordered = sorted(names.values(), key=str.lower)
+        names.append(service)
+    names += [name for low, name in enabled.items() if low not in with_handles]
+    ordered = references(names)
     return {"OAuthServicesNeeded": ",".join(ordered)} if ordered else {}
 
 

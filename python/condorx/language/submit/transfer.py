@@ -10,7 +10,7 @@ from condorx.language.attrs import Universe
 from condorx.language.submit.commands import row
 from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.universes import universe
-from condorx.language.submit.values import Values, unquoted
+from condorx.language.submit.values import Values, references, unquoted
 
 TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
 if TYPE_CHECKING:
@@ -133,11 +133,7 @@ def plugins(v: Values) -> list[str]:
     # Output remapped to a URL goes there by its plugin: `name = url; name2 = url2`.
     remaps = unquoted(v.get("transfer_output_remaps") or "")
     urls += [pair.partition("=")[2].strip() for pair in remaps.split(";")]
-    schemes: dict[str, str] = {}
-    for u in urls:
-        if m := _URL.match(u):
-            schemes.setdefault(m.group(1).lower(), m.group(1))
-    return sorted(schemes.values(), key=str.lower)
+    return references(m.group(1) for u in urls if (m := _URL.match(u)))
 
 
 def container_transfer(v: Values) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from condorx.classad import Expr, ExprTree
 from condorx.language.submit.errors import SubmitError
@@ -166,6 +166,15 @@ def literal(e: Expr) -> Any:
     except ValueError:
         pass
     return e
+
+
+def references(names: Iterable[str]) -> list[str]:
+    """One of each name whatever its case, as first written, in case-blind order: what
+    HTCondor's classad::References (a case-blind set) holds of them."""
+    kept: dict[str, str] = {}
+    for name in names:
+        kept.setdefault(name.lower(), name)
+    return sorted(kept.values(), key=str.lower)
 
 
 def unquoted(text: str) -> str:
