@@ -71,7 +71,9 @@ def test_a_condor_hold_is_not_undone_by_periodic_release(schedd):
 
 def _daemon(s):
     key = Path(locate.pool_key_file(s.cfg)).read_bytes().strip()
-    return ScheddClient(s.cfg, s.address_file.read_text().strip(), Credentials(pool_key=key))
+    return ScheddClient(
+        s.cfg, s.address_file.read_text().splitlines()[0], Credentials(pool_key=key)
+    )
 
 
 def test_exit_completes_holds_or_requeues_by_the_job_policy(schedd):

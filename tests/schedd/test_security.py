@@ -19,7 +19,7 @@ from condorx.transport.wire import RemoteError
 def _tcp_client(s, user):
     key = Path(locate.pool_key_file(s.cfg)).read_bytes().strip()
     token = security.make_token(key, user)
-    address = s.address_file.read_text().strip()
+    address = s.address_file.read_text().splitlines()[0]
     return ScheddClient(s.cfg, address, Credentials(token=token))
 
 
@@ -69,7 +69,7 @@ def test_only_pool_daemons_may_report_exits(schedd):
 
 def test_without_a_token_a_tcp_client_may_read_but_not_act(schedd):
     c = schedd.call(schedd.client().submit, cluster(schedd.root), procs(1))
-    address = schedd.address_file.read_text().strip()
+    address = schedd.address_file.read_text().splitlines()[0]
     anonymous = ScheddClient(schedd.cfg, address, Credentials())
 
     async def read():

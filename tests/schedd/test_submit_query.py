@@ -52,7 +52,7 @@ def test_client_cannot_forge_the_owner(schedd):
     # As HTCondor's schedd has it: only a queue super user may name another owner (see
     # test_security); anyone else naming one is refused, and no job is made.
     key = Path(locate.pool_key_file(schedd.cfg)).read_bytes().strip()
-    address = schedd.address_file.read_text().strip()
+    address = schedd.address_file.read_text().splitlines()[0]
     mallory = ScheddClient(
         schedd.cfg, address, Credentials(token=security.make_token(key, "mallory"))
     )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from condorx.transport.locate import staging_file, write_address
+from condorx.transport.locate import read_address, staging_file, write_address
+from condorx.version import platform_string, version_string
 
 
 def test_address_files_differing_in_suffix_stage_apart(tmp_path: Path) -> None:
@@ -21,5 +22,9 @@ def test_written_address_replaces_the_old_and_leaves_no_staging_file(tmp_path: P
     path = tmp_path / "log" / ".schedd_address"
     write_address(path, "<127.0.0.1:1?noUDP>")
     write_address(path, "<127.0.0.1:2?noUDP>")
-    assert path.read_text() == "<127.0.0.1:2?noUDP>\n"
+    # As HTCondor's daemons write it: the address, then the version and platform (its
+    # clients take the daemon's version from the file when they find the daemon by it).
+    lines = ["<127.0.0.1:2?noUDP>", version_string(), platform_string()]
+    assert path.read_text().splitlines() == lines
+    assert read_address(str(path)) == "<127.0.0.1:2?noUDP>"
     assert sorted(p.name for p in path.parent.iterdir()) == [".schedd_address"]

@@ -187,7 +187,7 @@ def jobs(dump: Path, directory: Path | None) -> None:
     if not queue.clusters:
         fail(f"condorx sim jobs: {dump} has no job that would run (left out: {_left(queue)})")
     try:
-        address = locate.read(locate.schedd_address_file(cfg)).strip()
+        address = locate.read_address(locate.schedd_address_file(cfg))
     except OSError:
         fail(f"condorx sim jobs: the pool in {config.parent} is not running (condorx sim up)")
     # The pool's own identity may submit for any owner; the user holds its key.

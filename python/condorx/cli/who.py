@@ -44,7 +44,7 @@ async def busy_slots(cfg: Config, address: str | None) -> list[ClassAd]:
     if address is None:
         path = locate.startd_address_file(cfg)
         try:
-            address = locate.read(path).strip()
+            address = locate.read_address(path)
         except OSError:
             return []  # no startd here: HTCondor's says nothing either
     reply = await call(Address.parse(address), user_credentials(cfg), QuerySlots())

@@ -228,7 +228,7 @@ async def vacate(cfg: Config, slots: list[str], fast: bool) -> list[str]:
     """condor_vacate on this machine's startd; the slots it vacated."""
     path = locate.startd_address_file(cfg)
     try:
-        address = locate.read(path).strip()
+        address = locate.read_address(path)
     except OSError:
         raise OSError(f"no startd is running here ({path} does not exist)") from None
     reply = await call(Address.parse(address), user_credentials(cfg), Vacate(slots, fast))

@@ -81,7 +81,7 @@ class DaemonProcess:
             time.sleep(0.02)
 
     def address(self) -> str:
-        return self.address_file.read_text().strip()
+        return locate.read_address(str(self.address_file))
 
     def kill9(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

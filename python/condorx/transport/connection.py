@@ -66,7 +66,7 @@ class Address:
 
     @classmethod
     def parse(cls, text: str) -> Address:
-        text = text.strip().strip("<>")
+        text = text.strip().partition("\n")[0].strip().strip("<>")  # an address file's first line
         if text.startswith("unix:"):
             return cls(unix=text[5:])
         where, _, params = text.partition("?")

@@ -108,7 +108,7 @@ def collector_address(cfg: Config) -> str | None:
         if not text.endswith(":0"):  # port 0: a personal pool's, published in its file
             return text if ":" in text else f"{text}:9618"
     try:
-        return read(collector_address_file(cfg)).strip()
+        return read_address(collector_address_file(cfg))
     except OSError:
         return None
 
@@ -144,15 +144,26 @@ def read(path: str) -> str:
         return f.read()
 
 
+def read_address(path: str) -> str:
+    """A daemon's address from its address file: the file's first line."""
+    return read(path).partition("\n")[0].strip()
+
+
 def write_address(path: str | os.PathLike[str], address: str) -> None:
-    """Publish a daemon's address atomically (readers never see half a line). The file
-    written first is this process's own: `.negotiator_address.neg2` and
+    """Publish a daemon's address atomically (readers never see half a line), and then,
+    as HTCondor's daemons write the file, its version and platform: HTCondor's clients
+    that find a daemon by this file take its version from it, and refuse a daemon with
+    none (htcondor2.Schedd() run by a user who may not read the daemon's own ad).
+
+    The file written first is this process's own: `.negotiator_address.neg2` and
     `.negotiator_address` once shared one (with_suffix made both `.negotiator_address.tmp`),
     and two negotiators starting together could publish each other's address."""
+    from condorx.version import platform_string, version_string
+
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = staging_file(path)
     with open(tmp, "w") as f:
-        f.write(address + "\n")
+        f.write(f"{address}\n{version_string()}\n{platform_string()}\n")
     os.replace(tmp, path)
 
 
