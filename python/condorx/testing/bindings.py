@@ -57,27 +57,36 @@ def run(
 ) -> Result:
     """Run `code` with the bindings; its `result(value)` call (JSON) is the value."""
     path = pool.root / f"htcondor-{abs(hash(config)) % 10**8}.config"
-    prelude = textwrap.dedent(
-        """\
-        import json, sys
-        def result(value):
-            sys.stdout.write("RESULT " + json.dumps(value) + "\\n")
-        """
-    )
     environ = client_env(pool, path, config)
     for name, setting in (env or {}).items():  # the pool's configuration whatever env says
         if name not in ("CONDOR_CONFIG", "CONDORX_CONFIG"):
             environ[name] = setting
     r = subprocess.run(
-        [python, "-c", prelude + textwrap.dedent(code)],
+        [python, "-c", prelude() + textwrap.dedent(code)],
         env=environ,
         capture_output=True,
         text=True,
         timeout=timeout,
         cwd=pool.root,
     )
+    return Result(r.returncode, value_of(r.stdout), r.stdout, r.stderr)
+
+
+def prelude() -> str:
+    """What a script's `result(value)` is: one `RESULT <json>` line on its stdout."""
+    return textwrap.dedent(
+        """\
+        import json, sys
+        def result(value):
+            sys.stdout.write("RESULT " + json.dumps(value) + "\\n")
+        """
+    )
+
+
+def value_of(stdout: str) -> Any:
+    """The value a script gave `result`, or None."""
     value = None
-    for line in r.stdout.splitlines():
+    for line in stdout.splitlines():
         if line.startswith("RESULT "):
             value = json.loads(line[7:])
-    return Result(r.returncode, value, r.stdout, r.stderr)
+    return value

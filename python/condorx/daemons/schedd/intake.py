@@ -26,10 +26,12 @@ from condorx.daemons.schedd.factory import Factories
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
+from condorx.daemons.schedd.secure_attrs import SecureAttrs
 from condorx.daemons.schedd.submission import Submission
 from condorx.errors import Refusal, Refused
 from condorx.language.config import Config, ConfigError
 from condorx.language.submit.errors import SubmitError
+from condorx.record import replace
 from condorx.transport import locate, security, wire
 from condorx.transport.protocol.schedd.submit import Submit, Submitted
 
@@ -67,6 +69,7 @@ class Intake:
         # user submits for them alone, unless QUEUE_SUPER_USER_MAY_IMPERSONATE matches.
         self.owners_seen = {owner for owner, _ in ledger.counts()}
         self.impersonate = _impersonation(cfg)
+        self.secure = SecureAttrs(cfg)
         # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
         # builds the ads), by the user they were given to.
         self.reserved: dict[int, str] = {}
@@ -89,6 +92,8 @@ class Intake:
 
     async def prepare(self, peer: Peer, req: Submit) -> Staged:
         """Check a submission and put its files in place; refused (naming what) or ready."""
+        if peer.user != security.POOL_IDENTITY:  # the pool's daemons carry them on
+            req = self._scrubbed(req)
         procs = req.procs
         if len(procs) > self.max_procs:
             raise Refused(
@@ -138,6 +143,13 @@ class Intake:
             who.owner,
             cluster,
         )
+
+    def _scrubbed(self, req: Submit) -> Submit:
+        """`req` without the attributes only the schedd sets (or refused for them)."""
+        where = "new" if req.cluster_id is None else str(req.cluster_id)
+        cluster = self.secure.scrub(req.cluster, f"{where}.-1")
+        procs = [self.secure.scrub(p, f"{where}.{i}") for i, p in enumerate(req.procs)]
+        return replace(req, cluster=cluster, procs=procs)
 
     def _awaiting_files(self, req: Submit, who: entry.Submitter, cluster: int) -> Staged:
         """Jobs whose input files come later (HTCondor's spool=True): queued held for

@@ -13,6 +13,7 @@ chained to and `ad` is the msgpack wire map of the attributes the row's ad sets 
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -39,12 +40,29 @@ def parse_job_id(text: Any, whole_cluster: bool = False) -> Key | None:
     return int(cluster), int(proc) if proc else -1
 
 
+def _private(path: Path) -> None:
+    """The queue readable by the schedd's account alone, as HTCondor keeps its
+    job_queue.log (0600): it holds every user's jobs, their environments and arguments.
+    SQLite gives its -wal and -shm files the database's own mode."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # a queue an older schedd made readable
+    finally:
+        os.close(fd)
+    for suffix in ("-wal", "-shm"):
+        try:
+            os.chmod(f"{path}{suffix}", 0o600)
+        except FileNotFoundError:
+            pass
+
+
 _LOAD_BATCH = 8192  # rows read into ads per call into the core at start-up
 
 
 class Store:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        _private(path)
         # The schedd calls the store from one worker thread at a time (under its lock).
         self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
