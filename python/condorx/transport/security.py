@@ -24,7 +24,6 @@ import _socket
 import os
 import pwd
 import struct
-import time
 from collections.abc import Iterable
 
 from condorx.errors import CondorxError
@@ -121,17 +120,17 @@ def check_proof(
             raise AuthError(f"token authentication failed for {user!r}: no token shown")
         secret = pool_key
     else:
+        key = tokens.jwt_key(pool_key)
         try:
             claims = tokens.read(token)
             if claims.key_id != "POOL":
                 raise tokens.TokenError(f"the token is signed with {claims.key_id!r}")
-            if claims.expires is not None and claims.expires < time.time():
-                raise tokens.TokenError("the token has expired")
+            tokens.verify(token, key, None)
         except tokens.TokenError as e:
             raise AuthError(f"token authentication failed for {user!r}: {e}") from None
         if tokens.local_user(claims.subject) != user:
             raise AuthError(f"token authentication failed for {user!r}: the token is another's")
-        secret = tokens.sign(tokens.jwt_key(pool_key), token)
+        secret = tokens.sign(key, token)
     want = proof(secret, server_nonce, client_nonce, user, terms)
     if not hmac.compare_digest(want, mac):
         raise AuthError(f"token authentication failed for {user!r}")

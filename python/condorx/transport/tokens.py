@@ -22,6 +22,10 @@ import time
 from condorx.errors import CondorxError
 from condorx.record import record
 
+TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
+if TYPE_CHECKING:
+    from typing import Any
+
 _SCRAMBLE = bytes.fromhex("deadbeef")
 
 
@@ -74,10 +78,10 @@ def _unb64(text: str) -> bytes:
 
 
 def sign(key: bytes, unsigned: str) -> bytes:
-    import hashlib
-    import hmac
+    """HS256's signature of `header.payload` under `key`."""
+    from jwt.algorithms import HMACAlgorithm
 
-    return hmac.new(key, unsigned.encode(), hashlib.sha256).digest()
+    return HMACAlgorithm(HMACAlgorithm.SHA256).sign(unsigned.encode(), key)
 
 
 def make(
@@ -91,11 +95,11 @@ def make(
 ) -> str:
     """A token as condor_token_create makes one: `subject` (user@domain) authenticated by
     `issuer` (the TRUST_DOMAIN), limited to `scopes` (condor:/READ ...) when given."""
-    import json
     import uuid
 
+    import jwt
+
     issued = int(time.time() if now is None else now)
-    header = {"alg": "HS256", "kid": key_id, "typ": "JWT"}
     claims: dict[str, object] = {
         "iat": issued,
         "iss": issuer,
@@ -106,10 +110,8 @@ def make(
         claims["exp"] = issued + lifetime
     if scopes:
         claims["scope"] = " ".join(scopes)
-    unsigned = ".".join(
-        _b64(json.dumps(part, separators=(",", ":")).encode()) for part in (header, claims)
-    )
-    return f"{unsigned}.{_b64(sign(key, unsigned))}"
+    # The header as HTCondor writes it: {"alg":"HS256","kid":"POOL","typ":"JWT"}.
+    return jwt.encode(claims, key, algorithm="HS256", headers={"kid": key_id})
 
 
 @record(frozen=True)
@@ -136,8 +138,6 @@ def read(unsigned: str) -> Claims:
         raise TokenError("a token part is not JSON") from None
     if not isinstance(header, dict) or not isinstance(claims, dict):
         raise TokenError("a token part is not a JSON object")
-    if header.get("alg") != "HS256":
-        raise TokenError(f"token algorithm {header.get('alg')!r} is not served (HS256 is)")
     exp = claims.get("exp")
     scope = claims.get("scope")
     return Claims(
@@ -150,17 +150,42 @@ def read(unsigned: str) -> Claims:
     )
 
 
-def verify(unsigned: str, key: bytes, issuer: str, now: float | None = None) -> Claims:
-    """The claims of a token this pool issued and that is still good; its signature is
-    the caller's to recompute (it never travels in the handshake)."""
+def verify(unsigned: str, key: bytes, issuer: str | None) -> Claims:
+    """The claims of a token this pool issued (by `issuer`, when named) and that is still
+    good. Its signature never travels in a handshake: it is recomputed here, and the
+    whole token then checked as any JWT is (`check`), HS256 its only algorithm."""
     claims = read(unsigned)
-    if claims.issuer != issuer:
-        raise TokenError(f"the token was issued by {claims.issuer!r}, not {issuer!r}")
-    if not claims.token_id or not claims.subject:
-        raise TokenError("the token names no id or no subject")
-    if claims.expires is not None and claims.expires < (time.time() if now is None else now):
-        raise TokenError("the token has expired")
+    token = f"{unsigned}.{_b64(sign(key, unsigned))}"
+    check(token, key, ["HS256"], issuer=issuer, required=("sub", "jti"))
     return claims
+
+
+def check(
+    token: str,
+    key: Any,  # bytes (HMAC), or an issuer's public key (cryptography's, or a PyJWK)
+    algorithms: list[str],
+    issuer: str | None = None,
+    audience: list[str] | None = None,
+    required: tuple[str, ...] = ("sub",),
+) -> dict[str, object]:
+    """A JWT's payload, once PyJWT has checked its signature under `key` by one of
+    `algorithms` (pinned by whoever trusts the issuer: never the token's own choice),
+    its issuer, its audience when one is required, and its times (exp, nbf, iat)."""
+    import jwt
+
+    options: Any = {"require": list(required), "verify_aud": audience is not None}
+    try:
+        return jwt.decode(
+            token, key, algorithms=algorithms, issuer=issuer, audience=audience, options=options
+        )
+    except jwt.ExpiredSignatureError:
+        raise TokenError("the token has expired") from None
+    except jwt.InvalidIssuerError:
+        raise TokenError(f"the token was not issued by {issuer!r}") from None
+    except jwt.InvalidAlgorithmError:
+        raise TokenError(f"the token is not signed with {' or '.join(algorithms)}") from None
+    except jwt.InvalidTokenError as e:
+        raise TokenError(f"the token is refused: {e}") from None
 
 
 def split(token: str) -> tuple[str, bytes]:
