@@ -143,7 +143,7 @@ def _field(line: str, at: int) -> tuple[str, int]:
 
 def _delimited(line: str, at: int, end: str) -> tuple[str, int]:
     """Up to the closing `end` (or the end of the line); `\\end` is `end` itself."""
-    out = []
+    out: list[str] = []
     while at < len(line):
         ch = line[at]
         if ch == end:
