@@ -131,11 +131,13 @@ def advertised_host(bound: str) -> str:
         return "127.0.0.1"
 
 
-def sinful(bound: str, port: int) -> str:
+def sinful(bound: str, port: int, alias: str | None = None) -> str:
     """A daemon's address as HTCondor writes it (a sinful string), for a socket bound to
-    `bound`: `noUDP`, for condorx daemons serve TCP alone (HTCondor's clients would
-    otherwise send some commands, such as RESCHEDULE, as UDP datagrams)."""
-    return f"<{advertised_host(bound)}:{port}?noUDP>"
+    `bound`: with `alias`, the host's name (HTCondor's SSL clients check the daemon's
+    certificate against it), and `noUDP`, for condorx daemons serve TCP alone (HTCondor's
+    clients would otherwise send some commands, such as RESCHEDULE, as UDP datagrams)."""
+    named = f"alias={alias}&" if alias else ""
+    return f"<{advertised_host(bound)}:{port}?{named}noUDP>"
 
 
 def read(path: str) -> str:

@@ -139,7 +139,7 @@ class Server:
         bound = await nursery.start(self.serve_tcp, host, port)
         if unix is not None:
             await nursery.start(self.serve_unix, unix)
-        address = locate.sinful(host, bound)
+        address = locate.sinful(host, bound, self.cfg.get("FULL_HOSTNAME"))
         if address_file is not None:
             locate.write_address(address_file, address)
         return address

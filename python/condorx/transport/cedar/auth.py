@@ -23,7 +23,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from condorx.transport.cedar import idtokens
+from condorx.transport.cedar import idtokens, ssl_auth
 from condorx.transport.cedar.codec import Reader, Writer
 from condorx.transport.cedar.commands import AuthBit
 from condorx.transport.cedar.packets import Connection
@@ -132,14 +132,49 @@ async def authenticate(
             return None
         tried.add(chosen)
         method = AuthBit(chosen).name
-        if chosen == AuthBit.FS:
-            name = await fs(conn, local, policy.fs_dir)
-        elif chosen == AuthBit.TOKEN:
+        if chosen == AuthBit.TOKEN:  # IDTOKENS name their subject: no map file
             found = await idtokens.authenticate(conn, policy.token_keys(), policy.trust_domain)
             if found is not None:
                 return Proven(found[0], method, limits_of(found[1]))
-            name = None
+            continue
+        if chosen in (AuthBit.SSL, AuthBit.SCITOKENS):
+            proven = await _ssl(conn, policy, chosen)
+            if proven is not None:
+                return proven
+            continue
+        if chosen == AuthBit.FS:
+            name = await fs(conn, local, policy.fs_dir)
         else:  # CLAIMTOBE: the only other method offered
             name = await claimtobe(conn)
         if name is not None:
-            return Proven(name, method)
+            return Proven(mapped(policy, method, name) or name, method)
+
+
+def mapped(policy: SecurityPolicy, method: str, principal: str) -> str | None:
+    """What the map file makes of `principal` proved by `method`, or None."""
+    table = policy.map_file
+    return table.map(method, principal) if table is not None else None
+
+
+async def _ssl(conn: Connection, policy: SecurityPolicy, chosen: int) -> Proven | None:
+    """SSL: the certificate's subject as the map file maps it, else ssl@unmapped (or
+    unauthenticated@unmapped for a client with no certificate)."""
+    cfg = policy.cfg
+    require_cert = cfg.get_bool("AUTH_SSL_REQUIRE_CLIENT_CERTIFICATE", False)
+    require_map = cfg.get_bool("AUTH_SSL_REQUIRE_CLIENT_MAPPING", False)
+
+    def accept(subject: str) -> bool:
+        if chosen == AuthBit.SCITOKENS:
+            return True
+        if not subject:
+            return not require_cert
+        return not require_map or mapped(policy, "SSL", subject) is not None
+
+    if chosen == AuthBit.SCITOKENS:
+        return None  # (served once its verifier is)
+    peer = await ssl_auth.authenticate(conn, policy.ssl_context, accept)
+    if peer is None:
+        return None
+    principal = peer.subject or "unauthenticated"
+    default = "ssl@unmapped" if peer.subject else "unauthenticated@unmapped"
+    return Proven(mapped(policy, "SSL", principal) or default, "SSL")

@@ -215,7 +215,10 @@ class CedarFace:
 
 def _user(name: str | None) -> str:
     """condorx's user for an authenticated name (`alice@domain` is alice)."""
-    if name is None:
+    if name is None or name.endswith("@unmapped"):
+        # A name no map line gave a user (ssl@unmapped: a certificate the map file
+        # does not know) proves nobody this pool knows, as HTCondor gives such a name
+        # no user record.
         return security.ANONYMOUS
     return tokens.local_user(name) or security.ANONYMOUS
 

@@ -12,17 +12,22 @@ peers older than 9.0.
 
 from __future__ import annotations
 
+import functools
+import ssl
 from dataclasses import dataclass
 from enum import IntEnum
 
 from condorx.classad import ClassAd
 from condorx.language.config import Config
 from condorx.transport import locate, tokens
+from condorx.transport.cedar import mapfile, ssl_auth
 from condorx.transport.cedar.commands import AuthBit, method_bit
 
 DENIED = "DENIED"
 # The methods this daemon can run, in the bits HTCondor's handshake uses.
-SERVED = (AuthBit.FS, AuthBit.TOKEN, AuthBit.CLAIMTOBE)
+SERVED = (AuthBit.FS, AuthBit.TOKEN, AuthBit.SSL, AuthBit.SCITOKENS, AuthBit.CLAIMTOBE)
+# The methods that need the daemon's certificate (SCITOKENS runs inside SSL's TLS).
+_NEED_CERTIFICATE = (AuthBit.SSL, AuthBit.SCITOKENS)
 _DEFAULT_METHODS = "FS,IDTOKENS,KERBEROS,SCITOKENS,SSL"
 
 
@@ -86,6 +91,24 @@ class SecurityPolicy:
         except tokens.TokenError:
             return {}
 
+    @functools.cached_property
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """The daemon's TLS context for SSL and SCITOKENS (None: no certificate)."""
+        return ssl_auth.server_context(ssl_auth.server_files(self.cfg))
+
+    @functools.cached_property
+    def map_file(self) -> mapfile.MapFile | None:
+        """CERTIFICATE_MAPFILE, read once (None when it is not set)."""
+        path = self.cfg.get("CERTIFICATE_MAPFILE")
+        if not path:
+            return None
+        return mapfile.load(path, self.cfg.get_bool("CERTIFICATE_MAPFILE_ASSUME_HASH_KEYS", False))
+
+    def serves(self, method: int) -> bool:
+        if method in _NEED_CERTIFICATE:
+            return self.ssl_context is not None
+        return method in SERVED
+
     def _knob(self, level: str, name: str) -> str | None:
         """SEC_<LEVEL>_<NAME>, else SEC_DEFAULT_<NAME>."""
         return self.cfg.get(f"SEC_{level}_{name}") or self.cfg.get(f"SEC_DEFAULT_{name}")
@@ -99,7 +122,7 @@ class SecurityPolicy:
             authentication = Req.REQUIRED
         methods = self._knob(level, "AUTHENTICATION_METHODS") or _DEFAULT_METHODS
         names = [m.strip().upper() for m in methods.replace(" ", ",").split(",") if m.strip()]
-        served = tuple(n for n in names if method_bit(n) in SERVED)
+        served = tuple(n for n in names if method_bit(n) in SERVED and self.serves(method_bit(n)))
         return LevelPolicy(
             authentication,
             Req.parse(self._knob(level, "ENCRYPTION"), Req.OPTIONAL),
