@@ -16,18 +16,22 @@ Each returns the authenticated name (`user` or `user@domain`), or None.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import pwd
 import secrets
 import stat
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from condorx.transport.cedar import idtokens, ssl_auth
+from condorx.transport.cedar import idtokens, scitokens, ssl_auth
 from condorx.transport.cedar.codec import Reader, Writer
 from condorx.transport.cedar.commands import AuthBit
 from condorx.transport.cedar.packets import Connection
 from condorx.transport.cedar.policy import SecurityPolicy
+
+log = logging.getLogger("condorx.security")
 
 
 def _user_of(uid: int) -> str:
@@ -110,8 +114,13 @@ def limits_of(scopes: tuple[str, ...]) -> frozenset[str] | None:
     named = [s[len("condor:/") :].upper() for s in scopes if s.startswith("condor:/")]
     if not named:
         return None
+    return levels(named)
+
+
+def levels(named: Iterable[str]) -> frozenset[str]:
+    """The levels `named` allow, with those they imply."""
     levels: set[str] = set()
-    for level in named:
+    for level in (n.upper() for n in named):
         while level and level not in levels:
             levels.add(level)
             level = _IMPLIES.get(level, "")
@@ -171,10 +180,37 @@ async def _ssl(conn: Connection, policy: SecurityPolicy, chosen: int) -> Proven 
         return not require_map or mapped(policy, "SSL", subject) is not None
 
     if chosen == AuthBit.SCITOKENS:
-        return None  # (served once its verifier is)
+        return await _scitokens(conn, policy, accept)
     peer = await ssl_auth.authenticate(conn, policy.ssl_context, accept)
     if peer is None:
         return None
     principal = peer.subject or "unauthenticated"
     default = "ssl@unmapped" if peer.subject else "unauthenticated@unmapped"
     return Proven(mapped(policy, "SSL", principal) or default, "SSL")
+
+
+async def _scitokens(
+    conn: Connection, policy: SecurityPolicy, accept: Callable[[str], bool]
+) -> Proven | None:
+    """SCITOKENS: the token's `issuer,subject` as the map file maps it (unmapped, the
+    method fails, as HTCondor's does, so that another may be tried); its condor scopes
+    bound the levels it may use."""
+    names: list[str] = []
+
+    async def verify(raw: bytes) -> object:
+        verdict = policy.scitokens.verify(raw.decode("utf-8", "replace").strip())
+        if verdict is None:
+            return None
+        name = mapped(policy, "SCITOKENS", verdict.name)
+        if name is None:
+            log.warning("SciToken %s: no map file line maps it", verdict.name)
+            return None
+        names.append(name)
+        return verdict
+
+    peer = await ssl_auth.authenticate(conn, policy.ssl_context, accept, verify)
+    if peer is None or not names:
+        return None
+    verdict = peer.token
+    assert isinstance(verdict, scitokens.Verdict)
+    return Proven(names[0], "SCITOKENS", levels(verdict.authz))

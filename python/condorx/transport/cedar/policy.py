@@ -20,7 +20,7 @@ from enum import IntEnum
 from condorx.classad import ClassAd
 from condorx.language.config import Config
 from condorx.transport import locate, tokens
-from condorx.transport.cedar import mapfile, ssl_auth
+from condorx.transport.cedar import mapfile, scitokens, ssl_auth
 from condorx.transport.cedar.commands import AuthBit, method_bit
 
 DENIED = "DENIED"
@@ -95,6 +95,11 @@ class SecurityPolicy:
     def ssl_context(self) -> ssl.SSLContext | None:
         """The daemon's TLS context for SSL and SCITOKENS (None: no certificate)."""
         return ssl_auth.server_context(ssl_auth.server_files(self.cfg))
+
+    @functools.cached_property
+    def scitokens(self) -> scitokens.Verifier:
+        """The issuers whose SciTokens this daemon accepts, read once."""
+        return scitokens.Verifier(self.cfg)
 
     @functools.cached_property
     def map_file(self) -> mapfile.MapFile | None:
