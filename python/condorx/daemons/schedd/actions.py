@@ -18,7 +18,7 @@ from condorx.daemons.schedd.ledger import Ledger
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.shadow import Shadows
 from condorx.daemons.schedd.store import Key, job_id
-from condorx.errors import Refusal, Refused
+from condorx.errors import CondorxError, Refusal, Refused
 from condorx.language.attrs import JobStatus
 from condorx.transport import wire
 from condorx.transport.protocol.schedd.act import Act, Acted
@@ -159,8 +159,10 @@ class Actions:
         return acted(keys, done, denied, results if per_job else None, len(self.ledger))
 
 
-class _DryRun(Exception):  # noqa: N818 - not an error: the outcome of a dry run
-    """Raised out of a dry run's change, carrying its outcome, so that nothing commits."""
+class _DryRun(CondorxError):  # noqa: N818 - not an error: the outcome of a dry run
+    """Raised out of a dry run's change, carrying its outcome, so that nothing commits:
+    a CondorxError, which the ledger takes as a change that declines (logged as no
+    failure)."""
 
 
 def _act_one(txn: Transaction, action: str, key: Key, reason: str, now: int, peer: Peer) -> str:

@@ -128,13 +128,22 @@ def levels(named: Iterable[str]) -> frozenset[str]:
 
 
 async def authenticate(
-    conn: Connection, methods: list[int], local: tuple[str, int], policy: SecurityPolicy
+    conn: Connection,
+    methods: list[int],
+    local: tuple[str, int],
+    policy: SecurityPolicy,
+    pending: Reader | None = None,
 ) -> Proven | None:
     """Run the method handshake and the method both sides share, first in the daemon's
-    order; who was proven, or None when every shared method failed."""
+    order; who was proven, or None when every shared method failed. `pending`: a
+    message whose rest holds the client's first offer (a raw command's, authenticated
+    in the stream, comes in the command's own message)."""
     tried: set[int] = set()
     while True:
-        offered = Reader(await conn.receive(), conn.encrypted).integer()
+        if pending is not None and not pending.at_end():
+            offered, pending = pending.integer(), None
+        else:
+            offered = Reader(await conn.receive(), conn.encrypted).integer()
         chosen = next((m for m in methods if m & offered and m not in tried), 0)
         await conn.send(Writer(conn.encrypted).integer(chosen).bytes())
         if not chosen:

@@ -20,8 +20,9 @@ import trio
 from condorx.classad import ClassAd
 from condorx.language.config import Config
 from condorx.transport import security, tokens, wire
+from condorx.transport.cedar import auth
 from condorx.transport.cedar.codec import CedarError, Reader, Writer
-from condorx.transport.cedar.commands import Cmd
+from condorx.transport.cedar.commands import Cmd, method_bit
 from condorx.transport.cedar.handshake import Handshake, Session, Sessions
 from condorx.transport.cedar.packets import Closed, Connection
 from condorx.transport.cedar.policy import SecurityPolicy
@@ -188,14 +189,39 @@ class CedarFace:
             peer = _peer(outcome.session, address)
             return Call(self, conn, outcome.command, peer, outcome.session, None)
         spec = self.commands.get(number)
-        if spec is None or spec.forced or not self.allowed(number, None, address):
-            # Forced authentication inside a raw command is not served yet: the peer
-            # must negotiate (HTCondor's default). A raw command is nobody's: the lists
-            # must grant its level to unauthenticated@unmapped.
+        if spec is not None and spec.forced:
+            return await self._in_stream(conn, msg, number, local, address)
+        if spec is None or not self.allowed(number, None, address):
+            # A raw command is nobody's: the lists must grant its level to
+            # unauthenticated@unmapped.
             log.info("%s: raw CEDAR command %d from %s refused", self.server.name, number, address)
             return None
         peer = _peer(None, address)
         return Call(self, conn, number, peer, None, msg)
+
+    async def _in_stream(
+        self, conn: Connection, msg: Reader, number: int, local: tuple[str, int], address: str
+    ) -> Call | None:
+        """A raw command that needs a proven peer (a client that does not negotiate):
+        authenticated in the stream, right after its number, with WRITE's methods, as
+        HTCondor's DaemonCore does (and its clients expect, ConnectQ among them)."""
+        methods = self.handshake.policy.for_level("WRITE", True).methods
+        proven = await auth.authenticate(
+            conn, [method_bit(m) for m in methods], local, self.handshake.policy, msg
+        )
+        name = proven.name if proven is not None else None
+        if name is None or not self.allowed(number, name, address):
+            log.info(
+                "%s: raw CEDAR command %d from %s refused (%s)",
+                self.server.name,
+                number,
+                address,
+                f"{name} may not" if name else "no method proved who sent it",
+            )
+            return None
+        conn.max_message = MAX_MESSAGE
+        peer = Peer(_user(name), proven.method.lower() if proven else "", address)
+        return Call(self, conn, number, peer, None, None)
 
     async def _next(self, call: Call) -> Call | None:
         """The next command on a kept connection: a raw int in the same session."""
