@@ -93,8 +93,11 @@ result(out)
 SUBMIT = """
 import htcondor2 as htcondor
 schedd = htcondor.Schedd()
-cluster = schedd.submit(htcondor.Submit({"executable": "/bin/true", "hold": "true"})).cluster()
-result(schedd.query(f"ClusterId == {cluster}", ["Owner"])[0]["Owner"])
+job = htcondor.Submit({"executable": "/bin/true", "hold": "true", "My.AuthTokenSubject": '"forged"'})
+cluster = schedd.submit(job).cluster()
+names = ["Owner", "AuthTokenSubject", "AuthTokenIssuer", "AuthTokenId", "AuthTokenScopes"]
+ad = schedd.query(f"ClusterId == {cluster}", names)[0]
+result({name: ad.get(name) for name in names})
 """
 
 
@@ -104,7 +107,15 @@ def test_a_trusted_token_is_its_mapped_user(pool):
     assert r.value == {"READ": [f"alice@{domain}", True], "WRITE": [f"alice@{domain}", True]}
     r = run(pool, SUBMIT, token(sub="bob"), "bob")
     assert r.returncode == 0, r.stderr
-    assert r.value == "bob"
+    # The job carries what the token said (as only the schedd may set it: the
+    # submission's own AuthTokenSubject is dropped).
+    assert r.value == {
+        "Owner": "bob",
+        "AuthTokenSubject": "bob",
+        "AuthTokenIssuer": ISSUER,
+        "AuthTokenId": "t1",
+        "AuthTokenScopes": "condor:/READ,condor:/WRITE",
+    }
 
 
 def test_its_scopes_bound_what_it_may_do(pool):

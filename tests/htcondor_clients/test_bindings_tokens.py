@@ -14,9 +14,10 @@ SUBMIT_AS_TOKEN = """
 import htcondor2 as htcondor
 schedd = htcondor.Schedd()
 r = schedd.submit(htcondor.Submit({"executable": "/bin/true", "My.Via": '"token"'}), count=1)
-job = schedd.query(f"ClusterId == {r.cluster()}", ["Owner", "Via"])[0]
+job = schedd.query(f"ClusterId == {r.cluster()}", ["Owner", "Via", "AuthTokenSubject"])[0]
 ping = htcondor.ping(htcondor.Collector().locate(htcondor.DaemonTypes.Schedd), "WRITE")
-result({"owner": job["Owner"], "via": job["Via"], "ping": ping.get("AuthorizationSucceeded")})
+result({"owner": job["Owner"], "via": job["Via"], "ping": ping.get("AuthorizationSucceeded"),
+        "subject": job.get("AuthTokenSubject")})
 """
 
 
@@ -52,7 +53,7 @@ def test_a_token_from_condor_token_create_authenticates_the_bindings(pool):
     assert made.stat().st_mode & 0o077 == 0
     r = bindings.run(pool, SUBMIT_AS_TOKEN, _config(pool, made.read_text().strip()))
     assert r.returncode == 0, r.stderr
-    assert r.value == {"owner": getpass.getuser(), "via": "token", "ping": True}
+    assert r.value == {"owner": getpass.getuser(), "via": "token", "ping": True, "subject": user}
     listed = pool.cli("condorx.cli.token:list_tokens", "-file", str(made)).stdout
     assert listed.startswith('Header: {"alg":"HS256","kid":"POOL","typ":"JWT"} Payload: {')
     assert f'"sub":"{user}"' in listed and listed.rstrip().endswith(f"File: {made}")

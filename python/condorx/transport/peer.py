@@ -21,6 +21,10 @@ class Peer:
     # Called when the connection ends, however it ends: a claim held over a connection
     # lapses with it (the other side is gone).
     on_close: list[Callable[[], None]] = field(default_factory=list)
+    # What the token it proved itself with says (AuthTokenSubject, AuthTokenIssuer,
+    # AuthTokenId, AuthTokenScopes, AuthTokenGroups): HTCondor's schedd stamps them
+    # into the jobs it submits, as attributes only the schedd may set.
+    token: dict[str, str] = field(default_factory=dict)
 
 
 # What a peer (another daemon) that is down, slow, refuses or misspeaks raises.

@@ -94,6 +94,8 @@ class Intake:
         """Check a submission and put its files in place; refused (naming what) or ready."""
         if peer.user != security.POOL_IDENTITY:  # the pool's daemons carry them on
             req = self._scrubbed(req)
+        if peer.token:  # what the submitter's token says, as only the schedd sets it
+            req = replace(req, cluster={**(req.cluster or {}), **peer.token})
         procs = req.procs
         if len(procs) > self.max_procs:
             raise Refused(

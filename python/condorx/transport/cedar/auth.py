@@ -22,7 +22,7 @@ import pwd
 import secrets
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from condorx.transport.cedar import idtokens, scitokens, ssl_auth
@@ -93,6 +93,7 @@ class Proven:
     name: str
     method: str
     limits: frozenset[str] | None = None
+    token: dict[str, str] = field(default_factory=dict)  # the AuthToken* attributes
 
 
 # What each permission level implies (HTCondor's DCpermissionHierarchy).
@@ -151,9 +152,10 @@ async def authenticate(
         tried.add(chosen)
         method = AuthBit(chosen).name
         if chosen == AuthBit.TOKEN:  # IDTOKENS name their subject: no map file
-            found = await idtokens.authenticate(conn, policy.token_keys(), policy.trust_domain)
-            if found is not None:
-                return Proven(found[0], method, limits_of(found[1]))
+            claims = await idtokens.authenticate(conn, policy.token_keys(), policy.trust_domain)
+            if claims is not None:
+                attrs = _token_attrs(claims.subject, claims.issuer, claims.token_id, claims.scopes)
+                return Proven(claims.subject, method, limits_of(claims.scopes), attrs)
             continue
         if chosen in (AuthBit.SSL, AuthBit.SCITOKENS):
             proven = await _ssl(conn, policy, chosen)
@@ -222,4 +224,19 @@ async def _scitokens(
         return None
     verdict = peer.token
     assert isinstance(verdict, scitokens.Verdict)
-    return Proven(names[0], "SCITOKENS", levels(verdict.authz))
+    attrs = _token_attrs(verdict.subject, verdict.issuer, verdict.token_id, verdict.scopes)
+    if verdict.groups:
+        attrs["AuthTokenGroups"] = ",".join(verdict.groups)
+    return Proven(names[0], "SCITOKENS", levels(verdict.authz), attrs)
+
+
+def _token_attrs(
+    subject: str, issuer: str, token_id: str, scopes: tuple[str, ...]
+) -> dict[str, str]:
+    """What HTCondor's methods put in a token-authenticated session's policy ad."""
+    out = {"AuthTokenSubject": subject, "AuthTokenIssuer": issuer}
+    if token_id:
+        out["AuthTokenId"] = token_id
+    if scopes:
+        out["AuthTokenScopes"] = ",".join(scopes)
+    return out

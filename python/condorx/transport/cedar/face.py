@@ -220,7 +220,8 @@ class CedarFace:
             )
             return None
         conn.max_message = MAX_MESSAGE
-        peer = Peer(_user(name), proven.method.lower() if proven else "", address)
+        assert proven is not None
+        peer = Peer(_user(name), proven.method.lower(), address, token=proven.token)
         return Call(self, conn, number, peer, None, None)
 
     async def _next(self, call: Call) -> Call | None:
@@ -252,7 +253,7 @@ def _user(name: str | None) -> str:
 def _peer(session: Session | None, address: str) -> Peer:
     if session is None or session.name is None:
         return Peer(security.ANONYMOUS, "anonymous", address)
-    return Peer(_user(session.name), session.method.lower(), address)
+    return Peer(_user(session.name), session.method.lower(), address, token=session.token)
 
 
 def _local(stream: trio.SocketStream) -> tuple[str, int]:

@@ -57,6 +57,7 @@ class Session:
     # The permission levels a token's scopes limit it to (None: no limit).
     limits: frozenset[str] | None = None
     last_used: float = field(default_factory=time.monotonic)
+    token: dict[str, str] = field(default_factory=dict)  # what its token said (AuthToken*)
 
     def alive(self, now: float) -> bool:
         return now < self.expires and (not self.lease or now < self.last_used + self.lease)
@@ -182,10 +183,11 @@ class Handshake:
         name: str | None = None
         method = ""
         limits: frozenset[str] | None = None
+        token: dict[str, str] = {}
         if decision.authenticate:
             found = await auth.authenticate(conn, decision.methods, local, self.policy)
             if found is not None:
-                name, method, limits = found.name, found.method, found.limits
+                name, method, limits, token = found.name, found.method, found.limits, found.token
                 # The key travels by ECDH, not from the daemon: none to send.
                 await conn.send(Writer().integer(0).bytes())
             elif decision.auth_required:
@@ -230,6 +232,7 @@ class Handshake:
             time.monotonic() + decision.duration,
             decision.lease,
             limits,
+            token=token,
         )
         self.sessions.add(session)
         return Outcome(command, session, new=True)

@@ -60,10 +60,8 @@ def _mac(key: bytes, data: bytes) -> bytes:
     return hmac.new(key, data, hashlib.sha1).digest()
 
 
-async def authenticate(
-    conn: Connection, keys: dict[str, bytes], issuer: str
-) -> tuple[str, tuple[str, ...]] | None:
-    """The daemon's side of TOKEN: the token's subject and scopes, or None."""
+async def authenticate(conn: Connection, keys: dict[str, bytes], issuer: str) -> Claims | None:
+    """The daemon's side of TOKEN: the token's claims, or None."""
     msg = Reader(await conn.receive(), conn.encrypted)
     status, _a_len, a = msg.integer(), msg.integer(), msg.text()
     unsigned = msg.text()
@@ -96,4 +94,4 @@ async def authenticate(
     want = _mac(ka, a.encode() + b"\0" + rb)
     if status != OK or a2 != a or rb2 != rb or not hmac.compare_digest(hk, want):
         return None
-    return (claims.subject, claims.scopes) if claims is not None else None
+    return claims
