@@ -93,7 +93,8 @@ result(out)
 SUBMIT = """
 import htcondor2 as htcondor
 schedd = htcondor.Schedd()
-job = htcondor.Submit({"executable": "/bin/true", "hold": "true", "My.AuthTokenSubject": '"forged"'})
+job = htcondor.Submit({"executable": "/bin/true", "hold": "true"})
+job["My.AuthTokenSubject"] = '"forged"'  # only the schedd may set it
 cluster = schedd.submit(job).cluster()
 names = ["Owner", "AuthTokenSubject", "AuthTokenIssuer", "AuthTokenId", "AuthTokenScopes"]
 ad = schedd.query(f"ClusterId == {cluster}", names)[0]
