@@ -22,7 +22,7 @@ from condorx.errors import Refusal, Refused
 from condorx.language.attrs import Universe
 from condorx.transport import wire
 from condorx.transport.protocol.message import Count
-from condorx.transport.protocol.schedd.query import Autoclusters, QueryJobs
+from condorx.transport.protocol.schedd.query import Autoclusters, QueryClaims, QueryJobs
 
 CHUNK = 10_000
 
@@ -55,6 +55,21 @@ class Queries:
             await ch.send({"more": _rows(req, chunk)})
             await trio.lowlevel.checkpoint()
         return Count(len(ads))
+
+    async def claims(self, peer: Peer, req: QueryClaims, ch: wire.Channel) -> Count:
+        """The claimed slots' ads (once claimed: a match not yet claimed has none), each
+        with its claim's Activity: Busy while it runs a job, else Idle."""
+        ads = []
+        for claim in list(self.shadows.held.values()):
+            if claim.slot_ad is None:
+                continue
+            ad = claim.slot_ad.ad().copy()
+            ad["Activity"] = "Busy" if claim.job is not None else "Idle"
+            ads.append(((0, 0), ad))
+        chosen = [ad for _, ad in select(ads, req.constraint)]
+        if chosen:
+            await ch.send({"more": query.cedar_rows(chosen, req)})
+        return Count(len(chosen))
 
     async def autoclusters(self, peer: Peer, req: Autoclusters, ch: wire.Channel) -> Count:
         """A negotiator's request for our waiting jobs, one row per group of them."""

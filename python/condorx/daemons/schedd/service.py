@@ -62,7 +62,12 @@ from condorx.transport.protocol.schedd.peers import (
     MatchedMany,
     Route,
 )
-from condorx.transport.protocol.schedd.query import Autoclusters, History, QueryJobs
+from condorx.transport.protocol.schedd.query import (
+    Autoclusters,
+    History,
+    QueryClaims,
+    QueryJobs,
+)
 from condorx.transport.protocol.schedd.submit import (
     Reserve,
     Reserved,
@@ -137,6 +142,7 @@ class Schedd:
             Edit: self.edits.edit,
             QueryJobs: self.queries.query,
             Autoclusters: self.queries.autoclusters,
+            QueryClaims: self.queries.claims,
             StageIn: self.transfers.stage_in,
             StageOut: self.transfers.stage_out,
             Retrieve: self.transfers.retrieve,

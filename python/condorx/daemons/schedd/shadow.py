@@ -100,6 +100,9 @@ class Shadows:
         self.me = me
         self.nursery = nursery
         self.claims: dict[str, ClaimInfo] = {}
+        # Every claim taken up and not yet released, a partitionable slot's too (which
+        # `claims` does not hold): what Schedd.get_claims lists.
+        self.held: dict[int, ClaimInfo] = {}
         self.running: dict[Key, ClaimInfo] = {}
         self.idle: dict[str, collections.deque[Key]] = {}
         # Jobs matched and being claimed for, not yet started: the negotiator is not
@@ -209,6 +212,7 @@ class Shadows:
                 self._taken_up()
             async with claim:
                 info.id, info.slot, info.slot_ad = claim.id, claim.slot, claim.slot_ad
+                self.held[id(info)] = info
                 info.fs_domain = claim.fs_domain
                 key: Key | None = first
                 if job is None and (not runs_here(self.ledger.get(first)) or first in self.running):
@@ -226,6 +230,7 @@ class Shadows:
             # A claim's task must never take the schedd down with it.
             log.exception("claim %s on %s failed", info.id[:8], info.slot)
         finally:
+            self.held.pop(id(info), None)
             if once is not None:
                 self.claims.pop(once, None)
             self.pending.discard(first)

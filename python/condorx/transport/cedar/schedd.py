@@ -21,7 +21,7 @@ from condorx.transport.cedar.commands import Cmd
 from condorx.transport.cedar.face import Call, CedarCommand
 from condorx.transport.cedar.query_ad import constraint_of, limit_of, projection_of
 from condorx.transport.protocol.schedd.act import Act, Reschedule
-from condorx.transport.protocol.schedd.query import History, QueryJobs
+from condorx.transport.protocol.schedd.query import History, QueryClaims, QueryJobs
 
 # JobAction numbers (HTCondor's enum_utils.h) and condorx's names for them.
 ACTIONS = {1: "hold", 2: "release", 3: "remove", 4: "remove-x", 8: "suspend", 9: "continue"}
@@ -40,6 +40,28 @@ def _mine(query: ClassAd, call: Call, constraint: str | None) -> str | None:
     user = call.peer.user.replace('"', "")
     own = f'Owner == "{user}"'
     return own if constraint is None else f"({constraint}) && {own}"
+
+
+async def _query_claims(call: Call) -> bool:
+    """QUERY_STARTD_ADS to a schedd: the slots it holds claims on (`Schedd.get_claims`),
+    answered `[1][ad] ... [0]` as HTCondor's schedd answers it."""
+    query = (await call.payload()).classad()
+    rows: list[bytes] = []
+
+    async def take(chunk: Any) -> None:
+        rows.extend(chunk)
+
+    request = QueryClaims(
+        constraint=constraint_of(query),
+        cedar="encrypted" if call.conn.encrypted else "clear",
+        projection=projection_of(query),
+    )
+    reply = await call.dispatch(request, take)
+    out = call.writer()
+    for row in rows if reply.get("ok") else []:
+        out.integer(1).raw(row)
+    await call.send(out.integer(0))
+    return False
 
 
 async def _query_jobs(call: Call) -> bool:
@@ -232,4 +254,5 @@ def commands(cfg: Config | None = None) -> list[CedarCommand]:
         CedarCommand(Cmd.QMGMT_READ_CMD, "READ", serve_qmgmt),
         CedarCommand(Cmd.QUERY_JOB_ADS, "READ", _query_jobs),
         CedarCommand(Cmd.QUERY_JOB_ADS_WITH_AUTH, "READ", _query_jobs, forced=True),
+        CedarCommand(Cmd.QUERY_STARTD_ADS, "READ", _query_claims),
     ]

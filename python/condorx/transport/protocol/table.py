@@ -81,6 +81,7 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(peers.Route, A, peers.Routed, audited=True),
         Command(query.QueryJobs, R, Count),  # after the rows, streamed
         Command(query.History, R, Count),  # after the rows, streamed
+        Command(query.QueryClaims, R, Count),  # after the rows, streamed
         Command(act.Reschedule, W),
         Command(query.Autoclusters, D, Count),  # after the rows, streamed
         Command(act.Act, W, act.Acted, audited=True),

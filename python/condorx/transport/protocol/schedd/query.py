@@ -63,3 +63,16 @@ class Autoclusters(Message):
     command = "autoclusters"
     constraint: Any = None
     pool: bytes = b""
+
+
+@record(frozen=True)
+class QueryClaims(Message):
+    """The slots this schedd holds claims on, as their ads (with the claim's Activity),
+    those `constraint` chooses, in HTCondor's wire form (`cedar`, `projection`, as for
+    `QueryJobs`): what HTCondor's schedd answers QUERY_STARTD_ADS with
+    (`Schedd.get_claims`). Streamed."""
+
+    command = "query_claims"
+    constraint: Any = None
+    cedar: str | None = None
+    projection: list[Any] | None = None
