@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from condorx.classad import ClassAd
+from condorx.daemons.schedd import remaps
 from condorx.daemons.starter.sandbox import STDERR, STDOUT
 from condorx.host import accounts
 from condorx.transport import wire
@@ -70,24 +71,43 @@ def write_outputs(ad: ClassAd, files: dict[str, bytes]) -> OutputFailure | None:
 
 def _write_outputs(ad: ClassAd, files: dict[str, bytes]) -> OutputFailure | None:
     iwd = Path(str(ad.get("Iwd") or "/"))
+    rules = remaps.parse(ad.get("TransferOutputRemaps"))
     failed: OutputFailure | None = None
     for name, data in files.items():
-        if name == STDOUT:
-            target = ad.get("Out")
-        elif name == STDERR:
-            target = ad.get("Err")
-        else:
-            target = str(iwd / os.path.basename(name))
-        if not isinstance(target, str) or target in ("", "/dev/null"):
+        target = _target(ad, name, rules)
+        if target is None:
             continue
-        target = str(iwd / target)  # a relative Out or Err is under the job's Iwd
+        target = str(iwd / target)  # a relative name lands under the job's Iwd
         where = Path(target)
-        step = f"Cannot make directory {where.parent} for output file {target}"
+        is_dir = name.endswith("/")
+        step = f"Cannot make directory {where if is_dir else where.parent} for output file {target}"
         try:
             where.parent.mkdir(parents=True, exist_ok=True)
+            if is_dir:
+                where.mkdir(exist_ok=True)
+                continue
             step = f"Cannot write output file {target}"
             where.write_bytes(data)
         except OSError as e:
             log.warning("%s: %s", step, e.strerror)
             failed = failed or OutputFailure(f"{step}: {e.strerror}", e.errno or 0)
     return failed
+
+
+def _target(ad: ClassAd, name: str, rules: list[tuple[str, str]]) -> str | None:
+    """Where one file the job sent lands (None: nowhere): its Out or Err, or its name
+    (relative to the Iwd, never above it) as TransferOutputRemaps maps it."""
+    if name == STDOUT:
+        target = ad.get("Out")
+        return target if isinstance(target, str) and target not in ("", "/dev/null") else None
+    if name == STDERR:
+        target = ad.get("Err")
+        return target if isinstance(target, str) and target not in ("", "/dev/null") else None
+    relative = os.path.normpath(name.rstrip("/"))
+    if os.path.isabs(relative) or relative in (".", "..") or relative.startswith("../"):
+        log.warning("an output named %r would land outside the job's Iwd: not written", name)
+        return None
+    mapped = remaps.find(rules, relative)
+    if mapped is not None and "://" in mapped:
+        return None  # a URL's upload is the starter's (or the transfer plugin's) to make
+    return mapped if mapped is not None else relative

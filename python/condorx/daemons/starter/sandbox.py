@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO
 
 from condorx.classad import ClassAd
-from condorx.daemons.starter import launch
+from condorx.daemons.starter import launch, output_files
 from condorx.host.accounts import Account, as_account
 from condorx.host.plainfile import read_plain
 from condorx.language.attrs import HoldCode
@@ -144,23 +144,19 @@ class Sandbox:
 
     def outputs(self) -> dict[str, bytes]:
         """The files to send back: stdout, stderr and what the job made (or, with
-        TransferOutput, just those files)."""
+        TransferOutput, what it lists), named as they land (`output_files`)."""
         if not self.transfer:
             return {}
         wanted = self.job.get("TransferOutput")
-        names = (
-            [n.strip() for n in wanted.split(",") if n.strip()]
-            if isinstance(wanted, str) and wanted
-            else [
-                p.name for p in self.scratch.iterdir() if p.is_file() and p.name not in self.inputs
-            ]
-        )
+        listed = wanted if isinstance(wanted, str) else None
+        preserve = self.job.get("PreserveRelativePaths") is True
         out = {}
-        for name in dict.fromkeys([STDOUT, STDERR, *names]):
-            data = read_plain(self.scratch / _safe(name))
+        for name in (STDOUT, STDERR):
+            data = read_plain(self.scratch / name)
             if data is not None:
                 out[name] = data
-        return out
+        made = output_files.collect(self.scratch, listed, preserve, set(self.inputs))
+        return {**out, **made}
 
 
 def _basename(path: object) -> str:
