@@ -77,18 +77,7 @@ def run(pool: LocalPool, code: str, text: str, name: str) -> bindings.Result:
     return bindings.run(pool, code, config)
 
 
-WHO = """
-import htcondor2 as htcondor
-schedd = htcondor.Collector().locate(htcondor.DaemonTypes.Schedd)
-out = {}
-for level in ("READ", "WRITE"):
-    try:
-        ad = htcondor.ping(schedd, level)
-        out[level] = [ad.get("MyRemoteUserName"), ad.get("AuthorizationSucceeded")]
-    except Exception as e:
-        out[level] = type(e).__name__
-result(out)
-"""
+WHO = bindings.WHO_AT_LEVELS
 
 SUBMIT = """
 import htcondor2 as htcondor

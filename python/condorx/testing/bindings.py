@@ -90,3 +90,19 @@ def value_of(stdout: str) -> Any:
         if line.startswith("RESULT "):
             value = json.loads(line[7:])
     return value
+
+
+# A script that reports, at READ and WRITE, who the schedd took the bindings for and
+# whether it authorized them (or the exception's name when the ping failed).
+WHO_AT_LEVELS = """
+import htcondor2 as htcondor
+schedd = htcondor.Collector().locate(htcondor.DaemonTypes.Schedd)
+out = {}
+for level in ("READ", "WRITE"):
+    try:
+        ad = htcondor.ping(schedd, level)
+        out[level] = [ad.get("MyRemoteUserName"), ad.get("AuthorizationSucceeded")]
+    except Exception as e:
+        out[level] = type(e).__name__
+result(out)
+"""

@@ -21,7 +21,7 @@ import os
 import pwd
 import secrets
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -158,7 +158,8 @@ async def authenticate(
                 return Proven(claims.subject, method, limits_of(claims.scopes), attrs)
             continue
         if chosen in (AuthBit.SSL, AuthBit.SCITOKENS):
-            proven = await _ssl(conn, policy, chosen)
+            run = _ssl if chosen == AuthBit.SSL else _scitokens
+            proven = await run(conn, policy)
             if proven is not None:
                 return proven
             continue
@@ -176,7 +177,7 @@ def mapped(policy: SecurityPolicy, method: str, principal: str) -> str | None:
     return table.map(method, principal) if table is not None else None
 
 
-async def _ssl(conn: Connection, policy: SecurityPolicy, chosen: int) -> Proven | None:
+async def _ssl(conn: Connection, policy: SecurityPolicy) -> Proven | None:
     """SSL: the certificate's subject as the map file maps it, else ssl@unmapped (or
     unauthenticated@unmapped for a client with no certificate)."""
     cfg = policy.cfg
@@ -184,14 +185,10 @@ async def _ssl(conn: Connection, policy: SecurityPolicy, chosen: int) -> Proven 
     require_map = cfg.get_bool("AUTH_SSL_REQUIRE_CLIENT_MAPPING", False)
 
     def accept(subject: str) -> bool:
-        if chosen == AuthBit.SCITOKENS:
-            return True
         if not subject:
             return not require_cert
         return not require_map or mapped(policy, "SSL", subject) is not None
 
-    if chosen == AuthBit.SCITOKENS:
-        return await _scitokens(conn, policy, accept)
     peer = await ssl_auth.authenticate(conn, policy.ssl_context, accept)
     if peer is None:
         return None
@@ -200,12 +197,11 @@ async def _ssl(conn: Connection, policy: SecurityPolicy, chosen: int) -> Proven 
     return Proven(mapped(policy, "SSL", principal) or default, "SSL")
 
 
-async def _scitokens(
-    conn: Connection, policy: SecurityPolicy, accept: Callable[[str], bool]
-) -> Proven | None:
+async def _scitokens(conn: Connection, policy: SecurityPolicy) -> Proven | None:
     """SCITOKENS: the token's `issuer,subject` as the map file maps it (unmapped, the
     method fails, as HTCondor's does, so that another may be tried); its condor scopes
-    bound the levels it may use."""
+    bound the levels it may use. A certificate the client may show is not asked about:
+    the token is who it is."""
     names: list[str] = []
 
     async def verify(raw: bytes) -> object:
@@ -219,7 +215,7 @@ async def _scitokens(
         names.append(name)
         return verdict
 
-    peer = await ssl_auth.authenticate(conn, policy.ssl_context, accept, verify)
+    peer = await ssl_auth.authenticate(conn, policy.ssl_context, lambda _: True, verify)
     if peer is None or not names:
         return None
     verdict = peer.token
