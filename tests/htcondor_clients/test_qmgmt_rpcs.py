@@ -132,3 +132,32 @@ def test_an_unanswered_value_that_does_not_parse_fails_the_commit_naming_it(pool
     assert rval < 0 and code == errno.EINVAL
     assert "Broken" in reason
     assert after == before
+
+
+def test_destroy_proc_of_a_queued_job_answers_as_htcondors_qmgmt(pool):
+    """DestroyProc of a job already queued (qmgmt.cpp): an idle job may not leave
+    (EINVAL), no job is ENOENT, the header ad is not a proc, and a Removed job its
+    LeaveJobInQueue keeps stays (DESTROYPROC_SUCCESS_DELAY, 1)."""
+    kept = pool.submit("executable = /bin/true\n+LeaveJobInQueue = true\nqueue\n", "kept.sub")
+    pool.cli("condorx.cli.act:rm", str(kept))
+
+    async def body(rpc):
+        (idle,) = {ad["ClusterId"] for ad in await _jobs(rpc) if ad["JobStatus"] == 1}
+
+        async def destroy(cluster, proc):
+            r = await rpc(Writer(True).integer(Rpc.DestroyProc).integer(cluster).integer(proc))
+            rval = r.integer()
+            return (rval, r.integer()) if rval < 0 else (rval,)
+
+        answers = [
+            await destroy(idle, 0),
+            await destroy(idle, 7),
+            await destroy(0, 0),
+            await destroy(kept, 0),
+        ]
+        status = {(ad["ClusterId"], ad["ProcId"]): ad["JobStatus"] for ad in await _jobs(rpc)}
+        return answers, status, idle
+
+    answers, status, idle = _session(pool, body)
+    assert answers == [(-1, errno.EINVAL), (-3, errno.ENOENT), (-1, errno.EINVAL), (1,)]
+    assert status[(idle, 0)] == 1 and status[(kept, 0)] == 3

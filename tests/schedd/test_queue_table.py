@@ -152,3 +152,28 @@ def test_the_counts_by_owner_and_status_follow_every_commit_and_reload(tmp_path_
         assert dict(q.counts) == _recount(q)
     q.store.close()
     assert dict(_queue(path).counts) == _recount(q)
+
+
+def test_destroy_proc_takes_out_only_a_job_done_with_the_queue(tmp_path):
+    """DestroyProc, as HTCondor's qmgmt: an idle or running job stays (bad-status); a
+    Removed one whose run is still being stopped leaves at once; one LeaveJobInQueue
+    keeps stays (kept)."""
+    q = _queue(tmp_path)
+    txn = q.begin()
+    sub = Submission.decode(cluster(tmp_path), [{}, {}, {"LeaveJobInQueue": True}])
+    c = entry.submit(txn, WHO, sub, now=1000)
+    _commit(txn)
+    txn = q.begin()
+    for proc in (0, 1, 2):
+        t.start_running(txn, (c, proc), f"slot{proc}@x", "<127.0.0.1:1>", now=1001)
+    _commit(txn)
+    txn = q.begin()
+    outcomes = [t.destroy(txn, (c, 0), now=1002)]
+    t.remove(txn, (c, 0), "gone", now=1002)
+    t.remove(txn, (c, 2), "gone", now=1002)
+    outcomes += [t.destroy(txn, (c, p), now=1003) for p in (0, 1, 2)]
+    _commit(txn)
+    assert outcomes == ["bad-status", "ok", "bad-status", "kept"]
+    assert q.get((c, 0)) is None
+    assert q.get((c, 1))["JobStatus"] == JobStatus.RUNNING
+    assert q.get((c, 2))["JobStatus"] == JobStatus.REMOVED

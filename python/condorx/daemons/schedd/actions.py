@@ -25,11 +25,12 @@ from condorx.transport.protocol.schedd.act import Act, Acted
 
 log = logging.getLogger("condorx.schedd")
 
-ACTIONS = ("remove", "remove-x", "hold", "release", "suspend", "continue")
+ACTIONS = ("remove", "remove-x", "destroy", "hold", "release", "suspend", "continue")
 # The command each action is, as the default reason names it.
 _COMMANDS = {
     "remove": "condor_rm",
     "remove-x": "condor_rm -forcex",
+    "destroy": "DestroyProc",
     "hold": "condor_hold",
     "release": "condor_release",
     "suspend": "condor_suspend",
@@ -166,7 +167,8 @@ class _DryRun(CondorxError):  # noqa: N818 - not an error: the outcome of a dry 
 
 
 def _act_one(txn: Transaction, action: str, key: Key, reason: str, now: int, peer: Peer) -> str:
-    """One job's outcome, in HTCondor's terms: ok, already-done or bad-status."""
+    """One job's outcome, in HTCondor's terms: ok, already-done or bad-status (and, for a
+    DestroyProc, kept)."""
     by = f"{action} by {peer.user}"
     ad = txn.job(key)
     if ad is None:
@@ -174,6 +176,8 @@ def _act_one(txn: Transaction, action: str, key: Key, reason: str, now: int, pee
     status = JobStatus.of(ad)
     if action == "remove-x":
         return "ok" if transitions.force_remove(txn, key, now) else "bad-status"
+    if action == "destroy":
+        return transitions.destroy(txn, key, now)
     if action == "remove":
         return "ok" if transitions.remove(txn, key, reason, now, by) else "already-done"
     if action == "hold":

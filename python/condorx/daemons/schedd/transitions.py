@@ -153,6 +153,20 @@ def force_remove(txn: Transaction, key: Key, now: int) -> bool:
     return True
 
 
+def destroy(txn: Transaction, key: Key, now: int) -> str:
+    """DestroyProc of a queued job, as HTCondor's qmgmt does it: only a Completed or
+    Removed job may leave ("bad-status" otherwise); one its LeaveJobInQueue keeps stays
+    ("kept": HTCondor's DESTROYPROC_SUCCESS_DELAY); else it goes to the history now
+    ("ok"), even a Removed one whose run is still being stopped."""
+    ad = _job(txn, key)
+    if JobStatus.of(ad) not in (JobStatus.COMPLETED, JobStatus.REMOVED):
+        return "bad-status"
+    if _fires(ad, "LeaveJobInQueue"):
+        return "kept"
+    leave_queue(txn, key, now)
+    return "ok"
+
+
 def _removed_done(txn: Transaction, key: Key, now: int) -> Outcome:
     """A removed job's run is over: it leaves, unless LeaveJobInQueue keeps it in X."""
     if not _fires(_job(txn, key), "LeaveJobInQueue"):

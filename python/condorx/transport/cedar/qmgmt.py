@@ -33,7 +33,7 @@ from condorx.transport.cedar.qmgmt_attrs import (
     own,
 )
 from condorx.transport.cedar.qmgmt_rpc import Rpc
-from condorx.transport.protocol.schedd.act import Edit
+from condorx.transport.protocol.schedd.act import Act, Edit
 from condorx.transport.protocol.schedd.query import QueryJobs
 from condorx.transport.protocol.schedd.submit import Reserve, Submit, Transact
 
@@ -41,6 +41,14 @@ NO_ACK = 0x02  # SetAttribute's flag: no answer wanted (condor_qmgr.h)
 # What SendMaterializeData's answer calls the rows: the client puts it in the digest's
 # queue statement, which the schedd reads with the rows it was sent, not from a file.
 _ITEMS_NAME = "materialize-items"
+# DestroyProc's answers (condor_qmgr.h's DESTROYPROC_*), by the act's outcome for the job.
+_DESTROYED = {
+    "ok": (0,),
+    "kept": (1,),  # DESTROYPROC_SUCCESS_DELAY: LeaveJobInQueue keeps it
+    "bad-status": (-1, errno.EINVAL),  # only a Completed or Removed job leaves
+    "denied": (-2, errno.EACCES),
+    "not-found": (-3, errno.ENOENT),
+}
 
 
 @dataclass
@@ -267,15 +275,28 @@ class Qmgmt:
         return True
 
     async def _destroy_proc(self, msg: Reader) -> bool:
-        """Undo a NewProc of this transaction (its last). A job already queued goes by
-        ACT_ON_JOBS (condor_rm), not this."""
+        """Undo a NewProc of this transaction (its last), or take a queued job out of the
+        queue as HTCondor's DestroyProc does (`_DESTROYED`: its answer for each outcome)."""
         cluster, proc = msg.integer(), msg.integer()
         new = self.txn.clusters.get(cluster)
-        if new is None or proc != len(new.procs) - 1:
-            await self._answer(-1, errno.EPERM if new is None else errno.EINVAL)
+        if new is not None:
+            if proc != len(new.procs) - 1:
+                await self._answer(-1, errno.EINVAL)
+                return True
+            new.procs.pop()
+            await self._answer(0)
             return True
-        new.procs.pop()
-        await self._answer(0)
+        if cluster <= 0 or proc < 0:  # the header ad and cluster ads are not procs
+            await self._answer(-1, errno.EINVAL)
+            return True
+        if self.read_only:
+            await self._denied()
+            return True
+        reply = await self.call.dispatch(Act("destroy", ids=[f"{cluster}.{proc}"], per_job=True))
+        outcome = (reply.get("results") or {}).get(f"{cluster}.{proc}", "not-found")
+        if not reply.get("ok"):
+            outcome = "denied"
+        await self._answer(*_DESTROYED.get(outcome, (-1, errno.EINVAL)))
         return True
 
     async def _destroy_cluster(self, msg: Reader) -> bool:

@@ -13,9 +13,10 @@ if TYPE_CHECKING:
 
 @record(frozen=True)
 class Act(Message):
-    """remove, remove-x, hold, release, suspend or continue the jobs named by id or
-    chosen by a constraint; `per_job` for each job's outcome. `dry_run`: the outcomes as
-    they would be, nothing changed (the first phase of HTCondor's two-phase act)."""
+    """remove, remove-x, destroy (DestroyProc), hold, release, suspend or continue the
+    jobs named by id or chosen by a constraint; `per_job` for each job's outcome.
+    `dry_run`: the outcomes as they would be, nothing changed (the first phase of
+    HTCondor's two-phase act)."""
 
     command = "act"
     action: str
