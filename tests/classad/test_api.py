@@ -130,3 +130,11 @@ def test_getitem_gives_literals_as_values():
     assert ad["n"]["a"] == 1
     assert isinstance(ad["e"], ExprTree) and ad["e"].eval() == 2
     assert ad["u"] is Value.Undefined
+
+
+def test_print_old_writes_meta_operators_as_htcondors_old_syntax():
+    """HTCondor's old-ad unparser has no `is`/`isnt`: it writes `=?=` and `=!=` (what
+    classad2's printOld and every condor_q -long show)."""
+    ad = ClassAd({"R": ExprTree('Foo =?= "x" && (B =!= 1 || C is D)')})
+    assert ad.printOld() == 'R = Foo =?= "x" && (B =!= 1 || C =?= D)\n'
+    assert str(ad.lookup("R")) == 'Foo is "x" && (B isnt 1 || C is D)'

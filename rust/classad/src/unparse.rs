@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::ast::{Expr, UnOp};
+use crate::ast::{BinOp, Expr, UnOp};
 use crate::classad::ClassAd;
 use crate::lexer::Syntax;
 use crate::value::Value;
@@ -205,7 +205,12 @@ fn write_in_unguarded(s: &mut String, e: &Expr, syn: Fmt) {
             let p = precedence(e);
             write_operand(s, &lr.0, precedence(&lr.0) < p, syn);
             s.push(' ');
-            s.push_str(op.symbol());
+            // The old syntax has no `is`: HTCondor's old-ad unparser writes `=?=`, `=!=`.
+            s.push_str(match (op, syn.syn) {
+                (BinOp::Is, Syntax::Old) => "=?=",
+                (BinOp::Isnt, Syntax::Old) => "=!=",
+                _ => op.symbol(),
+            });
             s.push(' ');
             // Binary operators group to the left: an equal-precedence right side needs parens.
             write_operand(s, &lr.1, precedence(&lr.1) <= p, syn);
