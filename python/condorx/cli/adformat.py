@@ -39,7 +39,7 @@ JOB_AD_OPTIONS = [
     a.Opt("long", 1, help="whole job ads, old ClassAd syntax, a blank line after each"),
     a.Opt(
         "autoformat",
-        2,
+        5,  # as HTCondor's: -au is condor_q's -autocluster
         -1,
         ("af",),
         help="the expressions' values; -af:jlhVr,tng qualifiers (see the manual)",

@@ -36,6 +36,8 @@ OPTIONS = [
     a.Opt("run", 2, help="running jobs, with where"),
     a.Opt("cron", 4, help="deferred and cron jobs: schedule and next run (condorx's own)"),
     a.Opt("totals", 3, help="only the totals line"),
+    a.Opt("autocluster", 2, help="the schedd's autoclusters of idle jobs, one line each"),
+    a.Opt("group-by", 2, help="the jobs grouped by what -af or -format reads, one ad each"),
     a.Opt("allusers", 3, help="every user's jobs, not only yours"),
     a.Opt("name", 2, 1, help="the schedd to ask", metavar="NAME"),
     a.Opt("wide", 1, help="do not truncate"),
@@ -72,7 +74,9 @@ def main(ctx: a.Context) -> None:
             _print_userlog_view(ads, opts)
         return
     client = ScheddClient(cfg, opts.value("name"))
-    if "better-analyze" in opts.flags or "analyze" in opts.flags:
+    if {"autocluster", "group-by"} & opts.flags:
+        run_client(_print_aggregates, client, constraint, limit, opts, only, tool=TOOL)
+    elif "better-analyze" in opts.flags or "analyze" in opts.flags:
         from condorx.cli.analyze_view import analyze  # (its own imports are not small)
 
         run_client(analyze, client, constraint, opts, tool=TOOL)
@@ -131,6 +135,7 @@ def _constraint(opts: a.Parsed) -> str | None:
         "allusers" not in opts.flags
         and not opts.values.get("constraint")
         and "userlog" not in opts.values
+        and not {"autocluster", "group-by"} & opts.flags  # groups have no Owner
     ):
         parts.append(f'(Owner == "{security.current_user()}")')
     if "hold" in opts.flags:
@@ -174,6 +179,28 @@ async def _print_schedd_ads(
     projection = _projection(opts)
     chunks = client.query_ads(constraint, limit=limit, projection=projection)
     await _print_ads_async(chunks, opts, only)
+
+
+async def _print_aggregates(
+    client: ScheddClient,
+    constraint: str | None,
+    limit: int | None,
+    opts: a.Parsed,
+    only: list[str] | None,
+) -> None:
+    """-autocluster and -group-by (grouped by what -af and -format read, as HTCondor's
+    condor_q asks): the groups' ads, as any ads or in the AUTOCLUSTER table."""
+    from condorx.cli import q_aggregates
+
+    by = None
+    if "autocluster" not in opts.flags:
+        words = opts.values.get("format", [])
+        by = adformat.attributes_read([*opts.values.get("autoformat", []), *words[1::2]])
+    chunks = client.aggregate(by, constraint, limit)
+    if _ads_output(opts):
+        await _print_ads_async(chunks, opts, only)
+    else:
+        await q_aggregates.print_table(f"Schedd: {_schedd_name(client)}", chunks)
 
 
 def _projection(opts: a.Parsed) -> list[str] | None:

@@ -243,7 +243,21 @@ class ScheddClient:
                 raise wire.WireError("autoclusters: the counts and the ads differ in number")
             yield list(zip(chunk[0], ads, strict=True))
 
-    async def _stream(self, req: QueryJobs | Autoclusters) -> AsyncIterator[Any]:
+    async def aggregate(
+        self, by: Sequence[str] | None, constraint: str | None = None, limit: int | None = None
+    ) -> AsyncGenerator[list[ClassAd], None]:
+        """The queue aggregated as condor_q -group-by (`by`: the attributes) or
+        -autocluster (`by` None) asks, one ad per group (with its JobCount and the first
+        and last of its JobIds), in chunks."""
+        from condorx.transport.protocol.schedd.query import AggregateJobs
+
+        req = AggregateJobs(list(by) if by is not None else None, constraint, limit, 2)
+        async for chunk in self._stream(req):
+            if not isinstance(chunk, bytes):
+                raise wire.WireError("aggregate_jobs: a chunk of ads is not a packed body")
+            yield wire.ads_from_packed(chunk, "aggregate ad")
+
+    async def _stream(self, req: Any) -> AsyncIterator[Any]:
         async with self.channel() as ch:
             async for chunk in ch.streamed(req.to_wire()):
                 yield chunk

@@ -13,6 +13,7 @@ import trio
 from condorx.classad import ClassAd, ExprTree, eval_against, eval_each
 from condorx.daemons.core import query
 from condorx.daemons.core.server import Peer
+from condorx.daemons.schedd import aggregates
 from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
 from condorx.daemons.schedd.choosing import select
 from condorx.daemons.schedd.ledger import Ledger
@@ -22,16 +23,24 @@ from condorx.errors import Refusal, Refused
 from condorx.language.attrs import Universe
 from condorx.transport import wire
 from condorx.transport.protocol.message import Count
-from condorx.transport.protocol.schedd.query import Autoclusters, QueryClaims, QueryJobs
+from condorx.transport.protocol.schedd.query import (
+    AggregateJobs,
+    Autoclusters,
+    QueryClaims,
+    QueryJobs,
+)
 
 CHUNK = 10_000
 
 
 class Queries:
-    def __init__(self, ledger: Ledger, shadows: Shadows, groups: Groups) -> None:
+    def __init__(
+        self, ledger: Ledger, shadows: Shadows, groups: Groups, significant: list[str]
+    ) -> None:
         self.ledger = ledger
         self.shadows = shadows
         self.groups = groups  # the idle jobs grouped for the negotiators' last requests
+        self.significant = significant or list(aggregates.DEFAULT_ATTRS)  # -autocluster's
 
     async def query(self, peer: Peer, req: QueryJobs, ch: wire.Channel) -> Count:
         jobs = self.ledger.snapshot() if req.procs is not False else []
@@ -54,6 +63,27 @@ class Queries:
             chunk = [ad for _, ad in ads[start : start + step]]
             await ch.send({"more": _rows(req, chunk)})
             await trio.lowlevel.checkpoint()
+        return Count(len(ads))
+
+    async def aggregate(self, peer: Peer, req: AggregateJobs, ch: wire.Channel) -> Count:
+        """condor_q -group-by and -autocluster: one ad per group of jobs."""
+        default = req.by is None
+        names = req.by if isinstance(req.by, list) else []
+        if not default and (names is not req.by or not all(isinstance(a, str) for a in names)):
+            raise Refused(Refusal.BAD_REQUEST, "aggregate_jobs: 'by' must be attribute names")
+        jobs = self.ledger.snapshot()
+        if not default:  # grouping by chosen attributes, the constraint chooses jobs too
+            jobs = select(jobs, req.constraint)
+        attrs = self.significant if default else [str(a) for a in names]
+        ads = await aggregates.aggregate(jobs, attrs, default, req.max_ids)
+        ads = [ad for _, ad in select([((0, 0), ad) for ad in ads], req.constraint)]
+        if req.limit is not None and req.limit >= 0:
+            ads = ads[: req.limit]
+        if ads:
+            rows: Any = query.cedar_rows(ads, req) if req.cedar is not None else None
+            if rows is None:
+                rows = wire.pack_classads(ads, query.projection_of(req))
+            await ch.send({"more": rows})
         return Count(len(ads))
 
     async def claims(self, peer: Peer, req: QueryClaims, ch: wire.Channel) -> Count:

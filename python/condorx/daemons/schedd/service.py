@@ -63,6 +63,7 @@ from condorx.transport.protocol.schedd.peers import (
     Route,
 )
 from condorx.transport.protocol.schedd.query import (
+    AggregateJobs,
     Autoclusters,
     History,
     QueryClaims,
@@ -121,7 +122,8 @@ class Schedd:
         root = Path(locate.spool(cfg))
         self.actions = Actions(ledger, self.chooser, shadows, self.factories, clock)
         self.edits = Edits(ledger, self.chooser, AttrRules.from_config(cfg), self.factories, clock)
-        self.queries = Queries(ledger, shadows, self.groups)
+        significant = cfg.get_list("SIGNIFICANT_ATTRIBUTES")
+        self.queries = Queries(ledger, shadows, self.groups, significant)
         self.transfers = Transfers(ledger, self.chooser, root, clock)
         self.routes = RouteIntake(ledger, me, shadows, root, clock)
         self.upkeep = Upkeep(cfg, ledger, clock)
@@ -143,6 +145,7 @@ class Schedd:
             QueryJobs: self.queries.query,
             Autoclusters: self.queries.autoclusters,
             QueryClaims: self.queries.claims,
+            AggregateJobs: self.queries.aggregate,
             StageIn: self.transfers.stage_in,
             StageOut: self.transfers.stage_out,
             Retrieve: self.transfers.retrieve,

@@ -21,7 +21,12 @@ from condorx.transport.cedar.commands import Cmd
 from condorx.transport.cedar.face import Call, CedarCommand
 from condorx.transport.cedar.query_ad import constraint_of, limit_of, projection_of
 from condorx.transport.protocol.schedd.act import Act, Reschedule
-from condorx.transport.protocol.schedd.query import History, QueryClaims, QueryJobs
+from condorx.transport.protocol.schedd.query import (
+    AggregateJobs,
+    History,
+    QueryClaims,
+    QueryJobs,
+)
 
 # JobAction numbers (HTCondor's enum_utils.h) and condorx's names for them.
 ACTIONS = {1: "hold", 2: "release", 3: "remove", 4: "remove-x", 8: "suspend", 9: "continue"}
@@ -70,6 +75,8 @@ async def _query_jobs(call: Call) -> bool:
     last = ClassAd({"Owner": 0, "ErrorCode": 0, "ServerTime": int(time.time())})
     if query.get("SummaryOnly") is True:
         reply = await _summary(call, constraint, last, query.get("MyJobs") is not None)
+    elif query.get("ProjectionIsGroupBy") is True or query.get("QueryDefaultAutocluster") is True:
+        reply = await _aggregates(call, query)
     else:
 
         async def each(rows: Any) -> None:
@@ -91,6 +98,26 @@ async def _query_jobs(call: Call) -> bool:
         last["ErrorString"] = str(error.get("message", "query refused"))
     await call.send(call.writer().classad(last))
     return False
+
+
+async def _aggregates(call: Call, query: ClassAd) -> dict[str, Any]:
+    """condor_q -group-by (ProjectionIsGroupBy: grouped by the projection) and
+    -autocluster (QueryDefaultAutocluster): one ad per group, whole, as HTCondor's
+    schedd answers (its constraint chooses among the groups, not "my jobs")."""
+
+    async def each(rows: Any) -> None:
+        for row in rows:
+            await call.send(call.writer().raw(row))
+
+    most = query.get("MaxReturnedJobIds")
+    request = AggregateJobs(
+        by=None if query.get("QueryDefaultAutocluster") is True else projection_of(query) or [],
+        constraint=constraint_of(query),
+        limit=limit_of(query),
+        max_ids=most if isinstance(most, int) and not isinstance(most, bool) else -1,
+        cedar="encrypted" if call.conn.encrypted else "clear",
+    )
+    return await call.dispatch(request, each)
 
 
 # JobStatus -> the count HTCondor's summary puts it in (TransferringOutput is Running).

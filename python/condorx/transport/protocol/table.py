@@ -82,6 +82,7 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(query.QueryJobs, R, Count),  # after the rows, streamed
         Command(query.History, R, Count),  # after the rows, streamed
         Command(query.QueryClaims, R, Count),  # after the rows, streamed
+        Command(query.AggregateJobs, R, Count),  # after the rows, streamed
         Command(act.Reschedule, W),
         Command(query.Autoclusters, D, Count),  # after the rows, streamed
         Command(act.Act, W, act.Acted, audited=True),

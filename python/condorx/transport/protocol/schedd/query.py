@@ -76,3 +76,22 @@ class QueryClaims(Message):
     constraint: Any = None
     cedar: str | None = None
     projection: list[Any] | None = None
+
+
+@record(frozen=True)
+class AggregateJobs(Message):
+    """The queue's jobs aggregated as HTCondor's schedd aggregates them for condor_q
+    -group-by (`by`: the attributes, and those their values read) or -autocluster (`by`
+    None: the schedd's default autoclusters of its idle jobs). One ad per group, with
+    its attributes' values, `Id` (or `AutoClusterId`), `JobCount` and `JobIds` (at most
+    `max_ids` named); `constraint` chooses among the groups' ads (and, grouping by `by`,
+    among the jobs first), `limit` the first so many. Whole ads, or in HTCondor's wire
+    form (`cedar`, `projection`, as for `QueryJobs`). Streamed."""
+
+    command = "aggregate_jobs"
+    by: list[Any] | None = None
+    constraint: Any = None
+    limit: int | None = None
+    max_ids: int | None = None
+    cedar: str | None = None
+    projection: list[Any] | None = None
