@@ -98,3 +98,44 @@ def test_the_master_runs_a_second_negotiator_as_htcondor_configures_one(pool):
     pool.daemon("master").stop()
     for pid in pids:
         wait_for(lambda pid=pid: not alive(pid), f"daemon {pid} to stop with the master")
+
+
+def _who_daemons(pool) -> dict[str, list[str]]:
+    out = pool.cli("condorx.cli.who", "-daemons").stdout.splitlines()
+    assert out[1] == f'LOG directory "{pool.cfg.get("LOG")}"'
+    assert out[3].split() == ["Daemon", "Alive", "PID", "PPID", "Exit", "Addr", "Executable"]
+    return {line.split()[0]: line.split() for line in out[5:]}
+
+
+def test_condor_who_daemons_reads_the_log_directory(pool):
+    """condor_who -daemons: each daemon of the LOG directory with its pid (its log's
+    start-up banner, the master's log), parent, exit status and address."""
+    with open(pool.config_file, "a") as f:
+        f.write(MASTER)
+    pool.reload()
+    pool.start("master")
+    wait_for(
+        lambda: all(d["pid"] for d in daemons(pool).values()) and len(daemons(pool)) == 2,
+        "the collector and schedd to start",
+    )
+    master_pid = pool.daemon("master").proc.pid
+    pids = {name: d["pid"] for name, d in daemons(pool).items()}
+    wait_for(
+        lambda: (
+            all(row[5].startswith("<") for row in _who_daemons(pool).values())
+            and len(_who_daemons(pool)) == 3
+        ),
+        "the daemons' logs and addresses",
+    )
+    rows = _who_daemons(pool)
+    assert rows["Master"][1:3] == ["yes", str(master_pid)]
+    for name in ("Collector", "Schedd"):
+        alive_, pid, ppid, exit_, addr = rows[name][1:6]
+        assert (alive_, pid, ppid, exit_) == ("yes", str(pids[name.lower()]), str(master_pid), "no")
+        assert addr.startswith("<127.0.0.1:")
+        assert "condorx.daemons" in " ".join(rows[name][6:])
+
+    pool.cli("condorx.cli.pool:off", "-daemon", "schedd")
+    wait_for(lambda: _who_daemons(pool)["Schedd"][4] != "no", "the schedd's exit in the log")
+    assert _who_daemons(pool)["Schedd"][1:5] == ["no", "no", "no", "0"]  # a clean stop
+    pool.daemon("master").stop()

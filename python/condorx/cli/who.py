@@ -1,9 +1,11 @@
 """condor_who: the jobs running on this machine's startd, asked of the startd itself.
 
-condor_who [-long | -af[:qual] EXPR...] [-address ADDR] [-wide]
+condor_who [-long | -af[:qual] EXPR...] [-address ADDR] [-logdir DIR] [-wide]
+condor_who -daemons [-logdir DIR]
 
 A table of the busy slots (OWNER, CLIENT, SLOT, JOB, RUNTIME, PID, JOB_DIR), as
 HTCondor's condor_who prints it; nothing at all when no job runs (status 0, as HTCondor's).
+With -daemons, the daemons of the LOG directory instead (`who_daemons`).
 """
 
 from __future__ import annotations
@@ -34,15 +36,19 @@ OPTIONS = [
     ),
     a.Opt("address", 4, 1, help="the startd at this address, not this machine's", metavar="ADDR"),
     a.Opt("wide", 1, help="do not cut the table to the terminal's width"),
+    a.Opt("logdir", 3, 1, help="the LOG directory to find the daemons in", metavar="DIR"),
+    a.Opt("daemons", 3, help="each daemon's pid, parent, exit and address, not the jobs"),
 ]
-USAGE = "condor_who [-long | -af EXPR...] [-address ADDR] [-wide]"
+USAGE = "condor_who [-long | -af EXPR...] [-address ADDR] [-logdir DIR] [-daemons] [-wide]"
 COLUMNS = ("OWNER", "CLIENT", "SLOT", "JOB", "  RUNTIME", "PID", "JOB_DIR")
 
 
-async def busy_slots(cfg: Config, address: str | None) -> list[ClassAd]:
+async def busy_slots(cfg: Config, address: str | None, log_dir: str | None) -> list[ClassAd]:
     """The startd's slots that run a job, as it sees them now."""
     if address is None:
         path = locate.startd_address_file(cfg)
+        if log_dir is not None:
+            path = os.path.join(log_dir, ".startd_address")
         try:
             address = locate.read_address(path)
         except OSError:
@@ -93,7 +99,11 @@ def main(ctx: a.Context) -> None:
     if opts.positional:
         fail(f"Error: {opts.positional[0]} is not a valid argument")
     cfg = load(TOOL)
-    ads = run_client(busy_slots, cfg, opts.value("address"), tool=TOOL)
+    log_dir = opts.value("logdir")
+    if "daemons" in opts.flags:
+        _print_daemons(log_dir or locate.log_dir(cfg))
+        return
+    ads = run_client(busy_slots, cfg, opts.value("address"), log_dir, tool=TOOL)
     if not ads:
         return
     if "long" in opts.flags:
@@ -106,6 +116,14 @@ def main(ctx: a.Context) -> None:
     print()
     sys.stdout.write(table(sorted((row(ad) for ad in ads), key=lambda r: r[2])))
     print()
+
+
+def _print_daemons(log_dir: str) -> None:
+    from condorx.cli import who_daemons
+
+    if not os.path.isdir(log_dir):
+        fail(f"Error: {log_dir} is not a directory")
+    sys.stdout.write(who_daemons.table(log_dir, who_daemons.scan(log_dir)))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import cProfile
 import importlib
 import logging
+import os
 import signal
 import sys
 from functools import partial
@@ -50,6 +51,7 @@ def run(name: str, local_name: str | None = None) -> None:
         print(f"condor_{name}: configuration error: {e}", file=sys.stderr)
         sys.exit(1)
     _log_to(name, cfg.get(f"{subsystem}_LOG"))
+    _banner(name, subsystem)
     _audit_to(name, cfg.get(f"{subsystem}_AUDIT_LOG") or str(locate.audit_log(cfg)))
     daemon = importlib.import_module(module)
     serve: Any = daemon.serve
@@ -154,6 +156,23 @@ def _log_to(name: str, path: str | None) -> None:
         except OSError as e:
             print(f"condor_{name}: cannot write {path}: {e.strerror}", file=sys.stderr)
     logging.basicConfig(level=logging.INFO, format=fmt)
+
+
+def _banner(name: str, subsystem: str) -> None:
+    """HTCondor's start-up banner, which admins and condor_who -daemons read the daemon's
+    pid from (`** PID = `)."""
+    from condorx.version import BUILD_ID
+
+    log = logging.getLogger(f"condorx.{name}")
+    for line in (
+        "*" * 54,
+        f"** condor_{name} (CONDOR_{subsystem}) STARTING UP",
+        f"** {' '.join(sys.orig_argv)}",
+        f"** {BUILD_ID}",
+        f"** PID = {os.getpid()}",
+        "*" * 54,
+    ):
+        log.info("%s", line)
 
 
 def _audit_to(name: str, path: str) -> None:

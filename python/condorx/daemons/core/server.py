@@ -140,6 +140,8 @@ class Server:
         if unix is not None:
             await nursery.start(self.serve_unix, unix)
         address = locate.sinful(host, bound, self.cfg.get("FULL_HOSTNAME"))
+        # HTCondor's words, which condor_who -daemons reads (the schedd's file is SPOOL's).
+        log.info("DaemonCore: command socket at %s", address)
         if address_file is not None:
             locate.write_address(address_file, address)
         return address

@@ -131,7 +131,8 @@ class Master:
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
-            log.info("started %s (pid %d)", child.name, child.process.pid)
+            pid = child.process.pid
+            log.info("started %s (pid %d)", child.name, pid)
             if not child.wanted:  # stopped while it was being spawned
                 child.process.send_signal(signal.SIGTERM)
             try:
@@ -141,6 +142,8 @@ class Master:
                 # master itself is going): it must never outlive the master.
                 if child.process.returncode is None:
                     child.process.kill()
+            # In HTCondor's words, which condor_who -daemons reads the exit status from.
+            log.info("The %s (pid %d) exited with status %s", child.name.upper(), pid, code)
             child.process = None
             if code == DAEMON_NO_RESTART:
                 log.info("%s exited and asked not to be started again", child.name)
