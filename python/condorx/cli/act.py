@@ -185,7 +185,15 @@ def _command(action: str, doc: str, name: str | None = None) -> a.Tool:
     tool = _VERBS[action].tool
     opts = [_as_seen_by(action, o) for o in OPTIONS]
 
-    @a.command(tool, opts, USAGE.format(tool=tool), name=name or tool, help=doc)
+    # rm.cpp: usage(0), on stderr.
+    @a.command(
+        tool,
+        opts,
+        USAGE.format(tool=tool),
+        name=name or tool,
+        help=doc,
+        help_to_stderr=True,
+    )
     def run(ctx: a.Context) -> None:
         _act(action, a.parsed(ctx))
 

@@ -154,9 +154,14 @@ class Tool:
         usage_exit: int = 1,
         epilog: str | None = None,
         tool: str = "",
+        help_exit: int | tuple[int, int] = 0,
+        help_to_stderr: bool = False,
     ) -> None:
         """`name`: the command's (`condorx continue`); `tool`: the program's, which its
-        messages name (condor_continue), `name` unless given."""
+        messages name (condor_continue), `name` unless given. `help_exit`: the status
+        after -help (or, as a pair, after -help and after --help), and `help_to_stderr`
+        where the help goes, as the HTCondor tool's own (many exit 1, or print to
+        stderr; some refuse --help)."""
         self.name = name
         self.fn = fn
         self.options = tuple(options)
@@ -165,6 +170,9 @@ class Tool:
         self.epilog = epilog if epilog is not None else describe(options, usage, arguments)
         # HTCondor's tools exit 1 on a command line they cannot read (condor_drain's is 2).
         self.usage_exit = usage_exit
+        pair = help_exit if isinstance(help_exit, tuple) else (help_exit, help_exit)
+        self.help_exit = dict(zip(HELP_WORDS[::-1], pair, strict=True))  # -help, --help
+        self.help_to_stderr = help_to_stderr
 
     def __call__(self) -> None:
         """The console script: run with the process's words, then exit."""
@@ -186,9 +194,11 @@ class Tool:
             head, words = words[:cut], words[:cut] + words[cut + 1 :]
         else:
             head = words
-        if any(w in HELP_WORDS for w in head):
-            print(self.help_text(prog_name), end="")
-            sys.exit(0)
+        asked = next((w for w in head if w in HELP_WORDS), None)
+        if asked is not None:
+            out = sys.stderr if self.help_to_stderr else sys.stdout
+            print(self.help_text(prog_name), end="", file=out)
+            sys.exit(self.help_exit[asked])
         try:
             if self.fn is not None:
                 self.fn(Context(words, self))

@@ -18,7 +18,26 @@ def _fail(message: str) -> None:
     sys.exit(1)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "-help", "--help"]})
+def _usage(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """As HTCondor's (config_val.cpp): the usage, on stderr, and status 1; as a
+    subcommand of `condorx`, click's way (stdout, 0)."""
+    if value and not ctx.resilient_parsing:
+        alone = ctx.parent is None
+        click.echo(ctx.get_help(), err=alone)
+        ctx.exit(1 if alone else 0)
+
+
+@click.command(context_settings={"help_option_names": []})
+@click.option(
+    "-h",
+    "-help",
+    "--help",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_usage,
+    help="Show this message and exit (status 1, as HTCondor's).",
+)
 @click.option(
     "-subsystem",
     "--subsystem",

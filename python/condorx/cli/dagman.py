@@ -111,7 +111,7 @@ def from_parsed(p: a.Parsed) -> options.Options:
 USAGE = "condor_dagman -Dag FILE [-Lockfile FILE] [-MaxJobs N] [-MaxIdle N] ... [options]"
 
 
-@a.command("condor_dagman", OPTIONS, USAGE)
+@a.command("condor_dagman", OPTIONS, USAGE, help_exit=1)  # dagman_main.cpp: Usage() exits 1
 def main(ctx: a.Context) -> None:
     """Run a DAG: submit its nodes' jobs to the local schedd as their parents finish."""
     try:

@@ -65,7 +65,16 @@ async def locate_startd(cfg: Config, machine: str) -> tuple[Address, str]:
     raise OSError(f"Can't find address for startd {machine}")
 
 
-@a.command(TOOL, OPTIONS, USAGE, [("MACHINE", "the machine (or startd) to drain")], usage_exit=2)
+# drain.cpp: usage() exits 1, on stderr, for -help too.
+@a.command(
+    TOOL,
+    OPTIONS,
+    USAGE,
+    [("MACHINE", "the machine (or startd) to drain")],
+    usage_exit=2,
+    help_exit=1,
+    help_to_stderr=True,
+)
 def main(ctx: a.Context) -> None:
     """Drain a machine's startd of its jobs."""
     opts = a.parsed(ctx)

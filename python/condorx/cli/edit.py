@@ -120,7 +120,10 @@ def _pairs(words: list[str]) -> dict[str, str]:
     return out
 
 
-@a.command("condor_prio", PRIO_OPTIONS, PRIO_USAGE, PRIO_ARGUMENTS)
+# prio.cpp has no -help: it ends in usage(), exit 1, on stderr.
+@a.command(
+    "condor_prio", PRIO_OPTIONS, PRIO_USAGE, PRIO_ARGUMENTS, help_exit=1, help_to_stderr=True
+)
 def prio(ctx: a.Context) -> None:
     """Change the priority (JobPrio) of jobs in the queue."""
     words = list(ctx.args)

@@ -36,7 +36,15 @@ def _usage() -> None:
     sys.exit(1)
 
 
-@a.command(TOOL, OPTIONS, USAGE, [("JOB", "cluster or cluster.proc (cluster: its proc 0)")])
+# now.cpp: usage() returns 1, on stderr, for -help too.
+@a.command(
+    TOOL,
+    OPTIONS,
+    USAGE,
+    [("JOB", "cluster or cluster.proc (cluster: its proc 0)")],
+    help_exit=1,
+    help_to_stderr=True,
+)
 def main(ctx: a.Context) -> None:
     """Run an idle job now in the place of a running one."""
     opts = a.parsed(ctx)

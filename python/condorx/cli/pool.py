@@ -229,7 +229,8 @@ def master_options(cmd: str, tool: str) -> list[a.Opt]:
 def _master_command(cmd: str, tool: str) -> a.Tool:
     usage = f"{tool} [-daemon NAME]... [-master] [-fast | -peaceful]"
 
-    @a.command(tool, master_options(cmd, tool), usage, help=_MASTER_DOC[cmd])
+    # tool.cpp: usage(MyName, 0), on stderr.
+    @a.command(tool, master_options(cmd, tool), usage, help=_MASTER_DOC[cmd], help_to_stderr=True)
     def command(ctx: a.Context) -> None:
         opts = a.parsed(ctx)
         cfg = load(tool, "MASTER")

@@ -26,7 +26,7 @@ OPTIONS = [
 USAGE = f"{TOOL} [-name NAME]"
 
 
-@a.command(TOOL, OPTIONS, USAGE)
+@a.command(TOOL, OPTIONS, USAGE, help_to_stderr=True)  # tool.cpp: usage(0), on stderr
 def main(ctx: a.Context) -> None:
     """Ask the schedd for a negotiation cycle now."""
     opts = a.parsed(ctx)

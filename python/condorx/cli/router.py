@@ -100,6 +100,9 @@ def _summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     "condor_router_history",
     HISTORY_OPTIONS,
     'condor_router_history [-start "YYYY-MM-DD HH:MM"] [-end "..."] [-days N] [-json]',
+    # getopt reads -help as -h -e -l -p and fails (1); -h and --help exit 0; on stderr.
+    help_exit=(1, 0),
+    help_to_stderr=True,
 )
 def history(ctx: a.Context) -> None:
     """Show per route the hours, completed and aborted jobs of routed copies."""

@@ -58,7 +58,7 @@ STATES = ["Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Backfill", 
 SCHEDD = ["Name", "Machine", "TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs"]
 
 
-@a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
+@a.command(TOOL, OPTIONS, USAGE, ARGUMENTS, help_to_stderr=True)  # status.cpp: usage on stderr
 def main(ctx: a.Context) -> None:
     """Show the pool's slots (HTCondor's condor_status options)."""
     opts = a.parsed(ctx)

@@ -66,7 +66,15 @@ def where(cfg: Config, schedd: str | None, job: str) -> tuple[bool, str | None]:
     return True, str(address) if running else None
 
 
-@a.command(TOOL, OPTIONS, USAGE, [("JOB", "the job (cluster.proc)"), ("FILE", "its files")])
+# tail.cpp: -help exits 0 (--help is an unknown option: 1), on stderr.
+@a.command(
+    TOOL,
+    OPTIONS,
+    USAGE,
+    [("JOB", "the job (cluster.proc)"), ("FILE", "its files")],
+    help_exit=(0, 1),
+    help_to_stderr=True,
+)
 def main(ctx: a.Context) -> None:
     """Print the end of a running job's output."""
     opts = a.parsed(ctx)

@@ -33,7 +33,8 @@ CREATE_USAGE = (
 )
 
 
-@a.command("condor_token_create", CREATE_OPTIONS, CREATE_USAGE)
+# token_create.cpp: print_usage() exits 1, on stderr.
+@a.command("condor_token_create", CREATE_OPTIONS, CREATE_USAGE, help_exit=1, help_to_stderr=True)
 def create(ctx: a.Context) -> None:
     """Create a token signed with the pool signing key: print it, or save it."""
     opts = a.parsed(ctx)

@@ -85,7 +85,8 @@ async def fetch(client: ScheddClient, constraint: str) -> list[str]:
     return problems
 
 
-@a.command(TOOL, OPTIONS, USAGE)
+# transfer_data.cpp: -h... exits 0, --help 1, on stderr.
+@a.command(TOOL, OPTIONS, USAGE, help_exit=(0, 1), help_to_stderr=True)
 def main(ctx: a.Context) -> None:
     """Fetch the output of spooled jobs."""
     opts = a.parsed(ctx)

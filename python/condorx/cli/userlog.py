@@ -206,7 +206,15 @@ _ENDS = (
 )
 
 
-@a.command(TOOL, OPTIONS, USAGE, [("LOG", "a job event log (several may be given)")])
+# userlog.cpp: -h... exits 0, --help 1, on stderr.
+@a.command(
+    TOOL,
+    OPTIONS,
+    USAGE,
+    [("LOG", "a job event log (several may be given)")],
+    help_exit=(0, 1),
+    help_to_stderr=True,
+)
 def main(ctx: a.Context) -> None:
     """Summarize the runs of the jobs in job event logs."""
     opts = a.parsed(ctx)

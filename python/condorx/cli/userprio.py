@@ -118,7 +118,15 @@ _EDITS = [
 ]
 
 
-@a.command(TOOL, OPTIONS, USAGE, [("USER", "only these users (name or name@domain)")])
+# user_prio.cpp has no -help: its usage() exits 1, on stderr.
+@a.command(
+    TOOL,
+    OPTIONS,
+    USAGE,
+    [("USER", "only these users (name or name@domain)")],
+    help_exit=1,
+    help_to_stderr=True,
+)
 def main(ctx: a.Context) -> None:
     """Show or change the users' priorities."""
     opts = a.parsed(ctx)

@@ -22,7 +22,7 @@ USAGE = f"{TOOL} [-fast] [slot]..."
 ARGUMENTS = [("slot", "vacate only this slot of this machine's startd (slot2@host)")]
 
 
-@a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
+@a.command(TOOL, OPTIONS, USAGE, ARGUMENTS, help_to_stderr=True)  # tool.cpp: usage(0)
 def main(ctx: a.Context) -> None:
     """Vacate the jobs running on this machine's slots."""
     opts = a.parsed(ctx)

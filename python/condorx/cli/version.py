@@ -17,7 +17,14 @@ OPTIONS = [
 ]
 
 
-@a.command("condor_version", OPTIONS, "condor_version [-arch | -opsys | -syscall]")
+# version.cpp: -h... exits 0, --help 1, on stderr.
+@a.command(
+    "condor_version",
+    OPTIONS,
+    "condor_version [-arch | -opsys | -syscall]",
+    help_exit=(0, 1),
+    help_to_stderr=True,
+)
 def main(ctx: a.Context) -> None:
     """Print the HTCondor version and platform (HTCondor's condor_version)."""
     opts = a.parsed(ctx)

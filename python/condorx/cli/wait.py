@@ -155,7 +155,8 @@ def _say(want: Wanted, out: TextIO, text: str) -> None:
         print(text, file=out, flush=True)
 
 
-@a.command(TOOL, OPTIONS, USAGE, ARGUMENTS)
+# wait.cpp: -help exits 0, --help 1, on stderr.
+@a.command(TOOL, OPTIONS, USAGE, ARGUMENTS, help_exit=(0, 1), help_to_stderr=True)
 def main(ctx: a.Context) -> None:
     """Wait for the jobs of a job event log to complete."""
     opts = a.parsed(ctx)

@@ -390,7 +390,8 @@ def _exit_conditions(specs: list[str]) -> list[tuple[str, str, int]]:
     return out
 
 
-@a.command(TOOL, OPTIONS, USAGE, usage_exit=2)
+# condor_watch_q (argparse, add_help=False): -help exits 0, --help is unknown (2).
+@a.command(TOOL, OPTIONS, USAGE, usage_exit=2, help_exit=(0, 2))
 def main(ctx: a.Context) -> None:
     """Follow jobs through their job event logs."""
     opts = a.parsed(ctx)

@@ -92,7 +92,7 @@ def table(rows: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@a.command(TOOL, OPTIONS, USAGE)
+@a.command(TOOL, OPTIONS, USAGE, help_exit=1, help_to_stderr=True)  # who.cpp: usage(true) exits 1
 def main(ctx: a.Context) -> None:
     """Show the jobs running on this machine's startd."""
     opts = a.parsed(ctx)

@@ -39,11 +39,16 @@ DAEMON_NO_RESTART = 99
 def run(name: str, local_name: str | None = None) -> None:
     subsystem, module = DAEMONS[name]
     if any(w in ("--help", "-help", "-h") for w in sys.argv[1:]):
-        # --help must never start a daemon: it says what the command is and stops.
-        print(f"Usage: condor_{name} [--help]\n")
-        print(f"Runs the {name} daemon (subsystem {subsystem}) in the foreground, as the")
-        print("configuration says (CONDORX_CONFIG, else CONDOR_CONFIG, else ~/.condorx);")
-        print("it takes no other options. SIGTERM or SIGINT stops it.")
+        # --help must never start a daemon: it says what the command is and stops. As
+        # HTCondor's: a daemon's usage() exits 1 (schedd_main.cpp); the master's shell
+        # sees 0 (its background child's status never reaches it).
+        out = sys.stdout if name == "master" else sys.stderr
+        print(f"Usage: condor_{name} [--help]\n", file=out)
+        print(f"Runs the {name} daemon (subsystem {subsystem}) in the foreground, as the", file=out)
+        print("configuration says (CONDORX_CONFIG, else CONDOR_CONFIG, else ~/.condorx);", file=out)
+        print("it takes no other options. SIGTERM or SIGINT stops it.", file=out)
+        if name != "master":
+            sys.exit(1)
         return
     try:
         cfg = load_config(subsystem=subsystem, local_name=local_name)
