@@ -120,14 +120,13 @@ def test_condor_who_daemons_reads_the_log_directory(pool):
     )
     master_pid = pool.daemon("master").proc.pid
     pids = {name: d["pid"] for name, d in daemons(pool).items()}
-    wait_for(
-        lambda: (
-            all(row[5].startswith("<") for row in _who_daemons(pool).values())
-            and len(_who_daemons(pool)) == 3
-        ),
-        "the daemons' logs and addresses",
-    )
-    rows = _who_daemons(pool)
+
+    def complete() -> dict[str, list[str]] | None:
+        rows = _who_daemons(pool)  # one reading: the daemons write their files meanwhile
+        ready = len(rows) == 3 and all(row[5].startswith("<") for row in rows.values())
+        return rows if ready else None
+
+    rows = wait_for(complete, "the daemons' logs and addresses")
     assert rows["Master"][1:3] == ["yes", str(master_pid)]
     for name in ("Collector", "Schedd"):
         alive_, pid, ppid, exit_, addr = rows[name][1:6]

@@ -4,10 +4,13 @@ vacated or killed as asked, and once drained the startd stays so, takes jobs aga
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 
 import trio
 
+from condorx.classad import ExprTree
 from condorx.client import master
 from condorx.testing.pool import QUICK_POOL, alive, wait_for, wait_for_pid
 from condorx.transport import wire
@@ -138,5 +141,94 @@ def test_exit_on_completion_stops_the_startd_for_good(pool):
     r = drain(pool, "-exit-on-completion", HOST)
     assert r.returncode == 0, r.stderr
     wait_for(lambda: not alive(pid), "the drained startd to exit")
+    log = pool.root / "log" / "MasterLog"
+    wait_for(lambda: f"The STARTD (pid {pid}) exited with status 99" in log.read_text(), "99")
+    assert "startd exited and asked not to be started again" in log.read_text()
     assert startd_pid() is None  # and the master does not start it again
     pool.daemon("master").stop()
+
+
+def _ads(pool) -> dict[str, dict]:
+    reply = pool.call_daemon("startd", {"cmd": "query_slots"})
+    return {str(ad["Name"]): ad for ad in wire.ads_from_packed(reply["ads"])}
+
+
+def test_a_drains_start_lets_short_jobs_in_until_the_found_jobs_are_gone(pool):
+    """condor_drain -start: while the found job retires, a Drained slot's START is the
+    drain's and takes a job it accepts; once the found job is gone (HTCondor's final
+    draining) START is false and the job let in is vacated at once."""
+    start_pool(pool, "MAXJOBRETIREMENTTIME = 600\n")
+    found = run_sleeper(pool, "found")
+    r = drain(pool, "-graceful", "-start", "TARGET.Short =?= true", HOST)
+    assert r.returncode == 0, r.stderr
+    wait_for(
+        lambda: sorted(slots(pool).values()) == [("Claimed", "Retiring"), ("Drained", "Idle")],
+        "the found job to retire and the free slot to drain",
+    )
+    starts = {str(ad.get("State")): str(ad.lookup("START")) for ad in _ads(pool).values()}
+    assert starts["Drained"] == str(ExprTree("TARGET.Short =?= true"))
+    long_job = pool.submit("executable = /bin/sleep\narguments = 600\nqueue\n", "long.sub")
+    short = pool.root / "short"
+    pool.submit(
+        f"executable = /bin/sh\narguments = \"-c 'echo $$ > {short}; exec sleep 600'\"\n"
+        "+Short = true\nqueue\n",
+        "short.sub",
+    )
+    let_in = wait_for_pid(short)
+    assert sorted(slots(pool).values()) == [("Claimed", "Busy"), ("Claimed", "Retiring")]
+    os.kill(found, signal.SIGKILL)  # the found job ends: the final draining
+    wait_for(lambda: not alive(let_in), "the job let in to be vacated")
+    wait_for(
+        lambda: sorted(slots(pool).values()) == [("Drained", "Idle"), ("Drained", "Idle")],
+        "every slot to be Drained",
+    )
+    assert all(str(ad.lookup("START")) == "false" for ad in _ads(pool).values())
+    statuses = pool.cli("condorx.cli.q", "-allusers", "-af", "ClusterId", "JobStatus").stdout
+    assert f"{long_job} 1" in statuses.splitlines()  # never let in
+
+
+def _master_pool(pool, extra: str = "") -> int:
+    """A master running a collector and a startd (restarts after a failure wait 600 s);
+    the startd's pid."""
+    with open(pool.config_file, "a") as f:
+        f.write(
+            QUICK_POOL
+            + "DAEMON_LIST = MASTER, COLLECTOR, STARTD\nMASTER_BACKOFF_CONSTANT = 600\n"
+            + extra
+        )
+    pool.reload()
+    pool.start("master")
+    pid = wait_for(lambda: _startd_pid(pool), "the master to start the startd")
+    wait_for(lambda: pool.daemon("startd").address_file.exists(), "the startd's address")
+    return pid
+
+
+def _startd_pid(pool) -> int | None:
+    return (trio.run(master.status, pool.cfg).get("startd") or {}).get("pid")
+
+
+def test_restart_and_reconfig_on_completion_start_a_new_startd_at_once(pool):
+    """Once drained, the startd exits and its master starts it again at once (no back-off:
+    a failure would wait 600 s); the new one reads the configuration as it is now."""
+    pid = _master_pool(pool)
+    r = drain(pool, "-restart-on-completion", HOST)
+    assert r.returncode == 0, r.stderr
+    second = wait_for(
+        lambda: _startd_pid(pool) not in (None, pid) and _startd_pid(pool), "a second startd"
+    )
+    wait_for(lambda: _answering(pool) == [("Unclaimed", "Idle")] * 2, "the second's slots")
+    with open(pool.config_file, "a") as f:
+        f.write("NUM_CPUS = 3\n")
+    r = drain(pool, "-reconfig-on-completion", HOST)
+    assert r.returncode == 0, r.stderr
+    wait_for(lambda: _startd_pid(pool) not in (None, pid, second), "a third startd")
+    wait_for(lambda: _answering(pool) == [("Unclaimed", "Idle")] * 3, "three slots, not draining")
+    pool.daemon("master").stop()
+
+
+def _answering(pool) -> list[tuple[str, str]]:
+    """The slots' states, of a startd that answers (none while it restarts)."""
+    try:
+        return sorted(slots(pool).values())
+    except (OSError, wire.WireError, wire.RemoteError):
+        return []

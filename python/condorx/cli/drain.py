@@ -1,7 +1,8 @@
 """condor_drain: have a machine's startd take no new jobs and let its running ones go.
 
 condor_drain [-graceful | -quick | -fast] [-reason TEXT] [-resume-on-completion |
-             -exit-on-completion] [-check EXPR] [-verbose] MACHINE
+             -exit-on-completion | -restart-on-completion | -reconfig-on-completion]
+             [-check EXPR] [-start EXPR] [-verbose] MACHINE
 condor_drain -cancel [-request-id ID] MACHINE
 
 As HTCondor's (drain.cpp): exit 0 when the startd took the request, 1 when it refused it or
@@ -33,6 +34,9 @@ OPTIONS = [
     a.Opt("reason", 3, 1, help="why, as the slots' DrainReason says", metavar="TEXT"),
     a.Opt("resume-on-completion", 1, help="once drained, take jobs again"),
     a.Opt("exit-on-completion", 2, help="once drained, the startd exits (not restarted)"),
+    a.Opt("restart-on-completion", 4, help="once drained, the startd restarts"),
+    a.Opt("reconfig-on-completion", 3, help="once drained, the startd reads its config anew"),
+    a.Opt("start", 5, 1, help="the slots' START while draining (graceful)", metavar="EXPR"),
     a.Opt("check", 2, 1, help="drain only if this is true of every slot", metavar="EXPR"),
     a.Opt("cancel", 1, help="stop draining: the slots take jobs again"),
     a.Opt("request-id", 3, 1, help="with -cancel: only this drain request", metavar="ID"),
@@ -41,6 +45,13 @@ OPTIONS = [
     a.Opt("debug", 3, help="accepted (condorx prints no debug log here)"),
 ]
 USAGE = "condor_drain [OPTIONS] MACHINE"
+# Each -*-on-completion option and what the startd is asked to do once drained.
+_ENDS = {
+    "resume-on-completion": "resume",
+    "exit-on-completion": "exit",
+    "restart-on-completion": "restart",
+    "reconfig-on-completion": "reconfig",
+}
 
 
 def _error(text: str) -> None:
@@ -81,7 +92,7 @@ def main(ctx: a.Context) -> None:
     if len(opts.positional) != 1:
         _error("must specify one target machine")
     speeds = [s for s in ("graceful", "quick", "fast") if s in opts.flags]
-    ends = [e for e in ("resume-on-completion", "exit-on-completion") if e in opts.flags]
+    ends = [e for e in _ENDS if e in opts.flags]
     if len(speeds) > 1 or len(ends) > 1:
         _error(f"'-{(speeds + ends)[1]}' conflicts with '-{(speeds + ends)[0]}'")
     cancel = "cancel" in opts.flags
@@ -105,13 +116,13 @@ def main(ctx: a.Context) -> None:
         request = CancelDrain(opts.value("request-id"), machine=name)
         command = "CANCEL_DRAIN_JOBS"
     else:
-        end = {"resume-on-completion": "resume", "exit-on-completion": "exit"}
         request = DrainJobs(
             (speeds or ["graceful"])[0],
-            end[ends[0]] if ends else "nothing",
+            _ENDS[ends[0]] if ends else "nothing",
             opts.value("reason") or "",
             opts.value("check"),
             machine=name,
+            start=opts.value("start"),
         )
         command = "DRAIN_JOBS"
     try:

@@ -34,6 +34,9 @@ DAEMONS = {
 # A daemon that exits with this status asks its master not to start it again (HTCondor's
 # DAEMON_NO_RESTART: a startd whose drain ends in exit).
 DAEMON_NO_RESTART = 99
+# One that exits with this asks to be started again at once (HTCondor's beginDaemonRestart:
+# a startd whose drain ends in restart or reconfig).
+DAEMON_RESTART = 98
 
 
 def run(name: str, local_name: str | None = None) -> None:
@@ -79,6 +82,10 @@ def run(name: str, local_name: str | None = None) -> None:
     except KeyboardInterrupt:
         pass
     except (ConfigError, BaseExceptionGroup) as e:
+        # A daemon's own exit status (a drained startd's), out of the nursery it ended in.
+        status = _exit_status(e)
+        if status is not None:
+            sys.exit(status)
         # A setting only the daemon itself reads (SIM_MACHINE_ADS) may be refused late.
         refused = _config_error(e)
         if refused is None:
@@ -89,6 +96,16 @@ def run(name: str, local_name: str | None = None) -> None:
     finally:
         _dump_profile()
         collection.report()
+
+
+def _exit_status(e: BaseException) -> Any:
+    """The status of the SystemExit a group of them is made of, else None."""
+    if not isinstance(e, BaseExceptionGroup) or e.split(SystemExit)[1] is not None:
+        return None
+    leaf: BaseException = e
+    while isinstance(leaf, BaseExceptionGroup):
+        leaf = leaf.exceptions[0]
+    return leaf.code if isinstance(leaf, SystemExit) else None
 
 
 def _config_error(e: BaseException) -> ConfigError | None:

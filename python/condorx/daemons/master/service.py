@@ -19,7 +19,7 @@ import trio
 from condorx import version
 from condorx.client.collector import CollectorClient
 from condorx.daemons.core.advertiser import Advertiser
-from condorx.daemons.core.run import DAEMON_NO_RESTART, DAEMONS
+from condorx.daemons.core.run import DAEMON_NO_RESTART, DAEMON_RESTART, DAEMONS
 from condorx.daemons.core.server import Handler, Peer, Server
 from condorx.errors import Refusal, Refused
 from condorx.language.config import Config, ConfigError, load_config
@@ -150,6 +150,9 @@ class Master:
                 child.wanted = False
             if not child.wanted:
                 break
+            if code == DAEMON_RESTART:  # asked for: no failure, no back-off
+                log.info("%s asked to be restarted", child.name)
+                continue
             if time.monotonic() - child.started > recover:
                 child.restarts = 0  # it ran long enough: forgive the past
             child.restarts += 1

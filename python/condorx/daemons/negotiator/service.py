@@ -149,9 +149,10 @@ class Negotiator:
         # Owner slots too, one whose START takes the job is available (manual 3.5,
         # 3.5.8.1); Backfill slots, whose backfill work gives way to a job (3.5.8.6);
         # and Claimed ones, when a job may preempt theirs (the slot's RANK prefers it,
-        # or PREEMPTION_REQUIREMENTS lets a user of better priority in).
+        # or PREEMPTION_REQUIREMENTS lets a user of better priority in). Drained ones
+        # too: their START is false, unless condor_drain -start gave them one.
         consider = self.cfg.get_bool("NEGOTIATOR_CONSIDER_PREEMPTION", True)
-        wanted = ("Unclaimed", "Owner", "Backfill") + (("Claimed",) if consider else ())
+        wanted = ("Unclaimed", "Owner", "Backfill", "Drained") + (("Claimed",) if consider else ())
         unheld = self.handed_out.unheld(slots, self.offered)
         free = [s for s in unheld if s.get("State") in wanted]
         if not free:

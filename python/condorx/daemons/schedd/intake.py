@@ -20,7 +20,7 @@ from typing import Any
 import trio
 
 from condorx.daemons.core.server import Peer
-from condorx.daemons.schedd import entry, factory, factory_state, spool, stage
+from condorx.daemons.schedd import entry, factory, factory_state, jobsets, spool, stage
 from condorx.daemons.schedd.clock import Clock, wall
 from condorx.daemons.schedd.factory import Factories
 from condorx.daemons.schedd.identity import Identity
@@ -65,6 +65,7 @@ class Intake:
         self.factories = factories
         self.super_users = super_users
         self.max_procs = cfg.get_int("MAX_JOBS_PER_SUBMISSION", 1_000_000)
+        self.use_jobsets = cfg.get_bool("USE_JOBSETS", False)
         # The owners this schedd has seen submit (HTCondor's owner history): a queue super
         # user submits for them alone, unless QUEUE_SUPER_USER_MAY_IMPERSONATE matches.
         self.owners_seen = {owner for owner, _ in ledger.counts()}
@@ -91,7 +92,21 @@ class Intake:
         self.owners_seen.add(staged.owner)
 
     async def prepare(self, peer: Peer, req: Submit) -> Staged:
-        """Check a submission and put its files in place; refused (naming what) or ready."""
+        """Check a submission and put its files in place; refused (naming what) or ready.
+        With USE_JOBSETS, a cluster that names a JobSetName joins its set as it queues."""
+        staged = await self._prepare(peer, req)
+        if self.use_jobsets:
+            stage = staged.stage
+
+            def joined(txn: Transaction) -> int:
+                cluster = stage(txn)
+                jobsets.join(txn, cluster)
+                return cluster
+
+            staged.stage = joined
+        return staged
+
+    async def _prepare(self, peer: Peer, req: Submit) -> Staged:
         if peer.user != security.POOL_IDENTITY:  # the pool's daemons carry them on
             req = self._scrubbed(req)
         if peer.token:  # what the submitter's token says, as only the schedd sets it

@@ -13,7 +13,7 @@ import trio
 from condorx.classad import ClassAd, ExprTree, eval_against, eval_each
 from condorx.daemons.core import query
 from condorx.daemons.core.server import Peer
-from condorx.daemons.schedd import aggregates
+from condorx.daemons.schedd import aggregates, jobsets
 from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
 from condorx.daemons.schedd.choosing import select
 from condorx.daemons.schedd.ledger import Ledger
@@ -35,17 +35,26 @@ CHUNK = 10_000
 
 class Queries:
     def __init__(
-        self, ledger: Ledger, shadows: Shadows, groups: Groups, significant: list[str]
+        self,
+        ledger: Ledger,
+        shadows: Shadows,
+        groups: Groups,
+        significant: list[str],
+        use_jobsets: bool = False,
     ) -> None:
         self.ledger = ledger
         self.shadows = shadows
         self.groups = groups  # the idle jobs grouped for the negotiators' last requests
         self.significant = significant or list(aggregates.DEFAULT_ATTRS)  # -autocluster's
+        self.use_jobsets = use_jobsets
 
     async def query(self, peer: Peer, req: QueryJobs, ch: wire.Channel) -> Count:
         jobs = self.ledger.snapshot() if req.procs is not False else []
         if req.clusters:  # each cluster's own ad just before its jobs
             jobs = sorted([*jobs, *self.ledger.cluster_ads()], key=lambda item: item[0])
+        if req.jobsets and self.use_jobsets:  # made from the queue's jobs, before them
+            sets = jobsets.ads(self.ledger.snapshot())
+            jobs = [((0, ad["JobSetId"]), ad) for ad in sets] + jobs
         after = parse_job_id(req.after)
         if after is not None:  # the next page: the jobs after this one (queue order is
             jobs = [(k, ad) for k, ad in jobs if k > after]  # submission order, by id)

@@ -123,7 +123,9 @@ class Schedd:
         self.actions = Actions(ledger, self.chooser, shadows, self.factories, clock)
         self.edits = Edits(ledger, self.chooser, AttrRules.from_config(cfg), self.factories, clock)
         significant = cfg.get_list("SIGNIFICANT_ATTRIBUTES")
-        self.queries = Queries(ledger, shadows, self.groups, significant)
+        self.queries = Queries(
+            ledger, shadows, self.groups, significant, cfg.get_bool("USE_JOBSETS", False)
+        )
         self.transfers = Transfers(ledger, self.chooser, root, clock)
         self.routes = RouteIntake(ledger, me, shadows, root, clock)
         self.upkeep = Upkeep(cfg, ledger, clock)

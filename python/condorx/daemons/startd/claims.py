@@ -42,6 +42,9 @@ from condorx.transport.protocol.startd import (
 log = logging.getLogger("condorx.startd")
 
 FirstRun = Callable[[Peer, RunJob, wire.Channel], Awaitable[RunEnded]]
+# The states a match or an offered claim may take a slot from (a Drained one only while
+# its drain's START lets jobs in: `Driver.taking_work`).
+_CLAIMABLE = (State.UNCLAIMED, State.OWNER, State.BACKFILL, State.DRAINED)
 
 
 class Claims:
@@ -53,8 +56,8 @@ class Claims:
         self.on_claim: Callable[[str], None] = lambda claim_id: None
 
     async def match(self, peer: Peer, req: Match, ch: wire.Channel) -> MatchTaken:
-        self.driver.taking_work()
         slot = self.driver.slot_named(req.slot)
+        self.driver.taking_work(slot)
         if slot.claim is not None and slot.claim.id == req.claim_id:
             return MatchTaken(slot.name)  # its schedd claimed it already (5)
         if slot.state == State.CLAIMED and req.preempts:
@@ -62,20 +65,26 @@ class Claims:
         # An Owner slot takes a job its START accepts too: "if a job matches the
         # resource's START expression, the resource is available to run a job,
         # regardless of if it is in the Owner or Unclaimed state".
-        if (
-            slot.state not in (State.UNCLAIMED, State.OWNER, State.BACKFILL)
-            or slot.claim is not None
-        ):
+        if slot.state not in _CLAIMABLE or slot.claim is not None:
             raise Refused(
                 Refusal.BUSY, f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed"
             )
+        drained = slot.state == State.DRAINED  # let in by the drain's START
         if slot.kind == "Partitionable":
             slot = self.driver.carve(slot, req.request or {})
         claim = Claim(
-            id=req.claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now()
+            id=req.claim_id,
+            schedd=req.schedd,
+            user=req.user,
+            matched_at=self.driver.now(),
+            while_draining=drained,
         )
         self.driver.table.set_claim(slot, claim)
-        if slot.state == State.BACKFILL:
+        if drained:
+            # As HTCondor's (a match for a Drained slot is not Matched): the slot waits
+            # Drained for its schedd's claim, within MATCH_TIMEOUT.
+            self.driver.touch(slot)
+        elif slot.state == State.BACKFILL:
             # The backfill client goes first (28); then Matched (32), or Claimed (31) if
             # the schedd's claim comes while it is being killed.
             slot.flags.pending_match = True
@@ -148,16 +157,23 @@ class Claims:
         HTCondor's does not by default): the slot is claimed directly (5), a dynamic slot
         of `request`'s size carved first, under a claim id of its own, out of a
         partitionable one, whose offer stands for its next match."""
-        self.driver.taking_work()
-        if slot.state not in (State.UNCLAIMED, State.OWNER, State.BACKFILL) or slot.claim:
+        self.driver.taking_work(slot)
+        if slot.state not in _CLAIMABLE or slot.claim:
             raise Refused(
                 Refusal.BUSY, f"{slot.name} is {slot.state}/{slot.activity}, not Unclaimed"
             )
+        drained = slot.state == State.DRAINED  # let in by the drain's START
         claim_id = req.claim_id
         if slot.kind == "Partitionable":
             slot = self.driver.carve(slot, req.request or {})
             claim_id = secrets.token_hex(16)
-        claim = Claim(id=claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now())
+        claim = Claim(
+            id=claim_id,
+            schedd=req.schedd,
+            user=req.user,
+            matched_at=self.driver.now(),
+            while_draining=drained,
+        )
         self.driver.table.set_claim(slot, claim)
         step = states.CLAIMED_DIRECTLY
         if slot.state == State.OWNER:  # a slot whose START takes the job: matched first
@@ -169,7 +185,7 @@ class Claims:
     async def _take_up(self, slot: Slot, step: Step, peer: Peer, req: ClaimSlot) -> Claimed:
         claim = slot.claim
         assert claim is not None
-        if slot.state not in (State.MATCHED, State.UNCLAIMED, State.BACKFILL):
+        if slot.state not in (State.MATCHED, State.UNCLAIMED, State.BACKFILL, State.DRAINED):
             raise Refused(Refusal.BUSY, f"{slot.name} is {slot.state}, not Matched")
         if slot.kind == "Static":
             slot.offer = ""  # spent: the slot offers another once it is free again

@@ -20,7 +20,7 @@ from typing import Any
 
 import trio
 
-from condorx.classad import ClassAd
+from condorx.classad import ClassAd, ExprTree
 from condorx.daemons.core import hooks, job_lease
 from condorx.daemons.startd import machine as mach
 from condorx.daemons.startd import states
@@ -360,11 +360,27 @@ class Driver:
                     pids[slot.name] = pid
         return pids
 
-    def taking_work(self) -> None:
+    def taking_work(self, slot: Slot | None = None) -> None:
+        """Refuse new work while shutting down or draining; a drain with a START of its
+        own (condor_drain -start) lets a Drained `slot` be claimed, and its claims run."""
         if self.stopping:
             raise Refused(Refusal.BUSY, f"the startd is shutting down ({self.stopping})")
-        if self.draining is not None:
-            raise Refused(Refusal.BUSY, "the startd is draining")
+        if self.draining is None:
+            return
+        if slot is not None and self.draining.takes_jobs():
+            claim = slot.claim
+            if slot.state == State.DRAINED or (claim is not None and claim.while_draining):
+                return
+        raise Refused(Refusal.BUSY, "the startd is draining")
+
+    def admits_while_draining(self, slot: Slot, job: ClassAd) -> None:
+        """A claim a drain's START let in runs only a job that START accepts (the
+        negotiator may have matched the slot by an ad from before the drain)."""
+        claim, drain = slot.claim, self.draining
+        if claim is None or not claim.while_draining or drain is None or drain.start is None:
+            return
+        if ExprTree(drain.start).eval(self.table.view(slot), job) is not True:
+            raise Refused(Refusal.BUSY, f"{slot.name} is draining: its START refuses the job")
 
     async def shutdown(self, mode: str) -> None:
         """Give up every claim the way `mode` says, then return (the startd exits)."""

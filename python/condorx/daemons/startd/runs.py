@@ -66,17 +66,19 @@ class Runs:
         assert claim is not None
         if slot.state != State.CLAIMED or slot.activity != Activity.IDLE or claim.job is not None:
             raise Refused(Refusal.BUSY, f"{slot.name} is {slot.state}/{slot.activity}: no new job")
-        self.driver.taking_work()
+        self.driver.taking_work(slot)
         # Its scope, not its whole view: CLAIM_WORKLIFE and RANK read no more of the slot
         # than its state under the default policy (kept values, see `scope`).
         view = self.driver.table.scope(slot)
         if self.driver.worklife_over(claim, view):
             raise Refused(Refusal.BUSY, f"the claim on {slot.name} is past its CLAIM_WORKLIFE")
         if req.base is None:
-            return await self.execute(
-                slot, wire.ad_from_packed(req.job, "job ad"), req.files, ch, view, req.job
-            )
-        return await self.execute(slot, _changed(claim.last_job, req), req.files, ch, view)
+            job = wire.ad_from_packed(req.job, "job ad")
+            self.driver.admits_while_draining(slot, job)
+            return await self.execute(slot, job, req.files, ch, view, req.job)
+        job = _changed(claim.last_job, req)
+        self.driver.admits_while_draining(slot, job)
+        return await self.execute(slot, job, req.files, ch, view)
 
     async def execute(
         self,

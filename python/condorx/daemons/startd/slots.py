@@ -44,6 +44,7 @@ class Claim:
     pending_job: ClassAd | None = None  # fetched work waiting for the slot (preemption)
     last_job: ClassAd | None = None  # the claim's latest job, for EVICT_CLAIM
     activations: int = 0  # the jobs run on the claim (CLAIM_WORKLIFE counts from the first)
+    while_draining: bool = False  # taken by a drain's START (condor_drain -start)
 
 
 @dataclass

@@ -410,6 +410,10 @@ def _backfill_eviction(f: Facts, flags: Flags) -> tuple[Why, str] | None:
 def _drained(activity: Activity, f: Facts, flags: Flags) -> Step | None:
     if not f.draining:
         return Step(0, State.OWNER, Activity.IDLE, "draining is over")
+    if f.match_expired:  # a match let in by the drain's START (condor_drain -start)
+        return Step(
+            0, State.DRAINED, Activity.IDLE, "not claimed within MATCH_TIMEOUT", Action.END_CLAIM
+        )
     return None
 
 

@@ -80,6 +80,7 @@ class SlotTable:
         self.swap = self.sensors.swap_free_kb()
         self.sequence = 0  # UpdateSequenceNumber: one more for each advertisement
         self.drain_attrs: dict[str, Any] = {}  # what every slot's ad says while draining
+        self.drain_start: str | None = None  # and its START, then (part of the fixed part)
         self._exprs = {name: ExprTree(self.policy.texts[name]) for name in EXPRESSIONS}
         self._expr_texts = {name.lower(): self.policy.texts[name] for name in EXPRESSIONS}
         self._by_state: dict[tuple[str, State, Activity], Any] = {}  # see `state_value`
@@ -231,12 +232,25 @@ class SlotTable:
         varying.update(self.drain_attrs)
         return kept.ad(varying)
 
+    def set_draining(self, attrs: dict[str, Any], start: str | None) -> None:
+        """A drain's attributes and START for every slot's ad (none: not draining). The
+        START is the fixed part's: every part kept is made anew."""
+        self.drain_attrs = attrs
+        self.drain_start = start
+        for slot in self.all_slots():
+            slot.packed_kept = slot.view_kept = None
+
     def _fixed(self, slot: Slot) -> dict[str, Any]:
         """The fixed part of the slot's ad (`ads.fixed_part`), with the administrator's
-        attributes (STARTD_ATTRS)."""
+        attributes (STARTD_ATTRS) and, while draining, the drain's START."""
         fixed = fixed_part(slot, self.machine, self.policy, self.benchmarks)
         add_extras([fixed], self.cfg, self.extras)
+        self._drain_start(fixed)
         return fixed
+
+    def _drain_start(self, ad: dict[str, Any]) -> None:
+        if self.drain_start is not None:
+            ad["Start"] = ad["START"] = Expr(self.drain_start)
 
     def _measures(self) -> Measures:
         return Measures(
@@ -252,6 +266,7 @@ class SlotTable:
         load = self.loads.get(slot.name, (0.0, 0.0))
         ad = slot_ad(slot, self.machine, self.policy, measures, load)
         ad.update(self.drain_attrs)
+        self._drain_start(ad)
         return ad
 
     def view(self, slot: Slot) -> ClassAd:

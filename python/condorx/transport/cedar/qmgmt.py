@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from condorx.classad import ClassAd
-from condorx.transport.cedar.codec import CedarError, Reader, put_ads
+from condorx.transport.cedar.codec import CedarError, Reader
 from condorx.transport.cedar.face import Call
 from condorx.transport.cedar.qmgmt_attrs import (
     HOLD_ATTRS,
@@ -32,15 +32,16 @@ from condorx.transport.cedar.qmgmt_attrs import (
     job_id,
     own,
 )
+from condorx.transport.cedar.qmgmt_reads import QueueReads
 from condorx.transport.cedar.qmgmt_rpc import Rpc
 from condorx.transport.protocol.schedd.act import Act, Edit
-from condorx.transport.protocol.schedd.query import QueryJobs
 from condorx.transport.protocol.schedd.submit import Reserve, Submit, Transact
 
 NO_ACK = 0x02  # SetAttribute's flag: no answer wanted (condor_qmgr.h)
 # What SendMaterializeData's answer calls the rows: the client puts it in the digest's
 # queue statement, which the schedd reads with the rows it was sent, not from a file.
 _ITEMS_NAME = "materialize-items"
+_JOBSET = -100  # SendJobQueueAd's type of a job set's ad (SENDJOBAD_TYPE_JOBSET)
 # DestroyProc's answers (condor_qmgr.h's DESTROYPROC_*), by the act's outcome for the job.
 _DESTROYED = {
     "ok": (0,),
@@ -73,7 +74,7 @@ class Transaction:
     errors: list[str] = field(default_factory=list)
 
 
-class Qmgmt:
+class Qmgmt(QueueReads):
     """One QMGMT connection: its RPCs, until CloseSocket or the connection's end."""
 
     def __init__(self, call: Call) -> None:
@@ -81,6 +82,7 @@ class Qmgmt:
         self.txn = Transaction()
         self.read_only = False
         self.late_materialize = True  # SCHEDD_ALLOW_LATE_MATERIALIZE
+        self.use_jobsets = False  # USE_JOBSETS
         self.number = 0  # the RPC being served
         self._scan: list[ClassAd] = []  # what GetNextJob* hands out, one by one
         self._rpcs: dict[int, Callable[[Reader], Awaitable[bool]]] = {
@@ -114,6 +116,7 @@ class Qmgmt:
             Rpc.CloseSocket: self._close,
             Rpc.SetJobFactory: self._set_job_factory,
             Rpc.SendMaterializeData: self._materialize_data,
+            Rpc.SendJobQueueAd: self._jobset_ad,
         }
 
     async def serve(self) -> bool:
@@ -154,7 +157,13 @@ class Qmgmt:
 
     async def _capabilities(self, msg: Reader) -> bool:
         msg.integer()  # the mask: which capabilities the client asks about
-        reply = ClassAd({"LateMaterialize": self.late_materialize, "LateMaterializeVersion": 2})
+        reply = ClassAd(
+            {
+                "LateMaterialize": self.late_materialize,
+                "LateMaterializeVersion": 2,
+                "UseJobsets": self.use_jobsets,
+            }
+        )
         await self.call.send(self.call.writer().classad(reply))
         return True
 
@@ -308,6 +317,23 @@ class Qmgmt:
         await self._answer(0)
         return True
 
+    async def _jobset_ad(self, msg: Reader) -> bool:
+        """SendJobQueueAd of a job set's ad (condor_submit's, for a JobSetName): the new
+        cluster names the set, which it joins at the commit (`jobsets.join`)."""
+        cluster, ad_type, _flags = msg.integer(), msg.integer(), msg.integer()
+        ad = msg.classad()
+        name = ad.get("JobSetName")
+        new = self.txn.clusters.get(cluster)
+        if ad_type != _JOBSET or not self.use_jobsets or new is None or self.read_only:
+            await self._answer(-1, errno.EINVAL)
+            return True
+        if not isinstance(name, str) or not name:
+            await self._answer(-1, errno.EINVAL)
+            return True
+        new.ad["JobSetName"] = str(ad.lookup("JobSetName"))
+        await self._answer(0)
+        return True
+
     async def _begin(self, msg: Reader) -> bool:
         self.txn = Transaction()
         await self._answer(0)
@@ -398,93 +424,15 @@ class Qmgmt:
                 attrs.pop(name, None)
         return Submit(procs=procs, cluster=ad, cluster_id=cluster, spooling=True)
 
-    # ---- reading the queue ------------------------------------------------------------
 
-    async def _job_ads(self, constraint: str) -> list[ClassAd]:
-        rows: list[bytes] = []
-
-        async def take(chunk: Any) -> None:
-            rows.extend(chunk)
-
-        await self.call.dispatch(QueryJobs(constraint=constraint, cedar="clear"), take)
-        return [Reader(row).classad() for row in rows]
-
-    async def _one_job(self, cluster: int, proc: int) -> ClassAd | None:
-        ads = await self._job_ads(f"ClusterId == {cluster} && ProcId == {proc}")
-        return ads[0] if ads else None
-
-    async def _get_attribute(self, msg: Reader) -> bool:
-        cluster, proc, name = msg.integer(), msg.integer(), msg.text()
-        # A cluster's own attributes: condorx keeps them with each proc; proc 0's say.
-        ad = await self._one_job(cluster, max(proc, 0))
-        value = _typed(ad, name, self.number) if ad is not None and name in ad else None
-        if value is None:
-            await self._answer(-1, errno.ENOENT)
-        else:
-            await self._answer(0, 0, value)
-        return True
-
-    async def _get_job_ad(self, msg: Reader) -> bool:
-        cluster, proc = msg.integer(), msg.integer()
-        ad = await self._one_job(cluster, proc) if proc >= 0 else None
-        if ad is None:
-            await self._answer(-1, errno.ENOENT)
-        else:
-            await self._answer(0, 0, ad)
-        return True
-
-    async def _job_by_constraint(self, msg: Reader) -> bool:
-        """GetJobByConstraint: the first job the constraint chooses."""
-        ads = await self._job_ads(msg.text() or "true")
-        if ads:
-            await self._answer(0, 0, ads[0])
-        else:
-            await self._answer(-1, errno.ENOENT)
-        return True
-
-    async def _next_job(self, msg: Reader) -> bool:
-        """GetNextJob / GetNextJobByConstraint: a scan of the queue, begun again when
-        `initScan` says so, one job per call; ENOENT once it is done."""
-        first = msg.integer()
-        constraint = msg.text() if self.number == Rpc.GetNextJobByConstraint else ""
-        if first:
-            self._scan = list(reversed(await self._job_ads(constraint or "true")))
-        if self._scan:
-            await self._answer(0, 0, self._scan.pop())
-        else:
-            await self._answer(-1, errno.ENOENT)
-        return True
-
-    async def _jobs_by_constraint(self, msg: Reader) -> bool:
-        constraint, projection = msg.text(), msg.text()
-        wanted = projection.replace(",", " ").split() or None
-        out = self.call.writer()
-        for ad in await self._job_ads(constraint or "true"):
-            out.integer(0).raw(put_ads([ad], self.call.conn.encrypted, wanted)[0])
-        out.integer(-1).integer(errno.ENOENT)
-        await self.call.send(out)
-        return True
-
-
-def _typed(ad: ClassAd, name: str, rpc: int) -> Any:
-    """The attribute as a GetAttribute* RPC answers it; None when it has no such type."""
-    if rpc == Rpc.GetAttributeExpr:
-        return str(ad.lookup(name))
-    value = ad.eval(name)
-    if rpc == Rpc.GetAttributeString:
-        return value if isinstance(value, str) else None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if rpc == Rpc.GetAttributeFloat else int(value)
-
-
-def serving(late_materialize: bool) -> Callable[[Call], Awaitable[bool]]:
-    """QMGMT_WRITE_CMD / QMGMT_READ_CMD, with job factories or without."""
+def serving(late_materialize: bool, use_jobsets: bool = False) -> Callable[[Call], Awaitable[bool]]:
+    """QMGMT_WRITE_CMD / QMGMT_READ_CMD, with job factories or without, and job sets."""
 
     async def serve(call: Call) -> bool:
         session = Qmgmt(call)
         session.read_only = call.command == 1111
         session.late_materialize = late_materialize
+        session.use_jobsets = use_jobsets
         return await session.serve()
 
     return serve

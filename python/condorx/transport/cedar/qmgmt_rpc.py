@@ -37,3 +37,4 @@ class Rpc(IntEnum):
     GetCapabilities = 10036
     SetJobFactory = 10037
     SendMaterializeData = 10039
+    SendJobQueueAd = 10040

@@ -90,6 +90,7 @@ async def _query_jobs(call: Call) -> bool:
             projection=projection_of(query),
             clusters=query.get("IncludeClusterAd") is True or None,
             procs=False if query.get("NoProcAds") is True else None,
+            jobsets=query.get("IncludeJobsetAds") is True or None,
         )
         reply = await call.dispatch(request, each)
     if not reply.get("ok"):
@@ -270,7 +271,7 @@ def commands(cfg: Config | None = None) -> list[CedarCommand]:
     """The schedd's commands; `cfg` says whether it makes job factories
     (SCHEDD_ALLOW_LATE_MATERIALIZE, true unless set otherwise)."""
     late = cfg.get_bool("SCHEDD_ALLOW_LATE_MATERIALIZE", True) if cfg is not None else True
-    serve_qmgmt = qmgmt.serving(late)
+    serve_qmgmt = qmgmt.serving(late, cfg.get_bool("USE_JOBSETS", False) if cfg else False)
     return [
         CedarCommand(Cmd.RESCHEDULE, "WRITE", _reschedule),
         CedarCommand(Cmd.QUERY_SCHEDD_HISTORY, "READ", _history),

@@ -165,9 +165,11 @@ class SlotAds(Reply):
 @record(frozen=True)
 class DrainJobs(Message):
     """condor_drain: take no new jobs, let the running ones go as `how` says (graceful,
-    quick, fast), then do `on_completion` (nothing, resume, exit). `check`, when given,
-    must be true of every slot or nothing happens. `machine` names the machine drained,
-    for an address that answers for many (the pool simulator)."""
+    quick, fast), then do `on_completion` (nothing, resume, exit, restart, reconfig).
+    `check`, when given, must be true of every slot or nothing happens; `start`, when
+    given, is the slots' START while a graceful drain waits for its jobs (jobs it takes
+    have no retirement time). `machine` names the machine drained, for an address that
+    answers for many (the pool simulator)."""
 
     command = "drain"
     how: str = "graceful"
@@ -175,6 +177,7 @@ class DrainJobs(Message):
     reason: str = ""
     check: str | None = None
     machine: str = ""
+    start: str | None = None
 
 
 @record(frozen=True)

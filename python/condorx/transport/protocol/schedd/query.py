@@ -32,6 +32,8 @@ class QueryJobs(Message):
     # condor_q -factory and the bindings' QueryOpt.IncludeClusterAd / ClusterAds ask.
     clusters: bool | None = None
     procs: bool | None = None
+    # The job sets' ads too (USE_JOBSETS), before the jobs: QueryOpt.IncludeJobsetAds.
+    jobsets: bool | None = None
     # Only how many matching jobs have each JobStatus, as [[status, count], ...] in one
     # chunk (condor_q -totals: no row of a million-job queue crosses the wire).
     totals: bool | None = None
