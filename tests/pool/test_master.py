@@ -23,15 +23,22 @@ def daemons(pool) -> dict:
     return trio.run(master.status, pool.cfg)
 
 
-def test_master_keeps_its_daemons_running_and_obeys_commands(pool):
+def start_master(pool) -> None:
+    """The master of MASTER, once it has started the collector and the schedd."""
     with open(pool.config_file, "a") as f:
         f.write(MASTER)
     pool.reload()
     pool.start("master")
-    wait_for(
-        lambda: all(d["pid"] for d in daemons(pool).values()) and len(daemons(pool)) == 2,
-        "the collector and schedd to start",
-    )
+
+    def started() -> bool:
+        now = daemons(pool)  # one reading: the master starts them meanwhile
+        return len(now) == 2 and all(d["pid"] for d in now.values())
+
+    wait_for(started, "the collector and schedd to start")
+
+
+def test_master_keeps_its_daemons_running_and_obeys_commands(pool):
+    start_master(pool)
     first = daemons(pool)["schedd"]["pid"]
     os.kill(first, signal.SIGKILL)
     wait_for(lambda: daemons(pool)["schedd"]["pid"] not in (None, first), "a new schedd")
@@ -110,14 +117,7 @@ def _who_daemons(pool) -> dict[str, list[str]]:
 def test_condor_who_daemons_reads_the_log_directory(pool):
     """condor_who -daemons: each daemon of the LOG directory with its pid (its log's
     start-up banner, the master's log), parent, exit status and address."""
-    with open(pool.config_file, "a") as f:
-        f.write(MASTER)
-    pool.reload()
-    pool.start("master")
-    wait_for(
-        lambda: all(d["pid"] for d in daemons(pool).values()) and len(daemons(pool)) == 2,
-        "the collector and schedd to start",
-    )
+    start_master(pool)
     master_pid = pool.daemon("master").proc.pid
     pids = {name: d["pid"] for name, d in daemons(pool).items()}
 

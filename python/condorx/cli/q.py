@@ -114,9 +114,7 @@ def _attributes(opts: a.Parsed) -> list[str] | None:
 
 
 def _check_outputs(opts: a.Parsed) -> None:
-    exprs = list(opts.values.get("autoformat", []))
-    words = opts.values.get("format", [])
-    exprs += words[1::2]
+    exprs = _printed_exprs(opts)
     if "autoformat" in opts.values and not opts.values["autoformat"]:
         fail("condor_q: -af needs at least one attribute or expression")
     bad = adformat.check_exprs(exprs)
@@ -181,6 +179,11 @@ async def _print_schedd_ads(
     await _print_ads_async(chunks, opts, only)
 
 
+def _printed_exprs(opts: a.Parsed) -> list[str]:
+    """The expressions -af and -format print."""
+    return [*opts.values.get("autoformat", []), *opts.values.get("format", [])[1::2]]
+
+
 async def _print_aggregates(
     client: ScheddClient,
     constraint: str | None,
@@ -194,8 +197,7 @@ async def _print_aggregates(
 
     by = None
     if "autocluster" not in opts.flags:
-        words = opts.values.get("format", [])
-        by = adformat.attributes_read([*opts.values.get("autoformat", []), *words[1::2]])
+        by = adformat.attributes_read(_printed_exprs(opts))
     chunks = client.aggregate(by, constraint, limit)
     if _ads_output(opts):
         await _print_ads_async(chunks, opts, only)
@@ -208,8 +210,7 @@ def _projection(opts: a.Parsed) -> list[str] | None:
     those they read in turn); None (whole ads) for the views that print whole ads."""
     if {"json", "xml", "long"} & set(opts.flags):
         return None
-    words = opts.values.get("format", [])
-    exprs = [*opts.values.get("autoformat", []), *words[1::2]]
+    exprs = _printed_exprs(opts)
     if not exprs:
         return None
     return ["ClusterId", "ProcId", *adformat.attributes_read(exprs)]

@@ -89,10 +89,10 @@ class Queries:
         if req.limit is not None and req.limit >= 0:
             ads = ads[: req.limit]
         if ads:
-            rows: Any = query.cedar_rows(ads, req) if req.cedar is not None else None
-            if rows is None:
-                rows = wire.pack_classads(ads, query.projection_of(req))
-            await ch.send({"more": rows})
+            if req.cedar is not None:
+                await ch.send({"more": query.cedar_rows(ads, req)})
+            else:
+                await ch.send({"more": wire.pack_classads(ads, query.projection_of(req))})
         return Count(len(ads))
 
     async def claims(self, peer: Peer, req: QueryClaims, ch: wire.Channel) -> Count:
