@@ -64,9 +64,8 @@ def test_jobset_submit_list_status_and_remove(pool):
     assert [j[4:] for j in jobs] == [["red", "1"], ["blue", "2"], ["red"], ["blue"]]
     assert htcondor(pool, "jobset", "list").split() == ["JOB_SET_NAME", "Fruit"]
     me = getpass.getuser()
-    assert htcondor(pool, "jobset", "list", "--allusers").split() == [
-        "OWNER", "JOB_SET_NAME", me, "Fruit"
-    ]
+    everyone = htcondor(pool, "jobset", "list", "--allusers").split()
+    assert everyone == ["OWNER", "JOB_SET_NAME", me, "Fruit"]
     status = htcondor(pool, "jobset", "status", "fruit")  # names compare without case
     assert "Fruit currently has 4 jobs idle, 0 jobs running, and 0 jobs completed." in status
     second = jobs[2][0]
