@@ -153,15 +153,16 @@ def test_a_remote_job_left_with_no_local_job_naming_its_pool_is_removed(pools):
     wait_for(lambda: jobs(b), "the job in pool B")
     remote_id = next(iter(jobs(b)))
     wait_for(lambda: jobs(a, "GridJobId")[job] != ["undefined"], "A to record its remote job")
-    # B's schedd going away and coming back is in the job's log (events 025 and 026).
+    # B's schedd going away and coming back is in the job's log (events 026 and 025,
+    # HTCondor's ULOG_GRID_RESOURCE_DOWN and _UP).
     log = a.root / "job.log"
     b.daemon("schedd").stop()
-    wait_for(lambda: "025 (" in log.read_text(), "the resource-down event")
+    wait_for(lambda: "026 (" in log.read_text(), "the resource-down event")
     assert f"Detected Down Grid Resource\n    GridResource: {resource}\n" in log.read_text()
     b.daemon("schedd").start()
-    wait_for(lambda: "026 (" in log.read_text(), "the resource-up event")
-    assert f"Detected Up Grid Resource\n    GridResource: {resource}\n" in log.read_text()
-    assert log.read_text().count("025 (") == 1  # once per change, not once per pass
+    wait_for(lambda: "025 (" in log.read_text(), "the resource-up event")
+    assert f"Grid Resource Back Up\n    GridResource: {resource}\n" in log.read_text()
+    assert log.read_text().count("026 (") == 1  # once per change, not once per pass
     # B's schedd is away, so A cannot remove the remote job; a second condor_rm forces
     # the local job out, and no job in A's queue names pool B any more.
     b.daemon("schedd").stop()

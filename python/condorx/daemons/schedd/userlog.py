@@ -20,7 +20,8 @@ from condorx.host import accounts
 
 SUBMIT, EXECUTE, EVICTED, ABORTED, TERMINATED, HELD, RELEASED = 0, 1, 4, 9, 5, 12, 13
 SUSPENDED, UNSUSPENDED = 10, 11
-GRID_DOWN, GRID_UP, GRID_SUBMIT = 25, 26, 27
+# HTCondor's ULOG_GRID_RESOURCE_UP, ULOG_GRID_RESOURCE_DOWN, ULOG_GRID_SUBMIT
+GRID_UP, GRID_DOWN, GRID_SUBMIT = 25, 26, 27
 
 _USAGE = (
     "\t\tUsr 0 00:00:00, Sys 0 00:00:00  -  Run Remote Usage\n"
@@ -59,7 +60,15 @@ def _reason(info: dict[str, Any], notes: object) -> str:
 
 
 def _evicted(info: dict[str, Any], notes: object) -> str:
-    return "\t(0) Job was not checkpointed.\n" + _reason(info, notes)
+    # HTCondor's JobEvictedEvent: its readers stop at the log's first eviction unless
+    # the run's usage lines come before the reason.
+    reason = info.get("reason")
+    return (
+        "\t(0) CPU times\n"
+        + "".join(_USAGE.splitlines(keepends=True)[:2])
+        + "\t0  -  Run Bytes Sent By Job\n\t0  -  Run Bytes Received By Job\n"
+        + (f"\tReason: {reason}\n" if reason else "")
+    )
 
 
 def _suspended(info: dict[str, Any], notes: object) -> str:
@@ -98,7 +107,7 @@ FORMATS: dict[EventKind, tuple[int, str, Body]] = {
     EventKind.TERMINATE: (TERMINATED, "Job terminated.", _terminated),
     EventKind.GRID_SUBMIT: (GRID_SUBMIT, "Job submitted to grid resource", _grid_submit),
     EventKind.GRID_DOWN: (GRID_DOWN, "Detected Down Grid Resource", _grid_resource),
-    EventKind.GRID_UP: (GRID_UP, "Detected Up Grid Resource", _grid_resource),
+    EventKind.GRID_UP: (GRID_UP, "Grid Resource Back Up", _grid_resource),
 }
 
 
