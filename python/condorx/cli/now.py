@@ -1,11 +1,10 @@
-"""condor_now: run an idle job now, on the slot of one of your running jobs, which goes
-back to the queue.
+"""condor_now: run an idle job now, in the place of some of your running jobs, which go
+back to the queue (their dynamic slots joined into one for it).
 
-condor_now [-name SCHEDD] [-debug] NOW-JOB VACATE-JOB
+condor_now [-name SCHEDD] [-debug] NOW-JOB VACATE-JOB [VACATE-JOB...]
 
 As HTCondor's (now.cpp): nothing printed on success (it does not wait for the job to
-start); `Unable to reassign slot: REASON.` and status 1 when the schedd refuses. condorx
-runs the now-job in the place of one vacate-job (HTCondor may join several slots).
+start); `Unable to reassign slot: REASON.` and status 1 when the schedd refuses.
 """
 
 from __future__ import annotations
@@ -27,7 +26,10 @@ OPTIONS = [
     a.Opt("pool", 4, 1, help="accepted; condorx finds the schedd here", metavar="HOST"),
     a.Opt("debug", 5, help="accepted (condorx prints no debug log here)"),
 ]
-USAGE = "condor_now [-name <scheduler>] [-debug] <job-to-run-now> <job-to-vacate>"
+USAGE = (
+    "condor_now [-name <scheduler> [-pool <central-manager]] [-debug]\n"
+    "                  <job-to-run-now> <job-to-vacate> [<another-job-to-vacate>+]"
+)
 _JOB = re.compile(r"^\d+(\.\d+)?$")
 
 
@@ -46,7 +48,7 @@ def _usage() -> None:
     help_to_stderr=True,
 )
 def main(ctx: a.Context) -> None:
-    """Run an idle job now in the place of a running one."""
+    """Run an idle job now in the place of running ones."""
     opts = a.parsed(ctx)
     jobs = opts.positional
     if len(jobs) < 2 or not all(_JOB.match(j) for j in jobs):

@@ -23,7 +23,7 @@ from condorx.client.startd import StartdClient
 from condorx.daemons.core import batch
 from condorx.daemons.core.matchable import runs_here
 from condorx.daemons.core.server import Handler, Peer, Server
-from condorx.daemons.schedd import advertise, factory, transitions
+from condorx.daemons.schedd import advertise, factory, now, transitions
 from condorx.daemons.schedd.actions import Actions
 from condorx.daemons.schedd.attr_rules import AttrRules
 from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
@@ -220,28 +220,32 @@ class Schedd:
         return ExitRecorded(outcome.value)
 
     async def run_now(self, peer: Peer, req: RunNow, ch: wire.Channel) -> Done:
-        """condor_now: the now-job runs at once on the vacate-job's slot (HTCondor's
-        reassign_slot, for one vacate-job: condorx does not join several slots into one)."""
+        """condor_now: the now-job runs at once in the place of the vacate-jobs: on the
+        one's static slot, or in a dynamic slot coalesced from theirs (`now`)."""
         job = self._now_job(peer, req.job, "now-job")
-        if len(req.vacate) != 1:
-            raise Refused(
-                Refusal.BAD_REQUEST, "condorx runs the now-job in the place of one vacate-job"
-            )
-        victim = self._now_job(peer, str(req.vacate[0]), "vacate-job")
-        ad, victim_ad = self.ledger.get(job), self.ledger.get(victim)
-        assert ad is not None and victim_ad is not None
+        if not req.vacate:
+            raise Refused(Refusal.BAD_REQUEST, "invalid vacate-job ID list")
+        victims = list(dict.fromkeys(self._now_job(peer, str(v), "vacate-job") for v in req.vacate))
+        ad = self.ledger.get(job)
+        assert ad is not None
         if ad.get("JobStatus") != JobStatus.IDLE:
             raise Refused(Refusal.BAD_STATUS, "the now-job must be idle")
+        for victim in victims:
+            victim_ad = self.ledger.get(victim)
+            if victim_ad is None or victim_ad.get("JobStatus") != JobStatus.RUNNING:
+                raise Refused(Refusal.BAD_STATUS, "vacate-job must be running")
         if self.shadows.busy(job):
             raise Refused(
                 Refusal.BAD_STATUS, "the now-job must not already be scheduled to run immediately"
             )
-        slot = self.shadows.slot_of(victim)
-        if victim_ad.get("JobStatus") != JobStatus.RUNNING or slot is None:
-            raise Refused(Refusal.BAD_STATUS, "vacate-job must be running")
-        if not ad.symmetricMatch(slot):
+        slots = now.vacate_slots(self.shadows, victims)
+        if now.coalesces(slots):
+            timeout = self.cfg.get_float("SCHEDD_NOW_JOB_VACATE_TIMEOUT", 20.0)
+            await now.run_now(self.shadows, job, victims, timeout)
+            return Done()
+        if not ad.symmetricMatch(slots[0]):
             raise Refused(Refusal.BAD_STATUS, "the now-job does not match the vacate-job's slot")
-        await self.shadows.run_now(job, victim)
+        await self.shadows.run_now(job, victims[0])
         return Done()
 
     def _now_job(self, peer: Peer, text: str, role: str) -> Key:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import collections
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import trio
 
@@ -42,6 +42,9 @@ from condorx.transport.connection import Address
 from condorx.transport.packed_ad import PackedAd
 from condorx.transport.protocol.startd import ClaimSlot
 
+if TYPE_CHECKING:
+    from condorx.daemons.schedd.now import Coalescing
+
 log = logging.getLogger("condorx.shadow")
 
 # What losing a claim's startd looks like: the run (and the claim) is over.
@@ -63,6 +66,10 @@ class ClaimInfo:
     job: Key | None = None
     next: Key | None = None  # condor_now's job, to run on this claim before any other
     request: dict[str, Any] | None = None  # the dynamic slot to carve (a partitionable slot's)
+    # condor_now's: the now-job this claim is to go to once its job is vacated; and, for
+    # the now-job's claim, the claims it is made of (`condorx.daemons.schedd.now`).
+    coalescing: Coalescing | None = None
+    coalesce: list[str] | None = None
 
     @property
     def told_once(self) -> str | None:
@@ -78,6 +85,10 @@ class FirstJob:
     key: Key
     ad: ClassAd
     files: dict[str, bytes] | None
+
+
+# How a claim is taken up: its claim and the first job it brought (None: none).
+TakeUp = Callable[[ClaimInfo, Key], Awaitable[tuple[Claim, FirstJob | None]]]
 
 
 class Shadows:
@@ -191,7 +202,7 @@ class Shadows:
         while self.to_claim and (self.in_flight <= 0 or self.claiming < self.in_flight):
             claim, job = self.to_claim.popleft()
             self.claiming += 1
-            self.nursery.start_soon(self._use_claim, claim, job)
+            self.nursery.start_soon(self.use_claim, claim, job)
 
     def _taken_up(self) -> None:
         """A claim is taken up (or failed to be): the next waiting one may start, unless
@@ -200,16 +211,14 @@ class Shadows:
         if trio.current_effective_deadline() != float("-inf"):
             self._start_claims()
 
-    async def _use_claim(self, info: ClaimInfo, first: Key) -> None:
+    async def use_claim(self, info: ClaimInfo, first: Key, take_up: TakeUp | None = None) -> None:
+        """Take up the claim (by `take_up`, condor_now's; else the negotiator's match),
+        run its jobs one after another, and release it."""
         # One connection for the claim's life: claiming (with the first job, which
         # starts at once), each job's run, the release.
-        once = info.told_once
+        once = info.told_once if take_up is None else None
         try:
-            try:  # taking it up: its first job's files, then the claim itself
-                job = await self._first_job(info, first)
-                claim = await self.startd.claim(info.startd, self._claim_request(info, job))
-            finally:
-                self._taken_up()
+            claim, job = await (take_up or self._take_up)(info, first)
             async with claim:
                 info.id, info.slot, info.slot_ad = claim.id, claim.slot, claim.slot_ad
                 self.held[id(info)] = info
@@ -222,6 +231,10 @@ class Shadows:
                     job = None
                     if not await self._run(claim, info, key, sent):
                         return  # the claim is gone with its startd
+                    if info.coalescing is not None:  # condor_now's, once free
+                        if await info.coalescing.give(info):
+                            return  # coalesced into the now-job's claim: gone
+                        break
                     key = self.next_job(info)
                 await claim.release()
         except LOST as e:
@@ -239,7 +252,15 @@ class Shadows:
             if info.next is not None:  # condor_now's job never ran here: matchable again
                 self.pending.discard(info.next)
 
-    def _claim_request(self, info: ClaimInfo, job: FirstJob | None) -> ClaimSlot:
+    async def _take_up(self, info: ClaimInfo, first: Key) -> tuple[Claim, FirstJob | None]:
+        """The negotiator's claim, taken up: its first job's files, then the claim."""
+        try:
+            job = await self.first_job(info, first)
+            return await self.startd.claim(info.startd, self.claim_request(info, job)), job
+        finally:
+            self._taken_up()
+
+    def claim_request(self, info: ClaimInfo, job: FirstJob | None) -> ClaimSlot:
         """The claim's request (made where it is sent: a claim's task holds no copy of
         its first job's ad while the claim lasts)."""
         return ClaimSlot(
@@ -251,9 +272,10 @@ class Shadows:
             info.request,
             job=None if job is None else wire.pack_ad(job.ad.flatten()),
             files=None if job is None else job.files,
+            coalesce=info.coalesce,
         )
 
-    async def _first_job(self, info: ClaimInfo, key: Key) -> FirstJob | None:
+    async def first_job(self, info: ClaimInfo, key: Key) -> FirstJob | None:
         """The matched job, to go with the claim, when it still waits to run and whether
         its files travel is known (the negotiator named the slot's FileSystemDomain)."""
         ad = self.ledger.get(key)
@@ -363,16 +385,10 @@ class Shadows:
 
     # -- condor_now --------------------------------------------------------------------------
 
-    def slot_of(self, victim: Key) -> ClassAd | None:
-        """The slot ad of the claim running `victim`, if it runs."""
-        claim = self.running.get(victim)
-        if claim is None or claim.job != victim or claim.slot_ad is None:
-            return None
-        return claim.slot_ad.ad()
-
     async def run_now(self, job: Key, victim: Key) -> None:
         """Run `job` next on the claim that runs `victim`, and vacate `victim` (it goes back
-        to the queue): the claim's loop takes `job` as soon as the victim's run ends."""
+        to the queue): the claim's loop takes `job` as soon as the victim's run ends (one
+        static slot's; dynamic slots are coalesced: `condorx.daemons.schedd.now`)."""
         claim = self.running.get(victim)
         if claim is None or claim.job != victim:
             raise transitions.QueueError(Refusal.BAD_STATUS, "vacate-job must be running")

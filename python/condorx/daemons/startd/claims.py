@@ -18,7 +18,7 @@ import trio
 
 from condorx.daemons.core import batch
 from condorx.daemons.core.server import Peer
-from condorx.daemons.startd import states
+from condorx.daemons.startd import coalesce, states
 from condorx.daemons.startd.driver import Driver
 from condorx.daemons.startd.slots import Claim, Slot
 from condorx.daemons.startd.states import State, Step, Why
@@ -130,6 +130,8 @@ class Claims:
         return await self.first_run(peer, first, ch)
 
     async def _claim(self, peer: Peer, req: ClaimSlot) -> Claimed:
+        if req.coalesce is not None:
+            return await self._claim_coalesced(peer, req)
         offered = self._offering(req)
         if offered is not None:
             return await self._claim_offered(offered, peer, req)
@@ -181,6 +183,17 @@ class Claims:
             step = states.CLAIMED
         claimed = await self._take_up(slot, step, peer, req)
         return replace(claimed, claim_id=claim_id if claim_id != req.claim_id else "")
+
+    async def _claim_coalesced(self, peer: Peer, req: ClaimSlot) -> Claimed:
+        """condor_now's claim, made of the claims it names (`coalesce`): one dynamic slot
+        for its job, carved from what theirs held."""
+        if req.job is None:
+            raise Refused(Refusal.BAD_REQUEST, "a coalescing claim brings its job")
+        job = wire.ad_from_packed(req.job, "job ad")
+        slot = coalesce.coalesce(self.driver, req.coalesce or [], job, req.schedd, req.user)
+        claimed = await self._take_up(slot, states.COALESCED, peer, req)
+        assert slot.claim is not None
+        return replace(claimed, claim_id=slot.claim.id)
 
     async def _take_up(self, slot: Slot, step: Step, peer: Peer, req: ClaimSlot) -> Claimed:
         claim = slot.claim

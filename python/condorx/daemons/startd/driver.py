@@ -161,7 +161,7 @@ class Driver:
             slot.killing_since = now
             await self.signal(slot, signal.SIGKILL, "evict")
         elif step.action == Action.END_CLAIM:
-            self._end_claim(slot)
+            self.end_claim(slot)
         elif step.action == Action.NEXT_CLAIM:
             self._next_claim(slot)
         elif step.action == Action.BACKFILL_START:
@@ -198,7 +198,9 @@ class Driver:
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 pass  # the run is ending; its final reply tells the rest
 
-    def _end_claim(self, slot: Slot) -> None:
+    def end_claim(self, slot: Slot) -> None:
+        """The slot's claim is over (a dynamic slot goes with it, its resources back in
+        its partitionable slot)."""
         claim = slot.claim
         slot.claim = slot.next_claim = None
         slot.flags = states.Flags()

@@ -432,6 +432,8 @@ MATCHED = Step(6, State.MATCHED, Activity.IDLE, "the negotiator matched the slot
 CLAIMED_DIRECTLY = Step(
     5, State.CLAIMED, Activity.IDLE, "a schedd claimed it by the claim id it offers"
 )
+# condor_now's claim, carved from the claims it coalesced (Unclaimed to Claimed, as 5).
+COALESCED = Step(5, State.CLAIMED, Activity.IDLE, "condor_now's claim coalesced it")
 CLAIMED = Step(9, State.CLAIMED, Activity.IDLE, "the matched schedd claimed it")
 ACTIVATED = Step(11, State.CLAIMED, Activity.BUSY, "the schedd started a job")
 ACTIVATED_FETCHED = Step(11, State.CLAIMED, Activity.BUSY, "a fetched job started")

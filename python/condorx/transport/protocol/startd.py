@@ -41,7 +41,10 @@ class ClaimSlot(Message):
     told of (`Match`), or the one its slot offers in its private ad, with `request` the
     dynamic slot to carve when the slot is partitionable. With `job` (as `RunJob`'s), the
     claim's first job runs at once: the reply streams `{"more": {"claimed": Claimed}}`
-    and then the run's frames and end, as a `RunJob` on the claim would."""
+    and then the run's frames and end, as a `RunJob` on the claim would. With `coalesce`
+    (condor_now's, HTCondor's COALESCE_SLOTS), the claim is made of those claims: their
+    dynamic slots end, and one is carved for `job` out of their partitionable slot, under
+    a claim id of the startd's."""
 
     command = "claim"
     claim_id: str
@@ -52,6 +55,7 @@ class ClaimSlot(Message):
     request: dict[str, Any] | None = None
     job: bytes | None = None
     files: dict[str, Any] | None = None
+    coalesce: list[Any] | None = None
 
 
 @record(frozen=True)
