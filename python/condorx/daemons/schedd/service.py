@@ -225,15 +225,17 @@ class Schedd:
         job = self._now_job(peer, req.job, "now-job")
         if not req.vacate:
             raise Refused(Refusal.BAD_REQUEST, "invalid vacate-job ID list")
-        victims = list(dict.fromkeys(self._now_job(peer, str(v), "vacate-job") for v in req.vacate))
         ad = self.ledger.get(job)
         assert ad is not None
         if ad.get("JobStatus") != JobStatus.IDLE:
             raise Refused(Refusal.BAD_STATUS, "the now-job must be idle")
-        for victim in victims:
+        victims: list[Key] = []  # checked in turn, as HTCondor's REASSIGN_SLOT checks them
+        for text in dict.fromkeys(str(v) for v in req.vacate):
+            victim = self._now_job(peer, text, "vacate-job")
             victim_ad = self.ledger.get(victim)
             if victim_ad is None or victim_ad.get("JobStatus") != JobStatus.RUNNING:
                 raise Refused(Refusal.BAD_STATUS, "vacate-job must be running")
+            victims.append(victim)
         if self.shadows.busy(job):
             raise Refused(
                 Refusal.BAD_STATUS, "the now-job must not already be scheduled to run immediately"
