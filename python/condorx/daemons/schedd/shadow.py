@@ -19,7 +19,7 @@ import collections
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 import trio
 
@@ -42,13 +42,19 @@ from condorx.transport.connection import Address
 from condorx.transport.packed_ad import PackedAd
 from condorx.transport.protocol.startd import ClaimSlot
 
-if TYPE_CHECKING:
-    from condorx.daemons.schedd.now import Coalescing
-
 log = logging.getLogger("condorx.shadow")
 
 # What losing a claim's startd looks like: the run (and the claim) is over.
 LOST = (OSError, wire.WireError, wire.RemoteError, trio.BrokenResourceError, trio.TooSlowError)
+
+
+class Handover(Protocol):
+    """Where a claim goes once its job is vacated, rather than to its next job
+    (condor_now's: `condorx.daemons.schedd.now.Coalescing`)."""
+
+    async def give(self, info: ClaimInfo) -> bool:
+        """Take the free claim; True once it is gone (nothing to release)."""
+        ...
 
 
 @dataclass
@@ -68,7 +74,7 @@ class ClaimInfo:
     request: dict[str, Any] | None = None  # the dynamic slot to carve (a partitionable slot's)
     # condor_now's: the now-job this claim is to go to once its job is vacated; and, for
     # the now-job's claim, the claims it is made of (`condorx.daemons.schedd.now`).
-    coalescing: Coalescing | None = None
+    coalescing: Handover | None = None
     coalesce: list[str] | None = None
 
     @property
