@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,40 @@ def test_output_that_cannot_be_written_holds_the_job(running, transfer, code, er
     assert row[:3] == [str(c), code, str(err)]
     assert reason.format(blocker=blocker) in " ".join(row[3:])
     assert history(running, "ClusterId") == []  # held, never completed without its output
+
+
+def test_a_listed_output_the_job_did_not_make_holds_it_in_htcondors_words(running):
+    # HTCondor's file transfer fails on the missing file (its errno the subcode), sends
+    # the rest, and its shadow holds the job: code 12, TransferOutputError.
+    c = running.submit(
+        "executable = /bin/sh\narguments = \"-c 'echo made > made.txt'\"\n"
+        "should_transfer_files = YES\ntransfer_output_files = made.txt, missing.txt\nqueue\n",
+    )
+    wait_for(lambda: queue(running, "JobStatus") == [["5"]], "the job to be held")
+    (row,) = queue(running, "HoldReasonCode", "HoldReasonSubCode", "HoldReason", "LastRemoteHost")
+    code, subcode, reason, slot = row[0], row[1], " ".join(row[2:-1]), row[-1]
+    assert (code, subcode) == ("12", str(errno.ENOENT))
+    host = socket.gethostname().split(".")[0]
+    head = f"Transfer output files failure at execution point {slot} while sending files to"
+    assert reason.startswith(f"{head} access point {host}. Details: reading from file /")
+    assert reason.endswith("/missing.txt: (errno 2) No such file or directory")
+    assert (running.root / "made.txt").read_text() == "made\n"
+    assert history(running, "ClusterId") == [] and c
+
+
+def test_an_input_file_that_is_not_there_holds_the_job_in_htcondors_words(running):
+    running.submit(
+        "executable = /bin/true\nshould_transfer_files = YES\n"
+        "transfer_input_files = absent.txt\nqueue\n",
+    )
+    wait_for(lambda: queue(running, "JobStatus") == [["5"]], "the job to be held")
+    (row,) = queue(running, "HoldReasonCode", "HoldReasonSubCode", "HoldReason")
+    assert row[:2] == ["13", str(errno.ENOENT)]
+    reason = " ".join(row[2:])
+    host = socket.gethostname().split(".")[0]
+    assert reason.startswith(f"Transfer input files failure at access point {host} while sending")
+    absent = running.root / "absent.txt"
+    assert reason.endswith(f"reading from file {absent}: (errno 2) No such file or directory")
 
 
 def test_a_job_killed_by_a_signal_is_recorded_so(running):

@@ -102,7 +102,7 @@ def test_a_job_reads_and_writes_only_what_its_account_may(open_pool):
     pool.cli("condorx.cli.submit", "plant.sub", env=env)
     held = lambda: pool.cli("condorx.cli.q", "-allusers", "-af", "HoldReason").stdout  # noqa: E731
     wait_for(lambda: held().count("Permission denied") == 3, "all three thieves held")
-    assert "cannot read input file" in held()
+    assert "Transfer input files failure" in held() and "reading from file" in held()
     stolen = pool.root / "out" / "stolen.out"
     assert not stolen.exists() or stolen.read_text() == ""
     # The echo ran, but its output could not be written where nobody may not write: it

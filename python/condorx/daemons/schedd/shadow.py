@@ -32,7 +32,7 @@ from condorx.daemons.schedd.clock import Clock, wall
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger, LedgerClosed
 from condorx.daemons.schedd.queue import Transaction
-from condorx.daemons.schedd.staging import inputs, write_outputs
+from condorx.daemons.schedd.staging import InputError, inputs, transfer_failure, write_outputs
 from condorx.daemons.schedd.store import Key, job_id
 from condorx.errors import Refusal
 from condorx.language import cron
@@ -328,10 +328,14 @@ class Shadows:
             failure = None
             if run.files:
                 failure = await trio.to_thread.run_sync(write_outputs, ad, run.files)
-            if failure is not None:
+            code = int(HoldCode.DOWNLOAD_FILE_ERROR)
+            if run.failed and run.hold_code == code:  # an output the job did not make
+                why = transfer_failure("output", True, info.slot, run.failed)
+                run = run.failing(why, code, run.hold_subcode or 0)
+            elif failure is not None:
                 # The job ran, but its output is not where it belongs: held, to run again.
-                code = int(HoldCode.DOWNLOAD_FILE_ERROR)
-                run = run.failing(failure.reason, code, failure.errno)
+                why = transfer_failure("output", False, info.slot, failure.reason)
+                run = run.failing(why, code, failure.errno)
             done = run
             # Not waited for: the claim's next job starts in the batch that records this
             # one's end (one commit a job, not two, between one run and the next).
@@ -355,9 +359,12 @@ class Shadows:
             return None
         try:
             return await trio.to_thread.run_sync(inputs, ad)
-        except wire.WireError as e:
-            why, upload = str(e), HoldCode.UPLOAD_FILE_ERROR
-            await self._change(lambda txn: transitions.hold(txn, key, why, upload, 0, self.clock()))
+        except InputError as e:
+            why = transfer_failure("input", False, info.slot, str(e))
+            code, errno = HoldCode.UPLOAD_FILE_ERROR, e.errno
+            await self._change(
+                lambda txn: transitions.hold(txn, key, why, code, errno, self.clock())
+            )
             return False
 
     async def _notice(self, info: ClaimInfo, frame: dict[str, Any]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,13 +19,37 @@ from condorx.transport import wire
 log = logging.getLogger("condorx.shadow")
 
 
+class InputError(wire.WireError):
+    """An input file that cannot be read: the job is held for it (code 13, subcode its
+    errno, as HTCondor holds it)."""
+
+    def __init__(self, message: str, errno: int = 0) -> None:
+        super().__init__(message)
+        self.errno = errno
+
+
+def transfer_failure(what: str, at_execute: bool, slot: str, details: str) -> str:
+    """HTCondor's hold reason for a failed transfer of a job's `what` ("input" or
+    "output") files, as its shadow words it: where it failed, and which way the files
+    were going."""
+    ap = f"access point {socket.gethostname().split('.')[0]}"
+    ep = f"execution point {slot}" if slot else "the execution point"
+    if at_execute:
+        way = "receiving files from" if what == "input" else "sending files to"
+        where = f"{ep} while {way} {ap}"
+    else:
+        way = "receiving files from" if what == "output" else "sending files to"
+        where = f"{ap} while {way} {ep}"
+    return f"Transfer {what} files failure at {where}. Details: {details}"
+
+
 def inputs(ad: ClassAd) -> dict[str, bytes]:
     """The job's input files, read with its owner's rights (this schedd may be root)."""
     try:
         with accounts.as_account(accounts.of_owner(ad.get("Owner"))):
             return _read_inputs(ad)
     except accounts.AccountError as e:
-        raise wire.WireError(f"cannot read the input files: {e}") from None
+        raise InputError(f"cannot read the input files: {e}") from None
 
 
 def _read_inputs(ad: ClassAd) -> dict[str, bytes]:
@@ -45,7 +70,8 @@ def _read_inputs(ad: ClassAd) -> dict[str, bytes]:
         try:
             files[path.name] = path.read_bytes()
         except OSError as e:
-            raise wire.WireError(f"cannot read input file {path}: {e.strerror}") from None
+            why = f"reading from file {path}: (errno {e.errno}) {e.strerror}"
+            raise InputError(why, e.errno or 0) from None
     return files
 
 

@@ -36,6 +36,19 @@ def collect(
     return out
 
 
+def missing(scratch: Path, listed: str | None) -> Path | None:
+    """The first listed output the job did not make (HTCondor holds such a job: its
+    output transfer failed); a path out of the scratch directory is never looked for."""
+    for entry in (e.strip() for e in (listed or "").split(",")):
+        relative = os.path.normpath(entry.rstrip("/") or ".")
+        if not entry or os.path.isabs(relative) or relative.split(os.sep)[0] == "..":
+            continue
+        path = scratch / relative
+        if not path.is_symlink() and not path.exists():
+            return path
+    return None
+
+
 def _entry(scratch: Path, entry: str, preserve: bool, out: dict[str, bytes]) -> None:
     contents = entry.endswith("/")
     relative = os.path.normpath(entry.rstrip("/") or ".")

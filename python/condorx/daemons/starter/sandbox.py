@@ -5,6 +5,7 @@ without (a shared file system), the job's own Iwd and files."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from collections.abc import Callable, Mapping
@@ -157,6 +158,17 @@ class Sandbox:
                 out[name] = data
         made = output_files.collect(self.scratch, listed, preserve, set(self.inputs))
         return {**out, **made}
+
+    def output_failure(self) -> str | None:
+        """Why the output transfer fails (as HTCondor's file transfer says it): a file
+        the job lists that it did not make; None when all are there."""
+        wanted = self.job.get("TransferOutput")
+        if not self.transfer or not isinstance(wanted, str):
+            return None
+        path = output_files.missing(self.scratch, wanted)
+        if path is None:
+            return None
+        return f"reading from file {path}: (errno {errno.ENOENT}) {os.strerror(errno.ENOENT)}"
 
 
 def _basename(path: object) -> str:

@@ -25,6 +25,7 @@ runs many short jobs, and even a fork per job would cost more than the jobs.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import signal
@@ -222,9 +223,12 @@ class Starter:
             exit_hook = job_hooks.get("JOB_EXIT")
             if exit_hook is not None:
                 await self._job_exit(exit_hook, job, proc, started, outcome, box)
-            await self.send(
-                {"done": {"outcome": outcome.attrs(), "wall": outcome.wall, "files": box.outputs()}}
-            )
+            done = {"outcome": outcome.attrs(), "wall": outcome.wall, "files": box.outputs()}
+            failure = box.output_failure()
+            if failure is not None:  # held, the files it made sent home all the same
+                code = int(HoldCode.DOWNLOAD_FILE_ERROR)
+                done.update(failed=failure, hold_code=code, hold_subcode=errno.ENOENT)
+            await self.send({"done": done})
         finally:
             self.proc = None
             self.scratch.clear()
