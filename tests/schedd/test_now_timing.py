@@ -22,22 +22,30 @@ def run(main) -> object:
     return trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
 
 
+def coalescing(n: int) -> tuple[Coalescing, list[ClaimInfo]]:
+    """A now-job's coalescing of `n` claims, each marked as going to it."""
+    infos = claims(n)
+    co = Coalescing((5, 0), infos)
+    for info in infos:
+        info.coalescing = co
+    return co, infos
+
+
+async def free_at(co: Coalescing, info: ClaimInfo, when: float, given: list) -> None:
+    """The claim's vacate-job ends at `when`; `given` gets when its claim was given up
+    or taken, and which."""
+    await trio.sleep(when)
+    taken = await co.give(info)
+    given.append((trio.current_time(), taken))
+
+
 def test_every_claim_free_in_time_places_the_now_job_when_the_last_is_free():
     async def main() -> list:
-        infos = claims(2)
-        co = Coalescing((5, 0), infos)
-        for info in infos:
-            info.coalescing = co
+        co, infos = coalescing(2)
         given: list[tuple[float, bool]] = []
-
-        async def free_at(info: ClaimInfo, when: float) -> None:
-            await trio.sleep(when)
-            taken = await co.give(info)
-            given.append((trio.current_time(), taken))
-
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(free_at, infos[0], 3.0)
-            nursery.start_soon(free_at, infos[1], 7.5)
+            nursery.start_soon(free_at, co, infos[0], 3.0, given)
+            nursery.start_soon(free_at, co, infos[1], 7.5, given)
             ok = await co.all_free(20.0)
             placed_at = trio.current_time()
             await trio.sleep(1.0)  # the startd coalescing them
@@ -49,20 +57,11 @@ def test_every_claim_free_in_time_places_the_now_job_when_the_last_is_free():
 
 def test_a_claim_not_free_within_the_timeout_fails_the_whole_at_the_timeout():
     async def main() -> list:
-        infos = claims(3)
-        co = Coalescing((5, 0), infos)
-        for info in infos:
-            info.coalescing = co
+        co, infos = coalescing(3)
         given: list[tuple[float, bool]] = []
-
-        async def free_at(info: ClaimInfo, when: float) -> None:
-            await trio.sleep(when)
-            taken = await co.give(info)
-            given.append((trio.current_time(), taken))
-
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(free_at, infos[0], 2.0)
-            nursery.start_soon(free_at, infos[1], 19.0)
+            nursery.start_soon(free_at, co, infos[0], 2.0, given)
+            nursery.start_soon(free_at, co, infos[1], 19.0, given)
             ok = await co.all_free(20.0)
             failed_at = trio.current_time()
             # The claim not yet free is let go at once: its loop goes on as any claim's.

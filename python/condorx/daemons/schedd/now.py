@@ -146,16 +146,11 @@ async def _place(shadows: Shadows, co: Coalescing, timeout: float) -> None:
         taken = await _coalesced_claim(shadows, co, info)
         co.end(taken is not None)
         if taken is not None:
-            claim, sent = taken
-            await shadows.use_claim(info, co.job, lambda _info, _first: _given(claim, sent))
+            await shadows.use_claim(info, co.job, taken)
     finally:
         if not co.over.is_set():
             co.end(False)
         shadows.pending.discard(co.job)
-
-
-async def _given(claim: Claim, sent: FirstJob) -> tuple[Claim, FirstJob]:
-    return claim, sent
 
 
 async def _coalesced_claim(

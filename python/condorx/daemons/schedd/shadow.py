@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import collections
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -91,10 +91,6 @@ class FirstJob:
     key: Key
     ad: ClassAd
     files: dict[str, bytes] | None
-
-
-# How a claim is taken up: its claim and the first job it brought (None: none).
-TakeUp = Callable[[ClaimInfo, Key], Awaitable[tuple[Claim, FirstJob | None]]]
 
 
 class Shadows:
@@ -217,14 +213,16 @@ class Shadows:
         if trio.current_effective_deadline() != float("-inf"):
             self._start_claims()
 
-    async def use_claim(self, info: ClaimInfo, first: Key, take_up: TakeUp | None = None) -> None:
-        """Take up the claim (by `take_up`, condor_now's; else the negotiator's match),
-        run its jobs one after another, and release it."""
+    async def use_claim(
+        self, info: ClaimInfo, first: Key, taken: tuple[Claim, FirstJob] | None = None
+    ) -> None:
+        """Take up the negotiator's claim (or use `taken`, condor_now's, with the job it
+        brought), run its jobs one after another, and release it."""
         # One connection for the claim's life: claiming (with the first job, which
         # starts at once), each job's run, the release.
-        once = info.told_once if take_up is None else None
+        once = info.told_once if taken is None else None
         try:
-            claim, job = await (take_up or self._take_up)(info, first)
+            claim, job = taken if taken is not None else await self._take_up(info, first)
             async with claim:
                 info.id, info.slot, info.slot_ad = claim.id, claim.slot, claim.slot_ad
                 self.held[id(info)] = info

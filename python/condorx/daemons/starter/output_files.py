@@ -40,8 +40,8 @@ def missing(scratch: Path, listed: str | None) -> Path | None:
     """The first listed output the job did not make (HTCondor holds such a job: its
     output transfer failed); a path out of the scratch directory is never looked for."""
     for entry in (e.strip() for e in (listed or "").split(",")):
-        relative = os.path.normpath(entry.rstrip("/") or ".")
-        if not entry or os.path.isabs(relative) or relative.split(os.sep)[0] == "..":
+        relative = _inside(entry) if entry else None
+        if relative is None:
             continue
         path = scratch / relative
         if not path.is_symlink() and not path.exists():
@@ -49,11 +49,20 @@ def missing(scratch: Path, listed: str | None) -> Path | None:
     return None
 
 
-def _entry(scratch: Path, entry: str, preserve: bool, out: dict[str, bytes]) -> None:
-    contents = entry.endswith("/")
+def _inside(entry: str) -> str | None:
+    """A listed entry's path within the scratch directory; None for one that is absolute
+    or climbs above it (an output is the job's own file, in its scratch directory)."""
     relative = os.path.normpath(entry.rstrip("/") or ".")
     if os.path.isabs(relative) or relative.split(os.sep)[0] == "..":
-        return  # (an output is the job's own file, in its scratch directory)
+        return None
+    return relative
+
+
+def _entry(scratch: Path, entry: str, preserve: bool, out: dict[str, bytes]) -> None:
+    contents = entry.endswith("/")
+    relative = _inside(entry)
+    if relative is None:
+        return
     path = scratch / relative
     if path.is_symlink():
         return
