@@ -9,7 +9,7 @@
 //! Requirements refuse every job are left out of the cycle, and out of the pie.
 
 use std::cmp::Ordering;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
@@ -18,13 +18,14 @@ use condorx_classad::{ClassAd, Expr, Value};
 
 use crate::autocluster::{cluster_jobs, Cluster};
 use crate::deps::PoolReads;
-use crate::ordering::{Orderings, Ranks};
+use crate::grouped::{self, GroupPolicy};
+use crate::groups::Outcome;
+use crate::ordering::Orderings;
 use crate::pair::PairEval;
-use crate::preempt::{Preemption, Rules};
+use crate::party::{Party, Search, SubmitterCtx};
+use crate::preempt::Preemption;
 use crate::prefilter::Prefilter;
-use crate::pslot::{carve, request_of};
 use crate::slots::{PoolSlot, Preemptible};
-use crate::walk::{Candidate, Seek, Walk};
 
 /// A submitter's idle jobs and effective priority (lower is better).
 #[derive(Debug, Clone)]
@@ -52,6 +53,9 @@ pub struct Config {
     /// (the default). Off, every cluster evaluates every free slot: the same matches,
     /// slower; kept to check the one against the other.
     pub share_orderings: bool,
+    /// Accounting groups and their quotas (None, or a tree of the root alone: a flat
+    /// pool).
+    pub groups: Option<Arc<GroupPolicy>>,
 }
 
 impl Default for Config {
@@ -66,6 +70,7 @@ impl Default for Config {
             preemption_rank: None,
             priorities: HashMap::new(),
             share_orderings: true,
+            groups: None,
         }
     }
 }
@@ -114,17 +119,14 @@ pub struct Cycle {
     pub pairs_evaluated: u64,
     /// Seconds spent in each phase, in order (as a negotiator reports its phases).
     pub phases: Vec<(&'static str, f64)>,
+    /// What each group was given, when the pool is shared by group quotas.
+    pub groups: Option<Outcome>,
 }
 
 pub const NO_MATCH: &str = "no match found";
 pub const NO_PRIORITY: &str = "insufficient priority";
-
-/// A cluster's place in the cycle: its jobs still waiting, and its search for slots once
-/// it has begun.
-struct ClusterState {
-    waiting: VecDeque<usize>,
-    walk: Option<Walk>,
-}
+/// A job left waiting because its group reached its limit (HTCondor's words).
+pub const SUBMITTER_LIMIT: &str = "submitter limit exceeded";
 
 pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Config) -> Cycle {
     let mut clock = Clock::start();
@@ -138,21 +140,13 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
         .iter()
         .zip(clusters_of_each(&reads, submitters))
         .enumerate()
-        .map(|(index, (submitter, clusters))| Party {
-            ctx: SubmitterCtx {
+        .map(|(index, (submitter, clusters))| {
+            let ctx = SubmitterCtx {
                 index,
                 submitter,
                 config,
-            },
-            clusters: clusters
-                .into_iter()
-                .map(|c| ClusterState {
-                    waiting: c.jobs.into(),
-                    walk: None,
-                })
-                .collect(),
-            first: 0,
-            demand: submitter.jobs.len(),
+            };
+            Party::new(ctx, clusters)
         })
         .collect();
     // Best (lowest) effective priority first; ties keep the given order.
@@ -164,7 +158,7 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
             .unwrap_or(Ordering::Equal)
     });
     let mut cycle = Cycle {
-        clusters: parties.iter().map(|p| p.clusters.len()).sum(),
+        clusters: parties.iter().map(Party::clusters).sum(),
         ..Cycle::default()
     };
     clock.lap("autoclusters");
@@ -174,35 +168,90 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
         pair: PairEval::new(),
         left: pool.iter().map(PoolSlot::weight).sum(),
     };
-    loop {
-        let left = search.left;
-        let total_weight: f64 = parties
-            .iter()
-            .filter(|p| p.demand > 0)
-            .map(|p| p.weight())
-            .sum();
-        if left == 0 || total_weight == 0.0 {
-            break;
+    let mut spun = Spun {
+        parties: &mut parties,
+        pool: &mut pool,
+        search: &mut search,
+        cycle: &mut cycle,
+    };
+    let groups = match config.groups.as_deref() {
+        Some(policy) if policy.tree.has_groups() => Some(grouped::run(policy, &mut spun)),
+        _ => {
+            let everyone: Vec<usize> = (0..spun.parties.len()).collect();
+            spun.spin(&everyone, f64::INFINITY);
+            None
         }
-        let mut matched_this_round = 0;
-        for party in parties.iter_mut() {
-            if party.demand == 0 {
-                continue;
-            }
-            let slice = ((left as f64) * party.weight() / total_weight).floor() as usize;
-            let quota = slice.clamp(1, party.demand);
-            matched_this_round += party.fill(quota, &mut pool, &mut search, &mut cycle);
-        }
-        if matched_this_round == 0 {
-            break;
-        }
-    }
+    };
     clock.lap("matching");
     for party in &mut parties {
-        party.reject_the_rest(&mut cycle);
+        let reason = if party.limited {
+            SUBMITTER_LIMIT
+        } else {
+            NO_PRIORITY
+        };
+        party.reject_the_rest(reason, &mut cycle);
     }
+    cycle.groups = groups;
     cycle.phases = clock.phases;
     cycle
+}
+
+/// The cycle's parties, pool and searches, for the pie to be spun among some of them.
+pub(crate) struct Spun<'p, 'a> {
+    pub parties: &'p mut [Party<'a>],
+    pub pool: &'p mut [PoolSlot],
+    pub search: &'p mut Search,
+    pub cycle: &'p mut Cycle,
+}
+
+impl Spun<'_, '_> {
+    /// Spin the pie among the parties `members` (by index, best priority first): each
+    /// round, each takes a slice of what is left in proportion to 1 / its priority, until
+    /// nothing more matches or `budget` (pool weight) is spent.
+    pub fn spin(&mut self, members: &[usize], budget: f64) {
+        let mut budget = budget;
+        loop {
+            let left = (self.search.left as f64).min(budget);
+            let total_weight: f64 = members
+                .iter()
+                .filter_map(|&i| self.parties.get(i))
+                .filter(|p| p.demand > 0)
+                .map(Party::weight)
+                .sum();
+            if left <= 0.0 || total_weight == 0.0 {
+                break;
+            }
+            let mut matched_this_round = 0;
+            for &i in members {
+                let Some(party) = self.parties.get_mut(i) else {
+                    continue;
+                };
+                if party.demand == 0 {
+                    continue;
+                }
+                let slice = (left * party.weight() / total_weight).floor() as usize;
+                let quota = slice.clamp(1, party.demand);
+                matched_this_round +=
+                    party.fill(quota, &mut budget, self.pool, self.search, self.cycle);
+            }
+            if matched_this_round == 0 {
+                break;
+            }
+        }
+        // Jobs the budget, not the pool, left waiting were stopped by their group's limit.
+        if budget < self.search.left as f64 {
+            self.limit(members);
+        }
+    }
+
+    /// The parties `members` still waiting have reached their group's limit.
+    pub fn limit(&mut self, members: &[usize]) {
+        for &i in members {
+            if let Some(p) = self.parties.get_mut(i) {
+                p.limited |= p.demand > 0;
+            }
+        }
+    }
 }
 
 /// Wall time per phase of the cycle.
@@ -274,197 +323,3 @@ fn clusters_of_each(reads: &PoolReads, submitters: &[Submitter]) -> Vec<Vec<Clus
 
 /// Queues at least this long are clustered on every core.
 const PARALLEL_CLUSTERING: usize = 20_000;
-
-/// What the searches of one cycle share: the pool's orderings, an evaluator, and the
-/// pool's weight still free (the pie to divide).
-struct Search {
-    orderings: Option<Orderings>,
-    /// Slots ruled out by Requirements clauses that read only the slot.
-    prefilter: Option<Prefilter>,
-    pair: PairEval,
-    left: usize,
-}
-
-/// A submitter taking part in the cycle, with its clusters' progress.
-struct Party<'a> {
-    ctx: SubmitterCtx<'a>,
-    clusters: Vec<ClusterState>,
-    /// Clusters before this one have no job waiting (none comes back within a cycle).
-    first: usize,
-    /// Jobs still waiting for a slot.
-    demand: usize,
-}
-
-impl Party<'_> {
-    /// Match up to `quota` of this submitter's jobs, cluster by cluster; returns how many
-    /// were matched.
-    fn fill(
-        &mut self,
-        quota: usize,
-        pool: &mut [PoolSlot],
-        search: &mut Search,
-        cycle: &mut Cycle,
-    ) -> usize {
-        let mut got = 0;
-        while got < quota {
-            let Some(cluster) = self.clusters.get_mut(self.first) else {
-                break;
-            };
-            let Some(&job) = cluster.waiting.front() else {
-                // Done for this cycle: its search (and the ordering it holds) can go.
-                cluster.walk = None;
-                self.first += 1;
-                continue;
-            };
-            match self.ctx.place(job, cluster, pool, search, cycle) {
-                Some(m) => {
-                    cluster.waiting.pop_front();
-                    cycle.matches.push(m);
-                    got += 1;
-                    self.demand -= 1;
-                }
-                None => {
-                    self.demand -= cluster.waiting.len();
-                    for job in cluster.waiting.drain(..) {
-                        cycle.rejections.push(Rejection {
-                            submitter: self.ctx.index,
-                            job,
-                            reason: NO_MATCH,
-                        });
-                    }
-                }
-            }
-        }
-        got
-    }
-
-    /// Share of the pool: inversely proportional to effective priority.
-    fn weight(&self) -> f64 {
-        1.0 / self.ctx.submitter.priority.max(1e-9)
-    }
-
-    /// Jobs still waiting when the cycle ends lost to users of better priority.
-    fn reject_the_rest(&mut self, cycle: &mut Cycle) {
-        for cluster in &mut self.clusters {
-            for job in cluster.waiting.drain(..) {
-                cycle.rejections.push(Rejection {
-                    submitter: self.ctx.index,
-                    job,
-                    reason: NO_PRIORITY,
-                });
-            }
-        }
-    }
-}
-
-struct SubmitterCtx<'a> {
-    index: usize,
-    submitter: &'a Submitter,
-    config: &'a Config,
-}
-
-impl SubmitterCtx<'_> {
-    fn seek<'b>(&'b self, job: &'b Arc<ClassAd>) -> Seek<'b> {
-        let config = self.config;
-        Seek {
-            job,
-            ranks: Ranks {
-                pre: config.pre_job_rank.as_ref(),
-                post: config.post_job_rank.as_ref(),
-            },
-            rules: Rules {
-                requirements: config.preemption_requirements.as_ref(),
-                priorities: &config.priorities,
-            },
-            priority: self.submitter.priority,
-            preemption_rank: config.preemption_rank.as_ref(),
-            pairs: 0,
-        }
-    }
-
-    /// Find `job` a slot: its cluster's search goes on where the last job left it.
-    fn place(
-        &self,
-        job_index: usize,
-        cluster: &mut ClusterState,
-        pool: &mut [PoolSlot],
-        search: &mut Search,
-        cycle: &mut Cycle,
-    ) -> Option<Match> {
-        let job = self.submitter.jobs.get(job_index)?;
-        let mut seek = self.seek(job);
-        let pair = &mut search.pair;
-        let walk = cluster.walk.get_or_insert_with(|| {
-            let ordering = search
-                .orderings
-                .as_mut()
-                .and_then(|o| o.for_job(job, seek.ranks, pool, pair));
-            let within = search.prefilter.as_mut().and_then(|p| p.for_job(job, pool));
-            match ordering {
-                Some(o) => Walk::ordered(o, within),
-                None => Walk::listed(&mut seek, pool, within.as_deref()),
-            }
-        });
-        let found = loop {
-            let Some(c) = walk.peek(&mut seek, pool, pair) else {
-                break None;
-            };
-            let Some(slot) = pool.get_mut(c.slot) else {
-                walk.pass();
-                continue;
-            };
-            let before = slot.weight();
-            if !slot.partitionable {
-                slot.free = false;
-                search.left -= before;
-                walk.pass();
-                break Some(self.matched(job_index, c, pair.rank(job, &slot.ad), None));
-            }
-            // A partitionable slot may take this job too, if what is left still matches.
-            match take_from_pslot(slot, job, pair) {
-                Some(dynamic) => {
-                    search.left -= before.saturating_sub(slot.weight());
-                    let rank = pair.rank(job, &dynamic);
-                    break Some(self.matched(job_index, c, rank, Some(dynamic)));
-                }
-                None => walk.pass(),
-            }
-        };
-        cycle.pairs_evaluated += seek.pairs;
-        found
-    }
-
-    fn matched(
-        &self,
-        job: usize,
-        c: Candidate,
-        rank: f64,
-        dynamic_slot: Option<Arc<ClassAd>>,
-    ) -> Match {
-        Match {
-            submitter: self.index,
-            job,
-            slot: c.slot,
-            rank,
-            preempts: c.preempts,
-            dynamic_slot,
-        }
-    }
-}
-
-/// Carve a dynamic slot for `job` out of a partitionable slot, if what is left of it still
-/// matches the job and holds its request; the slot shrinks accordingly.
-fn take_from_pslot(
-    slot: &mut PoolSlot,
-    job: &Arc<ClassAd>,
-    pair: &mut PairEval,
-) -> Option<Arc<ClassAd>> {
-    if !slot.matches(pair, job) {
-        return None;
-    }
-    let req = request_of(pair, job, &slot.ad);
-    let (dynamic, left) = carve(&slot.ad, &req, slot.carved + 1)?;
-    slot.carved += 1;
-    slot.ad = Arc::new(left);
-    Some(Arc::new(dynamic))
-}

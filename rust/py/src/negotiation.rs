@@ -145,6 +145,7 @@ fn py_negotiate<'py>(
         preemption_rank: expr_option(py, preemption_rank, "PREEMPTION_RANK")?,
         priorities: priorities.unwrap_or_default(),
         share_orderings: !exhaustive,
+        groups: None,
     };
     let slots = ads(&slots);
     let subs = submitters
