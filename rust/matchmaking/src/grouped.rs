@@ -40,19 +40,26 @@ pub(crate) fn run(policy: &GroupPolicy, spun: &mut Spun<'_, '_>) -> Outcome {
         }
     }
     let mut demand = usage.clone();
-    let mut present = vec![false; groups];
-    for (party, &g) in spun.parties.iter().zip(&group_of) {
-        if let (Some(d), Some(p)) = (demand.get_mut(g), present.get_mut(g)) {
+    // Each group's parties, and those of the root's regrouped turn.
+    let mut members = vec![Vec::new(); groups];
+    let mut regrouped = Vec::new();
+    for (i, (party, &g)) in spun.parties.iter().zip(&group_of).enumerate() {
+        if let (Some(d), Some(m)) = (demand.get_mut(g), members.get_mut(g)) {
             *d += idle_weight(party, policy.settings.weighted);
-            *p = true;
+            m.push(i);
+        }
+        if g == 0 || tree.group(g).is_some_and(|n| n.autoregroup) {
+            regrouped.push(i);
         }
     }
+    let present: Vec<bool> = members.iter().map(|m| !m.is_empty()).collect();
     let mut rr_time = policy.rr_time.clone();
     rr_time.resize(groups, 0.0);
     let mut turns = Turns {
         spun,
         group_of,
-        tree,
+        members,
+        regrouped,
     };
     let inputs = Inputs {
         pool: policy.pool,
@@ -84,24 +91,20 @@ fn idle_weight(party: &Party<'_>, weighted: bool) -> f64 {
 
 struct Turns<'s, 'p, 'a> {
     spun: &'s mut Spun<'p, 'a>,
+    /// Each party's group.
     group_of: Vec<usize>,
-    tree: &'s Tree,
+    /// Each group's parties.
+    members: Vec<Vec<usize>>,
+    /// The parties of the root's regrouped turn: the root's and the regrouping groups'.
+    regrouped: Vec<usize>,
 }
 
 impl Negotiate for Turns<'_, '_, '_> {
     fn group(&mut self, g: usize, limit: Option<f64>, live: &mut [f64]) {
-        let tree = self.tree;
-        let regrouped = |k: usize| k == 0 || tree.group(k).is_some_and(|n| n.autoregroup);
-        let members: Vec<usize> = (0..self.group_of.len())
-            .filter(|&i| {
-                let k = self.group_of.get(i).copied().unwrap_or(0);
-                if limit.is_some() {
-                    k == g
-                } else {
-                    regrouped(k)
-                }
-            })
-            .collect();
+        let members = match limit {
+            Some(_) => self.members.get(g).cloned().unwrap_or_default(),
+            None => self.regrouped.clone(),
+        };
         let budget = match limit {
             Some(l) => l - live.get(g).copied().unwrap_or(0.0),
             None => f64::INFINITY,

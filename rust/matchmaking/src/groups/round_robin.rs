@@ -68,11 +68,6 @@ impl Shares<'_> {
             return surplus;
         }
         let mut cands = self.candidates(g);
-        for c in &mut cands {
-            if !c.accepts {
-                c.demand = 0.0;
-            }
-        }
         let mut outstanding = cands.iter().filter(|c| c.demand > 0.0).count() as f64;
         let mut order: Vec<usize> = (0..cands.len()).collect();
         // A stable sort: ties keep the tree's order (HTCondor's std::sort leaves them
@@ -111,16 +106,7 @@ impl Shares<'_> {
                 break; // cannot happen: every pass hands out a whole slot
             }
         }
-        for (c, &a) in cands.iter().zip(&allocated) {
-            if let (Some(child), true) = (c.child, a > 0.0) {
-                self.round_robin(child, a);
-            }
-        }
-        let own = allocated.last().copied().unwrap_or(0.0);
-        let s = self.at(g);
-        s.allocated += own;
-        s.requested -= own;
-        s.subtree_requested = requested;
+        self.settle(g, &cands, &allocated, requested, Shares::round_robin);
         surplus
     }
 }

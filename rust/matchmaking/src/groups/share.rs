@@ -173,28 +173,42 @@ impl<'t> Shares<'t> {
         let mut allocated = vec![0.0; candidates.len()];
         if surplus >= requested {
             for (a, c) in allocated.iter_mut().zip(&candidates) {
-                if c.accepts && c.demand > 0.0 {
+                if c.demand > 0.0 {
                     *a = c.demand;
                 }
             }
             surplus -= requested;
             requested = 0.0;
         } else {
-            for c in &mut candidates {
-                if !c.accepts || c.demand <= 0.0 {
-                    c.demand = 0.0;
-                }
-            }
             let mut left = Left { surplus, requested };
             share_loop(true, &mut candidates, &mut allocated, &mut left);
             share_loop(false, &mut candidates, &mut allocated, &mut left);
             (surplus, requested) = (left.surplus, left.requested);
         }
-        for (c, &a) in candidates.iter().zip(&allocated) {
-            if let Some(child) = c.child {
-                if a > 0.0 {
-                    self.allocate_surplus(child, a);
-                }
+        self.settle(
+            g,
+            &candidates,
+            &allocated,
+            requested,
+            Shares::allocate_surplus,
+        );
+        surplus
+    }
+
+    /// Give each child its part of what was shared out at `g` (`hand_down` pushes it
+    /// down the child's subtree) and `g` its own; `requested` is the subtree's demand
+    /// still unmet.
+    pub(super) fn settle(
+        &mut self,
+        g: usize,
+        candidates: &[Candidate],
+        allocated: &[f64],
+        requested: f64,
+        hand_down: fn(&mut Self, usize, f64) -> f64,
+    ) {
+        for (c, &a) in candidates.iter().zip(allocated) {
+            if let (Some(child), true) = (c.child, a > 0.0) {
+                hand_down(self, child, a);
             }
         }
         let own = allocated.last().copied().unwrap_or(0.0);
@@ -202,11 +216,11 @@ impl<'t> Shares<'t> {
         s.allocated += own;
         s.requested -= own;
         s.subtree_requested = requested;
-        surplus
     }
 
     /// `g`'s children, then `g` itself taking part as a child that accepts surplus, its
-    /// own quota and demand standing for a subtree's.
+    /// own quota and demand standing for a subtree's. A child that accepts no surplus
+    /// competes for none: its demand is 0 here.
     pub(super) fn candidates(&self, g: usize) -> Vec<Candidate> {
         let mut out: Vec<Candidate> = self
             .children(g)
@@ -215,9 +229,12 @@ impl<'t> Shares<'t> {
                 let s = self.get(c);
                 Candidate {
                     child: Some(c),
-                    accepts: self.accepts(c),
                     weight: s.subtree_quota,
-                    demand: s.subtree_requested,
+                    demand: if self.accepts(c) {
+                        s.subtree_requested
+                    } else {
+                        0.0
+                    },
                     rr_time: s.subtree_rr_time,
                 }
             })
@@ -225,7 +242,6 @@ impl<'t> Shares<'t> {
         let s = self.get(g);
         out.push(Candidate {
             child: None,
-            accepts: true,
             weight: s.quota,
             demand: s.requested,
             rr_time: s.rr_time,
@@ -238,7 +254,6 @@ impl<'t> Shares<'t> {
 #[derive(Debug, Clone)]
 pub(super) struct Candidate {
     pub child: Option<usize>,
-    pub accepts: bool,
     pub weight: f64,
     pub demand: f64,
     pub rr_time: f64,

@@ -230,12 +230,7 @@ impl Tree {
     }
 
     fn child_named(&self, parent: usize, component: &str) -> Option<usize> {
-        let children = &self.groups.get(parent)?.children;
-        children.iter().copied().find(|&c| {
-            self.groups
-                .get(c)
-                .is_some_and(|g| last_component(&g.name).eq_ignore_ascii_case(component))
-        })
+        child_named(&self.groups, parent, component)
     }
 
     /// `index` and its ancestors, up to the root.
@@ -248,21 +243,24 @@ fn last_component(name: &str) -> &str {
     name.rsplit('.').next().unwrap_or(name)
 }
 
+/// The child of `parent` whose last name component is `component`, ignoring case.
+fn child_named(nodes: &[Group], parent: usize, component: &str) -> Option<usize> {
+    let children = &nodes.get(parent)?.children;
+    children.iter().copied().find(|&c| {
+        nodes
+            .get(c)
+            .is_some_and(|g| last_component(&g.name).eq_ignore_ascii_case(component))
+    })
+}
+
 /// The parent a new group hangs from: every component but the last must name a group
 /// already defined, and the last must not be taken.
 fn parent_of(nodes: &[Group], name: &str, warnings: &mut Vec<String>) -> Option<usize> {
     let parts: Vec<&str> = name.split('.').collect();
     let (last, path) = parts.split_last()?;
-    let child = |parent: usize, component: &str| -> Option<usize> {
-        nodes.get(parent)?.children.iter().copied().find(|&c| {
-            nodes
-                .get(c)
-                .is_some_and(|g| last_component(&g.name).eq_ignore_ascii_case(component))
-        })
-    };
     let mut node = 0;
     for part in path {
-        match child(node, part) {
+        match child_named(nodes, node, part) {
             Some(c) => node = c,
             None => {
                 warnings.push(format!(
@@ -272,7 +270,7 @@ fn parent_of(nodes: &[Group], name: &str, warnings: &mut Vec<String>) -> Option<
             }
         }
     }
-    if child(node, last).is_some() {
+    if child_named(nodes, node, last).is_some() {
         warnings.push(format!(
             "group quotas: WARNING: ignoring duplicate group name {name}"
         ));
