@@ -220,6 +220,9 @@ def negotiate(
     priorities: dict[str, float] | None = None,
     stamp_time: int | None = None,
     exhaustive: bool = False,
+    groups: Groups | None = None,
+    pool_size: float = 0.0,
+    usage: dict[str, float] | None = None,
 ) -> tuple[
     list[tuple[int, int, int, float, str | None, ClassAd | None]],
     list[tuple[int, str, list[int]]],
@@ -230,7 +233,44 @@ def negotiate(
     """One negotiation cycle: (matches, rejections by submitter and reason, clusters,
     pairs evaluated, seconds per phase). With `stamp_time`, each rejected job gets
     LastRejMatchReason and LastRejMatchTime. `exhaustive` evaluates every free slot for
-    every cluster instead of walking shared rankings: the same matches, slower."""
+    every cluster instead of walking shared rankings: the same matches, slower. With
+    `groups`, the pool (`pool_size` weighted slots, `usage` held now per submitter) is
+    shared by accounting group under hierarchical quotas; the outcome is kept in `groups`."""
+
+class Groups:
+    """GROUP_NAMES as a tree with its quotas and knobs, kept from cycle to cycle (round
+    robin remembers whom it served), with what the last cycle gave each group."""
+
+    def __new__(
+        cls,
+        groups: list[tuple[str, float | None, float | None, bool | None, bool | None]],
+        accept_surplus: bool = False,
+        autoregroup: bool = False,
+        oversubscribe: bool = True,
+        max_rounds: int = 3,
+        round_robin_rate: float = 1.0e100,
+        strict: bool = True,
+        weighted: bool = True,
+        consider_preemption: bool = True,
+        sort_expr: str | None = None,
+    ) -> Groups:
+        """`groups`: (name, GROUP_QUOTA_<g>, GROUP_QUOTA_DYNAMIC_<g>,
+        GROUP_ACCEPT_SURPLUS_<g>, GROUP_AUTOREGROUP_<g>), None where unset."""
+    @property
+    def warnings(self) -> list[str]:
+        """What building the tree dropped or defaulted, in HTCondor's words."""
+    @property
+    def names(self) -> list[str]:
+        """Full names, the root `<none>` first, then breadth first."""
+    def has_groups(self) -> bool: ...
+    def assigned(self, submitter: str) -> str:
+        """The group `group.user@domain` is charged to."""
+    def accepts_surplus(self, group: str) -> bool | None: ...
+    def last_shares(self) -> list[tuple[str, dict[str, float]]]:
+        """Per group: quota, subtree_quota, requested, allocated, usage, subtree_usage,
+        sort_key, as the last cycle left them."""
+    def last_rounds(self) -> int: ...
+    def last_warnings(self) -> list[str]: ...
 
 def analyze(
     job: ClassAd, slots: list[ClassAd]

@@ -20,10 +20,19 @@ from dataclasses import dataclass, field
 from typing import overload
 
 from condorx import _core
-from condorx._core import Accountant
+from condorx._core import Accountant, Groups
 from condorx.classad import ClassAd, ExprTree
 
-__all__ = ["Accountant", "Cycle", "Match", "Rejection", "Rejections", "Submitter", "negotiate"]
+__all__ = [
+    "Accountant",
+    "Cycle",
+    "Groups",
+    "Match",
+    "Rejection",
+    "Rejections",
+    "Submitter",
+    "negotiate",
+]
 
 
 @dataclass
@@ -116,6 +125,9 @@ def negotiate(
     priorities: dict[str, float] | None = None,
     now: float | None = None,
     exhaustive: bool = False,
+    groups: Groups | None = None,
+    pool_size: float = 0.0,
+    usage: dict[str, float] | None = None,
 ) -> Cycle:
     """Run one negotiation cycle over `slots` for `submitters` (see the module doc).
 
@@ -123,7 +135,13 @@ def negotiate(
     NEGOTIATOR_CONSIDER_PREEMPTION, PREEMPTION_REQUIREMENTS, ...); `priorities` gives the
     effective priority of the users running on claimed slots. `exhaustive` evaluates every
     free slot for every cluster, as a plain negotiator does, instead of walking the pool's
-    shared rankings: the same matches, slower (for checking and for benchmarks)."""
+    shared rankings: the same matches, slower (for checking and for benchmarks).
+
+    With `groups` (GROUP_NAMES and its knobs), the pool is shared by accounting group under
+    hierarchical quotas, as HTCondor's negotiator shares it: `pool_size` is the pool's size
+    in (weighted) slots, claimed ones included, and `usage` what each submitter
+    (`group.user@domain`) holds now. What each group got is kept in `groups`
+    (`groups.last_shares()`)."""
     start = time.perf_counter()
     rows = [
         (s.name, s.priority, s.jobs if isinstance(s.jobs, list) else list(s.jobs))
@@ -141,6 +159,9 @@ def negotiate(
         priorities=priorities,
         stamp_time=stamp,
         exhaustive=exhaustive,
+        groups=groups,
+        pool_size=pool_size,
+        usage=usage,
     )
     handed_back = time.perf_counter()
     matched = [

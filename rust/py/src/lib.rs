@@ -10,6 +10,7 @@ mod convert;
 mod cron;
 mod errors;
 mod expr;
+mod groups;
 mod negotiation;
 mod packed;
 mod wire;

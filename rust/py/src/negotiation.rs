@@ -14,6 +14,7 @@ use pyo3::types::PyList;
 
 use crate::classad::PyClassAd;
 use crate::errors::parse_error;
+use crate::groups::PyGroups;
 
 /// (submitter index, job index, slot index, job Rank, "rank"/"priority" when it
 /// preempts, the dynamic slot carved for it).
@@ -111,12 +112,14 @@ fn match_row(m: Match) -> MatchRow {
 
 /// One negotiation cycle (GIL released). `submitters` is a list of (name, effective
 /// priority, jobs); `priorities` gives the effective priority of users running on claimed
-/// slots (RemoteOwner). Returns (matches, rejections, clusters, pairs evaluated).
+/// slots (RemoteOwner). With `groups`, the pool is shared by accounting group: `pool_size`
+/// is its size in (weighted) slots, `usage` what each submitter holds now, and the
+/// groups' outcome is kept in `groups`. Returns (matches, rejections, clusters, pairs evaluated).
 #[pyfunction]
 #[pyo3(name = "negotiate", signature = (
     slots, submitters, pre_job_rank=None, post_job_rank=None, consider_preemption=true,
     preemption_requirements=None, preemption_rank=None, priorities=None, stamp_time=None,
-    exhaustive=false
+    exhaustive=false, groups=None, pool_size=0.0, usage=None
 ))]
 #[allow(clippy::too_many_arguments)] // one per negotiator setting, as keywords from Python
 fn py_negotiate<'py>(
@@ -131,6 +134,9 @@ fn py_negotiate<'py>(
     priorities: Option<HashMap<String, f64>>,
     stamp_time: Option<i64>,
     exhaustive: bool,
+    groups: Option<Bound<'py, PyGroups>>,
+    pool_size: f64,
+    usage: Option<HashMap<String, f64>>,
 ) -> PyResult<CycleRows> {
     let started = Instant::now();
     let config = Config {
@@ -145,7 +151,10 @@ fn py_negotiate<'py>(
         preemption_rank: expr_option(py, preemption_rank, "PREEMPTION_RANK")?,
         priorities: priorities.unwrap_or_default(),
         share_orderings: !exhaustive,
-        groups: None,
+        groups: groups.as_ref().map(|g| {
+            let now = stamp_time.unwrap_or(0) as f64;
+            Arc::new(g.borrow().policy(pool_size, usage.unwrap_or_default(), now))
+        }),
     };
     let slots = ads(&slots);
     let subs = submitters
@@ -161,6 +170,9 @@ fn py_negotiate<'py>(
     let handed_over = started.elapsed().as_secs_f64();
     let mut cycle = py.detach(|| negotiate(&slots, &subs, &config));
     cycle.phases.insert(0, ("ads from python", handed_over));
+    if let Some(g) = &groups {
+        g.borrow_mut().record(cycle.groups.take());
+    }
     // The cycle's own references to the job ads go first, so stamping edits them in place.
     drop(subs);
     let matches = cycle.matches.into_iter().map(match_row).collect();
@@ -298,5 +310,6 @@ impl PyAccountant {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_negotiate, m)?)?;
     m.add_class::<PyAccountant>()?;
+    m.add_class::<PyGroups>()?;
     Ok(())
 }
