@@ -115,3 +115,25 @@ def test_jobs_outside_every_group_share_the_root():
     cycle = negotiate(pool, subs, groups=groups, pool_size=10.0)
     # The root's quota is what the groups leave: 10 - 4.
     assert got(cycle, subs) == {"a.alice@pool": 4, "carol@pool": 6}
+
+
+def test_a_claimed_slot_is_charged_to_its_accounting_group():
+    """RemoteUserPrio is the priority of the slot's AccountingGroup when it runs for one,
+    as HTCondor's matchmaker looks it up, not of its owner."""
+    busy = ClassAd(
+        '[ Name = "busy"; State = "Claimed"; RemoteOwner = "alice"; '
+        'AccountingGroup = "group_a.alice"; Memory = 4096; Requirements = true; Rank = 0 ]'
+    )
+    rules = "RemoteUserPrio > SubmitterUserPrio * 1.2"
+
+    def preempts(priorities: dict[str, float]) -> list[str | None]:
+        cycle = negotiate(
+            [busy],
+            [Submitter("bob@pool", 500.0, jobs("bob", 1))],
+            preemption_requirements=rules,
+            priorities=priorities,
+        )
+        return [m.preempts for m in cycle.matches]
+
+    assert preempts({"group_a.alice": 5000.0, "alice": 1.0}) == ["priority"]
+    assert preempts({"group_a.alice": 1.0, "alice": 5000.0}) == []

@@ -37,8 +37,10 @@ fn number(slot: &ClassAd, name: &str) -> f64 {
     }
 }
 
+/// Whom the slot's claim is charged to: its accounting group when it runs for one (as
+/// HTCondor's matchmaker looks it up for RemoteUserPrio), else its user.
 fn remote_user(slot: &ClassAd) -> Option<&str> {
-    ["RemoteOwner", "RemoteUser"]
+    ["AccountingGroup", "RemoteOwner", "RemoteUser"]
         .iter()
         .find_map(|a| match slot.lookup(a) {
             Some(Expr::Lit(Value::Str(s))) => Some(&**s),

@@ -27,14 +27,17 @@ from condorx.client.collector import CollectorClient
 from condorx.client.peers import Peers, checked
 from condorx.client.schedd import ScheddClient
 from condorx.daemons.core import matchable
+from condorx.daemons.core.accounts import accounting_name
 from condorx.daemons.core.advertiser import Advertiser
 from condorx.daemons.core.server import Handler, Peer, Server
 from condorx.daemons.negotiator.accounting import Accounting
+from condorx.daemons.negotiator.groups import read_groups
 from condorx.daemons.negotiator.handed_out import HandedOut
 from condorx.daemons.negotiator.handout import HandOut, Offer
+from condorx.daemons.negotiator.pool_usage import PoolUsage, pool_usage
 from condorx.language import cron, resources
 from condorx.language.config import Config
-from condorx.language.negotiation import Submitter, negotiate, pool_policies
+from condorx.language.negotiation import Groups, Submitter, negotiate, pool_policies
 from condorx.transport import locate, wire
 from condorx.transport.cedar import negotiator as cedar_negotiator
 from condorx.transport.connection import daemon_credentials
@@ -76,6 +79,9 @@ class Negotiator:
             default_factor=cfg.get_float("DEFAULT_PRIO_FACTOR", 1000.0),
         )
         self.accountant = self.accounting.accountant
+        # GROUP_NAMES and its quotas; kept, for round robin remembers whom it served.
+        self.groups = read_groups(cfg)
+        self.domain = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or "localhost"
         self.wake = trio.Event()
         self.address = ""
         self.eligible = eligible_constraint(cfg.get_int("SCHEDD_INTERVAL", 300))
@@ -145,7 +151,8 @@ class Negotiator:
             slots = await self.collector.query_ads("machine", self.slot_constraint)
             schedds = await self.collector.query_ads("scheduler")
             self.offered = await self._offered()
-        running = self._charge(slots)
+        usage = pool_usage(slots, self.cfg.get_bool("NEGOTIATOR_USE_SLOT_WEIGHTS", True))
+        self.accounting.charge(time.time(), usage.slots)
         # Owner slots too, one whose START takes the job is available (manual 3.5,
         # 3.5.8.1); Backfill slots, whose backfill work gives way to a job (3.5.8.6);
         # and Claimed ones, when a job may preempt theirs (the slot's RANK prefers it,
@@ -161,6 +168,7 @@ class Negotiator:
         if not submitters:
             return
         gathered = time.perf_counter()
+        grouped = self.groups if self.groups.has_groups() else None
         result = await trio.to_thread.run_sync(
             lambda: negotiate(
                 free,
@@ -171,13 +179,23 @@ class Negotiator:
                 pre_job_rank=self.cfg.get("NEGOTIATOR_PRE_JOB_RANK"),
                 post_job_rank=self.cfg.get("NEGOTIATOR_POST_JOB_RANK"),
                 # RemoteUserPrio for PREEMPTION_REQUIREMENTS: each running user's priority.
-                priorities={u: self.accountant.effective_priority(u) for u in running},
+                priorities={u: self.accountant.effective_priority(u) for u in usage.slots},
+                groups=grouped,
+                pool_size=usage.size,
+                usage=self._submitter_usage(usage),
             )
         )
         matched = time.perf_counter()
+        if grouped is not None:
+            self._log_shares(grouped)
         offers = [
             self.offer(
-                m.job, m.slot, homes[m.submitter.name], m.submitter.name, m.dynamic_slot, m.preempts
+                m.job,
+                m.slot,
+                homes[id(m.submitter)],
+                m.submitter.name,
+                m.dynamic_slot,
+                m.preempts,
             )
             for m in result.matches
         ]
@@ -209,24 +227,34 @@ class Negotiator:
         rows = await self.collector.query_rows("machineprivate", ["Name", "Capability"])
         return {r[0]: r[1] for r in rows if isinstance(r[0], str) and isinstance(r[1], str)}
 
-    def _charge(self, slots: list[ClassAd]) -> set[str]:
-        """Charge each user for the slots they hold now; returns who holds any."""
-        in_use: dict[str, float] = {}
-        for s in slots:
-            user = s.get("RemoteUser")
-            if isinstance(user, str) and s.get("State") == "Claimed":
-                in_use[user] = in_use.get(user, 0.0) + 1.0
-        self.accounting.charge(time.time(), in_use)
-        return set(in_use)
+    def _submitter_usage(self, usage: PoolUsage) -> dict[str, float]:
+        """What each submitter (`name@UID_DOMAIN`) holds now, as the groups count it."""
+        return {f"{name}@{self.domain}": used for name, used in usage.weighted.items()}
+
+    def _log_shares(self, groups: Groups) -> None:
+        for warning in groups.last_warnings():
+            log.warning("group quotas: %s", warning)
+        for name, share in groups.last_shares():
+            log.info(
+                "group quotas: %s quota %g requested %g allocated %g usage %g",
+                name,
+                share["quota"],
+                share["requested"],
+                share["allocated"],
+                share["usage"],
+            )
 
     async def _submitters(
         self, schedds: list[ClassAd], free: list[ClassAd]
-    ) -> tuple[list[Submitter], dict[str, str]]:
-        """Each (user, schedd)'s waiting jobs, with the user's effective priority. A
-        schedd sends one job per autocluster with its count (grouped for these slots'
-        policies); the job stands in the submitter's list as many times as it counts."""
+    ) -> tuple[list[Submitter], dict[int, str]]:
+        """Each (accounting name, schedd)'s waiting jobs, with the name's effective
+        priority, and each submitter's schedd (by the submitter's id: one name may
+        submit at several schedds). A schedd sends one job per autocluster with its
+        count (grouped for these slots' policies); the job stands in the submitter's
+        list as many times as it counts. A submitter is named `name@UID_DOMAIN`, as
+        HTCondor's are: a group's name is what assigns it to its group."""
         submitters: list[Submitter] = []
-        homes: dict[str, str] = {}
+        homes: dict[int, str] = {}
         pool = await trio.to_thread.run_sync(pool_policies, free)
         for sad in schedds:
             address = sad.get("MyAddress")
@@ -237,15 +265,15 @@ class Negotiator:
             except PEER_FAILURES as e:
                 log.warning("cannot read the idle jobs of %s: %s", sad.get("Name"), why(e))
                 continue
-            for owner, owned in jobs.items():
-                name = f"{owner}@{sad.get('Name')}"
-                prio = self.accountant.effective_priority(owner)
-                submitters.append(Submitter(name, prio, owned))
-                homes[name] = address
+            for account, owned in jobs.items():
+                prio = self.accountant.effective_priority(account)
+                submitter = Submitter(f"{account}@{self.domain}", prio, owned)
+                submitters.append(submitter)
+                homes[id(submitter)] = address
         return submitters, homes
 
     async def _idle_jobs(self, address: str, pool: list[ClassAd]) -> dict[str, list[ClassAd]]:
-        """The schedd's jobs to match, by owner. Each chunk of its answer earns it
+        """The schedd's jobs to match, by accounting name. Each chunk of its answer earns it
         NEGOTIATOR_TIMEOUT more: a long queue takes its time, a silent schedd does not."""
         checked(address)
         client = ScheddClient(self.cfg, address, self.creds)
@@ -261,7 +289,7 @@ class Negotiator:
                             raise wire.WireError(
                                 f"more than NEGOTIATOR_MAX_JOBS_PER_SCHEDD ({self.max_jobs}) jobs"
                             )
-                        jobs.setdefault(str(job.get("Owner")), []).extend([job] * count)
+                        jobs.setdefault(accounting_name(job), []).extend([job] * count)
         if scope.cancelled_caught:
             raise trio.TooSlowError(f"no answer within {self.timeout} s")
         return jobs

@@ -63,10 +63,10 @@ class Autoclusters:
     ) -> list[Group]:
         """Group the jobs (`keys` and their `ads`, in queue order) not marked in `skip`
         for which `constraint` is true, for slots with the `pool`'s policies, each
-        owner's apart (a negotiator matches each owner's jobs as one submitter's). The
+        accounting name's apart (a negotiator matches its jobs as one submitter's). The
         groups replace those of the last request like it (`request`: its constraint)."""
         found = await trio.to_thread.run_sync(
-            waiting_groups, ads, skip, constraint, pool, ["Owner"]
+            waiting_groups, ads, skip, constraint, pool, ["Owner", "AccountingGroup"]
         )
         groups: list[Group] = []
         members_of: dict[Key, Waiting] = {}

@@ -19,6 +19,7 @@ import trio
 
 from condorx.classad import ClassAd
 from condorx.client.startd import Claim
+from condorx.daemons.core.accounts import accounting_name
 from condorx.daemons.schedd import transitions
 from condorx.daemons.schedd.shadow import LOST, ClaimInfo, FirstJob, Shadows
 from condorx.daemons.schedd.store import Key
@@ -140,6 +141,7 @@ async def _place(shadows: Shadows, co: Coalescing, timeout: float) -> None:
             first.startd,
             first.slot,
             first.user,
+            account=accounting_name(shadows.ledger.get(co.job)),
             fs_domain=first.fs_domain,
             coalesce=[i.id for i in co.given],
         )

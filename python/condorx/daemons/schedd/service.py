@@ -21,6 +21,7 @@ import trio
 
 from condorx.client.startd import StartdClient
 from condorx.daemons.core import batch
+from condorx.daemons.core.accounts import accounting_name
 from condorx.daemons.core.matchable import runs_here
 from condorx.daemons.core.server import Handler, Peer, Server
 from condorx.daemons.schedd import advertise, factory, now, transitions
@@ -277,6 +278,7 @@ class Schedd:
             startd=_startd(req.startd),
             slot=req.slot,
             user=req.user,
+            account=accounting_name(self.ledger.get(key)),
             fs_domain=req.fs_domain or None,
             request=req.request,
         )

@@ -26,6 +26,7 @@ import trio
 from condorx.classad import ClassAd, ExprTree
 from condorx.client.startd import Claim, StartdClient
 from condorx.daemons.core import job_lease
+from condorx.daemons.core.accounts import accounting_name
 from condorx.daemons.core.matchable import runs_here
 from condorx.daemons.schedd import transitions
 from condorx.daemons.schedd.clock import Clock, wall
@@ -63,6 +64,9 @@ class ClaimInfo:
     startd: Address
     slot: str
     user: str
+    # The accounting name its jobs are charged to (AccountingGroup, else Owner): the
+    # claim runs only that name's jobs, as the negotiator matched it for that name.
+    account: str = ""
     # The slot's FileSystemDomain (whether a job's files travel to it): the negotiator's
     # word until the slot is claimed, then its own ad's; None while it is not known.
     fs_domain: str | None = None
@@ -143,10 +147,10 @@ class Shadows:
         for key in keys:
             ad = self.ledger.get(key)
             if ad is not None:
-                self.idle.setdefault(str(ad.get("Owner")), collections.deque()).append(key)
+                self.idle.setdefault(accounting_name(ad), collections.deque()).append(key)
 
     def next_job(self, claim: ClaimInfo) -> Key | None:
-        """The next idle job of the claim's user that its slot will take (condor_now's,
+        """The next idle job of the claim's accounting name that its slot will take (condor_now's,
         if it still waits); never one matched to a claim still being taken up."""
         chosen, claim.next = claim.next, None
         if chosen is not None:
@@ -157,7 +161,7 @@ class Shadows:
                 )
                 return chosen
             log.info("claim %s: condor_now's job %d.%d no longer waits", claim.id[:8], *chosen)
-        pending = self.idle.get(claim.user)
+        pending = self.idle.get(claim.account or claim.user)
         skipped = []
         found = None
         slot: ClassAd | None = None  # decoded for the first job that needs it

@@ -223,6 +223,11 @@ def _claimed(slot: Slot) -> dict[str, Any]:
         "RemoteOwner": claim.user,
         "ClientMachine": claim.client_machine,
     }
+    # Whom the claim is charged to (the accountant's and the group quotas' name), from
+    # its job's AccountingGroup; kept between the claim's jobs, as HTCondor keeps it.
+    group = (claim.job or claim.last_job or {}).get("AccountingGroup")
+    if isinstance(group, str) and group:
+        out["AccountingGroup"] = group
     if claim.job is not None:
         job = claim.job
         out["JobId"] = f"{job.get('ClusterId')}.{job.get('ProcId')}"

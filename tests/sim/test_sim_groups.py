@@ -1,0 +1,104 @@
+"""A simulated pool shared by accounting group under quotas (HTCondor's admin manual,
+"Hierarchical Group Quotas"), through the real collector, negotiator, schedd and startds:
+jobs submitted with accounting_group run in their group's share of the pool, the slots
+show the group they run for, and the negotiator logs each group's figures."""
+
+from __future__ import annotations
+
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from condorx.testing.pool import QUICK_POOL, LocalPool, wait_for
+from condorx.transport import locate, security
+
+pytestmark = pytest.mark.daemons  # starts its own daemons
+
+BASE = QUICK_POOL.replace("NUM_CPUS = 2\n", "") + (
+    "SIM_MACHINES = 25\nNUM_CPUS = 2\nSIM_JOB_DURATION = 3600\n"
+    "GROUP_NAMES = group_physics, group_chemistry\n"
+)
+
+
+@pytest.fixture
+def sim_pool() -> Iterator[LocalPool]:
+    with tempfile.TemporaryDirectory(prefix="simgroups") as d:
+        p = LocalPool(Path(d))
+        try:
+            yield p
+        finally:
+            p.stop()
+
+
+def configure(pool: LocalPool, text: str) -> None:
+    with open(pool.config_file, "a") as f:
+        f.write(BASE + text)
+    pool.reload()
+
+
+def submit(pool: LocalPool, user: str, group: str, count: int) -> None:
+    (pool.root / f"{user}.sub").write_text(
+        f"executable = /bin/true\naccounting_group = {group}\n"
+        f"accounting_group_user = {user}\nqueue {count}\n"
+    )
+    env = dict(pool.env)
+    key = Path(locate.pool_key_file(pool.cfg)).read_bytes().strip()
+    env["CONDORX_TOKEN"] = security.make_token(key, user)
+    pool.cli("condorx.cli.submit", f"{user}.sub", env=env)
+
+
+def busy_by_group(pool: LocalPool) -> Counter[str]:
+    out = pool.cli("condorx.cli.status", "-af", "Activity", "AccountingGroup").stdout
+    rows = [line.split() for line in out.splitlines()]
+    return Counter(r[1] for r in rows if r and r[0] == "Busy")
+
+
+def running_by_group(pool: LocalPool) -> Counter[str]:
+    out = pool.cli(
+        "condorx.cli.q", "-allusers", "-constraint", "JobStatus == 2", "-af", "AcctGroup"
+    ).stdout
+    return Counter(line.strip() for line in out.splitlines() if line.strip())
+
+
+def slots_up(pool: LocalPool) -> int:
+    return len(pool.cli("condorx.cli.status", "-af", "Name").stdout.split())
+
+
+def test_static_quotas_hold_each_group_to_its_share(sim_pool):
+    """50 slots; physics may have 30 and chemistry 15, neither takes surplus: with 100
+    jobs each waiting, the pool runs exactly 30 and 15, and five slots stay free."""
+    configure(sim_pool, "GROUP_QUOTA_group_physics = 30\nGROUP_QUOTA_group_chemistry = 15\n")
+    sim_pool.start("collector", "schedd", "sim")
+    wait_for(lambda: slots_up(sim_pool) == 50, "50 simulated slots in the collector")
+    submit(sim_pool, "alice", "group_physics", 100)
+    submit(sim_pool, "bob", "group_chemistry", 100)
+    sim_pool.start("negotiator")
+    want = {"group_physics.alice": 30, "group_chemistry.bob": 15}
+    wait_for(lambda: busy_by_group(sim_pool) == want, f"slots busy as {want}", 120)
+    wait_for(
+        lambda: running_by_group(sim_pool) == {"group_physics": 30, "group_chemistry": 15},
+        "the schedd's jobs running by group",
+        60,
+    )
+    log = Path(locate.log_dir(sim_pool.cfg), "NegotiatorLog").read_text()
+    assert "group quotas: group_physics quota 30 requested 100" in log
+
+
+def test_dynamic_quotas_give_the_surplus_to_the_group_that_accepts_it(sim_pool):
+    """Half the pool each, but chemistry asks for only 5: physics, which accepts
+    surplus, takes its 25 and the 20 chemistry leaves; the pool fills."""
+    configure(
+        sim_pool,
+        "GROUP_QUOTA_DYNAMIC_group_physics = 0.5\nGROUP_QUOTA_DYNAMIC_group_chemistry = 0.5\n"
+        "GROUP_ACCEPT_SURPLUS_group_physics = true\n",
+    )
+    sim_pool.start("collector", "schedd", "sim")
+    wait_for(lambda: slots_up(sim_pool) == 50, "50 simulated slots in the collector")
+    submit(sim_pool, "alice", "group_physics", 100)
+    submit(sim_pool, "bob", "group_chemistry", 5)
+    sim_pool.start("negotiator")
+    want = {"group_physics.alice": 45, "group_chemistry.bob": 5}
+    wait_for(lambda: busy_by_group(sim_pool) == want, f"slots busy as {want}", 120)
