@@ -8,13 +8,14 @@ import logging
 
 from tests.negotiation.test_group_quotas import got, jobs, slots
 
+from condorx.daemons.negotiator.group_accounts import GroupAccounts
 from condorx.daemons.negotiator.groups import read_groups
 from condorx.language.config import Config
-from condorx.language.negotiation import Submitter, negotiate
+from condorx.language.negotiation import Accountant, Submitter, negotiate
 
 
 def groups(text: str):
-    return read_groups(Config.from_text(text))
+    return read_groups(Config.from_text(text)).core
 
 
 def test_no_group_names_means_no_groups():
@@ -68,3 +69,48 @@ def test_round_robin_rate_falls_back_to_its_old_name_and_a_bad_one_is_clamped(ca
     # only where the new one is set empty.
     groups("GROUP_NAMES = a\nGROUP_QUOTA_ROUND_ROBIN_RATE =\nHFS_ROUND_ROBIN_RATE = 0.5\n")
     assert "HFS_ROUND_ROBIN_RATE (condor_config, line 3) is too low (0.5)" in caplog.text
+
+
+def accounts(text: str) -> GroupAccounts:
+    return GroupAccounts(read_groups(Config.from_text(text)), "pool")
+
+
+def test_groups_are_charged_for_their_members_and_start_at_their_factor():
+    acc = Accountant(halflife=86400.0, default_factor=1000.0)
+    g = accounts(
+        "GROUP_NAMES = group_a, group_a.b\nGROUP_QUOTA_group_a = 10\n"
+        "GROUP_QUOTA_DYNAMIC_group_a.b = 0.5\nGROUP_PRIO_FACTOR_group_a.b = 50\n"
+        "GROUP_AUTOREGROUP_group_a = true\n"
+    )
+    g.prime_groups(acc)
+    assert all(acc.knows(n) for n in ("<none>", "group_a", "group_a.b"))
+    assert acc.factor("group_a.b") == 50.0 and acc.factor("group_a") == 1000.0
+    for name in ("group_a.b.alice", "group_a.bob", "carol"):
+        g.prime(acc, name)
+    assert acc.factor("group_a.b.alice") == 50.0
+    assert not acc.knows("group_a.bob")  # its group sets no factor: the default stands
+    held = {"group_a.b.alice": 3.0, "group_a.bob": 2.0, "carol": 1.0}
+    assert g.charged(held) == {
+        **held,
+        "group_a.b": 3.0,
+        "group_a": 2.0,
+        "<none>": 1.0,
+    }
+    rows = g.annotate(
+        [{"Name": n} for n in ("<none>", "group_a", "group_a.b", "group_a.b.alice", "carol")]
+    )
+    by_name = {r["Name"]: r for r in rows}
+    assert [by_name[n]["AccountingGroup"] for n in by_name] == [
+        "<none>",
+        "<none>",
+        "group_a",
+        "group_a.b",
+        "<none>",
+    ]
+    assert [r["IsAccountingGroup"] for r in rows] == [True, True, True, False, False]
+    assert by_name["group_a"]["ConfigQuota"] == 10.0
+    assert by_name["group_a.b"]["ConfigQuota"] == 0.5
+    assert by_name["group_a"]["SurplusPolicy"] == "regroup"
+    assert by_name["group_a.b"]["SurplusPolicy"] == "no"
+    assert by_name["<none>"]["SurplusPolicy"] == "regroup"
+    assert "EffectiveQuota" not in by_name["carol"]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from condorx.testing import bindings
 from condorx.testing.pool import QUICK_POOL, LocalPool, wait_for
 from condorx.transport import locate, security
 
@@ -63,6 +64,24 @@ def running_by_group(pool: LocalPool) -> Counter[str]:
     return Counter(line.strip() for line in out.splitlines() if line.strip())
 
 
+# The accountant's group records as HTCondor's own client reads them (condor_userprio's
+# GET_PRIORITY), once its charge shows what the groups hold.
+GROUP_RECORDS = """
+import time, htcondor2 as htcondor
+wanted = {"group_physics": 30, "group_chemistry": 15}
+deadline = time.time() + 90
+while True:
+    ads = htcondor.Negotiator().getPriorities()
+    rows = {a["Name"]: dict(a) for a in ads if a.get("IsAccountingGroup")}
+    if all(rows.get(g, {}).get("ResourcesUsed") == n for g, n in wanted.items()):
+        break
+    if time.time() > deadline:
+        raise SystemExit(f"the group records never showed {wanted}: {rows}")
+    time.sleep(0.5)
+result(rows)
+"""
+
+
 def slots_up(pool: LocalPool) -> int:
     return len(pool.cli("condorx.cli.status", "-af", "Name").stdout.split())
 
@@ -85,6 +104,13 @@ def test_static_quotas_hold_each_group_to_its_share(sim_pool):
     )
     log = Path(locate.log_dir(sim_pool.cfg), "NegotiatorLog").read_text()
     assert "group quotas: group_physics quota 30 requested 100" in log
+    r = bindings.run(sim_pool, GROUP_RECORDS)
+    assert r.returncode == 0, r.stderr
+    physics = r.value["group_physics"]
+    assert physics["AccountingGroup"] == "<none>"
+    assert (physics["EffectiveQuota"], physics["ConfigQuota"]) == (30.0, 30.0)
+    assert (physics["SurplusPolicy"], physics["Requested"]) == ("no", 100.0)
+    assert r.value["<none>"]["ResourcesUsed"] == 0
 
 
 def test_dynamic_quotas_give_the_surplus_to_the_group_that_accepts_it(sim_pool):

@@ -111,6 +111,11 @@ impl Accountant {
     }
 
     /// `-delete`: whether there was such a record.
+    /// Whether the accountant has a record of `user`.
+    pub fn knows(&self, user: &str) -> bool {
+        self.users.contains_key(user)
+    }
+
     pub fn delete(&mut self, user: &str) -> bool {
         self.users.remove(user).is_some()
     }

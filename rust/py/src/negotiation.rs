@@ -254,6 +254,10 @@ impl PyAccountant {
         self.inner.reset_all(now);
     }
 
+    fn knows(&self, user: &str) -> bool {
+        self.inner.knows(user)
+    }
+
     fn delete(&mut self, user: &str) -> bool {
         self.inner.delete(user)
     }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass, field
 
 from condorx.language.config import Config
 from condorx.language.negotiation import Groups
@@ -22,16 +23,39 @@ _INT_MAX = float(2**31 - 1)
 _HUGE = 1.0e100
 
 
-def read_groups(cfg: Config) -> Groups:
+ROOT = "<none>"
+
+
+@dataclass
+class PoolGroups:
+    """The groups as the core shares the pool among them, and what the accountant and
+    condor_userprio show of each (by the group's name, in lower case: HTCondor's group
+    names are case-insensitive)."""
+
+    core: Groups
+    #: GROUP_QUOTA_<g>, or GROUP_QUOTA_DYNAMIC_<g> (a fraction), as configured.
+    config_quota: dict[str, float] = field(default_factory=dict)
+    #: GROUP_PRIO_FACTOR_<g>, where set: the factor its new accounting records start at.
+    prio_factor: dict[str, float] = field(default_factory=dict)
+    #: "regroup", "byquota" or "no" (condor_userprio's SurplusPolicy).
+    surplus: dict[str, str] = field(default_factory=dict)
+
+    def has_groups(self) -> bool:
+        return self.core.has_groups()
+
+
+def read_groups(cfg: Config) -> PoolGroups:
     """The pool's accounting groups (none when GROUP_NAMES is empty) and the knobs that
     share the pool among them."""
     rows = [_group_row(cfg, name) for name in cfg.get_list("GROUP_NAMES")]
+    default_surplus = cfg.get_bool("GROUP_ACCEPT_SURPLUS", False)
+    default_regroup = cfg.get_bool("GROUP_AUTOREGROUP", False)
     rounds_knob = _defined(cfg, "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", "HFS_MAX_ALLOCATION_ROUNDS")
     rate_knob = _defined(cfg, "GROUP_QUOTA_ROUND_ROBIN_RATE", "HFS_ROUND_ROBIN_RATE")
     groups = Groups(
         rows,
-        accept_surplus=cfg.get_bool("GROUP_ACCEPT_SURPLUS", False),
-        autoregroup=cfg.get_bool("GROUP_AUTOREGROUP", False),
+        accept_surplus=default_surplus,
+        autoregroup=default_regroup,
         oversubscribe=cfg.get_bool("NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION", True),
         max_rounds=int(_ranged(cfg, rounds_knob, 3.0, 1.0, _INT_MAX)),
         round_robin_rate=_ranged(cfg, rate_knob, _HUGE, 1.0, _HUGE),
@@ -42,7 +66,27 @@ def read_groups(cfg: Config) -> Groups:
     )
     for warning in groups.warnings:
         log.warning("group quotas: %s", warning)
-    return groups
+    out = PoolGroups(groups)
+    defined = {n.lower() for n in groups.names}
+    regroup_any = default_regroup
+    for name, static, dynamic, surplus, regroup in rows:
+        key = name.lower()
+        if key not in defined or key == ROOT:
+            continue
+        quota = static if static is not None else dynamic
+        out.config_quota[key] = quota if quota is not None else 0.0
+        regroups = default_regroup if regroup is None else regroup
+        regroup_any = regroup_any or regroups
+        accepts = default_surplus if surplus is None else surplus
+        out.surplus[key] = "regroup" if regroups else "byquota" if accepts else "no"
+    # The root takes surplus always, and regroups when any group does (as HTCondor's).
+    out.surplus[ROOT] = "regroup" if regroup_any else "byquota"
+    for name in groups.names:
+        if cfg.get(f"GROUP_PRIO_FACTOR_{name}") is not None:
+            factor = _ranged(cfg, f"GROUP_PRIO_FACTOR_{name}", 0.0, 0.0, _HUGE)
+            if factor >= 1.0:  # HTCondor's MIN_PRIORITY_FACTOR: less is not a factor
+                out.prio_factor[name.lower()] = factor
+    return out
 
 
 def _group_row(

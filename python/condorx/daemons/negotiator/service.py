@@ -31,6 +31,7 @@ from condorx.daemons.core.accounts import accounting_name
 from condorx.daemons.core.advertiser import Advertiser
 from condorx.daemons.core.server import Handler, Peer, Server
 from condorx.daemons.negotiator.accounting import Accounting
+from condorx.daemons.negotiator.group_accounts import GroupAccounts
 from condorx.daemons.negotiator.groups import read_groups
 from condorx.daemons.negotiator.handed_out import HandedOut
 from condorx.daemons.negotiator.handout import HandOut, Offer
@@ -82,6 +83,10 @@ class Negotiator:
         # GROUP_NAMES and its quotas; kept, for round robin remembers whom it served.
         self.groups = read_groups(cfg)
         self.domain = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or "localhost"
+        self.group_accounts: GroupAccounts | None = None
+        if self.groups.has_groups():
+            self.group_accounts = GroupAccounts(self.groups, self.domain)
+            self.group_accounts.prime_groups(self.accountant)
         self.wake = trio.Event()
         self.address = ""
         self.eligible = eligible_constraint(cfg.get_int("SCHEDD_INTERVAL", 300))
@@ -118,7 +123,10 @@ class Negotiator:
         return Done()
 
     async def get_priorities(self, peer: Peer, req: GetPriorities, ch: wire.Channel) -> Priorities:
-        return Priorities(self.accounting.records(), self.accountant.last_update())
+        records = self.accounting.records()
+        if self.group_accounts is not None:
+            records = self.group_accounts.annotate(records)
+        return Priorities(records, self.accountant.last_update())
 
     async def edit_user(self, peer: Peer, req: EditUser, ch: wire.Channel) -> Done:
         self.accounting.edit(req.action, req.user, req.value, time.time())
@@ -152,7 +160,12 @@ class Negotiator:
             schedds = await self.collector.query_ads("scheduler")
             self.offered = await self._offered()
         usage = pool_usage(slots, self.cfg.get_bool("NEGOTIATOR_USE_SLOT_WEIGHTS", True))
-        self.accounting.charge(time.time(), usage.slots)
+        held = usage.slots
+        if self.group_accounts is not None:
+            for name in held:
+                self.group_accounts.prime(self.accountant, name)
+            held = self.group_accounts.charged(held)
+        self.accounting.charge(time.time(), held)
         # Owner slots too, one whose START takes the job is available (manual 3.5,
         # 3.5.8.1); Backfill slots, whose backfill work gives way to a job (3.5.8.6);
         # and Claimed ones, when a job may preempt theirs (the slot's RANK prefers it,
@@ -168,7 +181,7 @@ class Negotiator:
         if not submitters:
             return
         gathered = time.perf_counter()
-        grouped = self.groups if self.groups.has_groups() else None
+        grouped = self.groups.core if self.groups.has_groups() else None
         result = await trio.to_thread.run_sync(
             lambda: negotiate(
                 free,
@@ -266,6 +279,8 @@ class Negotiator:
                 log.warning("cannot read the idle jobs of %s: %s", sad.get("Name"), why(e))
                 continue
             for account, owned in jobs.items():
+                if self.group_accounts is not None:
+                    self.group_accounts.prime(self.accountant, account)
                 prio = self.accountant.effective_priority(account)
                 submitter = Submitter(f"{account}@{self.domain}", prio, owned)
                 submitters.append(submitter)

@@ -40,6 +40,13 @@ _ATTRS = {
     "WeightedAccumulatedUsage": "WeightedAccumulatedUsage",
     "BeginUsageTime": "BeginUsageTime",
     "LastUsageTime": "LastUsageTime",
+    # A group's record, in a pool with accounting groups: its quota and demand.
+    "EffectiveQuota": "EffectiveQuota",
+    "ConfigQuota": "ConfigQuota",
+    "SubtreeQuota": "SubtreeQuota",
+    "GroupSortKey": "GroupSortKey",
+    "SurplusPolicy": "SurplusPolicy",
+    "Requested": "Requested",
 }
 
 
@@ -51,8 +58,10 @@ def _report(users: list[Any], last_update: float) -> ClassAd:
         for theirs, ours in _ATTRS.items():
             if user.get(ours) is not None:
                 ad[f"{theirs}{i}"] = user[ours]
-        ad[f"IsAccountingGroup{i}"] = False
-        ad[f"AccountingGroup{i}"] = user.get("Name", "")
+        # Whether the record is a group's, and the group it is in (a group's: its
+        # parent's); without groups, every user is in the root, `<none>`.
+        ad[f"IsAccountingGroup{i}"] = bool(user.get("IsAccountingGroup", False))
+        ad[f"AccountingGroup{i}"] = str(user.get("AccountingGroup") or "<none>")
     return ad
 
 
