@@ -266,6 +266,8 @@ class Groups:
     def assigned(self, submitter: str) -> str:
         """The group `group.user@domain` is charged to."""
     def accepts_surplus(self, group: str) -> bool | None: ...
+    def quotas(self, pool: float) -> dict[str, float]:
+        """Each group's quota in a pool of `pool` weighted slots, before any demand."""
     def last_shares(self) -> list[tuple[str, dict[str, float]]]:
         """Per group: quota, subtree_quota, requested, allocated, usage, subtree_usage,
         sort_key, as the last cycle left them."""

@@ -128,3 +128,32 @@ def test_dynamic_quotas_give_the_surplus_to_the_group_that_accepts_it(sim_pool):
     sim_pool.start("negotiator")
     want = {"group_physics.alice": 45, "group_chemistry.bob": 5}
     wait_for(lambda: busy_by_group(sim_pool) == want, f"slots busy as {want}", 120)
+
+
+def test_a_group_under_its_quota_preempts_one_over_its_own(sim_pool):
+    """The manual's recipe for quotas that reclaim their share: alice's group took the
+    whole pool as surplus; when bob's group asks, PREEMPTION_REQUIREMENTS lets it take
+    slots back from a group over its quota, up to its own quota."""
+    configure(
+        sim_pool,
+        "SIM_MACHINES = 5\n"
+        "GROUP_QUOTA_DYNAMIC_group_physics = 0.5\nGROUP_QUOTA_DYNAMIC_group_chemistry = 0.5\n"
+        "GROUP_ACCEPT_SURPLUS = true\n"
+        "PREEMPTION_REQUIREMENTS = (SubmitterGroupResourcesInUse < SubmitterGroupQuota)"
+        " && (RemoteGroupResourcesInUse > RemoteGroupQuota)\n",
+    )
+    sim_pool.start("collector", "schedd", "sim")
+    wait_for(lambda: slots_up(sim_pool) == 10, "10 simulated slots in the collector")
+    submit(sim_pool, "alice", "group_physics", 20)
+    sim_pool.start("negotiator")
+    wait_for(
+        lambda: busy_by_group(sim_pool) == {"group_physics.alice": 10},
+        "alice's group holding the whole pool",
+        120,
+    )
+    submit(sim_pool, "bob", "group_chemistry", 10)
+    sim_pool.cli("condorx.cli.reschedule")
+    want = {"group_physics.alice": 5, "group_chemistry.bob": 5}
+    wait_for(lambda: busy_by_group(sim_pool) == want, f"slots busy as {want}", 120)
+    log = Path(locate.log_dir(sim_pool.cfg), "NegotiatorLog").read_text()
+    assert "group quotas: group_chemistry quota 5 requested 10" in log

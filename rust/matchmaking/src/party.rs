@@ -153,6 +153,14 @@ pub struct SubmitterCtx<'a> {
     pub config: &'a Config,
 }
 
+/// A submitter's name without its domain (`group.user@domain` is `group.user`): the name
+/// its claims are charged to.
+fn accounting_name(submitter: &str) -> &str {
+    submitter
+        .rsplit_once('@')
+        .map_or(submitter, |(name, _)| name)
+}
+
 impl SubmitterCtx<'_> {
     fn seek<'b>(&'b self, job: &'b Arc<ClassAd>) -> Seek<'b> {
         let config = self.config;
@@ -165,6 +173,7 @@ impl SubmitterCtx<'_> {
             rules: Rules {
                 requirements: config.preemption_requirements.as_ref(),
                 priorities: &config.priorities,
+                submitter: accounting_name(&self.submitter.name),
             },
             priority: self.submitter.priority,
             preemption_rank: config.preemption_rank.as_ref(),

@@ -2,10 +2,12 @@
 //!
 //! - By the slot's RANK: the slot prefers the new job to the one it runs (its Rank of the
 //!   new job exceeds CurrentRank). The user's priority does not matter.
-//! - By user priority: the new job's user has a better (lower) effective priority than the
-//!   slot's current user (RemoteOwner), and PREEMPTION_REQUIREMENTS allows it. The
-//!   expression sees the slot as MY, with RemoteUserPrio and SubmitterUserPrio added, and
-//!   the job as TARGET. With no PREEMPTION_REQUIREMENTS there is no priority preemption.
+//! - By user priority: the slot runs for another accounting name (its AccountingGroup,
+//!   else RemoteOwner) and PREEMPTION_REQUIREMENTS allows it, as HTCondor's matchmaker
+//!   decides: the expression (usually comparing RemoteUserPrio and SubmitterUserPrio, or
+//!   a group's usage and quota) is the whole rule. It sees the slot as MY, with
+//!   RemoteUserPrio and SubmitterUserPrio added, and the job as TARGET. With no
+//!   PREEMPTION_REQUIREMENTS there is no priority preemption.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,7 +21,7 @@ use crate::pair::PairEval;
 pub enum Preemption {
     /// The slot's RANK prefers the new job.
     Rank,
-    /// The new user's priority is better and PREEMPTION_REQUIREMENTS allows it.
+    /// The slot runs for someone else and PREEMPTION_REQUIREMENTS allows it.
     Priority,
 }
 
@@ -28,6 +30,9 @@ pub struct Rules<'a> {
     pub requirements: Option<&'a Expr>,
     /// Effective priority of every user known to the accountant.
     pub priorities: &'a HashMap<String, f64>,
+    /// The submitter's accounting name (its name without `@domain`): a slot it holds
+    /// already is not preempted for priority, the only such rule HTCondor's has.
+    pub submitter: &'a str,
 }
 
 fn number(slot: &ClassAd, name: &str) -> f64 {
@@ -61,10 +66,11 @@ impl Rules<'_> {
             return Some(Preemption::Rank);
         }
         let req = self.requirements?;
-        let remote = *self.priorities.get(remote_user(slot)?)?;
-        if prio >= remote {
+        let user = remote_user(slot)?;
+        if user == self.submitter {
             return None;
         }
+        let remote = *self.priorities.get(user)?;
         let mut seen = (**slot).clone();
         seen.insert_str("RemoteUserPrio", Expr::Lit(Value::Real(remote)));
         seen.insert_str("SubmitterUserPrio", Expr::Lit(Value::Real(prio)));

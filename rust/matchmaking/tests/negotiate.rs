@@ -8,6 +8,7 @@
     clippy::indexing_slicing
 )]
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use condorx_classad::{parse_ad, parse_expr, unparse, ClassAd};
@@ -249,6 +250,24 @@ fn better_priority_preempts_only_when_preemption_requirements_allow() {
         negotiate(&slots, &light(), &config).matches.is_empty(),
         "not better by 20%"
     );
+}
+
+#[test]
+fn preemption_requirements_are_the_whole_rule_but_never_against_oneself() {
+    // As HTCondor's matchmaker: a worse priority preempts when the expression says so
+    // (a group under its quota taking from one over its own, say), but a submitter's
+    // own slot (by accounting name, the domain aside) is never preempted for priority.
+    let slots = vec![claimed("0", 0.0, "group_a.hog")];
+    let config = Config {
+        preemption_requirements: Some(parse_expr("true").unwrap()),
+        priorities: HashMap::from([("group_a.hog".to_string(), 1.0)]),
+        ..Config::default()
+    };
+    let worse = vec![submitter("group_b.late@pool", 9000.0, vec![job("late", 1024)])];
+    let cycle = negotiate(&slots, &worse, &config);
+    assert_eq!(cycle.matches[0].preempts, Some(Preemption::Priority));
+    let own = vec![submitter("group_a.hog@pool", 1.0, vec![job("hog", 1024)])];
+    assert!(negotiate(&slots, &own, &config).matches.is_empty());
 }
 
 #[test]

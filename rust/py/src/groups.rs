@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use condorx_classad::parse_expr;
-use condorx_matchmaking::groups::{GroupSpec, Outcome, Quota, Settings, Tree};
+use condorx_matchmaking::groups::{GroupSpec, Outcome, Quota, Settings, Shares, Tree};
 use condorx_matchmaking::GroupPolicy;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -116,6 +116,16 @@ impl PyGroups {
     fn accepts_surplus(&self, group: &str) -> Option<bool> {
         let g = self.tree.find(group).or((group == "<none>").then_some(0))?;
         self.tree.group(g).map(|x| x.accept_surplus)
+    }
+
+    /// Each group's quota in a pool of `pool` (weighted) slots, as the tree assigns them
+    /// before any demand is seen (what SubmitterGroupQuota and RemoteGroupQuota show).
+    fn quotas(&self, pool: f64) -> HashMap<String, f64> {
+        let mut shares = Shares::new(&self.tree, &[], &[], &[]);
+        shares.assign_quotas(0, pool, self.settings.oversubscribe);
+        (0..self.tree.len())
+            .map(|g| (self.tree.name(g).to_string(), shares.get(g).quota))
+            .collect()
     }
 
     /// Each group's figures as the last cycle left them (none before the first).

@@ -32,6 +32,7 @@ from condorx.daemons.core.advertiser import Advertiser
 from condorx.daemons.core.server import Handler, Peer, Server
 from condorx.daemons.negotiator.accounting import Accounting
 from condorx.daemons.negotiator.group_accounts import GroupAccounts
+from condorx.daemons.negotiator.group_attrs import GroupAttrs
 from condorx.daemons.negotiator.groups import read_groups
 from condorx.daemons.negotiator.handed_out import HandedOut
 from condorx.daemons.negotiator.handout import HandOut, Offer
@@ -180,6 +181,12 @@ class Negotiator:
         submitters, homes = await self._submitters(schedds, free)
         if not submitters:
             return
+        if self.group_accounts is not None:
+            # The group facts policy expressions read (SubmitterGroupQuota, ...).
+            quotas = self.groups.core.quotas(usage.size)
+            attrs = GroupAttrs(self.group_accounts, quotas, usage.weighted)
+            attrs.stamp_jobs(submitters)
+            attrs.stamp_slots(free)
         gathered = time.perf_counter()
         grouped = self.groups.core if self.groups.has_groups() else None
         result = await trio.to_thread.run_sync(
