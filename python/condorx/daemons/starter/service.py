@@ -18,6 +18,12 @@ PREPARE_JOB runs before the job, in its sandbox, and a failure ends the run with
 `updates[0]` seconds and then every `updates[1]`, on the side; JOB_EXIT runs when the job
 has ended, and the starter waits for it before it reports.
 
+A run's last frame (`done`, `failed`, `missed`, `vacated`) goes out only once the
+starter is idle again: the startd hands the claim's next job over as soon as it reads it,
+and that `run` must be taken, not dropped as if it came during the last one. The last
+run's scratch directory is emptied after the frame (off the job's critical path), and
+the next run waits for that before it takes the directory.
+
 When its socket closes (the claim is over, or the startd died), it kills any
 job it is still running and exits. One starter per claim rather than per job: a claim
 runs many short jobs, and even a fork per job would cost more than the jobs.
@@ -71,6 +77,10 @@ class Starter:
         self.killed: int | None = None
         # The claim's scratch directory, made for its first job and kept for the next.
         self.scratch = Scratch(f"dir_{os.getpid()}")
+        # Held by a run until its scratch directory is emptied: the next run waits for it.
+        self.turn = trio.Lock()
+        # The run has sent its last frame: what is set now belongs to the next run.
+        self.over = False
 
     async def send(self, msg: dict[str, Any]) -> None:
         async with self.send_lock:
@@ -83,7 +93,10 @@ class Starter:
                     req = await self.ch.receive()
                     if not isinstance(req, dict):
                         continue
-                    if req.get("cmd") == StartJob.command and not self.active:
+                    if req.get("cmd") == StartJob.command and self.active:
+                        # The startd sends a run only after the last one's last frame.
+                        log.warning("ignored a run that came while a job was running")
+                    elif req.get("cmd") == StartJob.command:
                         try:
                             start = StartJob.from_wire(req)
                         except Refused as e:
@@ -132,11 +145,11 @@ class Starter:
         if d is None:
             return None
         if isinstance(d, str):
-            await self.send({"missed": {"invalid": d}})
+            await self._last({"missed": {"invalid": d}})
             return "missed"
         kind, seconds = deferral.verdict(d, arrived)
         if kind == "missed":
-            await self.send(
+            await self._last(
                 {"missed": {"late": int(seconds), "deferral_time": d.time, "window": d.window}}
             )
             return "missed"
@@ -151,17 +164,33 @@ class Starter:
                     nursery.cancel_scope.cancel()
             stopped, self.waiting = self.waiting.cancel_called, None
             if stopped:  # held, removed or vacated while it waited (even in its last second)
-                await self.send({"vacated": "stopped while waiting for its deferral time"})
+                await self._last({"vacated": "stopped while waiting for its deferral time"})
                 return "vacated"
         return None
 
     async def run(self, req: StartJob) -> None:
-        try:
-            await self._run(req)
-        finally:
-            self.active = self.suspended = False
-            self.proc = self.waiting = self.killed = None
-            self.ending = ""
+        async with self.turn:  # after the last run's scratch directory is emptied
+            self.over = False
+            try:
+                await self._run(req)
+            finally:
+                if not self.over:  # cut off before its last frame: no next run can have come
+                    self._idle()
+
+    def _idle(self) -> None:
+        """No run any more: what a run set is cleared, for the next."""
+        self.active = self.suspended = False
+        self.proc = self.waiting = self.killed = None
+        self.ending = ""
+
+    async def _last(self, frame: dict[str, Any]) -> None:
+        """The run's last frame, sent once the starter is idle again: the startd may send
+        the claim's next job the moment it reads this, and a starter that still counted
+        this run as its own dropped that job (the claim then ran nothing, for ever), or
+        cleared a kill or suspend sent for it."""
+        self._idle()
+        self.over = True
+        await self.send(frame)
 
     async def _run(self, req: StartJob) -> None:
         job = wire.ad_from_packed(req.job, "job ad")
@@ -171,7 +200,7 @@ class Starter:
         try:
             account = Account.lookup(req.user)
         except AccountError as e:
-            await self.send({"failed": f"cannot run the job: {e}"})
+            await self._last({"failed": f"cannot run the job: {e}"})
             return
         path = self.scratch.take(Path(req.scratch), account)
         try:
@@ -183,7 +212,7 @@ class Starter:
             if await self.wait_for_deferral(job, heartbeat) is not None:
                 return
             if self.killed is not None:
-                await self.send({"vacated": "stopped before it started"})
+                await self._last({"vacated": "stopped before it started"})
                 return
             try:
                 slot_name = req.slot
@@ -192,10 +221,10 @@ class Starter:
                 proc = box.process(slot_name, launch.Process, stopped=stopped, env=env)
             except StdioError as e:
                 why = f"cannot start {job.get('Cmd')}: {e.strerror}"
-                await self.send({"failed": why, "hold_code": e.code, "hold_subcode": e.errno})
+                await self._last({"failed": why, "hold_code": e.code, "hold_subcode": e.errno})
                 return
             except OSError as e:
-                await self.send({"failed": f"cannot start {job.get('Cmd')}: {e.strerror}"})
+                await self._last({"failed": f"cannot start {job.get('Cmd')}: {e.strerror}"})
                 return
             if stopped:
                 # Signals go to the job only once its own SIGSTOP has taken effect: a
@@ -228,7 +257,7 @@ class Starter:
             if failure is not None:  # held, the files it made sent home all the same
                 code = int(HoldCode.DOWNLOAD_FILE_ERROR)
                 done.update(failed=failure, hold_code=code, hold_subcode=errno.ENOENT)
-            await self.send({"done": done})
+            await self._last({"done": done})
         finally:
             self.proc = None
             self.scratch.clear()
@@ -247,12 +276,12 @@ class Starter:
             )
         self.waiting = None
         if res is None:  # stopped (vacated, removed) before the job ever started
-            await self.send({"vacated": f"stopped while its {hook.label} hook ran"})
+            await self._last({"vacated": f"stopped while its {hook.label} hook ran"})
             return False
         if res.ok:
             return True
         why = res.error or f"exited with status {res.status}"
-        await self.send(
+        await self._last(
             {
                 "failed": f"{hook.label} failed: {why}",
                 "hold_code": int(HoldCode.HOOK_PREPARE_JOB_FAILURE),
