@@ -23,6 +23,10 @@ class GroupAccounts:
         self.groups = groups
         self.domain = domain
         self._names = {n.lower(): n for n in groups.core.names}
+        # Names seen before: their group (the tree's answer does not change) and whether
+        # their record was primed. A cycle charges every submitter in the pool.
+        self._group: dict[str, str] = {}
+        self._primed: set[str] = set()
 
     def is_group(self, name: str) -> bool:
         return name.lower() in self._names
@@ -33,7 +37,10 @@ class GroupAccounts:
         if self.is_group(name):
             full = self._names[name.lower()]
             return full.rsplit(".", 1)[0] if "." in full else ROOT
-        return self.groups.core.assigned(f"{name}@{self.domain}")
+        group = self._group.get(name)
+        if group is None:
+            group = self._group[name] = self.groups.core.assigned(f"{name}@{self.domain}")
+        return group
 
     def charged(self, held: dict[str, float]) -> dict[str, float]:
         """What each record is charged for now: each name what it holds, and each group
@@ -55,11 +62,18 @@ class GroupAccounts:
     def prime(self, accountant: Accountant, name: str) -> None:
         """A new user record starts at its group's GROUP_PRIO_FACTOR, where one is set
         (HTCondor sets a record's factor when it is first read)."""
+        if name in self._primed:
+            return
+        self._primed.add(name)
         if accountant.knows(name) or self.is_group(name):
             return
         factor = self.groups.prio_factor.get(self.group_of(name).lower())
         if factor is not None:
             accountant.set_factor(name, factor)
+
+    def forget(self, name: str) -> None:
+        """The record was deleted (condor_userprio -delete): a new one is primed anew."""
+        self._primed.discard(name)
 
     def annotate(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """`records` with each one's group, and each group's figures from the last cycle."""

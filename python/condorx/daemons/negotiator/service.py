@@ -131,6 +131,8 @@ class Negotiator:
 
     async def edit_user(self, peer: Peer, req: EditUser, ch: wire.Channel) -> Done:
         self.accounting.edit(req.action, req.user, req.value, time.time())
+        if self.group_accounts is not None and req.action == "delete":
+            self.group_accounts.forget(req.user)
         log.info("condor_userprio by %s: %s %s %s", peer.user, req.action, req.user, req.value)
         return Done()
 
