@@ -272,6 +272,9 @@ class Groups:
         """Per group: quota, subtree_quota, requested, allocated, usage, subtree_usage,
         sort_key, as the last cycle left them."""
     def last_rounds(self) -> int: ...
+    def last_turns(self) -> list[tuple[int, str, bool]]:
+        """(round, group, the root's turn with the regrouping groups' submitters too),
+        in the order the last cycle negotiated them."""
     def last_warnings(self) -> list[str]: ...
 
 def analyze(

@@ -263,7 +263,11 @@ fn preemption_requirements_are_the_whole_rule_but_never_against_oneself() {
         priorities: HashMap::from([("group_a.hog".to_string(), 1.0)]),
         ..Config::default()
     };
-    let worse = vec![submitter("group_b.late@pool", 9000.0, vec![job("late", 1024)])];
+    let worse = vec![submitter(
+        "group_b.late@pool",
+        9000.0,
+        vec![job("late", 1024)],
+    )];
     let cycle = negotiate(&slots, &worse, &config);
     assert_eq!(cycle.matches[0].preempts, Some(Preemption::Priority));
     let own = vec![submitter("group_a.hog@pool", 1.0, vec![job("hog", 1024)])];

@@ -153,6 +153,17 @@ impl PyGroups {
             .collect()
     }
 
+    /// The last cycle's turns, in order: (round, group, whether it was the root's turn
+    /// with the regrouping groups' submitters too).
+    fn last_turns(&self) -> Vec<(usize, String, bool)> {
+        self.last.as_ref().map_or_else(Vec::new, |o| {
+            o.turns
+                .iter()
+                .map(|&(round, g, regrouped)| (round, self.tree.name(g).to_string(), regrouped))
+                .collect()
+        })
+    }
+
     /// The allocation rounds the last cycle ran.
     fn last_rounds(&self) -> usize {
         self.last.as_ref().map_or(0, |o| o.rounds)

@@ -33,13 +33,14 @@ from condorx.daemons.core.server import Handler, Peer, Server
 from condorx.daemons.negotiator.accounting import Accounting
 from condorx.daemons.negotiator.group_accounts import GroupAccounts
 from condorx.daemons.negotiator.group_attrs import GroupAttrs
+from condorx.daemons.negotiator.group_log import log_cycle
 from condorx.daemons.negotiator.groups import read_groups
 from condorx.daemons.negotiator.handed_out import HandedOut
 from condorx.daemons.negotiator.handout import HandOut, Offer
 from condorx.daemons.negotiator.pool_usage import PoolUsage, pool_usage
 from condorx.language import cron, resources
 from condorx.language.config import Config
-from condorx.language.negotiation import Groups, Submitter, negotiate, pool_policies
+from condorx.language.negotiation import Submitter, negotiate, pool_policies
 from condorx.transport import locate, wire
 from condorx.transport.cedar import negotiator as cedar_negotiator
 from condorx.transport.connection import daemon_credentials
@@ -209,7 +210,7 @@ class Negotiator:
         )
         matched = time.perf_counter()
         if grouped is not None:
-            self._log_shares(grouped)
+            log_cycle(self.groups, submitters, homes)
         offers = [
             self.offer(
                 m.job,
@@ -252,19 +253,6 @@ class Negotiator:
     def _submitter_usage(self, usage: PoolUsage) -> dict[str, float]:
         """What each submitter (`name@UID_DOMAIN`) holds now, as the groups count it."""
         return {f"{name}@{self.domain}": used for name, used in usage.weighted.items()}
-
-    def _log_shares(self, groups: Groups) -> None:
-        for warning in groups.last_warnings():
-            log.warning("group quotas: %s", warning)
-        for name, share in groups.last_shares():
-            log.info(
-                "group quotas: %s quota %g requested %g allocated %g usage %g",
-                name,
-                share["quota"],
-                share["requested"],
-                share["allocated"],
-                share["usage"],
-            )
 
     async def _submitters(
         self, schedds: list[ClassAd], free: list[ClassAd]

@@ -57,6 +57,9 @@ pub struct Outcome {
     pub rr_time: Vec<f64>,
     /// Warnings for the log (a sort expression that does not evaluate, ...).
     pub warnings: Vec<String>,
+    /// Each group's turn to negotiate, in order: (round, group, whether it was the root's
+    /// regrouped turn, with the regrouping groups' submitters too).
+    pub turns: Vec<(usize, usize, bool)>,
 }
 
 /// Who negotiates: the driver says which group and up to what usage, the negotiator
@@ -124,6 +127,7 @@ pub fn negotiate_groups(
                 }
                 let limit = limit_in_pass(&shares, g, n, maxdelta, settings, &live);
                 let regrouped = g == 0 && tree.autoregroup;
+                outcome.turns.push((round, g, regrouped));
                 negotiator.group(g, (!regrouped).then_some(limit), &mut live);
             }
             if n >= maxdelta {
