@@ -98,3 +98,69 @@ def test_autoregroup_lets_each_group_past_its_quota_through_the_root(pool):
         f"Negotiating with a.user@{domain}",
         f"Negotiating with b.user@{domain}",
     ]
+
+
+# job_hgq_negfail_basic_van's configuration: 40 static slots (condorx's default slot
+# layout; the test's `use FEATURE : StaticSlots` says the same to HTCondor 24), two
+# subtrees each managing their own half. The test meant to turn round robin on with
+# HFS_ROUND_ROBIN_RATE, which the parameter table's GROUP_QUOTA_ROUND_ROBIN_RATE shadows
+# (in HTCondor as here): the port sets the knob the negotiator reads.
+NEGFAIL = """
+SIM_MACHINES = 1
+SIM_JOB_DURATION = 3600
+MAXJOBRETIREMENTTIME = 3600 * 24
+PREEMPT = False
+PREEMPTION_REQUIREMENTS = False
+RANK = 0
+NEGOTIATOR_CONSIDER_PREEMPTION = False
+NEGOTIATOR_USE_SLOT_WEIGHTS = FALSE
+NUM_CPUS = 40
+GROUP_QUOTA_ROUND_ROBIN_RATE = 1.0
+HFS_MAX_ALLOCATION_ROUNDS = 3
+GROUP_NAMES = a, b, a.a, a.b, b.a, b.b
+GROUP_QUOTA_DYNAMIC_a = 0.5
+GROUP_QUOTA_DYNAMIC_b = 0.5
+GROUP_QUOTA_DYNAMIC_a.a = 0.5
+GROUP_QUOTA_DYNAMIC_a.b = 0.5
+GROUP_QUOTA_DYNAMIC_b.a = 0.5
+GROUP_QUOTA_DYNAMIC_b.b = 0.5
+GROUP_ACCEPT_SURPLUS = TRUE
+GROUP_ACCEPT_SURPLUS_a = FALSE
+GROUP_ACCEPT_SURPLUS_b = FALSE
+"""
+
+NEGFAIL_JOBS = """\
+universe = vanilla
+executable = /bin/true
+Requirements = (SlotID > 10)
++AccountingGroup = "a.a.user"
+queue 20
+Requirements = False
++AccountingGroup = "a.b.user"
+queue 10
+Requirements = (SlotID <= 10)
++AccountingGroup = "b.a.user"
+queue 10
++AccountingGroup = "b.b.user"
+queue 10
+"""
+
+
+def test_a_group_whose_jobs_match_nothing_leaves_its_quota_to_its_sibling(tmp_path):
+    """a.b's jobs match no slot: allocation rounds give its share to a.a, which takes 20
+    of the upper 30 slots (its subtree's half, no more: a takes no surplus). b.a and b.b
+    share the ten lower slots their jobs want, round robin, five each."""
+    pool = LocalPool(tmp_path, QUICK + NEGFAIL)
+    try:
+        pool.start("collector", "schedd", "sim")
+        wait_for(
+            lambda: len(pool.cli("condorx.cli.status", "-af", "Name").stdout.split()) == 40,
+            "40 simulated slots",
+        )
+        (pool.root / "jobs.sub").write_text(NEGFAIL_JOBS)
+        pool.cli("condorx.cli.submit", "jobs.sub")
+        pool.start("negotiator")
+        want = {"a.a.user": 20, "b.a.user": 5, "b.b.user": 5}
+        wait_for(lambda: running_by_group(pool) == want, f"running jobs as {want}", 120)
+    finally:
+        pool.stop()
