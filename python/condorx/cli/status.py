@@ -56,6 +56,7 @@ SLOT = [
 TOTALS = ["OpSys", "Arch", "State"]
 STATES = ["Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Backfill", "Drained"]
 SCHEDD = ["Name", "Machine", "TotalRunningJobs", "TotalIdleJobs", "TotalHeldJobs"]
+SUBMITTER = ["Name", "Machine", "RunningJobs", "IdleJobs", "HeldJobs"]
 
 
 @a.command(TOOL, OPTIONS, USAGE, ARGUMENTS, help_to_stderr=True)  # status.cpp: usage on stderr
@@ -91,6 +92,10 @@ def _table(client: CollectorClient, kind: str, constraint: str | None, totals: b
         rows = run_client(client.query_rows, kind, SCHEDD, constraint, tool=TOOL)
         if rows:
             _schedd_view(rows)
+    elif kind == "submitter":
+        rows = run_client(client.query_rows, kind, SUBMITTER, constraint, tool=TOOL)
+        if rows:
+            _submitter_view(rows)
     elif kind in ("negotiator", "daemonmaster"):
         rows = run_client(client.query_rows, kind, ["Name", "MyAddress"], constraint, tool=TOOL)
         if rows:
@@ -183,6 +188,42 @@ def _schedd_view(rows: list[list[Any]]) -> None:
         )
     stamp = time.strftime("%m/%d %H:%M")
     print(f"\n{len(rows)} schedds as of {stamp}")
+
+
+def _submitter_view(rows: list[list[Any]]) -> None:
+    """HTCondor's submitter view: Name and Machine as wide as they need, the job counts,
+    then the totals by submitter (status.cpp's submitterNormal print format and
+    totals.cpp's ScheddSubmittorTotal)."""
+    ads = sorted(
+        (str(name), str(machine), (_count(running), _count(idle), _count(held)))
+        for name, machine, running, idle, held in rows
+    )
+    name_w = max(len("Name"), *(len(a[0]) for a in ads))
+    machine_w = max(len("Machine"), *(len(a[1]) for a in ads))
+    print(f"{'Name':<{name_w}} {'Machine':<{machine_w}} RunningJobs   IdleJobs   HeldJobs\n")
+    for name, machine, counts in ads:
+        print(f"{name:<{name_w}} {machine:<{machine_w}} {_job_counts(counts)}")
+    # The totals' keys are the submitters' names, one line each (one per schedd's ad
+    # summed), then the pool's.
+    key_w = max(len("Total"), name_w)
+    print(f"\n{'':{key_w}}{'RunningJobs':>11} {'IdleJobs':>10} {'HeldJobs':>10}\n")
+    by_name: dict[str, tuple[int, int, int]] = {}
+    for name, _, counts in ads:
+        was = by_name.get(name, (0, 0, 0))
+        by_name[name] = (was[0] + counts[0], was[1] + counts[1], was[2] + counts[2])
+    for name, counts in sorted(by_name.items()):
+        print(f"{name:>{key_w}}{_job_counts(counts)}")
+    total = tuple(sum(a[2][k] for a in ads) for k in range(3))
+    print(f"\n{'Total':>{key_w}}{_job_counts(total)}")
+
+
+def _job_counts(counts: tuple[int, ...]) -> str:
+    running, idle, held = counts
+    return f"{running:11d} {idle:10d} {held:10d}"
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 if __name__ == "__main__":
