@@ -1,7 +1,8 @@
 """condor_userprio: the users' priorities and usage as the negotiator's accountant keeps
 them, and an administrator's changes to them.
 
-condor_userprio [-allusers] [-all | -usage | -priority | -most] [-long | -af EXPR...] [USER...]
+condor_userprio [-allusers] [-all | -usage | -priority | -most | -quotas] [-hierarchical | -flat
+                | -grouporder] [-grouprollup] [-long | -af EXPR...] [USER...]
 condor_userprio -setprio USER VALUE | -setfactor USER VALUE | -setaccum USER SECONDS
                 | -setbegin USER TIME | -setlast USER TIME | -resetusage USER | -delete USER
                 | -resetall
@@ -10,6 +11,10 @@ The table is HTCondor's (user_prio.cpp): by default the users who used the pool 
 day, best priority first, with their effective priority, factor, slots in use, usage in
 hours and time since they last used anything. Names are user@UID_DOMAIN, and an edit names
 its user so, as HTCondor's does.
+
+With accounting groups (GROUP_NAMES) the negotiator reports a record per group too, named
+without a domain; the table is then HTCondor's for groups (`condorx.cli.userprio_groups`):
+users under their groups, with the groups' quotas and surplus policy.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from condorx.cli import args as a
 from condorx.cli.adformat import AutoFormat
 from condorx.cli.common import fail, load, run_client
 from condorx.cli.timefmt import format_date, format_date_year, format_time_nosecs
+from condorx.cli.userprio_groups import table, view
+from condorx.cli.userprio_tree import has_groups, rollup, tree_order
 from condorx.client import negotiator
 from condorx.language.config import Config
 from condorx.transport.wire import RemoteError, WireError
@@ -49,6 +56,15 @@ OPTIONS = [
     a.Opt("allusers", 4, help="every user, not only those active in the last day"),
     a.Opt("usage", 2, help="the usage columns"),
     a.Opt("priority", 4, help="the priority columns"),
+    a.Opt("quotas", 1, help="the groups' quota columns"),
+    a.Opt("surplus", 2, help="the groups' surplus policy column"),
+    a.Opt("sortkey", 2, help="the groups' sort key column"),
+    a.Opt("groupid", 6, help="the group id column"),
+    a.Opt("order", 1, help="the group order column"),
+    a.Opt("hierarchical", 1, 0, ("heir",), help="users under their groups (the default)"),
+    a.Opt("flat", 2, help="users not under their groups"),
+    a.Opt("grouprollup", 1, help="a group's figures the sums of its users' and subgroups'"),
+    a.Opt("grouporder", 6, help="the groups first, then the users"),
     a.Opt("name", 1, 1, help="the negotiator of this name", metavar="NAME"),
     a.Opt("pool", 1, 1, help="accepted; condorx asks this machine's pool", metavar="HOST"),
     a.Opt("negotiator", 3, help="ask the negotiator (as condorx always does)"),
@@ -82,7 +98,7 @@ def _date_year(t: Any) -> str:
 
 
 # HTCondor's columns, in its fixed order (the quota and group columns, for pools with
-# accounting groups, are not kept by condorx's accountant).
+# accounting groups, are userprio_groups's).
 COLUMNS = {
     "Priority": Column(12, ("Effective", "Priority"), lambda r, _: _float(r["Priority"], 12, 2)),
     "RealPrio": Column(8, ("Real", "Priority"), lambda r, _: _float(r["RealPriority"], 8, 2)),
@@ -141,11 +157,27 @@ def main(ctx: a.Context) -> None:
         print("The accumulated usage was reset for all users")
         return
     reply = run_client(negotiator.priorities, cfg, opts.value("name"), tool=TOOL)
-    records = [dict(r, Name=f"{r['Name']}@{domain}") for r in reply.users]
-    records = _chosen(records, opts, reply.last_update)
+    # A group's record is named without a domain, as HTCondor's are.
+    records = [
+        r if r.get("IsAccountingGroup") else dict(r, Name=f"{r['Name']}@{domain}")
+        for r in reply.users
+    ]
+    groups = has_groups(records)
+    if groups and "grouprollup" in opts.flags:
+        records = rollup(records)
+    since = _active_since(opts, reply.last_update)
     if "long" in opts.flags or "autoformat" in opts.values:
-        _ads(records, opts)
+        _ads(_chosen(records, opts, since), opts)
         return
+    if groups:
+        # The table itself leaves out what was not used since `since`, as HTCondor's
+        # does (each record counts in the groups' numbering all the same).
+        order = [name for name, _ in opts.order]
+        shown = view(opts.flags, order, -1 if since is None else since)
+        lines = table(tree_order(_selected(records, opts)), shown, reply.last_update)
+        print("\n".join(lines), end="\n" if lines else "")
+        return
+    records = _chosen(records, opts, since)
     if not records and not reply.users:
         return  # HTCondor's prints nothing when the accountant has no one
     kind = next((k for k in ("all", "usage", "priority", "most") if k in opts.flags), "most")
@@ -176,17 +208,31 @@ def run_edit(
         fail(f"failed to send {command} command to negotiator\n{e}")
 
 
-def _chosen(records: list[dict[str, Any]], opts: a.Parsed, now: float) -> list[dict[str, Any]]:
+def _active_since(opts: a.Parsed, now: float) -> float | None:
+    """Since when a record must have been used to be shown (None: -allusers)."""
+    if "allusers" in opts.flags:
+        return None
+    if opts.values.get("activefrom"):
+        month, day, year = (int(x) for x in opts.values["activefrom"][:3])
+        year += 2000 if year < 50 else 1900 if year < 100 else 0
+        return time.mktime((year, month, day, 0, 0, 0, 0, 0, -1))
+    return now - 86400
+
+
+def _chosen(
+    records: list[dict[str, Any]], opts: a.Parsed, since: float | None
+) -> list[dict[str, Any]]:
+    records = _selected(records, opts)
+    if since is not None:
+        records = [r for r in records if r["LastUsageTime"] and r["LastUsageTime"] >= since]
+    return sorted(records, key=lambda r: (r["Priority"], r["Name"]))
+
+
+def _selected(records: list[dict[str, Any]], opts: a.Parsed) -> list[dict[str, Any]]:
+    """The records of the users named, of which -constraint is true."""
     names = {n.split("@", 1)[0] for n in opts.positional}
     if names:
         records = [r for r in records if r["Name"].split("@", 1)[0] in names]
-    if "allusers" not in opts.flags:
-        since = now - 86400
-        if opts.values.get("activefrom"):
-            month, day, year = (int(x) for x in opts.values["activefrom"][:3])
-            year += 2000 if year < 50 else 1900 if year < 100 else 0
-            since = time.mktime((year, month, day, 0, 0, 0, 0, 0, -1))
-        records = [r for r in records if r["LastUsageTime"] and r["LastUsageTime"] >= since]
     constraint = opts.value("constraint")
     if constraint:
         try:
@@ -194,7 +240,7 @@ def _chosen(records: list[dict[str, Any]], opts: a.Parsed, now: float) -> list[d
         except ValueError as e:
             fail(f"{TOOL}: -constraint {constraint!r}: {e}")
         records = [r for r in records if tree.eval(ClassAd(r)) is True]
-    return sorted(records, key=lambda r: (r["Priority"], r["Name"]))
+    return records
 
 
 def _ads(records: list[dict[str, Any]], opts: a.Parsed) -> None:
