@@ -347,3 +347,7 @@ def benchmark_mips() -> float:
 
 def benchmark_kflops() -> float:
     """The startd's floating-point benchmark: thousands of flops a second (daxpy)."""
+
+def set_user_maps(maps: list[tuple[str, list[tuple[str, bool, str]]]]) -> None:
+    """Replace the process's user maps (for `userMap()`): (name, rules in order), each
+    rule (principal, whether it is a regular expression, what it maps to)."""

@@ -36,6 +36,7 @@ mod strftime;
 mod testing;
 mod timefmt;
 pub mod unparse;
+pub mod usermaps;
 mod value;
 
 pub use ast::Expr;

@@ -13,6 +13,7 @@ mod expr;
 mod groups;
 mod negotiation;
 mod packed;
+mod usermaps;
 mod wire;
 
 use pyo3::prelude::*;
@@ -32,6 +33,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     packed::register(m)?;
     wire::register(m)?;
     autoclusters::register(m)?;
+    usermaps::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -67,23 +67,41 @@ fn user_home(ev: &mut Evaluator, args: &[Expr]) -> Value {
     }
 }
 
-/// `userMap(map, input [, preferred [, default]])`. No user maps are configured here, so
-/// the answer is the default when there is one, else UNDEFINED.
+/// `userMap(map, input [, preferred [, default]])`, over the process's user maps
+/// (`crate::usermaps`), as HTCondor's: with two arguments the mapped list as a string;
+/// with three or four, the preferred item if the list has it (ignoring case), else its
+/// first; no mapping (or an empty list) gives the default, else UNDEFINED.
 fn user_map(ev: &mut Evaluator, args: &[Expr]) -> Value {
     if args.len() < 2 || args.len() > 4 {
         return Value::Error;
     }
-    let mut vals = strict_args(ev, args);
-    if vals.iter().take(2).any(Value::is_error) {
-        return Value::Error;
+    let vals = strict_args(ev, args);
+    let default = vals.get(3).cloned().unwrap_or(Value::Undefined);
+    let (Some(Value::Str(map)), Some(Value::Str(input))) = (vals.first(), vals.get(1)) else {
+        if vals.iter().take(2).any(Value::is_error) {
+            return Value::Error;
+        }
+        return default;
+    };
+    let Some(output) = crate::usermaps::map(map, input) else {
+        return default;
+    };
+    if vals.len() == 2 {
+        return Value::string(output);
     }
-    if vals.len() == 4 {
-        return vals.pop().unwrap_or(Value::Undefined);
+    let items: Vec<&str> = output
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let preferred = match vals.get(2) {
+        Some(Value::Str(p)) => items.iter().find(|i| i.eq_ignore_ascii_case(p)),
+        _ => None,
+    };
+    match preferred.or(items.first()) {
+        Some(item) => Value::string((*item).to_string()),
+        None => default,
     }
-    if vals.iter().any(Value::is_error) {
-        return Value::Error;
-    }
-    Value::Undefined
 }
 
 // ---------------------------------------------------------------------------------------
