@@ -38,7 +38,8 @@ GROUP_QUOTA_a = 1
 GROUP_QUOTA_b = 1
 GROUP_ACCEPT_SURPLUS = FALSE
 GROUP_AUTOREGROUP = TRUE
-GROUP_SORT_EXPR = ifThenElse(AccountingGroup=?="a", 2, ifThenElse(AccountingGroup=?="b", 1, 3.40282e+38))
+GROUP_SORT_EXPR = ifThenElse(AccountingGroup=?="a", 2, \
+    ifThenElse(AccountingGroup=?="b", 1, 3.40282e+38))
 """
 
 JOBS = """\
