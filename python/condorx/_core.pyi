@@ -22,6 +22,8 @@ __all__ = [
     "negotiate",
     "analyze",
     "Accountant",
+    "Groups",
+    "set_user_maps",
     "CronError",
     "AdReadError",
     "cron_check",
@@ -237,6 +239,7 @@ def negotiate(
     `groups`, the pool (`pool_size` weighted slots, `usage` held now per submitter) is
     shared by accounting group under hierarchical quotas; the outcome is kept in `groups`."""
 
+@final
 class Groups:
     """GROUP_NAMES as a tree with its quotas and knobs, kept from cycle to cycle (round
     robin remembers whom it served), with what the last cycle gave each group."""
