@@ -39,7 +39,9 @@ class GroupTree:
 
     def groups(self) -> Groups:
         share = {0: 1.0 / self.top, 1: 1.0 / self.middle, 2: 1.0 / self.leaves}
-        rows = [(n, None, share[n.count(".")], None, None) for n in self.names()]
+        rows: list[tuple[str, float | None, float | None, bool | None, bool | None]] = [
+            (n, None, share[n.count(".")], None, None) for n in self.names()
+        ]
         return Groups(rows, accept_surplus=True)
 
     def assign(self, pool: Pool) -> list[Submitter]:

@@ -178,8 +178,8 @@ def _collect(records: list[dict[str, Any]], st: _State) -> list[Line]:
                 ln.surplus = policy.lower() if policy.lower() in _SURPLUS else "unknown"
                 if ln.surplus in ("regroup", "byquota"):
                     st.surplus = ln.surplus
-            if (key := _num(rec, "GroupSortKey")) is not None:
-                ln.sort_key, ln.has = key, ln.has | {"SortKey"}
+            if (sort_key := _num(rec, "GroupSortKey")) is not None:
+                ln.sort_key, ln.has = sort_key, ln.has | {"SortKey"}
             if (tree := _num(rec, "SubtreeQuota")) is not None:
                 ln.tree_quota, ln.has = tree, ln.has | {"TreeQuota"}
             ln.has.discard("Priority")  # a group's priority means nothing to its users

@@ -225,7 +225,8 @@ def _claimed(slot: Slot) -> dict[str, Any]:
     }
     # Whom the claim is charged to (the accountant's and the group quotas' name), from
     # its job's AccountingGroup; kept between the claim's jobs, as HTCondor keeps it.
-    group = (claim.job or claim.last_job or {}).get("AccountingGroup")
+    job = claim.job or claim.last_job
+    group = job.get("AccountingGroup") if job is not None else None
     if isinstance(group, str) and group:
         out["AccountingGroup"] = group
     if claim.job is not None:
