@@ -22,14 +22,20 @@ QUICK = "NEGOTIATOR_INTERVAL = 2\nUPDATE_INTERVAL = 2\nSCHEDD_INTERVAL = 2\nSTAR
 # job_hgq_autoregroup_basic_van's configuration, as the test gives it (its intervals
 # shortened; the HFS_ knobs are shadowed by the GROUP_QUOTA_ ones the parameter table
 # sets, in HTCondor as here).
-AUTOREGROUP = """
-CLAIM_WORKLIFE = 0
+# Both tests turn preemption and slot weights off alike.
+NO_PREEMPTION = """
 MAXJOBRETIREMENTTIME = 3600 * 24
 PREEMPT = False
 PREEMPTION_REQUIREMENTS = False
 RANK = 0
 NEGOTIATOR_CONSIDER_PREEMPTION = False
 NEGOTIATOR_USE_SLOT_WEIGHTS = FALSE
+"""
+
+AUTOREGROUP = (
+    NO_PREEMPTION
+    + """
+CLAIM_WORKLIFE = 0
 NUM_CPUS = 4
 HFS_ROUND_ROBIN_RATE = 100000000
 HFS_MAX_ALLOCATION_ROUNDS = 1
@@ -41,6 +47,7 @@ GROUP_AUTOREGROUP = TRUE
 GROUP_SORT_EXPR = ifThenElse(AccountingGroup=?="a", 2, \
     ifThenElse(AccountingGroup=?="b", 1, 3.40282e+38))
 """
+)
 
 JOBS = """\
 universe = vanilla
@@ -106,15 +113,11 @@ def test_autoregroup_lets_each_group_past_its_quota_through_the_root(pool):
 # subtrees each managing their own half. The test meant to turn round robin on with
 # HFS_ROUND_ROBIN_RATE, which the parameter table's GROUP_QUOTA_ROUND_ROBIN_RATE shadows
 # (in HTCondor as here): the port sets the knob the negotiator reads.
-NEGFAIL = """
+NEGFAIL = (
+    NO_PREEMPTION
+    + """
 SIM_MACHINES = 1
 SIM_JOB_DURATION = 3600
-MAXJOBRETIREMENTTIME = 3600 * 24
-PREEMPT = False
-PREEMPTION_REQUIREMENTS = False
-RANK = 0
-NEGOTIATOR_CONSIDER_PREEMPTION = False
-NEGOTIATOR_USE_SLOT_WEIGHTS = FALSE
 NUM_CPUS = 40
 GROUP_QUOTA_ROUND_ROBIN_RATE = 1.0
 HFS_MAX_ALLOCATION_ROUNDS = 3
@@ -129,6 +132,7 @@ GROUP_ACCEPT_SURPLUS = TRUE
 GROUP_ACCEPT_SURPLUS_a = FALSE
 GROUP_ACCEPT_SURPLUS_b = FALSE
 """
+)
 
 NEGFAIL_JOBS = """\
 universe = vanilla

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from condorx.classad import ClassAd
 from condorx.daemons.negotiator.group_accounts import GroupAccounts
+from condorx.daemons.negotiator.pool_usage import charged_name
 from condorx.language.negotiation import Submitter
 
 
@@ -46,6 +47,6 @@ class GroupAttrs:
         for slot in slots:
             if slot.get("State") != "Claimed":
                 continue
-            name = slot.get("AccountingGroup") or slot.get("RemoteUser")
-            if isinstance(name, str) and name:
+            name = charged_name(slot)
+            if name is not None:
                 slot.update(self._facts(name, "Remote"))

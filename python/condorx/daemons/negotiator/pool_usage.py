@@ -28,7 +28,7 @@ def pool_usage(slots: list[ClassAd], weighted: bool) -> PoolUsage:
     for s in slots:
         weight = slot_weight(s) if weighted else 1.0
         usage.size += weight
-        name = _charged(s)
+        name = charged_name(s)
         if name is not None and s.get("State") == "Claimed":
             usage.slots[name] = usage.slots.get(name, 0.0) + 1.0
             usage.weighted[name] = usage.weighted.get(name, 0.0) + weight
@@ -43,7 +43,8 @@ def slot_weight(slot: ClassAd) -> float:
     return 1.0
 
 
-def _charged(slot: ClassAd) -> str | None:
+def charged_name(slot: ClassAd) -> str | None:
+    """Whom a claimed slot is charged to: its AccountingGroup, else its RemoteUser."""
     for attr in ("AccountingGroup", "RemoteUser"):
         value = slot.get(attr)
         if isinstance(value, str) and value:
