@@ -36,8 +36,9 @@ def coalesced_slots(driver: Driver, claim_ids: list[Any]) -> tuple[Slot, list[Sl
             raise Refused(Refusal.BAD_REQUEST, "can't find slot with given claim ID")
         if slot.state != State.CLAIMED:
             raise Refused(Refusal.BAD_REQUEST, "given slot is not claimed")
-        # Its last job's end may not have settled yet: the schedd asks again.
-        if slot.activity != Activity.IDLE or slot.flags.vacate_requested:
+        # Its last job's end may not have settled yet (or its next job is starting):
+        # the schedd asks again.
+        if slot.activity != Activity.IDLE or slot.flags.vacate_requested or slot.flags.starting:
             raise Refused(Refusal.BUSY, "given slot is not idle")
         if slot.kind != "Dynamic" or slot.parent is None:
             raise Refused(Refusal.BAD_REQUEST, "given slot is not dynamic")

@@ -113,6 +113,11 @@ class Driver:
                 and slot not in slot.parent.children
             ):
                 return  # a dynamic slot whose claim ended is gone
+            if slot.flags.starting:
+                # Its job is starting: taken up once it is Busy (`started`), as in
+                # HTCondor, whose startd spawns the starter and goes Busy in one step.
+                slot.flags.deferred = True
+                return
             slot.flags.backfill_running = self.backfill.uses(slot.name)
             scope = view if isinstance(view, SlotScope) else self.table.scope(slot, view)
             facts = self.facts(slot, scope)
@@ -121,6 +126,14 @@ class Driver:
             if step is None:
                 return
             await self.take(slot, step)
+
+    def started(self, slot: Slot) -> None:
+        """The start of the slot's job is over (it is Busy, or it failed to start):
+        what the policy was asked meanwhile (a preempting match, a release) is taken now."""
+        flags = slot.flags
+        if flags.deferred:
+            self.wake_up()
+        flags.starting = flags.deferred = False
 
     async def take(self, slot: Slot, step: Step) -> None:
         """Make one transition, and do what it asks of the job."""
@@ -221,7 +234,7 @@ class Driver:
             slot.claim.claimed_at = self.now()  # its CLAIM_WORKLIFE starts with the slot
             job, slot.claim.pending_job = slot.claim.pending_job, None
             if job is not None:  # fetched work that preempted the old claim
-                self.nursery.start_soon(self.fetcher.run, slot, slot.claim, job)
+                self.fetcher.begin(slot, slot.claim, job)
         if old is not None:
             starter = self.starters.pop(old.id, None)
             if starter is not None:

@@ -70,6 +70,7 @@ class SlotHost(Protocol):
     nursery: trio.Nursery
 
     def wake_up(self) -> None: ...
+    def started(self, slot: Slot) -> None: ...
     async def take(self, slot: Slot, step: Step) -> None: ...
     async def settle(self, slot: Slot) -> None: ...
 
@@ -147,8 +148,8 @@ class Fetcher:
         """Fetch if FetchWorkDelay allows; how long to wait before looking again."""
         every = float(self.startd.polling_interval)
         target = self._target(slot)
-        if target.state not in FETCHING or self.startd.stopping:
-            return every
+        if target.state not in FETCHING or target.flags.starting or self.startd.stopping:
+            return every  # (a slot whose job is starting is as good as Busy)
         wait = self.last.get(slot.name, 0.0) + self.delay(target) - self.startd.table.now()
         if wait > 0:
             return min(wait, every)
@@ -162,7 +163,7 @@ class Fetcher:
         """Where fetched work would go: the slot, or for a partitionable one a dynamic
         slot of fetched work waiting for more (else the parent, to carve anew)."""
         for child in slot.children:
-            if child.claim is not None and child.claim.fetched and child.claim.job is None:
+            if _waits_for_work(child):
                 return child
         return slot
 
@@ -222,13 +223,7 @@ class Fetcher:
 
     def _no_more_work(self, slot: Slot) -> None:
         """A fetched claim whose job is done and that finds no more work is evicted."""
-        claim = slot.claim
-        if (
-            claim is not None
-            and claim.fetched
-            and claim.job is None
-            and slot.state == State.CLAIMED
-        ):
+        if _waits_for_work(slot) and slot.state == State.CLAIMED:
             slot.flags.vacate_requested = Why.NO_WORK
             self.startd.wake_up()
 
@@ -248,21 +243,24 @@ class Fetcher:
             fetched = self._claim(job, keyword)
             s.table.set_claim(slot, fetched)
             await s.take(slot, states.FETCHED)
-            s.nursery.start_soon(self.run, slot, fetched, job)
+            self.begin(slot, fetched, job)
             return "accept"
         claim = slot.claim
         if slot.state == State.CLAIMED and claim is not None:
-            if claim.fetched and claim.job is None and slot.activity == Activity.IDLE:
+            if _waits_for_work(slot) and slot.activity == Activity.IDLE:
                 if s.table.policy.holds("START", view, job):
-                    s.nursery.start_soon(self.run, slot, claim, job)
+                    self.begin(slot, claim, job)
                     return "accept"
                 return "reject"
             rank = s.table.policy.number("RANK", view, job) or 0.0
             current = claim.rank if claim.job is not None else 0.0
             # Only a claim going on as it is can be preempted for the fetched job (not
-            # one already retiring or being vacated for another reason).
+            # one already retiring or being vacated for another reason, nor one whose
+            # job is starting: that is refused until it is Busy, its RANK known).
             steady = slot.activity in (Activity.IDLE, Activity.BUSY, Activity.SUSPENDED) and (
-                slot.flags.retiring_for is None and slot.flags.vacate_requested is None
+                slot.flags.retiring_for is None
+                and slot.flags.vacate_requested is None
+                and not slot.flags.starting
             )
             if (
                 rank > current
@@ -292,9 +290,21 @@ class Fetcher:
             fetched=keyword,
         )
 
+    def begin(self, slot: Slot, claim: Claim, job: ClassAd) -> None:
+        """Start a fetched job on its claim, now: from here until it is Busy the slot is
+        as good as Busy (`Flags.starting`). HTCondor's startd spawns the starter of fetched
+        work as its claim is taken and goes Busy in the same step (spawnFetchedWork), so
+        a preempting match or a release always finds the job running, and retires or
+        vacates it (EVICT_CLAIM then hears of it); it never finds the slot Idle and hands
+        it on while the job is still to start."""
+        slot.flags.starting = True
+        self.startd.nursery.start_soon(self.run, slot, claim, job)
+
     async def run(self, slot: Slot, claim: Claim, job: ClassAd) -> None:
-        """Run a fetched job on its claim; then fetch again for the same claim."""
+        """Run a fetched job on its claim (`begin`); then fetch again for the claim."""
         if slot.claim is not claim or claim.job is not None:
+            if slot.claim is claim:
+                self.startd.started(slot)  # no start after all: the slot is not held
             return
         try:
             reply = await self.execute(slot, job, None, None)
@@ -304,6 +314,15 @@ class Fetcher:
         log.info("%s: fetched job ended: %s", slot.name, RunResult.of(reply).summary())
         if slot.claim is claim:
             self.wake(slot)  # more work for the claim, as soon as FetchWorkDelay allows
+
+
+def _waits_for_work(slot: Slot) -> bool:
+    """A claim of fetched work with no job, and none starting: it takes the next fetched
+    job (or, if there is none, is evicted)."""
+    claim = slot.claim
+    return (
+        claim is not None and bool(claim.fetched) and claim.job is None and not slot.flags.starting
+    )
 
 
 def _request(job: ClassAd) -> dict[str, Any]:

@@ -64,7 +64,8 @@ class Runs:
         slot = self.driver.claimed_slot(req.claim_id)
         claim = slot.claim
         assert claim is not None
-        if slot.state != State.CLAIMED or slot.activity != Activity.IDLE or claim.job is not None:
+        idle = slot.state == State.CLAIMED and slot.activity == Activity.IDLE
+        if not idle or claim.job is not None or slot.flags.starting:
             raise Refused(Refusal.BUSY, f"{slot.name} is {slot.state}/{slot.activity}: no new job")
         self.driver.taking_work(slot)
         # Its scope, not its whole view: CLAIM_WORKLIFE and RANK read no more of the slot
@@ -95,7 +96,15 @@ class Runs:
         claim = slot.claim
         assert claim is not None
         # The starter first: once the slot is Busy, a suspend or a kill must reach it.
-        starter = await self._starter(claim.id)
+        # Until then the slot is as good as Busy (`Flags.starting`): a preempting match
+        # or a release that comes while the starter is spawned must not hand the slot
+        # on under the job, which then started on another claim's slot.
+        slot.flags.starting = True
+        try:
+            starter = await self._starter(claim.id)
+        except BaseException:
+            self.driver.started(slot)
+            raise
         claim.job, claim.last_job, claim.job_start, claim.notify = job, job, self.driver.now(), ch
         claim.activations += 1
         claim.job_run_time = claim.job_suspend_time = 0.0
@@ -105,6 +114,7 @@ class Runs:
         slot.flags.job_running = True
         step = states.ACTIVATED_FETCHED if claim.fetched else states.ACTIVATED
         await self.driver.take(slot, step)
+        self.driver.started(slot)
         try:
             wired = job_wire or wire.pack_ad(job)
             reply = await self._supervise(slot, starter, job, wired, files, ch)

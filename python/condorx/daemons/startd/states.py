@@ -145,6 +145,10 @@ class Flags:
     """What has happened to a slot that its state alone does not say."""
 
     job_running: bool = False  # the claim's starter runs a job
+    # A job's start is under way (its starter being spawned): the slot is as good as
+    # Busy, and no transition is taken until it is (`Driver.settle`, `Driver.started`).
+    starting: bool = False
+    deferred: bool = False  # a transition was asked for while the job was starting
     retiring_for: Why | None = None  # why the claim retires (Retiring, or Suspended in it)
     preempting_for: Why | None = None  # why the slot is Preempting
     vacate_requested: Why | None = None  # condor_vacate or shutdown, not yet acted on
