@@ -19,9 +19,9 @@ from condorx.language.submit.build import Facts, Jobs, build
 from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.parse import Description, parse
 from condorx.language.submit.series import Series, may_make_factory
-from condorx.transport import wire
+from condorx.transport import blocking, wire
 from condorx.transport.security import current_user
-from condorx.transport.wire import Expr
+from condorx.transport.wire import Expr, RemoteError, WireError
 
 TYPE_CHECKING = False  # typing's, without importing typing (see condorx.record)
 if TYPE_CHECKING:
@@ -123,15 +123,7 @@ def main(ctx: a.Context) -> None:
         fail("ERROR: -spool cannot be used with max_materialize or max_idle")
     spooled = _spool(jobs, cluster_id) if "spool" in opts.flags and n else None
     if n:
-        cluster_id = run_client(
-            client.submit,
-            jobs.cluster,
-            jobs.procs,
-            cluster_id,
-            spooled,
-            factory,
-            tool="condor_submit",
-        )
+        cluster_id = _commit(client, jobs.cluster, jobs.procs, cluster_id, spooled, factory)
     if verbose:
         if not dash:
             print("Submitting job(s)", end="")
@@ -141,6 +133,24 @@ def main(ctx: a.Context) -> None:
             print()
         return
     _report(n, cluster_id, terse, dash)
+
+
+def _commit(client: ScheddClient, *args: Any) -> int:
+    """Queue the jobs; the cluster. A refusal, and a warning of the schedd's submit
+    requirements, are told as HTCondor's condor_submit tells them."""
+    try:
+        reply = blocking.run(client.submitted, *args)
+    except RemoteError as e:
+        fail(f"\nERROR: Failed to commit job submission into the queue.\nERROR: {e}")
+    except (WireError, OSError) as e:
+        fail(f"{TOOL}: {e}")
+    if reply.warnings:
+        print(
+            "\nWARNING: Committed job submission into the queue with the following"
+            " warning(s):\nWARNING: " + "\n".join(str(w) for w in reply.warnings),
+            file=sys.stderr,
+        )
+    return int(reply.cluster)
 
 
 def _report(n: int, cluster_id: int, terse: bool, dash: bool) -> None:
@@ -176,9 +186,7 @@ def _submit_digest(
         print(warning, file=sys.stderr)
     n, limit = series.total, series.materialize_limit
     factory = {"limit": n if limit <= 0 else min(limit, n), "digest": digest}
-    cluster_id = run_client(
-        client.submit, series.first, [], cluster_id, None, factory, tool="condor_submit"
-    )
+    cluster_id = _commit(client, series.first, [], cluster_id, None, factory)
     _report(n, cluster_id, terse, dash)
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from condorx.transport.protocol.schedd.act import Acted
+    from condorx.transport.protocol.schedd.submit import Submitted
 
 
 def addresses(cfg: Config, name: str | None = None) -> list[Address]:
@@ -162,6 +163,18 @@ class ScheddClient:
     ) -> int:
         """New jobs; with `spool`, each proc's input files go with it (condor_submit -spool);
         with `factory` ({"limit": n}), the schedd makes them as their turn comes."""
+        reply = await self.submitted(cluster, procs, cluster_id, spool, factory)
+        return int(reply.cluster)
+
+    async def submitted(
+        self,
+        cluster: Mapping[str, Any],
+        procs: Sequence[Mapping[str, Any]],
+        cluster_id: int | None = None,
+        spool: Sequence[Mapping[str, bytes]] | None = None,
+        factory: Mapping[str, Any] | None = None,
+    ) -> Submitted:
+        """As `submit`, with the whole reply: the cluster, and what the schedd warned of."""
         from condorx.transport.protocol.schedd.submit import Submit, Submitted
 
         spooled = [dict(f) for f in spool] if spool is not None else None
@@ -169,7 +182,7 @@ class ScheddClient:
         req = Submit(list(procs), dict(cluster), cluster_id, spooled, made)
         async with self.channel() as ch:
             reply = await ch.request(req.to_wire())
-        return int(Submitted.from_wire(reply).cluster)
+        return Submitted.from_wire(reply)
 
     async def reserve(self, count: int = 1) -> int:
         """A cluster id for a submission still to be built (for `$(Cluster)`); with

@@ -15,7 +15,7 @@ from typing import Any
 
 import trio
 
-from condorx.daemons.core import collection, task_dump
+from condorx.daemons.core import collection, task_dump, user_maps
 from condorx.language.config import ConfigError, load_config
 from condorx.transport import locate
 
@@ -61,6 +61,7 @@ def run(name: str, local_name: str | None = None) -> None:
     _log_to(name, cfg.get(f"{subsystem}_LOG"))
     _banner(name, subsystem)
     _audit_to(name, cfg.get(f"{subsystem}_AUDIT_LOG") or str(locate.audit_log(cfg)))
+    user_maps.load(cfg, subsystem)  # for userMap() in its expressions
     daemon = importlib.import_module(module)
     serve: Any = daemon.serve
     # <SUBSYS>_PROFILE = file: the daemon runs under cProfile and leaves its statistics

@@ -13,14 +13,24 @@ import functools
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import trio
 
+from condorx.classad import ClassAd
 from condorx.daemons.core.server import Peer
-from condorx.daemons.schedd import entry, factory, factory_state, jobsets, spool, stage
+from condorx.daemons.schedd import (
+    advertise,
+    entry,
+    factory,
+    factory_state,
+    jobsets,
+    spool,
+    stage,
+    submit_rules,
+)
 from condorx.daemons.schedd.clock import Clock, wall
 from condorx.daemons.schedd.factory import Factories
 from condorx.daemons.schedd.identity import Identity
@@ -48,6 +58,7 @@ class Staged:
     procs: int
     owner: str
     cluster: int | None  # its reserved (or already chosen) id
+    warnings: list[str] = field(default_factory=list)  # its submit requirements' warnings
 
 
 class Intake:
@@ -71,6 +82,7 @@ class Intake:
         self.owners_seen = {owner for owner, _ in ledger.counts()}
         self.impersonate = _impersonation(cfg)
         self.secure = SecureAttrs(cfg)
+        self.rules = submit_rules.from_config(cfg)
         # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
         # builds the ads), by the user they were given to.
         self.reserved: dict[int, str] = {}
@@ -84,7 +96,7 @@ class Intake:
             staged.undo()
             raise
         self.committed(staged, cluster)
-        return Submitted(cluster, staged.procs)
+        return Submitted(cluster, staged.procs, staged.warnings or None)
 
     def committed(self, staged: Staged, cluster: int) -> None:
         """After the commit: the reserved id is used, the owner known."""
@@ -148,7 +160,7 @@ class Intake:
                 )
 
         try:
-            sub = Submission.decode(req.cluster or {}, procs)
+            sub, warnings = self._ruled(Submission.decode(req.cluster or {}, procs), who, cluster)
         except BaseException:
             undo()
             raise
@@ -159,7 +171,21 @@ class Intake:
             count,
             who.owner,
             cluster,
+            warnings,
         )
+
+    def _ruled(
+        self, sub: Submission, who: entry.Submitter, cluster: int | None
+    ) -> tuple[Submission, list[str]]:
+        """The submission after the job transforms, checked by the submit requirements."""
+        if not self.rules.active:
+            return sub, []
+        base = submit_rules.stamps(who.owner, who.uid_domain, cluster)
+        return submit_rules.submission(self.rules, sub, base, self._schedd_ad())
+
+    def _schedd_ad(self) -> ClassAd:
+        """The schedd's own ad, MY to a submit requirement."""
+        return ClassAd(advertise.ads(self.ledger, self.me)[0])
 
     def _scrubbed(self, req: Submit) -> Submit:
         """`req` without the attributes only the schedd sets (or refused for them)."""
@@ -183,7 +209,7 @@ class Intake:
             procs.append(
                 {**attrs, **{k: undefined if v is None else v for k, v in changes.items()}}
             )
-        sub = Submission.decode(base, procs)
+        sub, warnings = self._ruled(Submission.decode(base, procs), who, cluster)
         now, held = self.clock(), (stage.SPOOLING_REASON, stage.SPOOLING_INPUT)
         return Staged(
             functools.partial(entry.submit, who=who, sub=sub, now=now, cluster=cluster, held=held),
@@ -191,6 +217,7 @@ class Intake:
             len(procs),
             who.owner,
             cluster,
+            warnings,
         )
 
     def _queued(self, cluster: int) -> bool:
@@ -210,6 +237,12 @@ class Intake:
         cluster_ad = wire.ad_from_wire(req.cluster or {}, "cluster ad")
         if wanted is None:
             wanted = await self.ledger.change(lambda txn: txn.new_cluster())
+        warnings: list[str] = []
+        if self.rules.active:
+            base = submit_rules.stamps(who.owner, who.uid_domain, wanted)
+            cluster_ad, warnings = submit_rules.factory_cluster(
+                self.rules, cluster_ad, base, self._schedd_ad()
+            )
         try:
             source = factory.source_of(spec, req.procs, wanted, cluster_ad)
         except SubmitError as e:
@@ -242,6 +275,7 @@ class Intake:
             source.total,
             who.owner,
             cluster,
+            warnings,
         )
 
     def owner(self, peer: Peer, cluster: Any) -> str:

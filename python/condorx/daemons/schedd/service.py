@@ -190,9 +190,11 @@ class Schedd:
             for s in staged:
                 s.undo()
             raise
+        warnings: list[str] = []
         for s, cluster in zip(staged, clusters, strict=True):
             self.intake.committed(s, cluster)
-        return Transacted(clusters)
+            warnings += [w for w in s.warnings if w not in warnings]
+        return Transacted(clusters, warnings or None)
 
     async def reserve(self, peer: Peer, req: Reserve, ch: wire.Channel) -> Reserved:
         """Hand out the next cluster id, or `count` of them in a row (durably, so none

@@ -59,6 +59,44 @@ SLOT_TYPE_$(1:1) = $(2:100%)
 SLOT_TYPE_$(1:1)_PARTITIONABLE = true
 NUM_SLOTS_TYPE_$(1:1) = 1
 """,
+        # The two below are HTCondor's, as its parameter table (param_info.in) writes them.
+        "SCHEDDUSERMAPFILE": """
+if ! $(2?)
+  error : use FEATURE : ScheddUsermapFile requires 2 arguments: map_name, map_file
+endif
+SCHEDD_CLASSAD_USER_MAP_NAMES = $(SCHEDD_CLASSAD_USER_MAP_NAMES) $(1)
+CLASSAD_USER_MAPFILE_$(1) = $(2)
+""",
+        "ASSIGNACCOUNTINGGROUP": """
+if ! $(1?)
+  error : use FEATURE : AssignAccountingGroup requires a map_file argument
+endif
+use FEATURE : ScheddUsermapFile(AssignAccountingGroup, $(1))
+JOB_TRANSFORM_NAMES = $(JOB_TRANSFORM_NAMES) AssignAccountingGroup
+JOB_TRANSFORM_AssignAccountingGroup @=end
+  COPY Owner = AcctGroupUser
+  COPY AcctGroup = RequestedAcctGroup
+  EVALSET AcctGroup = usermap("AssignAccountingGroup",AcctGroupUser,AcctGroup)
+  EVALSET AccountingGroup = join(".",AcctGroup,AcctGroupUser)
+@end
+# make sure that the user can't qedit these attributes once they have been set.
+IMMUTABLE_JOB_ATTRS = $(IMMUTABLE_JOB_ATTRS) AcctGroup AcctGroupUser AccountingGroup
+# optionally check that the user requested a valid group
+if $(2:True)
+  SUBMIT_REQUIREMENT_NAMES = $(SUBMIT_REQUIREMENT_NAMES) CheckRequestedGroup
+  SUBMIT_REQUIREMENT_CheckRequestedGroup = RequestedAcctGroup is undefined || \
+RequestedAcctGroup == AcctGroup
+  SUBMIT_REQUIREMENT_CheckRequestedGroup_REASON = strcat("Permission denied setting \
+accounting_group to ", RequestedAcctGroup)
+endif
+# require that the user mapped into an accounting group
+SUBMIT_REQUIREMENT_NAMES = $(SUBMIT_REQUIREMENT_NAMES) AssignAccountingGroup
+SUBMIT_REQUIREMENT_AssignAccountingGroup = AcctGroup isnt undefined && \
+AccountingGroup isnt undefined
+SUBMIT_REQUIREMENT_AssignAccountingGroup_REASON = strcat("Submit requirement \
+AssignAccountingGroup not met - Could not map '", Owner, "' to an accounting group ", \
+RequestedAcctGroup)
+""",
     },
 }
 

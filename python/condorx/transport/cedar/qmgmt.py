@@ -365,17 +365,20 @@ class Qmgmt(QueueReads):
         if not msg.at_end():
             msg.integer()  # CommitTransaction's flags
         txn, self.txn = self.txn, Transaction()
-        error = txn.errors[0] if txn.errors else await self._apply(txn)
+        warnings: list[str] = []
+        error = txn.errors[0] if txn.errors else await self._apply(txn, warnings)
         if error is None:
-            await self.call.send(self.call.writer().integer(0).classad(ClassAd()))
+            # As HTCondor's schedd: a submit requirement's warning rides the reply.
+            reply = ClassAd({"WarningReason": "\n".join(warnings)} if warnings else {})
+            await self.call.send(self.call.writer().integer(0).classad(reply))
         else:
             ad = ClassAd({"ErrorCode": 2, "ErrorReason": error})
             await self._answer(-1, errno.EINVAL, ad)
         return True
 
-    async def _apply(self, txn: Transaction) -> str | None:
+    async def _apply(self, txn: Transaction, warnings: list[str]) -> str | None:
         """Queue what the transaction built, as one queue change (all or nothing); the
-        refusal's reason, or None."""
+        refusal's reason, or None. What the schedd warned of is added to `warnings`."""
         submits: list[dict[str, Any]] = []
         try:
             for cluster, new in txn.clusters.items():
@@ -402,6 +405,7 @@ class Qmgmt(QueueReads):
         reply = await self.call.dispatch(Transact(submits=submits, edits=edits))
         if not reply.get("ok"):
             return str((reply.get("error") or {}).get("message", "the transaction was refused"))
+        warnings += [str(w) for w in reply.get("warnings") or ()]
         return None
 
     def _submission(self, cluster: int, new: _NewCluster) -> Submit | None:

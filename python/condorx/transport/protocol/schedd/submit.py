@@ -54,6 +54,7 @@ class Reserve(Message):
 class Submitted(Reply):
     cluster: int
     count: int
+    warnings: list[Any] | None = None  # what a submit requirement _IS_WARNING said
 
 
 @record(frozen=True)
@@ -64,6 +65,7 @@ class JobIds(Reply):
 @record(frozen=True)
 class Transacted(Reply):
     clusters: list[Any]  # each submission's cluster id, in order
+    warnings: list[Any] | None = None  # what a submit requirement _IS_WARNING said
 
 
 @record(frozen=True)
