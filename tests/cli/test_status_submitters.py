@@ -50,3 +50,26 @@ def test_the_submitter_view_counts_each_users_jobs(pool):
         "\n"
         f"{'Total':>{w}}          0          4          1\n"
     )
+
+
+def test_a_groups_jobs_are_a_submitter_of_their_own(pool):
+    """HTCondor's schedd names a submitter by accounting name: `group.user@domain` for a
+    job with an accounting group, beside the user's own jobs."""
+    with open(pool.config_file, "a") as f:
+        f.write(QUICK_POOL)
+    pool.reload()
+    pool.start("collector", "schedd")
+    (pool.root / "g.sub").write_text(
+        "executable = /bin/true\naccounting_group = physics\nqueue 2\n"
+    )
+    pool.cli("condorx.cli.submit", "g.sub")
+    (pool.root / "u.sub").write_text("executable = /bin/true\nqueue 1\n")
+    pool.cli("condorx.cli.submit", "u.sub")
+    user = security.current_user()
+
+    def names() -> dict[str, str]:
+        out = pool.cli("condorx.cli.status", "-submitters", "-af", "Name", "IdleJobs").stdout
+        return {n.split("@")[0]: idle for n, idle in (line.split() for line in out.splitlines())}
+
+    wait_for(lambda: len(names()) == 2, "a Submitter ad for the group's jobs")
+    assert names() == {f"physics.{user}": "2", user: "1"}

@@ -103,7 +103,8 @@ OWNERS = ["alice", "bob"]
 def _recount(q: JobQueue) -> dict:
     out: dict = {}
     for ad in q.jobs.values():
-        key = (str(ad.get("Owner")), ad.get("JobStatus"))
+        owner = str(ad.get("Owner"))
+        key = (owner, ad.get("AccountingGroup") or owner, ad.get("JobStatus"))
         out[key] = out.get(key, 0) + 1
     return out
 
@@ -111,12 +112,13 @@ def _recount(q: JobQueue) -> dict:
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(st.lists(st.tuples(st.sampled_from("sHRrxeSF"), st.integers(0, 50)), max_size=30))
+@given(st.lists(st.tuples(st.sampled_from("sHRrxeSFG"), st.integers(0, 50)), max_size=30))
 def test_the_counts_by_owner_and_status_follow_every_commit_and_reload(tmp_path_factory, ops):
     """The counts the schedd's collector ads are made of, kept as ads are swapped in,
     always equal a walk of the whole table: through submits (some on hold), holds,
     releases, removals, runs and their ends, an edited cluster ad (its procs' owner
-    changes) and a transaction that stages a job twice."""
+    changes), an accounting group set on a proc or its cluster, and a transaction that
+    stages a job twice."""
     path = tmp_path_factory.mktemp("q")
     q = _queue(path)
     now = 1000
@@ -148,6 +150,8 @@ def test_the_counts_by_owner_and_status_follow_every_commit_and_reload(tmp_path_
             txn.delete_job(key)
         elif op == "F":
             txn.set_attr((key[0], -1), "Owner", OWNERS[n % 2] + "2")
+        elif op == "G":  # its accounting name changes: a proc's own, or its cluster's
+            txn.set_attr((key[0], key[1] if n % 2 else -1), "AccountingGroup", f"g{n % 3}.u")
         _commit(txn)
         assert dict(q.counts) == _recount(q)
     q.store.close()

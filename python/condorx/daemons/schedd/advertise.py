@@ -25,11 +25,15 @@ log = logging.getLogger("condorx.schedd")
 
 
 def ads(ledger: Ledger, me: Identity) -> list[dict[str, Any]]:
-    """The Scheduler ad and one Submitter ad per user with jobs, from the queue now."""
+    """The Scheduler ad and one Submitter ad per submitter with jobs (its accounting
+    name: the jobs' AccountingGroup, else their Owner, as HTCondor's schedd names its
+    submitters), from the queue now."""
     by_user: dict[str, Counter[int | None]] = {}
+    owners: dict[str, set[str]] = {}
     totals: Counter[int | None] = Counter()
-    for (owner, status), n in ledger.counts().items():
-        by_user.setdefault(owner, Counter())[status] += n
+    for (owner, account, status), n in ledger.counts().items():
+        by_user.setdefault(account, Counter())[status] += n
+        owners.setdefault(account, set()).add(owner)
         totals[status] += n
     common = {
         "ScheddIpAddr": me.address,
@@ -54,7 +58,8 @@ def ads(ledger: Ledger, me: Identity) -> list[dict[str, Any]]:
             {
                 "MyType": "Submitter",
                 "Name": f"{user}@{me.uid_domain}",
-                "Owner": user,
+                # A group's submitter may hold jobs of more than one owner: the first.
+                "Owner": min(owners[user]),
                 "ScheddName": me.name,
                 **common,
                 "IdleJobs": c[JobStatus.IDLE],

@@ -79,7 +79,7 @@ class Intake:
         self.use_jobsets = cfg.get_bool("USE_JOBSETS", False)
         # The owners this schedd has seen submit (HTCondor's owner history): a queue super
         # user submits for them alone, unless QUEUE_SUPER_USER_MAY_IMPERSONATE matches.
-        self.owners_seen = {owner for owner, _ in ledger.counts()}
+        self.owners_seen = {owner for owner, _, _ in ledger.counts()}
         self.impersonate = _impersonation(cfg)
         self.secure = SecureAttrs(cfg)
         self.rules = submit_rules.from_config(cfg)

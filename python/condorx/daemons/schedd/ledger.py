@@ -129,8 +129,8 @@ class Ledger:
         """Each cluster's own ad, keyed (cluster, -1)."""
         return [((c, -1), ad) for c, ad in self.queue.clusters.items()]
 
-    def counts(self) -> Counter[tuple[str, int | None]]:
-        """How many jobs each (owner, JobStatus) has now."""
+    def counts(self) -> Counter[tuple[str, str, int | None]]:
+        """How many jobs each (owner, accounting name, JobStatus) has now."""
         return self.queue.counts
 
     def procs(self, cluster: int) -> list[int]:

@@ -62,10 +62,10 @@ class JobQueue:
         self.clusters: dict[int, ClassAd] = {}
         self.jobs: dict[Key, ClassAd] = {}
         self.procs: dict[int, set[int]] = {}
-        # Jobs by (owner, JobStatus), kept as ads are swapped in: the schedd's ads in the
-        # collector are made of these many times a second, and a walk of a million-job
-        # queue each time would cost more than the rest of the schedd's work.
-        self.counts: Counter[tuple[str, int | None]] = Counter()
+        # Jobs by (owner, accounting name, JobStatus), kept as ads are swapped in: the
+        # schedd's ads in the collector are made of these many times a second, and a walk
+        # of a million-job queue each time would cost more than the rest of its work.
+        self.counts: Counter[tuple[str, str, int | None]] = Counter()
         self.next_cluster = store.meta(NEXT_CLUSTER, 1)
         self._load()
 
@@ -82,9 +82,12 @@ class JobQueue:
             self.count(ad, 1)
 
     def count(self, ad: ClassAd, delta: int) -> None:
-        """Add `delta` jobs of the ad's owner and status to `counts`."""
+        """Add `delta` jobs of the ad's owner, accounting name and status to `counts`."""
         status = ad.get("JobStatus")
-        key = (str(ad.get("Owner")), status if isinstance(status, int) else None)
+        owner = str(ad.get("Owner"))
+        group = ad.get("AccountingGroup")
+        account = group if isinstance(group, str) and group else owner
+        key = (owner, account, status if isinstance(status, int) else None)
         n = self.counts[key] + delta
         if n:
             self.counts[key] = n
