@@ -23,6 +23,7 @@ __all__ = [
     "analyze",
     "Accountant",
     "Groups",
+    "ConcurrencyLimits",
     "set_user_maps",
     "CronError",
     "AdReadError",
@@ -225,8 +226,9 @@ def negotiate(
     groups: Groups | None = None,
     pool_size: float = 0.0,
     usage: dict[str, float] | None = None,
+    limits: ConcurrencyLimits | None = None,
 ) -> tuple[
-    list[tuple[int, int, int, float, str | None, ClassAd | None]],
+    list[tuple[int, int, int, float, str | None, ClassAd | None, str | None]],
     list[tuple[int, str, list[int]]],
     int,
     int,
@@ -237,7 +239,26 @@ def negotiate(
     LastRejMatchReason and LastRejMatchTime. `exhaustive` evaluates every free slot for
     every cluster instead of walking shared rankings: the same matches, slower. With
     `groups`, the pool (`pool_size` weighted slots, `usage` held now per submitter) is
-    shared by accounting group under hierarchical quotas; the outcome is kept in `groups`."""
+    shared by accounting group under hierarchical quotas; the outcome is kept in `groups`.
+    With `limits`, jobs are held to their concurrency limits (the counts kept there)."""
+
+@final
+class ConcurrencyLimits:
+    """The pool's concurrency limits: <NAME>_LIMIT by name, CONCURRENCY_LIMIT_DEFAULT_<tag>
+    by tag, CONCURRENCY_LIMIT_DEFAULT; what running jobs hold; the last cycle's counts."""
+
+    def __new__(
+        cls, maxima: dict[str, float], scoped: dict[str, float], default: float
+    ) -> ConcurrencyLimits: ...
+    def hold(self, strings: list[str]) -> None:
+        """What the running jobs hold now: each slot's ConcurrencyLimits strings."""
+    def maximum(self, name: str) -> float:
+        """The most of `name` the pool allows."""
+    def counts(self) -> dict[str, float]:
+        """The counts after the last cycle (held, and matched), by lowercase name."""
+    @staticmethod
+    def parse(text: str) -> list[tuple[str, float]]:
+        """The valid limits of a ConcurrencyLimits string: (lowercase name, amount)."""
 
 @final
 class Groups:

@@ -168,6 +168,10 @@ def main(ctx: a.Context) -> None:
     since = _active_since(opts, reply.last_update)
     if "long" in opts.flags or "autoformat" in opts.values:
         _ads(_chosen(records, opts, since), opts)
+        if "long" in opts.flags and reply.limits:
+            # The pool's concurrency limits in use, which HTCondor's prints only in its
+            # single-ad form (-long -legacy): one more ad, after the records'.
+            sys.stdout.write("\n" + ClassAd(dict(reply.limits)).printOld())
         return
     if groups:
         # The table itself leaves out what was not used since `since`, as HTCondor's

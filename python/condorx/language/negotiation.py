@@ -15,16 +15,17 @@ from __future__ import annotations
 import bisect
 import itertools
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
 from condorx import _core
-from condorx._core import Accountant, Groups
+from condorx._core import Accountant, ConcurrencyLimits, Groups
 from condorx.classad import ClassAd, ExprTree
 
 __all__ = [
     "Accountant",
+    "ConcurrencyLimits",
     "Cycle",
     "Groups",
     "Match",
@@ -54,6 +55,8 @@ class Match:
     preempts: str | None = None
     #: The dynamic slot carved for the job when `slot` is partitionable.
     dynamic_slot: ClassAd | None = None
+    #: The job's concurrency limits on the slot, lowercased (MatchedConcurrencyLimits).
+    limits: str | None = None
 
 
 @dataclass
@@ -101,6 +104,19 @@ class Rejections(Sequence[Rejection]):
     def __repr__(self) -> str:
         return f"<{len(self)} rejections>"
 
+    def distinct(self, reasons: Callable[[str], bool]) -> Iterator[Rejection]:
+        """Each rejected job ad once (a group's many jobs are one ad, repeated), of the
+        rows whose reason `reasons` picks: what a negotiator's log tells of a cycle."""
+        for s, reason, jobs in self._rows:
+            if not reasons(reason):
+                continue
+            sub, seen = self._submitters[s], set()
+            for j in jobs:
+                job = sub.jobs[j]
+                if id(job) not in seen:
+                    seen.add(id(job))
+                    yield Rejection(sub, job, reason)
+
 
 @dataclass
 class Cycle:
@@ -128,6 +144,7 @@ def negotiate(
     groups: Groups | None = None,
     pool_size: float = 0.0,
     usage: dict[str, float] | None = None,
+    limits: ConcurrencyLimits | None = None,
 ) -> Cycle:
     """Run one negotiation cycle over `slots` for `submitters` (see the module doc).
 
@@ -141,7 +158,11 @@ def negotiate(
     hierarchical quotas, as HTCondor's negotiator shares it: `pool_size` is the pool's size
     in (weighted) slots, claimed ones included, and `usage` what each submitter
     (`group.user@domain`) holds now. What each group got is kept in `groups`
-    (`groups.last_shares()`)."""
+    (`groups.last_shares()`).
+
+    With `limits` (the pool's concurrency limits, holding what the running jobs use), a
+    job is matched only while each of its limits has room; the counts after the cycle
+    are kept there (`limits.counts()`)."""
     start = time.perf_counter()
     rows = [
         (s.name, s.priority, s.jobs if isinstance(s.jobs, list) else list(s.jobs))
@@ -162,11 +183,12 @@ def negotiate(
         groups=groups,
         pool_size=pool_size,
         usage=usage,
+        limits=limits,
     )
     handed_back = time.perf_counter()
     matched = [
-        Match(submitters[s], submitters[s].jobs[j], slots[k], rank, preempts, dynamic)
-        for s, j, k, rank, preempts, dynamic in matches
+        Match(submitters[s], submitters[s].jobs[j], slots[k], rank, preempts, dynamic, lim)
+        for s, j, k, rank, preempts, dynamic, lim in matches
     ]
     end = time.perf_counter()
     return Cycle(

@@ -8,6 +8,7 @@
 //! - [`fairshare`]: user priorities from usage, decayed with a half-life.
 //! - [`groups`]: accounting groups and hierarchical group quotas.
 //! - [`grouped`]: a cycle whose pie is spun group by group, each up to its limit.
+//! - [`limits`]: concurrency limits, counted through a cycle.
 //! - [`negotiate`]: one negotiation cycle over a pool, in fair-share pie slices.
 //! - [`party`]: a submitter's progress through a cycle, a job placed at a time.
 //! - [`ordering`]: the pool ranked once for every job that ranks it alike.
@@ -24,6 +25,7 @@ pub mod deps;
 pub mod fairshare;
 pub mod grouped;
 pub mod groups;
+pub mod limits;
 pub mod negotiate;
 pub mod ordering;
 pub mod pair;
@@ -38,6 +40,7 @@ pub use analyze::{analyze, Analysis, Clause};
 pub use autocluster::{cluster_jobs, cluster_jobs_apart, Cluster};
 pub use fairshare::{Accountant, UserRecord};
 pub use grouped::GroupPolicy;
+pub use limits::{Limits, LimitsConfig};
 pub use negotiate::{negotiate, Config, Cycle, Match, Rejection, Submitter};
 pub use pair::{rank_value, PairEval};
 pub use preempt::Preemption;

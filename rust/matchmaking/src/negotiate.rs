@@ -8,6 +8,7 @@
 //! cluster matches alike), taking slots best first (see [`crate::walk`]); slots whose
 //! Requirements refuse every job are left out of the cycle, and out of the pie.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -20,6 +21,7 @@ use crate::autocluster::{cluster_jobs, Cluster};
 use crate::deps::PoolReads;
 use crate::grouped::{self, GroupPolicy};
 use crate::groups::Outcome;
+use crate::limits::{Limits, LimitsConfig};
 use crate::ordering::Orderings;
 use crate::pair::PairEval;
 use crate::party::{Party, Search, SubmitterCtx};
@@ -56,6 +58,8 @@ pub struct Config {
     /// Accounting groups and their quotas (None, or a tree of the root alone: a flat
     /// pool).
     pub groups: Option<Arc<GroupPolicy>>,
+    /// Concurrency limits (None: not counted, as when no job names one).
+    pub limits: Option<Arc<LimitsConfig>>,
 }
 
 impl Default for Config {
@@ -71,6 +75,7 @@ impl Default for Config {
             priorities: HashMap::new(),
             share_orderings: true,
             groups: None,
+            limits: None,
         }
     }
 }
@@ -100,6 +105,8 @@ pub struct Match {
     pub preempts: Option<Preemption>,
     /// The dynamic slot carved for this job, when the slot is partitionable.
     pub dynamic_slot: Option<Arc<ClassAd>>,
+    /// The job's concurrency limits on this slot, lowercased (MatchedConcurrencyLimits).
+    pub limits: Option<String>,
 }
 
 /// A job left unmatched this cycle, and why (becomes LastRejMatchReason).
@@ -107,7 +114,7 @@ pub struct Match {
 pub struct Rejection {
     pub submitter: usize,
     pub job: usize,
-    pub reason: &'static str,
+    pub reason: Cow<'static, str>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -121,6 +128,8 @@ pub struct Cycle {
     pub phases: Vec<(&'static str, f64)>,
     /// What each group was given, when the pool is shared by group quotas.
     pub groups: Option<Outcome>,
+    /// The concurrency limits' counts once the cycle's matches are added.
+    pub limits: Option<HashMap<String, f64>>,
 }
 
 pub const NO_MATCH: &str = "no match found";
@@ -167,6 +176,7 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
         prefilter: config.share_orderings.then(|| Prefilter::new(&pool)),
         pair: PairEval::new(),
         left: pool.iter().map(PoolSlot::weight).sum(),
+        limits: config.limits.as_deref().map(Limits::start),
     };
     let mut spun = Spun {
         parties: &mut parties,
@@ -192,6 +202,7 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
         party.reject_the_rest(reason, &mut cycle);
     }
     cycle.groups = groups;
+    cycle.limits = search.limits.map(|l| l.used);
     cycle.phases = clock.phases;
     cycle
 }

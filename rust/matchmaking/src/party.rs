@@ -1,12 +1,14 @@
 //! A submitter taking part in a cycle: its clusters' progress through the pool, and the
 //! placing of one job at a time on the best free slot its cluster's search finds.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 use condorx_classad::{ClassAd, Expr, Value};
 
 use crate::autocluster::Cluster;
+use crate::limits::{self, Limits, Wants};
 use crate::negotiate::{Config, Cycle, Match, Rejection, Submitter, NO_MATCH};
 use crate::ordering::{Orderings, Ranks};
 use crate::pair::PairEval;
@@ -24,6 +26,8 @@ pub struct Search {
     pub prefilter: Option<Prefilter>,
     pub pair: PairEval,
     pub left: usize,
+    /// The concurrency limits' counts, when the pool has any job under one.
+    pub limits: Option<Limits>,
 }
 
 /// A cluster's place in the cycle: its jobs still waiting, and its search for slots once
@@ -31,6 +35,9 @@ pub struct Search {
 pub struct ClusterState {
     waiting: VecDeque<usize>,
     walk: Option<Walk>,
+    /// A slot of its search was passed over for a concurrency limit (the last one
+    /// named): when no slot is left, that is why its jobs wait.
+    refused_by: Option<String>,
 }
 
 /// How placing a job went.
@@ -41,6 +48,31 @@ enum Placed {
     Nowhere,
     /// The best slot left costs more than the budget holds.
     OverBudget,
+    /// A concurrency limit of the job's is reached (this job waits; the next may not).
+    Limited(String),
+}
+
+/// A job's concurrency limits: none, the same on every slot, or an expression of the slot
+/// (`concurrency_limits_expr`), evaluated against each candidate.
+enum JobLimits {
+    None,
+    Fixed(Wants, String),
+    PerSlot(Expr),
+}
+
+impl JobLimits {
+    fn of(job: &ClassAd, counting: bool) -> JobLimits {
+        if !counting {
+            return JobLimits::None;
+        }
+        match job.lookup("ConcurrencyLimits") {
+            None => JobLimits::None,
+            Some(Expr::Lit(Value::Str(text))) => {
+                JobLimits::Fixed(limits::parse(text), text.to_lowercase())
+            }
+            Some(expr) => JobLimits::PerSlot(expr.clone()),
+        }
+    }
 }
 
 pub struct Party<'a> {
@@ -66,6 +98,7 @@ impl<'a> Party<'a> {
                 .map(|c| ClusterState {
                     waiting: c.jobs.into(),
                     walk: None,
+                    refused_by: None,
                 })
                 .collect(),
             first: 0,
@@ -112,13 +145,26 @@ impl<'a> Party<'a> {
                     self.limited = true;
                     break;
                 }
+                Placed::Limited(name) => {
+                    cluster.waiting.pop_front();
+                    self.demand -= 1;
+                    cycle.rejections.push(Rejection {
+                        submitter: self.ctx.index,
+                        job,
+                        reason: Cow::Owned(format!("concurrency limit {name} reached")),
+                    });
+                }
                 Placed::Nowhere => {
                     self.demand -= cluster.waiting.len();
+                    let reason = match &cluster.refused_by {
+                        Some(name) => Cow::Owned(format!("concurrency limit {name} reached")),
+                        None => Cow::Borrowed(NO_MATCH),
+                    };
                     for job in cluster.waiting.drain(..) {
                         cycle.rejections.push(Rejection {
                             submitter: self.ctx.index,
                             job,
-                            reason: NO_MATCH,
+                            reason: reason.clone(),
                         });
                     }
                 }
@@ -140,7 +186,7 @@ impl<'a> Party<'a> {
                 cycle.rejections.push(Rejection {
                     submitter: self.ctx.index,
                     job,
-                    reason,
+                    reason: Cow::Borrowed(reason),
                 });
             }
         }
@@ -195,7 +241,16 @@ impl SubmitterCtx<'_> {
         let Some(job) = self.submitter.jobs.get(job_index) else {
             return Placed::Nowhere;
         };
+        let wants = JobLimits::of(job, search.limits.is_some());
+        if let (JobLimits::Fixed(w, _), Some(l), Some(c)) =
+            (&wants, &search.limits, self.config.limits.as_deref())
+        {
+            if let Some(name) = l.refuses(c, w) {
+                return Placed::Limited(name.to_string());
+            }
+        }
         let mut seek = self.seek(job);
+        let mut refused_by: Option<String> = None;
         let pair = &mut search.pair;
         let walk = cluster.walk.get_or_insert_with(|| {
             let ordering = search
@@ -216,6 +271,14 @@ impl SubmitterCtx<'_> {
                 walk.pass();
                 continue;
             };
+            let taken = match self.limits_on(&wants, job, &slot.ad, pair, search.limits.as_ref()) {
+                Ok(taken) => taken,
+                Err(name) => {
+                    refused_by = Some(name);
+                    walk.pass();
+                    continue;
+                }
+            };
             let before = slot.weight();
             if !slot.partitionable {
                 if before as f64 > budget {
@@ -225,7 +288,8 @@ impl SubmitterCtx<'_> {
                 search.left -= before;
                 walk.pass();
                 let rank = pair.rank(job, &slot.ad);
-                break Placed::Match(self.matched(job_index, c, rank, None), before);
+                let m = self.matched(job_index, c, rank, None, taken, search.limits.as_mut());
+                break Placed::Match(m, before);
             }
             // A partitionable slot may take this job too, if what is left still matches.
             let Some((dynamic, left)) = carve_for(slot, job, pair) else {
@@ -241,10 +305,52 @@ impl SubmitterCtx<'_> {
             search.left -= cost;
             let dynamic = Arc::new(dynamic);
             let rank = pair.rank(job, &dynamic);
-            break Placed::Match(self.matched(job_index, c, rank, Some(dynamic)), cost);
+            let m = self.matched(
+                job_index,
+                c,
+                rank,
+                Some(dynamic),
+                taken,
+                search.limits.as_mut(),
+            );
+            break Placed::Match(m, cost);
         };
         cycle.pairs_evaluated += seek.pairs;
+        if refused_by.is_some() {
+            // Passed over for good: the counts only grow within a cycle, so the slot
+            // refuses the cluster's later jobs as it refused this one.
+            cluster.refused_by = refused_by;
+        }
         found
+    }
+
+    /// What the job's limits come to on this slot (their text, lowercased, and the
+    /// amounts), or the limit that has no room for them.
+    fn limits_on(
+        &self,
+        wants: &JobLimits,
+        job: &Arc<ClassAd>,
+        slot: &Arc<ClassAd>,
+        pair: &mut PairEval,
+        counts: Option<&Limits>,
+    ) -> Result<Option<(String, Wants)>, String> {
+        match wants {
+            JobLimits::None => Ok(None),
+            JobLimits::Fixed(w, text) => Ok(Some((text.clone(), w.clone()))),
+            JobLimits::PerSlot(expr) => {
+                let Value::Str(text) = pair.value(expr, job, slot) else {
+                    return Ok(None); // not a string: no limits, as EvalString fails
+                };
+                let w = limits::parse(&text);
+                let config = self.config.limits.as_deref();
+                if let (Some(l), Some(c)) = (counts, config) {
+                    if let Some(name) = l.refuses(c, &w) {
+                        return Err(name.to_string());
+                    }
+                }
+                Ok(Some((text.to_lowercase(), w)))
+            }
+        }
     }
 
     fn matched(
@@ -253,7 +359,15 @@ impl SubmitterCtx<'_> {
         c: Candidate,
         rank: f64,
         dynamic_slot: Option<Arc<ClassAd>>,
+        taken: Option<(String, Wants)>,
+        counts: Option<&mut Limits>,
     ) -> Match {
+        let limits = taken.map(|(text, wants)| {
+            if let Some(counts) = counts {
+                counts.take(&wants);
+            }
+            text
+        });
         Match {
             submitter: self.index,
             job,
@@ -261,6 +375,7 @@ impl SubmitterCtx<'_> {
             rank,
             preempts: c.preempts,
             dynamic_slot,
+            limits,
         }
     }
 }

@@ -11,6 +11,7 @@ mod cron;
 mod errors;
 mod expr;
 mod groups;
+mod limits;
 mod negotiation;
 mod packed;
 mod usermaps;

@@ -1,5 +1,6 @@
 //! The negotiation cycle and the accountant, for the negotiator daemon and `condorx bench`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,9 +16,10 @@ use pyo3::types::PyList;
 use crate::classad::PyClassAd;
 use crate::errors::parse_error;
 use crate::groups::PyGroups;
+use crate::limits::PyLimits;
 
 /// (submitter index, job index, slot index, job Rank, "rank"/"priority" when it
-/// preempts, the dynamic slot carved for it).
+/// preempts, the dynamic slot carved for it, the job's concurrency limits there).
 type MatchRow = (
     usize,
     usize,
@@ -25,10 +27,11 @@ type MatchRow = (
     f64,
     Option<&'static str>,
     Option<PyClassAd>,
+    Option<String>,
 );
 /// (submitter index, reason, the indexes of that submitter's jobs rejected for it): a
 /// cycle may reject a million jobs, mostly whole clusters at a time.
-type RejectionRow = (usize, &'static str, Vec<usize>);
+type RejectionRow = (usize, Cow<'static, str>, Vec<usize>);
 
 fn ads(list: &[PyRef<PyClassAd>]) -> Vec<Arc<ClassAd>> {
     list.iter().map(|a| a.inner().clone()).collect()
@@ -107,19 +110,29 @@ fn match_row(m: Match) -> MatchRow {
         Preemption::Priority => "priority",
     });
     let dynamic = m.dynamic_slot.map(PyClassAd::from_arc);
-    (m.submitter, m.job, m.slot, m.rank, preempts, dynamic)
+    (
+        m.submitter,
+        m.job,
+        m.slot,
+        m.rank,
+        preempts,
+        dynamic,
+        m.limits,
+    )
 }
 
 /// One negotiation cycle (GIL released). `submitters` is a list of (name, effective
 /// priority, jobs); `priorities` gives the effective priority of users running on claimed
 /// slots (RemoteOwner). With `groups`, the pool is shared by accounting group: `pool_size`
 /// is its size in (weighted) slots, `usage` what each submitter holds now, and the
-/// groups' outcome is kept in `groups`. Returns (matches, rejections, clusters, pairs evaluated).
+/// groups' outcome is kept in `groups`. With `limits`, jobs are held to their concurrency
+/// limits, and the counts after the cycle kept there. Returns (matches, rejections,
+/// clusters, pairs evaluated).
 #[pyfunction]
 #[pyo3(name = "negotiate", signature = (
     slots, submitters, pre_job_rank=None, post_job_rank=None, consider_preemption=true,
     preemption_requirements=None, preemption_rank=None, priorities=None, stamp_time=None,
-    exhaustive=false, groups=None, pool_size=0.0, usage=None
+    exhaustive=false, groups=None, pool_size=0.0, usage=None, limits=None
 ))]
 #[allow(clippy::too_many_arguments)] // one per negotiator setting, as keywords from Python
 fn py_negotiate<'py>(
@@ -137,6 +150,7 @@ fn py_negotiate<'py>(
     groups: Option<Bound<'py, PyGroups>>,
     pool_size: f64,
     usage: Option<HashMap<String, f64>>,
+    limits: Option<Bound<'py, PyLimits>>,
 ) -> PyResult<CycleRows> {
     let started = Instant::now();
     let config = Config {
@@ -155,6 +169,7 @@ fn py_negotiate<'py>(
             let now = stamp_time.unwrap_or(0) as f64;
             Arc::new(g.borrow().policy(pool_size, usage.unwrap_or_default(), now))
         }),
+        limits: limits.as_ref().map(|l| Arc::new(l.borrow().config())),
     };
     let slots = ads(&slots);
     let subs = submitters
@@ -172,6 +187,9 @@ fn py_negotiate<'py>(
     cycle.phases.insert(0, ("ads from python", handed_over));
     if let Some(g) = &groups {
         g.borrow_mut().record(cycle.groups.take());
+    }
+    if let Some(l) = &limits {
+        l.borrow_mut().record(cycle.limits.take());
     }
     // The cycle's own references to the job ads go first, so stamping edits them in place.
     drop(subs);
@@ -315,5 +333,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_negotiate, m)?)?;
     m.add_class::<PyAccountant>()?;
     m.add_class::<PyGroups>()?;
+    m.add_class::<PyLimits>()?;
     Ok(())
 }

@@ -154,6 +154,7 @@ def _matched(offer: Offer) -> Matched:
         autocluster=True,
         request=None if offer.inform else m.request,
         fs_domain=offer.fs_domain,
+        limits=m.limits,
     )
 
 

@@ -37,6 +37,7 @@ from condorx.daemons.negotiator.group_log import log_cycle
 from condorx.daemons.negotiator.groups import read_groups
 from condorx.daemons.negotiator.handed_out import HandedOut
 from condorx.daemons.negotiator.handout import HandOut, Offer
+from condorx.daemons.negotiator.limits import PoolLimits
 from condorx.daemons.negotiator.pool_usage import PoolUsage, pool_usage
 from condorx.language import cron, resources
 from condorx.language.config import Config
@@ -86,6 +87,7 @@ class Negotiator:
         self.groups = read_groups(cfg)
         self.domain = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or "localhost"
         self.group_accounts: GroupAccounts | None = None
+        self.limits = PoolLimits(cfg)  # concurrency limits
         if self.groups.has_groups():
             self.group_accounts = GroupAccounts(self.groups, self.domain)
             self.group_accounts.prime_groups(self.accountant)
@@ -128,7 +130,7 @@ class Negotiator:
         records = self.accounting.records()
         if self.group_accounts is not None:
             records = self.group_accounts.annotate(records)
-        return Priorities(records, self.accountant.last_update())
+        return Priorities(records, self.accountant.last_update(), self.limits.report() or None)
 
     async def edit_user(self, peer: Peer, req: EditUser, ch: wire.Channel) -> Done:
         self.accounting.edit(req.action, req.user, req.value, time.time())
@@ -178,6 +180,7 @@ class Negotiator:
         consider = self.cfg.get_bool("NEGOTIATOR_CONSIDER_PREEMPTION", True)
         wanted = ("Unclaimed", "Owner", "Backfill", "Drained") + (("Claimed",) if consider else ())
         unheld = self.handed_out.unheld(slots, self.offered)
+        self.limits.start_cycle(slots, self.handed_out.held)
         free = [s for s in unheld if s.get("State") in wanted]
         if not free:
             return
@@ -206,11 +209,18 @@ class Negotiator:
                 groups=grouped,
                 pool_size=usage.size,
                 usage=self._submitter_usage(usage),
+                limits=self.limits.core,
             )
         )
         matched = time.perf_counter()
         if grouped is not None:
             log_cycle(self.groups, submitters, homes)
+        # As HTCondor's negotiator (D_MATCH), for the jobs a concurrency limit holds back.
+        for r in result.rejections.distinct(lambda why: why.startswith("concurrency limit")):
+            job_id = f"{r.job.get('ClusterId')}.{r.job.get('ProcId')}"
+            log.info(
+                "Rejected %s %s %s: %s", job_id, r.submitter.name, homes[id(r.submitter)], r.reason
+            )
         offers = [
             self.offer(
                 m.job,
@@ -219,6 +229,7 @@ class Negotiator:
                 m.submitter.name,
                 m.dynamic_slot,
                 m.preempts,
+                m.limits,
             )
             for m in result.matches
         ]
@@ -314,6 +325,7 @@ class Negotiator:
         submitter: str,
         dynamic: ClassAd | None,
         preempts: str | None = None,
+        limits: str | None = None,
     ) -> Offer:
         """One match as it is handed out, under the claim id its slot offers, or a new
         one its startd is told of first (a preempting match, a slot that offers none).
@@ -332,7 +344,8 @@ class Negotiator:
         user = str(job.get("Owner"))
         # preempts: "rank" or "priority" when the slot's job must go.
         claim_id = offered or secrets.token_hex(16)
-        match = Match(slot_name, claim_id, schedd, user, preempts or None, request)
+        match = Match(slot_name, claim_id, schedd, user, preempts or None, request, limits)
+        self.limits.matched(slot_name, limits)
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         fs_domain = slot.get("FileSystemDomain")
         return Offer(

@@ -29,6 +29,10 @@ Group = tuple[Key, int, ClassAd]  # the first job, how many jobs, the first job'
 KEPT = 8
 
 
+# What tells groups apart whatever the pool reads: whose jobs, and their limits.
+_APART = ["Owner", "AccountingGroup", "ConcurrencyLimits"]
+
+
 class Waiting:
     """A group's jobs in queue order, taken from the front: the query's keys and the
     group's positions among them (no copy of a million keys per query)."""
@@ -63,11 +67,10 @@ class Autoclusters:
     ) -> list[Group]:
         """Group the jobs (`keys` and their `ads`, in queue order) not marked in `skip`
         for which `constraint` is true, for slots with the `pool`'s policies, each
-        accounting name's apart (a negotiator matches its jobs as one submitter's). The
+        accounting name's apart (a negotiator matches its jobs as one submitter's), and
+        each set of concurrency limits (HTCondor's schedd keeps them apart too). The
         groups replace those of the last request like it (`request`: its constraint)."""
-        found = await trio.to_thread.run_sync(
-            waiting_groups, ads, skip, constraint, pool, ["Owner", "AccountingGroup"]
-        )
+        found = await trio.to_thread.run_sync(waiting_groups, ads, skip, constraint, pool, _APART)
         groups: list[Group] = []
         members_of: dict[Key, Waiting] = {}
         for members in found:

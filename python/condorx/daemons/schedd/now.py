@@ -21,7 +21,7 @@ from condorx.classad import ClassAd
 from condorx.client.startd import Claim
 from condorx.daemons.core.accounts import accounting_name
 from condorx.daemons.schedd import transitions
-from condorx.daemons.schedd.shadow import LOST, ClaimInfo, FirstJob, Shadows
+from condorx.daemons.schedd.shadow import LOST, ClaimInfo, FirstJob, Shadows, job_limits
 from condorx.daemons.schedd.store import Key
 from condorx.errors import Refusal
 from condorx.transport import wire
@@ -142,6 +142,7 @@ async def _place(shadows: Shadows, co: Coalescing, timeout: float) -> None:
             first.slot,
             first.user,
             account=accounting_name(shadows.ledger.get(co.job)),
+            limits=job_limits(shadows.ledger.get(co.job) or ClassAd(), ClassAd()),
             fs_domain=first.fs_domain,
             coalesce=[i.id for i in co.given],
         )

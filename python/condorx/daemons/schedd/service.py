@@ -281,6 +281,7 @@ class Schedd:
             slot=req.slot,
             user=req.user,
             account=accounting_name(self.ledger.get(key)),
+            limits=req.limits or "",
             fs_domain=req.fs_domain or None,
             request=req.request,
         )

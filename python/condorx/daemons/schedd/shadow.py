@@ -67,6 +67,10 @@ class ClaimInfo:
     # The accounting name its jobs are charged to (AccountingGroup, else Owner): the
     # claim runs only that name's jobs, as the negotiator matched it for that name.
     account: str = ""
+    # The concurrency limits it was matched under (MatchedConcurrencyLimits, lowercased):
+    # it runs only jobs whose limits are the same, for the negotiator counts them so
+    # (HTCondor's CLAIM_RECYCLING_CONSIDER_LIMITS).
+    limits: str = ""
     # The slot's FileSystemDomain (whether a job's files travel to it): the negotiator's
     # word until the slot is claimed, then its own ad's; None while it is not known.
     fs_domain: str | None = None
@@ -177,7 +181,7 @@ class Shadows:
             if self._due(ad):
                 if slot is None:
                     slot = claim.slot_ad.ad() if claim.slot_ad is not None else ClassAd()
-                if ad.symmetricMatch(slot):
+                if job_limits(ad, slot) == claim.limits and ad.symmetricMatch(slot):
                     found = key
                     break
             skipped.append(key)
@@ -281,6 +285,7 @@ class Shadows:
             job=None if job is None else wire.pack_ad(job.ad.flatten()),
             files=None if job is None else job.files,
             coalesce=info.coalesce,
+            limits=info.limits or None,
         )
 
     async def first_job(self, info: ClaimInfo, key: Key) -> FirstJob | None:
@@ -460,3 +465,15 @@ def _transfers(ad: ClassAd, fs_domain: str | None) -> bool:
     if should == "NO":
         return False
     return ad.get("FileSystemDomain") != fs_domain or not ad.get("FileSystemDomain")
+
+
+def job_limits(job: ClassAd, slot: ClassAd) -> str:
+    """The job's concurrency limits on the slot, lowercased, as a claim compares them:
+    its ConcurrencyLimits string, or the string its expression gives with the slot as
+    TARGET ("" when it has none)."""
+    value = job.get("ConcurrencyLimits")
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        value = job.eval("ConcurrencyLimits", slot)
+    return value.lower() if isinstance(value, str) else ""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from condorx import version
+from condorx.classad import ClassAd
 from condorx.daemons.startd.inputs import Inputs, clock
 from condorx.daemons.startd.machine import Machine
 from condorx.daemons.startd.policy import Policy
@@ -229,12 +230,25 @@ def _claimed(slot: Slot) -> dict[str, Any]:
     group = job.get("AccountingGroup") if job is not None else None
     if isinstance(group, str) and group:
         out["AccountingGroup"] = group
+    # What the negotiator counts against its concurrency limits: the claim's (the
+    # match's), else its job's own (fetched work, a claim no negotiator made).
+    limits = claim.limits or _own_limits(job)
+    if limits:
+        out["ConcurrencyLimits"] = limits
+    coming = slot.next_claim
+    if coming is not None and coming.limits:
+        out["PreemptingConcurrencyLimits"] = coming.limits
     if claim.job is not None:
         job = claim.job
         out["JobId"] = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         out["JobStart"] = int(claim.job_start)
         out["JobUniverse"] = job.get("JobUniverse")
     return out
+
+
+def _own_limits(job: ClassAd | None) -> str:
+    value = job.get("ConcurrencyLimits") if job is not None else None
+    return value.lower() if isinstance(value, str) else ""
 
 
 def add_extras(ads: list[dict[str, Any]], cfg: Config, extras: Extras) -> None:

@@ -78,6 +78,7 @@ class Claims:
             user=req.user,
             matched_at=self.driver.now(),
             while_draining=drained,
+            limits=req.limits or "",
         )
         self.driver.table.set_claim(slot, claim)
         if drained:
@@ -107,7 +108,11 @@ class Claims:
             if current.user == req.user:  # a stale ad: the user holds it already
                 raise Refused(Refusal.BUSY, f"{slot.name} is already claimed by {current.user}")
         slot.next_claim = Claim(
-            id=req.claim_id, schedd=req.schedd, user=req.user, matched_at=self.driver.now()
+            id=req.claim_id,
+            schedd=req.schedd,
+            user=req.user,
+            matched_at=self.driver.now(),
+            limits=req.limits or "",
         )
         log.info("%s: preempting match (%s) for %s", slot.name, req.preempts, req.user)
         slot.flags.vacate_requested = Why.BETTER_MATCH
@@ -175,6 +180,7 @@ class Claims:
             user=req.user,
             matched_at=self.driver.now(),
             while_draining=drained,
+            limits=req.limits or "",
         )
         self.driver.table.set_claim(slot, claim)
         step = states.CLAIMED_DIRECTLY
@@ -206,6 +212,7 @@ class Claims:
         claim.claimed_at = self.driver.now()
         claim.schedd = req.schedd or claim.schedd
         claim.client_machine = req.client_machine
+        claim.limits = req.limits or claim.limits
         if slot.state == State.BACKFILL:
             await self._claim_after_backfill(slot)
         else:
@@ -233,6 +240,7 @@ class Claims:
         claim.claimed_at = self.driver.now()
         claim.schedd = req.schedd or claim.schedd
         claim.client_machine = req.client_machine
+        claim.limits = req.limits or claim.limits
         peer.on_close.append(lambda: self._schedd_gone(slot, claim))
         log.info("%s: claimed by the preempting match", slot.name)
         return Claimed(slot.name, self.driver.table.advertised(slot))

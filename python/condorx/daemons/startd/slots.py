@@ -45,6 +45,7 @@ class Claim:
     last_job: ClassAd | None = None  # the claim's latest job, for EVICT_CLAIM
     activations: int = 0  # the jobs run on the claim (CLAIM_WORKLIFE counts from the first)
     while_draining: bool = False  # taken by a drain's START (condor_drain -start)
+    limits: str = ""  # the concurrency limits it was matched under (the ad shows them)
 
 
 @dataclass

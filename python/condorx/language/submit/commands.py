@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 
 from condorx.classad import Expr
-from condorx.language import argsyntax
+from condorx.language import argsyntax, concurrency
 from condorx.language.attrs import HoldCode, JobStatus, Universe
 from condorx.language.submit.errors import SubmitError
 from condorx.language.submit.keywords import SIMPLE, Kind
@@ -397,13 +397,23 @@ def _notification(v: Values) -> dict[str, Any]:
 
 @row("concurrency_limits", "concurrency_limits_expr")
 def _concurrency(v: Values) -> dict[str, Any]:
+    raw = v.get("concurrency_limits")
+    if raw and v.given("concurrency_limits_expr"):
+        raise SubmitError(
+            f"{v.where('concurrency_limits')}: concurrency_limits and concurrency_limits_expr"
+            " can't be used together"
+        )
     if v.given("concurrency_limits_expr"):
         return {"ConcurrencyLimits": v.expr("concurrency_limits_expr")}
-    raw = v.get("concurrency_limits")
-    if raw is None:
+    if not raw:
         return {}
-    names = sorted(w.lower() for w in re.split(r"[,\s]+", unquoted(raw)) if w)
-    return {"ConcurrencyLimits": ",".join(names)}
+    names = sorted(concurrency.words(unquoted(raw).lower()))
+    for name in names:
+        if concurrency.parse_one(name) is None:
+            raise SubmitError(
+                f"{v.where('concurrency_limits')}: Invalid concurrency limit '{name}'"
+            )
+    return {"ConcurrencyLimits": ",".join(names)} if names else {}
 
 
 # A service's token request: <service>_oauth_permissions, _resource or _options, maybe

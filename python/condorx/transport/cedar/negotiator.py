@@ -69,6 +69,10 @@ async def _priorities(call: Call) -> bool:
     reply = await call.dispatch(GetPriorities())
     if reply.get("ok"):
         ad = _report(reply.get("users") or [], float(reply.get("last_update") or 0))
+        # The pool's concurrency limits, as HTCondor's accountant adds them to its report.
+        for name, count in (reply.get("limits") or {}).items():
+            if isinstance(name, str) and isinstance(count, int | float):
+                ad[name] = float(count)
     else:
         ad = ClassAd()
     await call.send(call.writer().classad(ad, types=False))

@@ -30,6 +30,8 @@ class Priorities(Reply):
     # WeightedAccumulatedUsage (slot-seconds), BeginUsageTime, LastUsageTime.
     users: list[Any]
     last_update: float  # when the priorities were last brought up to date
+    # The concurrency limits' counts, as ConcurrencyLimit_<name> (a dot written `_`).
+    limits: dict[str, Any] | None = None
 
 
 # condor_userprio's edits: the value each takes, if any.

@@ -23,6 +23,7 @@ class Match(Message):
     user: str = ""
     preempts: str | None = None
     request: dict[str, Any] | None = None
+    limits: str | None = None  # the job's concurrency limits: the slot shows them
 
 
 @record(frozen=True)
@@ -56,6 +57,7 @@ class ClaimSlot(Message):
     job: bytes | None = None
     files: dict[str, Any] | None = None
     coalesce: list[Any] | None = None
+    limits: str | None = None  # the negotiator's MatchedConcurrencyLimits: the slot shows them
 
 
 @record(frozen=True)

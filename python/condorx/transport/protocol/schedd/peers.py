@@ -24,6 +24,7 @@ class Matched(Message):
     autocluster: bool = False  # `job` stands for its group (`Autoclusters`): any of it
     request: dict[str, Any] | None = None  # the dynamic slot to carve, claiming a partitionable one
     fs_domain: str = ""  # the slot's FileSystemDomain: whether the first job's files travel
+    limits: str | None = None  # the job's concurrency limits (MatchedConcurrencyLimits)
 
 
 @record(frozen=True)
