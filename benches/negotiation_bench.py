@@ -210,19 +210,28 @@ def grouped(w: bench_run.Workload, cycles: int) -> None:
     grouped_rows = [(s.name, s.priority, s.jobs) for s in tree.assign(pool)]
     size = bench_groups.pool_size(pool)
     groups = tree.groups()
+    # A tenth of the jobs under concurrency limits: counted in the grouped cycle only
+    # (the flat one is given no limits to count, so it reads none).
+    limits, limited = bench_groups.put_limits(pool)
     flat_s, flat = timed(cycles, lambda: _core.negotiate(pool.slots, flat_rows))
     grouped_s, shared = timed(
         cycles,
-        lambda: _core.negotiate(pool.slots, grouped_rows, groups=groups, pool_size=size, usage={}),
+        lambda: _core.negotiate(
+            pool.slots, grouped_rows, groups=groups, pool_size=size, usage={}, limits=limits
+        ),
     )
     print(
         f"\n== grouped: {w.slots:,} slots ({size:,.0f} cores) x {w.jobs:,} idle jobs, "
         f"{w.users:,} users in {len(tree.names())} groups of three levels, "
-        f"{w.clusters:,} autoclusters (pool generated in {gen_s:.1f} s)"
+        f"{w.clusters:,} autoclusters (pool generated in {gen_s:.1f} s); {limited:,} jobs"
+        " under 20 concurrency limits"
     )
+    held = sum(limits.counts().values())
+    rejected = sum(len(j) for _, r, j in shared[1] if r.startswith("concurrency limit"))
     print(
         f"  flat: {len(flat[0]):,} matches; grouped: {len(shared[0]):,} matches in "
-        f"{groups.last_rounds()} allocation round(s)"
+        f"{groups.last_rounds()} allocation round(s); the limits took {held:,.0f} and"
+        f" held back {rejected:,} jobs"
     )
     print(f"  {'':28s} {'grouped':>14s} {'flat':>14s} {'ratio':>8s}")
     ratio = grouped_s / flat_s

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from condorx.bench.pool import Pool
-from condorx.language.negotiation import Groups, Submitter
+from condorx.language.negotiation import ConcurrencyLimits, Groups, Submitter
 
 DOMAIN = "pool.example.org"
 
@@ -52,6 +52,23 @@ class GroupTree:
             Submitter(f"{leaves[u % len(leaves)]}.{s.name}@{DOMAIN}", s.priority, s.jobs)
             for u, s in enumerate(pool.submitters)
         ]
+
+
+def put_limits(pool: Pool, every: int = 10, names: int = 20) -> tuple[ConcurrencyLimits, int]:
+    """Put the jobs of every `every`th cluster under one of `names` concurrency limits
+    (`lic<k>`, by cluster), each limit allowing half the pool's share those jobs would
+    want, so that the limits bind; the limits, and how many jobs they cover."""
+    size = pool_size(pool)
+    most = max(1.0, size / every / names / 2)
+    covered = 0
+    for s in pool.submitters:
+        for job in s.jobs:
+            cluster = int(job.get("ClusterId") or 0)
+            if cluster % every == 0:
+                job["ConcurrencyLimits"] = f"lic{cluster // every % names}"
+                covered += 1
+    maxima = {f"lic{k}": most for k in range(names)}
+    return ConcurrencyLimits(maxima, {}, 2308032.0), covered
 
 
 def pool_size(pool: Pool) -> float:
