@@ -151,7 +151,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="cx-cedar-bench-") as d:
         root = Path(d)
         limit = max(args.jobs, args.submit, args.items)
-        pool = LocalPool(root, f"MAX_JOBS_PER_SUBMISSION = {limit}\nCLASSAD_LIFETIME = 3600\n")
+        pool = LocalPool(
+            root,
+            f"MAX_JOBS_PER_SUBMISSION = {limit}\nMAX_JOBS_PER_OWNER = 10000000\n"
+            "CLASSAD_LIFETIME = 3600\n",
+        )
         pool.start("collector", "schedd")
         try:
             pool.submit(JOBS.format(jobs=args.jobs))

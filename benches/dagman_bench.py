@@ -37,7 +37,7 @@ def pool_config(slots: int, jobs: int) -> str:
     return (
         f"NUM_CPUS = {slots}\nNUM_SLOTS = {slots}\nSTART = TRUE\n"
         "NEGOTIATOR_INTERVAL = 5\nUPDATE_INTERVAL = 5\nSCHEDD_INTERVAL = 5\n"
-        f"MAX_JOBS_PER_SUBMISSION = {max(jobs, 20000)}\n{KNOBS}"
+        f"MAX_JOBS_PER_SUBMISSION = {max(jobs, 20000)}\nMAX_JOBS_PER_OWNER = 10000000\n{KNOBS}"
     )
 
 

@@ -60,7 +60,10 @@ def routed_rate(count: int) -> None:
     with tempfile.TemporaryDirectory(prefix="condorx-router-bench-") as tmp:
         (Path(tmp) / "a").mkdir()
         (Path(tmp) / "b").mkdir()
-        limits = f"MAX_JOBS_PER_SUBMISSION = {count}\nSCHEDD_INTERVAL = 300\n"
+        limits = (
+            f"MAX_JOBS_PER_SUBMISSION = {count}\nMAX_JOBS_PER_OWNER = 10000000\n"
+            "SCHEDD_INTERVAL = 300\n"
+        )
         b = LocalPool(Path(tmp) / "b", limits + "SCHEDD_NAME = b@loopback\n")
         a = LocalPool(Path(tmp) / "a", limits + "SCHEDD_NAME = a@loopback\n")
         try:
@@ -120,7 +123,11 @@ def main() -> None:
 def polling_pass(count: int) -> None:
     with tempfile.TemporaryDirectory(prefix="condorx-router-bench-") as tmp:
         root = Path(tmp)
-        pool = LocalPool(root, f"MAX_JOBS_PER_SUBMISSION = {count}\nSCHEDD_INTERVAL = 300\n")
+        pool = LocalPool(
+            root,
+            f"MAX_JOBS_PER_SUBMISSION = {count}\nMAX_JOBS_PER_OWNER = 10000000\n"
+            "SCHEDD_INTERVAL = 300\n",
+        )
         try:
             pool.start("schedd")
             print(f"polling: {count} idle jobs, submitted in {submit(pool, count):.1f} s")

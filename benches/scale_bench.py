@@ -65,7 +65,9 @@ def config(slots: int, per_machine: int, jobs: int = 0) -> str:
         f"SIM_MACHINES = {machines}\nNUM_CPUS = {per_machine}\nMEMORY = {per_machine * 1024}\n"
         "SIM_JOB_DURATION = 3600\nSTART = TRUE\n"
         "NEGOTIATOR_INTERVAL = 5\nUPDATE_INTERVAL = 30\nSCHEDD_INTERVAL = 5\n"
-        f"MAX_JOBS_PER_SUBMISSION = {max(5 * slots, jobs, 20000)}\n" + more_schedds(SCHEDDS[0])
+        f"MAX_JOBS_PER_SUBMISSION = {max(5 * slots, jobs, 20000)}\n"
+        # HTCondor's defaults (10,000 running, 100,000 per owner) are below the scale.
+        "MAX_JOBS_RUNNING = 10000000\nMAX_JOBS_PER_OWNER = 10000000\n" + more_schedds(SCHEDDS[0])
     ) + "".join(f"{line}\n" for line in EXTRA)
 
 

@@ -70,7 +70,9 @@ def tool(name: str) -> list[str]:
 def one_round(jobs: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="cx-submit-bench-") as d:
         root = Path(d)
-        schedd = LocalSchedd(root, f"MAX_JOBS_PER_SUBMISSION = {jobs}\n")
+        schedd = LocalSchedd(
+            root, f"MAX_JOBS_PER_SUBMISSION = {jobs}\nMAX_JOBS_PER_OWNER = 10000000\n"
+        )
         (root / "job.sub").write_text(DESCRIPTION.format(jobs=jobs))
         schedd.start()
         try:

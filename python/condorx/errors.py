@@ -24,6 +24,7 @@ class Refusal(StrEnum):
     STARTER = "starter"  # the run was cut off
     NOT_SUPPORTED = "not-supported"  # this daemon does not do that
     DRAIN = "drain"  # condor_drain's refusals, with HTCondor's code
+    LIMIT = "limit"  # a schedd's limit (MAX_JOBS_PER_OWNER, ...), in HTCondor's words
 
 
 class Refused(CondorxError):

@@ -46,6 +46,10 @@ START = TRUE
 QUEUE_SUPER_USER_MAY_IMPERSONATE = .*
 # A job's slot is held while it runs: one schedd holds a connection per running job.
 MAX_JOBS_PER_SUBMISSION = 10000000
+# A simulated pool runs at the size it simulates: HTCondor's defaults (10,000 running,
+# 100,000 per owner) are an administrator's to raise for a pool this big, as here.
+MAX_JOBS_RUNNING = 10000000
+MAX_JOBS_PER_OWNER = 10000000
 """
 
 

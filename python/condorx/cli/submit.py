@@ -141,6 +141,8 @@ def _commit(client: ScheddClient, *args: Any) -> int:
     try:
         reply = blocking.run(client.submitted, *args)
     except RemoteError as e:
+        if e.kind == "limit":  # a schedd's limit: HTCondor's words, as its qmgmt says them
+            fail(f"\nERROR: {e}")
         fail(f"\nERROR: Failed to commit job submission into the queue.\nERROR: {e}")
     except (WireError, OSError) as e:
         fail(f"{TOOL}: {e}")

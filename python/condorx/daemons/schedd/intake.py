@@ -35,6 +35,7 @@ from condorx.daemons.schedd.clock import Clock, wall
 from condorx.daemons.schedd.factory import Factories
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
+from condorx.daemons.schedd.limits import QueueLimits
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.secure_attrs import SecureAttrs
 from condorx.daemons.schedd.submission import Submission
@@ -75,7 +76,8 @@ class Intake:
         self.clock = clock
         self.factories = factories
         self.super_users = super_users
-        self.max_procs = cfg.get_int("MAX_JOBS_PER_SUBMISSION", 1_000_000)
+        self.limits = QueueLimits.from_config(cfg)
+        self.max_procs = self.limits.per_submission
         self.use_jobsets = cfg.get_bool("USE_JOBSETS", False)
         # The owners this schedd has seen submit (HTCondor's owner history): a queue super
         # user submits for them alone, unless QUEUE_SUPER_USER_MAY_IMPERSONATE matches.
@@ -124,12 +126,9 @@ class Intake:
         if peer.token:  # what the submitter's token says, as only the schedd sets it
             req = replace(req, cluster={**(req.cluster or {}), **peer.token})
         procs = req.procs
-        if len(procs) > self.max_procs:
-            raise Refused(
-                Refusal.BAD_REQUEST,
-                f"submit: {len(procs)} procs exceed MAX_JOBS_PER_SUBMISSION ({self.max_procs})",
-            )
         who = entry.Submitter(self.owner(peer, req.cluster), self.me.uid_domain, self.me.name)
+        if req.factory is None:
+            self._within_limits(who.owner, len(procs))
         wanted = req.cluster_id
         if wanted is not None and self.reserved.get(wanted) != peer.user:
             raise Refused(
@@ -186,6 +185,12 @@ class Intake:
     def _schedd_ad(self) -> ClassAd:
         """The schedd's own ad, MY to a submit requirement."""
         return ClassAd(advertise.ads(self.ledger, self.me)[0])
+
+    def _within_limits(self, owner: str, procs: int) -> None:
+        """MAX_JOBS_PER_SUBMISSION, MAX_JOBS_PER_OWNER and MAX_JOBS_SUBMITTED."""
+        counts = self.ledger.counts()
+        owned = sum(n for (who, _, _), n in counts.items() if who == owner)
+        self.limits.check(owner, procs, owned, sum(counts.values()))
 
     def _scrubbed(self, req: Submit) -> Submit:
         """`req` without the attributes only the schedd sets (or refused for them)."""

@@ -4,6 +4,9 @@ matches them and no startd runs them; their exit is recorded as any job's run is
 their policy (on_exit_remove, ...) applies. condor_rm and condor_hold signal the job's
 process tree (remove_kill_sig, else SIGTERM), which then leaves or waits held.
 
+At most MAX_RUNNING_SCHEDULER_JOBS_PER_OWNER of an owner's run at once (HTCondor's
+default, 200); the others wait their turn, in the order they became idle.
+
 A job running when the schedd stopped goes back to idle when it starts again (as every
 orphaned run does), and is run again.
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 import logging
 import signal
 import time
+from collections import Counter
 from pathlib import Path
 from typing import IO, Any
 
@@ -43,12 +47,21 @@ def is_local(ad: Any) -> bool:
 
 
 class LocalJobs:
-    def __init__(self, ledger: Ledger, me: Identity, config_file: str | None = None) -> None:
+    def __init__(
+        self,
+        ledger: Ledger,
+        me: Identity,
+        config_file: str | None = None,
+        per_owner: int = 200,
+    ) -> None:
         self.ledger = ledger
         self.me = me
         self.config_file = config_file
-        # The jobs it runs (None while one is being started).
+        self.per_owner = per_owner
+        # The jobs it runs (None while one is being started), and by owner.
         self.running: dict[Key, Process | None] = {}
+        self.owners: Counter[str] = Counter()
+        self.waiting: dict[str, dict[Key, None]] = {}  # idle over the limit, in order
         self._nursery: trio.Nursery | None = None
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -64,9 +77,17 @@ class LocalJobs:
         if self._nursery is None:
             return
         for key in keys:
-            if key not in self.running and is_local(self.ledger.get(key)):
-                self.running[key] = None
-                self._nursery.start_soon(self._run, key)
+            ad = self.ledger.get(key)
+            if key in self.running or not is_local(ad):
+                continue
+            owner = str(ad.get("Owner")) if ad is not None else ""
+            if self.owners[owner] >= self.per_owner:
+                self.waiting.setdefault(owner, {})[key] = None
+                continue
+            self.waiting.get(owner, {}).pop(key, None)
+            self.running[key] = None
+            self.owners[owner] += 1
+            self._nursery.start_soon(self._run, key, owner)
 
     def busy(self, key: Key) -> bool:
         return key in self.running
@@ -85,18 +106,26 @@ class LocalJobs:
         sig = _SIGNALS.get(name if name.startswith("SIG") else "SIG" + name, signal.SIGTERM)
         process.signal(sig)
 
-    async def _run(self, key: Key) -> None:
+    async def _run(self, key: Key, owner: str) -> None:
         try:
             await self._run_one(key)
         except Exception:
             log.exception("running scheduler-universe job %d.%d failed", *key)
         finally:
             self.running.pop(key, None)
+            self.owners[owner] -= 1
         # A run that ended in a requeue (condor_dagman killed by a signal) is idle again,
         # and its news may have come while it was still counted as running: run it now.
         ad = self.ledger.get(key)
         if ad is not None and _idle(ad):
             self.note_idle([key])
+        # The owner's next waiting job, now that there is room (one still idle).
+        queued = self.waiting.get(owner, {})
+        while queued and self.owners[owner] < self.per_owner:
+            nxt = next(iter(queued))
+            queued.pop(nxt)
+            if _idle(self.ledger.get(nxt)):
+                self.note_idle([nxt])
 
     async def _run_one(self, key: Key) -> None:
         now = int(time.time())
@@ -121,7 +150,7 @@ class LocalJobs:
         await self.ledger.change(lambda txn: transitions.finish_running(txn, key, result, end))
 
 
-def _idle(ad: ClassAd) -> bool:
+def _idle(ad: ClassAd | None) -> bool:
     return is_local(ad) and ad.get("JobStatus") == JobStatus.IDLE
 
 

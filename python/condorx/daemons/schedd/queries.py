@@ -127,6 +127,7 @@ class Queries:
         except ValueError as e:
             raise Refused(Refusal.BAD_REQUEST, f"constraint: {e}") from None
         groups = await self.groups.group(keys, ads, skip, constraint, pool, str(req.constraint))
+        groups = _within(groups, self.shadows.room())
         for start in range(0, len(groups), CHUNK):
             some = groups[start : start + CHUNK]
             counts = [count for _, count, _ in some]
@@ -135,6 +136,18 @@ class Queries:
 
 
 _STATUS = ExprTree("JobStatus")
+
+
+def _within(groups: list[Any], room: int) -> list[Any]:
+    """The groups offered to a negotiator, cut to as many jobs as may still start
+    (MAX_JOBS_RUNNING): the first groups first, the last one cut short."""
+    out = []
+    for first, count, ad in groups:
+        if room <= 0:
+            break
+        out.append((first, min(count, room), ad))
+        room -= count
+    return out
 
 
 def _rows(req: QueryJobs, ads: list[ClassAd]) -> list[Any] | bytes:

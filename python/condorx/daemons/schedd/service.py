@@ -110,7 +110,12 @@ class Schedd:
         ledger.on_applied = self.factories.applied
         self.intake = Intake(cfg, ledger, me, self.factories, self.super_users, clock)
         # Scheduler-universe jobs (condor_dagman): the schedd runs them itself.
-        self.local = LocalJobs(ledger, me, cfg.files[0] if cfg.files else None)
+        self.local = LocalJobs(
+            ledger,
+            me,
+            cfg.files[0] if cfg.files else None,
+            per_owner=cfg.get_int("MAX_RUNNING_SCHEDULER_JOBS_PER_OWNER", 200),
+        )
         # The idle jobs grouped for the negotiators' last requests.
         self.groups = Groups()
         self.shadows.note_idle(
@@ -353,6 +358,7 @@ async def serve(
             me,
             nursery,
             in_flight=cfg.get_int("SCHEDD_CLAIMS_IN_FLIGHT", 2048),
+            max_running=cfg.get_int("MAX_JOBS_RUNNING", 10_000),
         )
         grid = GridManager(ledger, cfg, me.name)
         schedd = Schedd(cfg, ledger, me, shadows, grid)

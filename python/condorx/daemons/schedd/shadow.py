@@ -35,7 +35,7 @@ from condorx.daemons.schedd.ledger import Ledger, LedgerClosed
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.staging import InputError, inputs, transfer_failure, write_outputs
 from condorx.daemons.schedd.store import Key, job_id
-from condorx.errors import Refusal
+from condorx.errors import Refusal, Refused
 from condorx.language import cron
 from condorx.language.attrs import HoldCode, JobStatus
 from condorx.transport import wire
@@ -110,11 +110,13 @@ class Shadows:
         nursery: trio.Nursery,
         clock: Clock = wall,
         in_flight: int = 2048,
+        max_running: int = 10_000,
     ) -> None:
         """`ledger`: the queue the runs read and change; `startd`: how claims are taken
         up; `me`: the schedd they claim for; `nursery`: where each claim's task runs;
         `clock`: the time the runs' reports stamp; `in_flight`: how many claims may be
-        being taken up at once (0: no bound)."""
+        being taken up at once (0: no bound); `max_running`: MAX_JOBS_RUNNING, the
+        most jobs running (or matched and starting) at once."""
         self.ledger = ledger
         self.clock = clock
         self.startd = startd
@@ -136,6 +138,11 @@ class Shadows:
         self.to_claim: collections.deque[tuple[ClaimInfo, Key]] = collections.deque()
         self.claiming = 0
         self.in_flight = in_flight
+        self.max_running = max_running
+
+    def room(self) -> int:
+        """How many more jobs may start before MAX_JOBS_RUNNING is reached."""
+        return max(0, self.max_running - len(self.running) - len(self.pending))
 
     def busy(self, key: Key) -> bool:
         """Whether the job is taken: matched and being claimed for, or running."""
@@ -199,9 +206,14 @@ class Shadows:
         """The negotiator matched `job` to a slot: take up the claim and start running.
         (Told twice of one claim, as a resent batch may, it takes it up once.)"""
         once = claim.told_once
+        if once is not None and once in self.claims:
+            return
+        if self.room() <= 0:
+            # As HTCondor's schedd, which takes no match once its shadows reach the limit.
+            raise Refused(
+                Refusal.BUSY, f"MAX_JOBS_RUNNING ({self.max_running}) reached: no more can run"
+            )
         if once is not None:
-            if once in self.claims:
-                return
             self.claims[once] = claim
         self.pending.add(job)
         self.to_claim.append((claim, job))
