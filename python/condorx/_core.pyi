@@ -227,6 +227,7 @@ def negotiate(
     pool_size: float = 0.0,
     usage: dict[str, float] | None = None,
     limits: ConcurrencyLimits | None = None,
+    time_limits: tuple[float, float, float, float, list[int], list[float]] | None = None,
 ) -> tuple[
     list[tuple[int, int, int, float, str | None, ClassAd | None, str | None]],
     list[tuple[int, str, list[int]]],
@@ -240,7 +241,9 @@ def negotiate(
     every cluster instead of walking shared rankings: the same matches, slower. With
     `groups`, the pool (`pool_size` weighted slots, `usage` held now per submitter) is
     shared by accounting group under hierarchical quotas; the outcome is kept in `groups`.
-    With `limits`, jobs are held to their concurrency limits (the counts kept there)."""
+    With `limits`, jobs are held to their concurrency limits (the counts kept there).
+    `time_limits`: (per submitter, per schedd, left of the cycle, per pie spin, each
+    submitter's schedd index, the seconds each has used), the negotiator's time limits."""
 
 @final
 class ConcurrencyLimits:

@@ -32,6 +32,7 @@ __all__ = [
     "Rejection",
     "Rejections",
     "Submitter",
+    "TimeLimits",
     "negotiate",
 ]
 
@@ -57,6 +58,39 @@ class Match:
     dynamic_slot: ClassAd | None = None
     #: The job's concurrency limits on the slot, lowercased (MatchedConcurrencyLimits).
     limits: str | None = None
+
+
+@dataclass(frozen=True)
+class TimeLimits:
+    """NEGOTIATOR_MAX_TIME_PER_SUBMITTER, _PER_SCHEDD, _PER_CYCLE (what is left of it
+    when matching begins) and _PER_PIESPIN, in seconds; `schedd` names each submitter's
+    schedd and `spent` the seconds it has used already (its schedd's answer), both keyed
+    by the Submitter's id(), as the negotiator keeps its submitters' homes."""
+
+    per_submitter: float = 60.0
+    per_schedd: float = 120.0
+    per_cycle: float = 1200.0
+    per_spin: float = 120.0
+    schedd: dict[int, str] = field(default_factory=dict)  # by id() of the Submitter
+    spent: dict[int, float] = field(default_factory=dict)
+
+    def row(
+        self, submitters: list[Submitter]
+    ) -> tuple[float, float, float, float, list[int], list[float]]:
+        index: dict[str, int] = {}
+        schedd_of = [
+            index.setdefault(self.schedd.get(id(s), f"#{i}"), len(index))
+            for i, s in enumerate(submitters)
+        ]
+        spent = [self.spent.get(id(s), 0.0) for s in submitters]
+        return (
+            self.per_submitter,
+            self.per_schedd,
+            self.per_cycle,
+            self.per_spin,
+            schedd_of,
+            spent,
+        )
 
 
 @dataclass
@@ -145,6 +179,7 @@ def negotiate(
     pool_size: float = 0.0,
     usage: dict[str, float] | None = None,
     limits: ConcurrencyLimits | None = None,
+    time_limits: TimeLimits | None = None,
 ) -> Cycle:
     """Run one negotiation cycle over `slots` for `submitters` (see the module doc).
 
@@ -162,7 +197,11 @@ def negotiate(
 
     With `limits` (the pool's concurrency limits, holding what the running jobs use), a
     job is matched only while each of its limits has room; the counts after the cycle
-    are kept there (`limits.counts()`)."""
+    are kept there (`limits.counts()`).
+
+    With `time_limits`, the negotiator's NEGOTIATOR_MAX_TIME_PER_* limits hold: a
+    submitter out of time (its own, its schedd's, the cycle's) is passed over, its
+    jobs left waiting with the limit named."""
     start = time.perf_counter()
     rows = [
         (s.name, s.priority, s.jobs if isinstance(s.jobs, list) else list(s.jobs))
@@ -184,6 +223,7 @@ def negotiate(
         pool_size=pool_size,
         usage=usage,
         limits=limits,
+        time_limits=None if time_limits is None else time_limits.row(submitters),
     )
     handed_back = time.perf_counter()
     matched = [

@@ -16,6 +16,7 @@
 //! - [`prefilter`]: slots a job's Requirements rule out before any pair is evaluated.
 //! - [`pslot`]: carving dynamic slots out of partitionable ones.
 //! - [`slots`]: the pool as a cycle sees it; slots whose Requirements ignore the job.
+//! - [`time_limits`]: the negotiator's time limits, per submitter, schedd, cycle, turn.
 //! - [`walk`]: a cluster's search for slots, best first.
 
 pub mod analyze;
@@ -34,6 +35,7 @@ pub mod preempt;
 pub mod prefilter;
 pub mod pslot;
 pub mod slots;
+pub mod time_limits;
 pub mod walk;
 
 pub use analyze::{analyze, Analysis, Clause};
@@ -45,3 +47,4 @@ pub use negotiate::{negotiate, Config, Cycle, Match, Rejection, Submitter};
 pub use pair::{rank_value, PairEval};
 pub use preempt::Preemption;
 pub use pslot::{carve, Request};
+pub use time_limits::TimeLimits;

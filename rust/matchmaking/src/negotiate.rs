@@ -28,6 +28,7 @@ use crate::party::{Party, Search, SubmitterCtx};
 use crate::preempt::Preemption;
 use crate::prefilter::Prefilter;
 use crate::slots::{PoolSlot, Preemptible};
+use crate::time_limits::{OutOfTime, TimeLimits, Timer};
 
 /// A submitter's idle jobs and effective priority (lower is better).
 #[derive(Debug, Clone)]
@@ -60,6 +61,8 @@ pub struct Config {
     pub groups: Option<Arc<GroupPolicy>>,
     /// Concurrency limits (None: not counted, as when no job names one).
     pub limits: Option<Arc<LimitsConfig>>,
+    /// The negotiator's time limits (None: none).
+    pub time_limits: Option<TimeLimits>,
 }
 
 impl Default for Config {
@@ -76,6 +79,7 @@ impl Default for Config {
             share_orderings: true,
             groups: None,
             limits: None,
+            time_limits: None,
         }
     }
 }
@@ -136,9 +140,19 @@ pub const NO_MATCH: &str = "no match found";
 pub const NO_PRIORITY: &str = "insufficient priority";
 /// A job left waiting because its group reached its limit (HTCondor's words).
 pub const SUBMITTER_LIMIT: &str = "submitter limit exceeded";
+/// Jobs left waiting because their submitter's, schedd's or the cycle's time ran out.
+pub const OUT_OF_TIME: [&str; 3] = [
+    "MAX_TIME_PER_SUBMITTER exceeded",
+    "MAX_TIME_PER_SCHEDD exceeded",
+    "MAX_TIME_PER_CYCLE exceeded",
+];
 
 pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Config) -> Cycle {
     let mut clock = Clock::start();
+    let timer = config
+        .time_limits
+        .clone()
+        .map(|t| Timer::start(t, clock.last));
     let mut pool: Vec<PoolSlot> = slots
         .iter()
         .map(|s| PoolSlot::new(s, config.preemptible()))
@@ -183,6 +197,7 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
         pool: &mut pool,
         search: &mut search,
         cycle: &mut cycle,
+        timer,
     };
     let groups = match config.groups.as_deref() {
         Some(policy) if policy.tree.has_groups() => Some(grouped::run(policy, &mut spun)),
@@ -194,10 +209,12 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
     };
     clock.lap("matching");
     for party in &mut parties {
-        let reason = if party.limited {
-            SUBMITTER_LIMIT
-        } else {
-            NO_PRIORITY
+        let reason = match party.out_of_time {
+            Some(OutOfTime::Submitter) => OUT_OF_TIME[0],
+            Some(OutOfTime::Schedd) => OUT_OF_TIME[1],
+            Some(OutOfTime::Cycle) => OUT_OF_TIME[2],
+            None if party.limited => SUBMITTER_LIMIT,
+            None => NO_PRIORITY,
         };
         party.reject_the_rest(reason, &mut cycle);
     }
@@ -213,6 +230,8 @@ pub(crate) struct Spun<'p, 'a> {
     pub pool: &'p mut [PoolSlot],
     pub search: &'p mut Search,
     pub cycle: &'p mut Cycle,
+    /// The time limits' clock, when the negotiator has time limits.
+    pub timer: Option<Timer>,
 }
 
 impl Spun<'_, '_> {
@@ -226,7 +245,7 @@ impl Spun<'_, '_> {
             let total_weight: f64 = members
                 .iter()
                 .filter_map(|&i| self.parties.get(i))
-                .filter(|p| p.demand > 0)
+                .filter(|p| p.demand > 0 && p.out_of_time.is_none())
                 .map(Party::weight)
                 .sum();
             if left <= 0.0 || total_weight == 0.0 {
@@ -237,13 +256,26 @@ impl Spun<'_, '_> {
                 let Some(party) = self.parties.get_mut(i) else {
                     continue;
                 };
-                if party.demand == 0 {
+                if party.demand == 0 || party.out_of_time.is_some() {
                     continue;
                 }
+                let began = Instant::now();
+                let deadline = match self.timer.as_ref().map(|t| t.turn(i, began)) {
+                    Some(Err(why)) => {
+                        party.out_of_time = Some(why);
+                        continue;
+                    }
+                    Some(Ok(deadline)) => Some(deadline),
+                    None => None,
+                };
                 let slice = (left * party.weight() / total_weight).floor() as usize;
                 let quota = slice.clamp(1, party.demand);
+                let turn = Turn { quota, deadline };
                 matched_this_round +=
-                    party.fill(quota, &mut budget, self.pool, self.search, self.cycle);
+                    party.fill(turn, &mut budget, self.pool, self.search, self.cycle);
+                if let Some(timer) = self.timer.as_mut() {
+                    timer.took(i, began.elapsed().as_secs_f64());
+                }
             }
             if matched_this_round == 0 {
                 break;
@@ -263,6 +295,12 @@ impl Spun<'_, '_> {
             }
         }
     }
+}
+
+/// One turn of a submitter: how many jobs it may match, and until when.
+pub struct Turn {
+    pub quota: usize,
+    pub deadline: Option<Instant>,
 }
 
 /// Wall time per phase of the cycle.

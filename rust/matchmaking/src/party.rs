@@ -4,18 +4,20 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::Instant;
 
 use condorx_classad::{ClassAd, Expr, Value};
 
 use crate::autocluster::Cluster;
 use crate::limits::{self, Limits, Wants};
-use crate::negotiate::{Config, Cycle, Match, Rejection, Submitter, NO_MATCH};
+use crate::negotiate::{Config, Cycle, Match, Rejection, Submitter, Turn, NO_MATCH};
 use crate::ordering::{Orderings, Ranks};
 use crate::pair::PairEval;
 use crate::preempt::Rules;
 use crate::prefilter::Prefilter;
 use crate::pslot::{carve, request_of};
 use crate::slots::PoolSlot;
+use crate::time_limits::OutOfTime;
 use crate::walk::{Candidate, Seek, Walk};
 
 /// What the searches of one cycle share: the pool's orderings, an evaluator, and the
@@ -86,6 +88,8 @@ pub struct Party<'a> {
     pub used: usize,
     /// A budget (its group's limit) stopped it with jobs still waiting.
     pub limited: bool,
+    /// Its (or its schedd's, or the cycle's) time ran out: no more turns this cycle.
+    pub out_of_time: Option<OutOfTime>,
 }
 
 impl<'a> Party<'a> {
@@ -104,6 +108,7 @@ impl<'a> Party<'a> {
             first: 0,
             used: 0,
             limited: false,
+            out_of_time: None,
         }
     }
 
@@ -111,18 +116,22 @@ impl<'a> Party<'a> {
         self.clusters.len()
     }
 
-    /// Match up to `quota` of this submitter's jobs, cluster by cluster, spending no more
-    /// pool weight than `budget` holds; returns how many were matched.
+    /// Match up to the turn's quota of this submitter's jobs, cluster by cluster, until
+    /// its deadline, spending no more pool weight than `budget` holds; returns how many
+    /// were matched.
     pub fn fill(
         &mut self,
-        quota: usize,
+        turn: Turn,
         budget: &mut f64,
         pool: &mut [PoolSlot],
         search: &mut Search,
         cycle: &mut Cycle,
     ) -> usize {
         let mut got = 0;
-        while got < quota {
+        while got < turn.quota {
+            if turn.deadline.is_some_and(|d| Instant::now() >= d) {
+                break; // HTCondor's "Reached deadline ... stopping"
+            }
             let Some(cluster) = self.clusters.get_mut(self.first) else {
                 break;
             };

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use condorx_classad::{parse_expr, ClassAd, Expr, Name, Value};
 use condorx_matchmaking::{
-    negotiate, Accountant, Config, Match, Preemption, Rejection, Submitter, UserRecord,
+    negotiate, Accountant, Config, Match, Preemption, Rejection, Submitter, TimeLimits, UserRecord,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -29,6 +29,10 @@ type MatchRow = (
     Option<PyClassAd>,
     Option<String>,
 );
+/// NEGOTIATOR_MAX_TIME_PER_SUBMITTER, _PER_SCHEDD, _PER_CYCLE (what is left of it) and
+/// _PER_PIESPIN, each submitter's schedd (an index), and the seconds each has used.
+type TimeRow = (f64, f64, f64, f64, Vec<usize>, Vec<f64>);
+
 /// (submitter index, reason, the indexes of that submitter's jobs rejected for it): a
 /// cycle may reject a million jobs, mostly whole clusters at a time.
 type RejectionRow = (usize, Cow<'static, str>, Vec<usize>);
@@ -126,13 +130,13 @@ fn match_row(m: Match) -> MatchRow {
 /// slots (RemoteOwner). With `groups`, the pool is shared by accounting group: `pool_size`
 /// is its size in (weighted) slots, `usage` what each submitter holds now, and the
 /// groups' outcome is kept in `groups`. With `limits`, jobs are held to their concurrency
-/// limits, and the counts after the cycle kept there. Returns (matches, rejections,
-/// clusters, pairs evaluated).
+/// limits, and the counts after the cycle kept there. With `time_limits`, the
+/// negotiator's time limits hold. Returns (matches, rejections, clusters, pairs evaluated).
 #[pyfunction]
 #[pyo3(name = "negotiate", signature = (
     slots, submitters, pre_job_rank=None, post_job_rank=None, consider_preemption=true,
     preemption_requirements=None, preemption_rank=None, priorities=None, stamp_time=None,
-    exhaustive=false, groups=None, pool_size=0.0, usage=None, limits=None
+    exhaustive=false, groups=None, pool_size=0.0, usage=None, limits=None, time_limits=None
 ))]
 #[allow(clippy::too_many_arguments)] // one per negotiator setting, as keywords from Python
 fn py_negotiate<'py>(
@@ -151,6 +155,7 @@ fn py_negotiate<'py>(
     pool_size: f64,
     usage: Option<HashMap<String, f64>>,
     limits: Option<Bound<'py, PyLimits>>,
+    time_limits: Option<TimeRow>,
 ) -> PyResult<CycleRows> {
     let started = Instant::now();
     let config = Config {
@@ -170,6 +175,16 @@ fn py_negotiate<'py>(
             Arc::new(g.borrow().policy(pool_size, usage.unwrap_or_default(), now))
         }),
         limits: limits.as_ref().map(|l| Arc::new(l.borrow().config())),
+        time_limits: time_limits.map(|(submitter, schedd, cycle, spin, schedd_of, spent)| {
+            TimeLimits {
+                per_submitter: submitter,
+                per_schedd: schedd,
+                per_cycle: cycle,
+                per_spin: spin,
+                schedd_of,
+                spent,
+            }
+        }),
     };
     let slots = ads(&slots);
     let subs = submitters

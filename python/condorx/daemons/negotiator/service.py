@@ -41,7 +41,7 @@ from condorx.daemons.negotiator.limits import PoolLimits
 from condorx.daemons.negotiator.pool_usage import PoolUsage, pool_usage
 from condorx.language import cron, resources
 from condorx.language.config import Config
-from condorx.language.negotiation import Submitter, negotiate, pool_policies
+from condorx.language.negotiation import Submitter, TimeLimits, negotiate, pool_policies
 from condorx.transport import locate, wire
 from condorx.transport.cedar import negotiator as cedar_negotiator
 from condorx.transport.connection import daemon_credentials
@@ -88,6 +88,7 @@ class Negotiator:
         self.domain = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or "localhost"
         self.group_accounts: GroupAccounts | None = None
         self.limits = PoolLimits(cfg)  # concurrency limits
+        self.fetch_time: dict[int, float] = {}  # each submitter's schedd's answer, seconds
         if self.groups.has_groups():
             self.group_accounts = GroupAccounts(self.groups, self.domain)
             self.group_accounts.prime_groups(self.accountant)
@@ -210,12 +211,19 @@ class Negotiator:
                 pool_size=usage.size,
                 usage=self._submitter_usage(usage),
                 limits=self.limits.core,
+                time_limits=self._time_limits(homes, started),
             )
         )
         matched = time.perf_counter()
         if grouped is not None:
             log_cycle(self.groups, submitters, homes)
         # As HTCondor's negotiator (D_MATCH), for the jobs a concurrency limit holds back.
+        late = {
+            r.submitter.name: r.reason
+            for r in result.rejections.distinct(lambda why: why.startswith("MAX_TIME_PER"))
+        }
+        for name, reason in late.items():
+            log.info("  Negotiation with %s skipped because of time limits: %s", name, reason)
         for r in result.rejections.distinct(lambda why: why.startswith("concurrency limit")):
             job_id = f"{r.job.get('ClusterId')}.{r.job.get('ProcId')}"
             log.info(
@@ -276,16 +284,21 @@ class Negotiator:
         HTCondor's are: a group's name is what assigns it to its group."""
         submitters: list[Submitter] = []
         homes: dict[int, str] = {}
+        self.fetch_time = {}
         pool = await trio.to_thread.run_sync(pool_policies, free)
         for sad in schedds:
             address = sad.get("MyAddress")
             if not isinstance(address, str) or not sad.get("TotalIdleJobs"):
                 continue
+            asked = time.perf_counter()
             try:
                 jobs = await self._idle_jobs(address, pool)
             except PEER_FAILURES as e:
                 log.warning("cannot read the idle jobs of %s: %s", sad.get("Name"), why(e))
                 continue
+            # What its answer took is its submitters' time, as HTCondor's negotiation
+            # with a submitter includes reading its jobs (NEGOTIATOR_MAX_TIME_PER_*).
+            took = (time.perf_counter() - asked) / max(1, len(jobs))
             for account, owned in jobs.items():
                 if self.group_accounts is not None:
                     self.group_accounts.prime(self.accountant, account)
@@ -293,7 +306,22 @@ class Negotiator:
                 submitter = Submitter(f"{account}@{self.domain}", prio, owned)
                 submitters.append(submitter)
                 homes[id(submitter)] = address
+                self.fetch_time[id(submitter)] = took
         return submitters, homes
+
+    def _time_limits(self, homes: dict[int, str], started: float) -> TimeLimits:
+        """The negotiator's time limits for the matching about to begin, `started` being
+        when the cycle began (on time.perf_counter)."""
+        cfg = self.cfg
+        cycle = cfg.get_float("NEGOTIATOR_MAX_TIME_PER_CYCLE", 1200.0)
+        return TimeLimits(
+            per_submitter=cfg.get_float("NEGOTIATOR_MAX_TIME_PER_SUBMITTER", 60.0),
+            per_schedd=cfg.get_float("NEGOTIATOR_MAX_TIME_PER_SCHEDD", 120.0),
+            per_cycle=cycle - (time.perf_counter() - started),
+            per_spin=cfg.get_float("NEGOTIATOR_MAX_TIME_PER_PIESPIN", 120.0),
+            schedd=homes,
+            spent=self.fetch_time,
+        )
 
     async def _idle_jobs(self, address: str, pool: list[ClassAd]) -> dict[str, list[ClassAd]]:
         """The schedd's jobs to match, by accounting name. Each chunk of its answer earns it

@@ -151,7 +151,7 @@ class LocalJobs:
 
 
 def _idle(ad: ClassAd | None) -> bool:
-    return is_local(ad) and ad.get("JobStatus") == JobStatus.IDLE
+    return ad is not None and is_local(ad) and ad.get("JobStatus") == JobStatus.IDLE
 
 
 def _spawn(ad: ClassAd, key: Key, config_file: str | None) -> Process:
