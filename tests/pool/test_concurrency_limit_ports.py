@@ -136,6 +136,22 @@ def test_no_limit_runs_more_jobs_than_it_allows(pool):
             30,
         )
 
+    # The schedd heard why: condor_q -better-analyze tells it, as HTCondor's does.
+    def told() -> str:
+        return pool.cli(
+            "condorx.cli.q",
+            "-af",
+            "ClusterId",
+            "ProcId",
+            "-constraint",
+            'LastRejMatchReason =?= "concurrency limit xsw reached"',
+        ).stdout.strip()
+
+    job = wait_for(told, "a waiting xsw job to record why it waits", 30).splitlines()[0]
+    analysis = pool.cli("condorx.cli.q", job.replace(" ", "."), "-better-analyze").stdout
+    assert "Reason for last match failure: concurrency limit xsw reached\n" in analysis
+    assert "Last failed match: " in analysis
+
     # A token given back goes to the next job of its limit, and no further.
     first_xsw = pool.cli(
         "condorx.cli.q",

@@ -32,6 +32,7 @@ completed, already running) and analyzes the rest as `-better-analyze` does.
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 from condorx.classad import ClassAd
@@ -98,7 +99,29 @@ def report(job: ClassAd, slots: list[ClassAd], better: bool = True) -> str:
     for missing in result.missing():
         hint = result.suggestions.get(missing)
         lines.append(f"   No slot defines {missing}" + (f"; did you mean {hint}?" if hint else "."))
-    return "\n".join(lines) + "\n\n"
+    return "\n".join(lines) + "\n\n" + _last_matches(job)
+
+
+def _last_matches(job: ClassAd) -> str:
+    """What the negotiators last said of the job, as HTCondor's condor_q tells it
+    (appendBasicJobRunAnalysisToBuffer): its last match, and its last rejection with
+    the reason (a group's quota, a concurrency limit, priority, no match)."""
+    matched, rejected = job.get("LastMatchTime"), job.get("LastRejMatchTime")
+    matched = matched if isinstance(matched, int) else 0
+    rejected = rejected if isinstance(rejected, int) else 0
+    out = ""
+    if matched:
+        out += f"Last successful match: {time.ctime(matched)}\n"
+    elif rejected:
+        out += "No successful match recorded.\n"
+    if rejected > matched:
+        by = job.get("LastRejMatchNegotiator")
+        out += f"Last failed match: {time.ctime(rejected)}"
+        out += f" from {by}\n" if isinstance(by, str) and by else "\n"
+        reason = job.get("LastRejMatchReason")
+        if isinstance(reason, str):
+            out += f"Reason for last match failure: {reason}\n"
+    return out
 
 
 def _not_runnable(job: ClassAd, jid: str, status: Any) -> str | None:

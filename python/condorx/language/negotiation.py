@@ -144,9 +144,12 @@ class Rejections(Sequence[Rejection]):
         for s, reason, jobs in self._rows:
             if not reasons(reason):
                 continue
-            sub, seen = self._submitters[s], set()
+            sub, seen, last = self._submitters[s], set(), None
             for j in jobs:
                 job = sub.jobs[j]
+                if job is last:  # a group's jobs come one after another: the quick test
+                    continue
+                last = job
                 if id(job) not in seen:
                     seen.add(id(job))
                     yield Rejection(sub, job, reason)

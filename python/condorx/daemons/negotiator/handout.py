@@ -15,6 +15,7 @@ cycle (a slot its startd took but the schedd did not lapses after MATCH_TIMEOUT)
 from __future__ import annotations
 
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from condorx.record import replace
 from condorx.transport import wire
 from condorx.transport.peer import PEER_FAILURES, why
 from condorx.transport.protocol.message import Each, Message
-from condorx.transport.protocol.schedd.peers import Matched, MatchedMany
+from condorx.transport.protocol.schedd.peers import Matched, MatchedMany, Rejected
 from condorx.transport.protocol.startd import Match, Matches
 
 log = logging.getLogger("condorx.negotiator")
@@ -105,6 +106,22 @@ class HandOut:
 
         await self._each(_grouped(taken, lambda o: o.schedd), tell)
         return made
+
+    async def tell_rejected(self, by_schedd: dict[str, list[list[str]]], me: str) -> None:
+        """Each schedd hears which of its jobs the cycle left unmatched, and why (a
+        schedd that fails to hear costs only its jobs' LastRejMatchReason)."""
+        now = int(time.time())
+
+        async def one(address: str, items: list[list[str]]) -> None:
+            async with self.limit:
+                try:
+                    await self.peers.request(address, Rejected(items, me, now))
+                except PEER_FAILURES as e:
+                    log.info("could not tell %s of %d rejections: %s", address, len(items), why(e))
+
+        async with trio.open_nursery() as nursery:
+            for address, items in by_schedd.items():
+                nursery.start_soon(one, address, items)
 
     async def _batch(self, address: str, request: Message, count: int) -> Each:
         reply = Each.from_wire(await self.peers.request(address, request))

@@ -41,7 +41,13 @@ from condorx.daemons.negotiator.limits import PoolLimits
 from condorx.daemons.negotiator.pool_usage import PoolUsage, pool_usage
 from condorx.language import cron, resources
 from condorx.language.config import Config
-from condorx.language.negotiation import Submitter, TimeLimits, negotiate, pool_policies
+from condorx.language.negotiation import (
+    Cycle,
+    Submitter,
+    TimeLimits,
+    negotiate,
+    pool_policies,
+)
 from condorx.transport import locate, wire
 from condorx.transport.cedar import negotiator as cedar_negotiator
 from condorx.transport.connection import daemon_credentials
@@ -242,6 +248,7 @@ class Negotiator:
             for m in result.matches
         ]
         sent = await self.handout.deliver(offers)
+        await self.handout.tell_rejected(self._rejections(result, homes), self.name)
         ended = time.perf_counter()
         self.last_cycle = {
             "seconds": ended - started,
@@ -308,6 +315,15 @@ class Negotiator:
                 homes[id(submitter)] = address
                 self.fetch_time[id(submitter)] = took
         return submitters, homes
+
+    @staticmethod
+    def _rejections(result: Cycle, homes: dict[int, str]) -> dict[str, list[list[str]]]:
+        """The cycle's unmatched jobs (one of each group offered) by schedd, with why."""
+        out: dict[str, list[list[str]]] = {}
+        for r in result.rejections.distinct(lambda _: True):
+            job_id = f"{r.job.get('ClusterId')}.{r.job.get('ProcId')}"
+            out.setdefault(homes[id(r.submitter)], []).append([job_id, r.reason])
+        return out
 
     def _time_limits(self, homes: dict[int, str], started: float) -> TimeLimits:
         """The negotiator's time limits for the matching about to begin, `started` being

@@ -61,6 +61,7 @@ from condorx.transport.protocol.schedd.peers import (
     ExitRecorded,
     Matched,
     MatchedMany,
+    Rejected,
     Route,
 )
 from condorx.transport.protocol.schedd.query import (
@@ -147,6 +148,7 @@ class Schedd:
             RunNow: self.run_now,
             Matched: self.matched,
             MatchedMany: self.matched_many,
+            Rejected: self.rejected,
             Reschedule: self.reschedule,
             Act: self.actions.act,
             Edit: self.edits.edit,
@@ -296,6 +298,29 @@ class Schedd:
     async def matched_many(self, peer: Peer, req: MatchedMany, ch: wire.Channel) -> Each:
         """A cycle's matches of our jobs at once."""
         return Each(await batch.each(peer, req.items, Matched, self.matched, ch))
+
+    async def rejected(self, peer: Peer, req: Rejected, ch: wire.Channel) -> Done:
+        """A cycle's unmatched jobs: each job still idle here records why (HTCondor's
+        schedd sets the same three attributes on the job it was told of)."""
+        if not isinstance(req.items, list) or not isinstance(req.time, int):
+            raise Refused(Refusal.BAD_REQUEST, "rejected: items must be a list, time a number")
+        stamps = []
+        for item in req.items[:100_000]:
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], str)):
+                raise Refused(Refusal.BAD_REQUEST, "rejected: each item is [job id, reason]")
+            key = _job_id(item[0], "rejected")
+            if self._waiting(key):
+                stamps.append((key, item[1][:1000]))
+
+        def stamp(txn: Transaction) -> None:
+            for key, reason in stamps:
+                txn.set_attr(key, "LastRejMatchReason", reason)
+                txn.set_attr(key, "LastRejMatchTime", req.time)
+                txn.set_attr(key, "LastRejMatchNegotiator", str(req.negotiator)[:200])
+
+        if stamps:
+            await self.ledger.change(stamp)
+        return Done()
 
     def _waiting(self, key: Key) -> bool:
         """Whether the job waits for a match: idle here, and neither matched nor running."""

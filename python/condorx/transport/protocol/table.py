@@ -96,6 +96,7 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         # has them).
         Command(peers.Matched, D),
         Command(peers.MatchedMany, D, Each),
+        Command(peers.Rejected, D),
     ),
     "startd": (
         Command(startd.Match, D, startd.MatchTaken),

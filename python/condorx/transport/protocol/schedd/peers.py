@@ -28,6 +28,19 @@ class Matched(Message):
 
 
 @record(frozen=True)
+class Rejected(Message):
+    """The jobs a negotiator's cycle left unmatched, and why: each item a [job id,
+    reason] (one job of each group it was offered, as HTCondor's negotiator rejects one
+    job of an autocluster). The schedd sets their LastRejMatchReason, LastRejMatchTime
+    and LastRejMatchNegotiator, which condor_q -better-analyze reports."""
+
+    command = "rejected"
+    items: list[Any]
+    negotiator: str = ""
+    time: int = 0
+
+
+@record(frozen=True)
 class MatchedMany(Message):
     """Many of this schedd's jobs matched at once: each item has a `Matched`'s fields
     (the reply is `Each`)."""
