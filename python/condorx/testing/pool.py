@@ -227,6 +227,7 @@ class LocalPool:
                 "startd": locate.startd_address_file,
                 "master": locate.master_address_file,
                 "job_router": locate.job_router_address_file,
+                "defrag": locate.defrag_address_file,
                 "sim": locate.sim_address_file,
             }
             self.daemons[name] = DaemonProcess(self, kind, Path(files[kind](cfg)), local or None)

@@ -193,6 +193,11 @@ def job_router_address_file(cfg: Config) -> str:
     return name or join(log_dir(cfg), ".job_router_address")
 
 
+def defrag_address_file(cfg: Config) -> str:
+    name = cfg.get("DEFRAG_ADDRESS_FILE")
+    return name or join(log_dir(cfg), ".defrag_address")
+
+
 def sim_address_file(cfg: Config) -> str:
     """Where the pool simulator (all its machines) answers."""
     return join(log_dir(cfg), ".sim_address")

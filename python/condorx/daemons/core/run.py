@@ -27,6 +27,7 @@ DAEMONS = {
     "startd": ("STARTD", "condorx.daemons.startd.service"),
     "master": ("MASTER", "condorx.daemons.master.service"),
     "job_router": ("JOB_ROUTER", "condorx.daemons.job_router.service"),
+    "defrag": ("DEFRAG", "condorx.daemons.defrag.service"),
     "sim": ("SIM", "condorx.sim.service"),  # simulated execute machines (condorx sim)
 }
 

@@ -70,6 +70,7 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(master.Reconfig, A, master.Reconfigured),
         Command(master.Status, W, master.MasterStatus),
     ),
+    "defrag": (),  # condor_defrag answers DaemonCore's commands alone
     "job_router": (
         Command(job_router.DescribeRoutes, W, job_router.Routes),
         Command(job_router.PollNow, W),
