@@ -228,6 +228,7 @@ def negotiate(
     usage: dict[str, float] | None = None,
     limits: ConcurrencyLimits | None = None,
     time_limits: tuple[float, float, float, float, list[int], list[float]] | None = None,
+    slot_weights: bool = True,
 ) -> tuple[
     list[tuple[int, int, int, float, str | None, ClassAd | None, str | None]],
     list[tuple[int, str, list[int]]],
@@ -243,7 +244,8 @@ def negotiate(
     shared by accounting group under hierarchical quotas; the outcome is kept in `groups`.
     With `limits`, jobs are held to their concurrency limits (the counts kept there).
     `time_limits`: (per submitter, per schedd, left of the cycle, per pie spin, each
-    submitter's schedd index, the seconds each has used), the negotiator's time limits."""
+    submitter's schedd index, the seconds each has used), the negotiator's time limits.
+    `slot_weights`: a slot weighs its SlotWeight (NEGOTIATOR_USE_SLOT_WEIGHTS)."""
 
 @final
 class ConcurrencyLimits:

@@ -88,3 +88,35 @@ def test_a_slot_claimed_by_its_offer_is_held_until_it_offers_another_or_its_clai
     assert held.unheld([unclaimed(11)], {"slot1@x": "c2"}) == []
     clock.now += 1  # never claimed within MATCH_TIMEOUT: offered again
     assert names(held.unheld([unclaimed(11)], {"slot1@x": "c2"})) == ["slot1@x"]
+
+
+def pslot(seq: int, cpus: int, carved: int | None) -> ClassAd:
+    ad = {"Name": "slot1@x", "UpdateSequenceNumber": seq, "LastHeardFrom": 1000, "Cpus": cpus}
+    if carved is not None:
+        ad["DynamicSlotsCarved"] = carved
+    return ClassAd(ad)
+
+
+def test_a_carved_slot_is_held_until_its_ad_shows_every_carving():
+    """Three matches carve a partitionable slot in one cycle: its ads that show one and
+    two claims (and readings that change) keep it held; the one that shows all three
+    ends the hold, as does MATCH_TIMEOUT."""
+    clock = Clock()
+    held = HandedOut(bound=60, claim_bound=30, clock=clock)
+    for _ in range(3):
+        held.carve(pslot(5, 12, carved=7), 2)
+    assert held.unheld([pslot(6, 10, carved=8)]) == []
+    assert held.unheld([pslot(7, 8, carved=9)]) == []
+    assert held.unheld([pslot(8, 10, carved=9)]) == []  # a job ended meanwhile: still held
+    assert names(held.unheld([pslot(9, 8, carved=10)])) == ["slot1@x"]
+    held.carve(pslot(9, 8, carved=10), 2)
+    clock.now += 30
+    assert names(held.unheld([pslot(9, 8, carved=10)])) == ["slot1@x"]
+
+
+def test_another_startds_carved_slot_is_held_until_its_cpus_show_the_carvings():
+    held = HandedOut(bound=60, claim_bound=30, clock=Clock())
+    held.carve(pslot(5, 12, carved=None), 4)
+    held.carve(pslot(5, 12, carved=None), 4)
+    assert held.unheld([pslot(6, 8, carved=None)]) == []
+    assert names(held.unheld([pslot(7, 4, carved=None)])) == ["slot1@x"]

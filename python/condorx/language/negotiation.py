@@ -183,6 +183,7 @@ def negotiate(
     usage: dict[str, float] | None = None,
     limits: ConcurrencyLimits | None = None,
     time_limits: TimeLimits | None = None,
+    slot_weights: bool = True,
 ) -> Cycle:
     """Run one negotiation cycle over `slots` for `submitters` (see the module doc).
 
@@ -204,7 +205,11 @@ def negotiate(
 
     With `time_limits`, the negotiator's NEGOTIATOR_MAX_TIME_PER_* limits hold: a
     submitter out of time (its own, its schedd's, the cycle's) is passed over, its
-    jobs left waiting with the limit named."""
+    jobs left waiting with the limit named.
+
+    With `slot_weights` (NEGOTIATOR_USE_SLOT_WEIGHTS), the pie is shared in slot weights:
+    a slot weighs its SlotWeight, and a match on a partitionable slot costs the drop in
+    its weight; without, each slot weighs 1 (a partitionable one its cpus left)."""
     start = time.perf_counter()
     rows = [
         (s.name, s.priority, s.jobs if isinstance(s.jobs, list) else list(s.jobs))
@@ -227,6 +232,7 @@ def negotiate(
         usage=usage,
         limits=limits,
         time_limits=None if time_limits is None else time_limits.row(submitters),
+        slot_weights=slot_weights,
     )
     handed_back = time.perf_counter()
     matched = [

@@ -113,19 +113,19 @@ impl Negotiate for Turns<'_, '_, '_> {
             self.spun.limit(&members);
             return;
         }
-        let before: Vec<usize> = members.iter().map(|&i| self.used(i)).collect();
+        let before: Vec<f64> = members.iter().map(|&i| self.used(i)).collect();
         self.spun.spin(&members, budget);
         for (&i, was) in members.iter().zip(before) {
             let k = self.group_of.get(i).copied().unwrap_or(0);
             if let Some(u) = live.get_mut(k) {
-                *u += (self.used(i) - was) as f64;
+                *u += self.used(i) - was;
             }
         }
     }
 }
 
 impl Turns<'_, '_, '_> {
-    fn used(&self, party: usize) -> usize {
-        self.spun.parties.get(party).map_or(0, |p| p.used)
+    fn used(&self, party: usize) -> f64 {
+        self.spun.parties.get(party).map_or(0.0, |p| p.used)
     }
 }

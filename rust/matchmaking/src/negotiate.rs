@@ -63,6 +63,9 @@ pub struct Config {
     pub limits: Option<Arc<LimitsConfig>>,
     /// The negotiator's time limits (None: none).
     pub time_limits: Option<TimeLimits>,
+    /// NEGOTIATOR_USE_SLOT_WEIGHTS: a slot weighs its SlotWeight (else 1, a
+    /// partitionable one its cpus left).
+    pub slot_weights: bool,
 }
 
 impl Default for Config {
@@ -80,6 +83,7 @@ impl Default for Config {
             groups: None,
             limits: None,
             time_limits: None,
+            slot_weights: true,
         }
     }
 }
@@ -155,7 +159,7 @@ pub fn negotiate(slots: &[Arc<ClassAd>], submitters: &[Submitter], config: &Conf
         .map(|t| Timer::start(t, clock.last));
     let mut pool: Vec<PoolSlot> = slots
         .iter()
-        .map(|s| PoolSlot::new(s, config.preemptible()))
+        .map(|s| PoolSlot::new(s, config.preemptible()).weighted(config.slot_weights))
         .collect();
     let reads = PoolReads::of(pool.iter().map(|s| &*s.advertised));
     clock.lap("slots");
@@ -241,7 +245,7 @@ impl Spun<'_, '_> {
     pub fn spin(&mut self, members: &[usize], budget: f64) {
         let mut budget = budget;
         loop {
-            let left = (self.search.left as f64).min(budget);
+            let left = self.search.left.min(budget);
             let total_weight: f64 = members
                 .iter()
                 .filter_map(|&i| self.parties.get(i))
@@ -268,9 +272,9 @@ impl Spun<'_, '_> {
                     Some(Ok(deadline)) => Some(deadline),
                     None => None,
                 };
-                let slice = (left * party.weight() / total_weight).floor() as usize;
-                let quota = slice.clamp(1, party.demand);
-                let turn = Turn { quota, deadline };
+                // Its slice of what is left, in slot weights (HTCondor's submitterLimit).
+                let share = left * party.weight() / total_weight;
+                let turn = Turn { share, deadline };
                 matched_this_round +=
                     party.fill(turn, &mut budget, self.pool, self.search, self.cycle);
                 if let Some(timer) = self.timer.as_mut() {
@@ -282,7 +286,7 @@ impl Spun<'_, '_> {
             }
         }
         // Jobs the budget, not the pool, left waiting were stopped by their group's limit.
-        if budget < self.search.left as f64 {
+        if budget < self.search.left {
             self.limit(members);
         }
     }
@@ -297,9 +301,9 @@ impl Spun<'_, '_> {
     }
 }
 
-/// One turn of a submitter: how many jobs it may match, and until when.
+/// One turn of a submitter: the pool weight it may take, and until when.
 pub struct Turn {
-    pub quota: usize,
+    pub share: f64,
     pub deadline: Option<Instant>,
 }
 

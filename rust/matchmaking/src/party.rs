@@ -27,7 +27,7 @@ pub struct Search {
     /// Slots ruled out by Requirements clauses that read only the slot.
     pub prefilter: Option<Prefilter>,
     pub pair: PairEval,
-    pub left: usize,
+    pub left: f64,
     /// The concurrency limits' counts, when the pool has any job under one.
     pub limits: Option<Limits>,
 }
@@ -45,7 +45,7 @@ pub struct ClusterState {
 /// How placing a job went.
 enum Placed {
     /// Matched, at this cost in pool weight.
-    Match(Match, usize),
+    Match(Match, f64),
     /// No slot left matches the job (nor, then, its cluster).
     Nowhere,
     /// The best slot left costs more than the budget holds.
@@ -85,7 +85,7 @@ pub struct Party<'a> {
     /// Jobs still waiting for a slot.
     pub demand: usize,
     /// This cycle's matches cost this much pool weight.
-    pub used: usize,
+    pub used: f64,
     /// A budget (its group's limit) stopped it with jobs still waiting.
     pub limited: bool,
     /// Its (or its schedd's, or the cycle's) time ran out: no more turns this cycle.
@@ -106,7 +106,7 @@ impl<'a> Party<'a> {
                 })
                 .collect(),
             first: 0,
-            used: 0,
+            used: 0.0,
             limited: false,
             out_of_time: None,
         }
@@ -116,9 +116,10 @@ impl<'a> Party<'a> {
         self.clusters.len()
     }
 
-    /// Match up to the turn's quota of this submitter's jobs, cluster by cluster, until
-    /// its deadline, spending no more pool weight than `budget` holds; returns how many
-    /// were matched.
+    /// Match this submitter's jobs, cluster by cluster, until they have taken the turn's
+    /// share of the pool's weight (the first match of a turn may round it up, as
+    /// HTCondor's SubmitterLimitPermits lets it) or its deadline comes, spending no
+    /// more pool weight than `budget` (its group's limit) holds; how many were matched.
     pub fn fill(
         &mut self,
         turn: Turn,
@@ -128,7 +129,8 @@ impl<'a> Party<'a> {
         cycle: &mut Cycle,
     ) -> usize {
         let mut got = 0;
-        while got < turn.quota {
+        let mut spent = 0.0;
+        while self.demand > 0 {
             if turn.deadline.is_some_and(|d| Instant::now() >= d) {
                 break; // HTCondor's "Reached deadline ... stopping"
             }
@@ -141,17 +143,28 @@ impl<'a> Party<'a> {
                 self.first += 1;
                 continue;
             };
-            match self.ctx.place(job, cluster, *budget, pool, search, cycle) {
+            let share_left = turn.share - spent;
+            let allowance = if got == 0 {
+                *budget
+            } else {
+                budget.min(share_left)
+            };
+            if got > 0 && share_left <= 0.0 {
+                break;
+            }
+            match self.ctx.place(job, cluster, allowance, pool, search, cycle) {
                 Placed::Match(m, cost) => {
                     cluster.waiting.pop_front();
                     cycle.matches.push(m);
                     got += 1;
                     self.demand -= 1;
                     self.used += cost;
-                    *budget -= cost as f64;
+                    spent += cost;
+                    *budget -= cost;
                 }
                 Placed::OverBudget => {
-                    self.limited = true;
+                    // Its turn's share is taken; or its group's limit is reached.
+                    self.limited |= allowance >= *budget;
                     break;
                 }
                 Placed::Limited(name) => {
@@ -290,7 +303,7 @@ impl SubmitterCtx<'_> {
             };
             let before = slot.weight();
             if !slot.partitionable {
-                if before as f64 > budget {
+                if before > budget {
                     break Placed::OverBudget;
                 }
                 slot.free = false;
@@ -305,12 +318,14 @@ impl SubmitterCtx<'_> {
                 walk.pass();
                 continue;
             };
-            let cost = before.saturating_sub(cpus_of(&left));
-            if cost as f64 > budget {
+            // The match costs the drop in the slot's weight (SlotWeight of what is left).
+            let was = slot.shrink(left);
+            let cost = (before - slot.weight()).max(0.0);
+            if cost > budget {
+                slot.restore(was);
                 break Placed::OverBudget;
             }
             slot.carved += 1;
-            slot.ad = Arc::new(left);
             search.left -= cost;
             let dynamic = Arc::new(dynamic);
             let rank = pair.rank(job, &dynamic);
@@ -401,12 +416,4 @@ fn carve_for(
     }
     let req = request_of(pair, job, &slot.ad);
     carve(&slot.ad, &req, slot.carved + 1)
-}
-
-/// A partitionable slot's weight: its cpus left.
-fn cpus_of(ad: &ClassAd) -> usize {
-    match ad.lookup("Cpus") {
-        Some(Expr::Lit(Value::Int(c))) => usize::try_from(*c).unwrap_or(0),
-        _ => 0,
-    }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use condorx_classad::matching::requirements_hold;
-use condorx_classad::{ClassAd, Evaluator, Expr, Value};
+use condorx_classad::{eval_attr, ClassAd, Evaluator, Expr, Value};
 
 use crate::deps::slot_expr_reads_job;
 use crate::pair::{rank_value, PairEval};
@@ -32,6 +32,30 @@ pub struct PoolSlot {
     pub partitionable: bool,
     pub carved: usize,
     pub policy: Policy,
+    /// Weighted by its SlotWeight (NEGOTIATOR_USE_SLOT_WEIGHTS, HTCondor's default).
+    pub weighted: bool,
+    /// Its weight as its ad is now (`weight_of`).
+    weight_now: f64,
+}
+
+/// A slot's weight: its SlotWeight evaluated in its ad (HTCondor's SLOT_WEIGHT, by
+/// default its Cpus; 1 when it is not a number), when weighted and it has one; else a
+/// partitionable slot's cpus left, or 1.
+fn weight_of(ad: &Arc<ClassAd>, partitionable: bool, weighted: bool) -> f64 {
+    if weighted && ad.lookup("SlotWeight").is_some() {
+        return match eval_attr(ad, None, "SlotWeight") {
+            Value::Int(i) => (i as f64).max(0.0),
+            Value::Real(r) if r.is_finite() => r.max(0.0),
+            _ => 1.0,
+        };
+    }
+    if !partitionable {
+        return 1.0;
+    }
+    match ad.lookup("Cpus") {
+        Some(Expr::Lit(Value::Int(c))) => (*c as f64).max(0.0),
+        _ => 0.0,
+    }
 }
 
 /// When a claimed slot may be preempted at all this cycle.
@@ -63,21 +87,39 @@ impl PoolSlot {
             partitionable,
             carved: 0,
             policy,
+            weighted: true,
+            weight_now: weight_of(ad, partitionable, true),
         }
     }
 
-    /// Its weight in the pie: a partitionable slot counts its cpus left.
-    pub fn weight(&self) -> usize {
-        if !self.free {
-            0
-        } else if self.partitionable {
-            match self.ad.lookup("Cpus") {
-                Some(Expr::Lit(Value::Int(c))) => usize::try_from(*c).unwrap_or(0),
-                _ => 0,
-            }
+    /// The same, weighted by its SlotWeight or not.
+    pub fn weighted(mut self, weighted: bool) -> PoolSlot {
+        self.weighted = weighted;
+        self.weight_now = weight_of(&self.ad, self.partitionable, weighted);
+        self
+    }
+
+    /// Its weight in the pie, free (a taken slot weighs nothing more).
+    pub fn weight(&self) -> f64 {
+        if self.free {
+            self.weight_now
         } else {
-            1
+            0.0
         }
+    }
+
+    /// What is left of a partitionable slot once carved: its ad, and its weight anew;
+    /// what it was before, to `restore` if the carving is not taken.
+    pub fn shrink(&mut self, left: ClassAd) -> (Arc<ClassAd>, f64) {
+        let before = (self.ad.clone(), self.weight_now);
+        self.ad = Arc::new(left);
+        self.weight_now = weight_of(&self.ad, self.partitionable, self.weighted);
+        before
+    }
+
+    pub fn restore(&mut self, (ad, weight): (Arc<ClassAd>, f64)) {
+        self.ad = ad;
+        self.weight_now = weight;
     }
 
     /// Do the job's Requirements and the slot's hold against each other?

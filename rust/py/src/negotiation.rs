@@ -136,7 +136,8 @@ fn match_row(m: Match) -> MatchRow {
 #[pyo3(name = "negotiate", signature = (
     slots, submitters, pre_job_rank=None, post_job_rank=None, consider_preemption=true,
     preemption_requirements=None, preemption_rank=None, priorities=None, stamp_time=None,
-    exhaustive=false, groups=None, pool_size=0.0, usage=None, limits=None, time_limits=None
+    exhaustive=false, groups=None, pool_size=0.0, usage=None, limits=None, time_limits=None,
+    slot_weights=true
 ))]
 #[allow(clippy::too_many_arguments)] // one per negotiator setting, as keywords from Python
 fn py_negotiate<'py>(
@@ -156,6 +157,7 @@ fn py_negotiate<'py>(
     usage: Option<HashMap<String, f64>>,
     limits: Option<Bound<'py, PyLimits>>,
     time_limits: Option<TimeRow>,
+    slot_weights: bool,
 ) -> PyResult<CycleRows> {
     let started = Instant::now();
     let config = Config {
@@ -175,6 +177,7 @@ fn py_negotiate<'py>(
             Arc::new(g.borrow().policy(pool_size, usage.unwrap_or_default(), now))
         }),
         limits: limits.as_ref().map(|l| Arc::new(l.borrow().config())),
+        slot_weights,
         time_limits: time_limits.map(|(submitter, schedd, cycle, spin, schedd_of, spent)| {
             TimeLimits {
                 per_submitter: submitter,

@@ -16,6 +16,13 @@ match only once the schedd's claim is made, which may take a while when a cycle 
 out thousands: its hold ends, not at its next ad, but when it offers another claim id
 (the one matched was spent on a claim) or shows another state, or after `claim_bound`
 seconds (MATCH_TIMEOUT: how long a schedd has to claim).
+
+A partitionable slot carved for matches shows them only as its schedds claim them, one
+claim at a time, while its ad changes for other reasons too (its readings): its hold
+ends once its ad shows every carving (condorx's startd counts them, DynamicSlotsCarved;
+another's: its Cpus down to what the matches left), or after `claim_bound` seconds.
+Until then the matches' concurrency limits are the negotiator's to count
+(`limits.PoolLimits`): an ad that shows only some of them would undercount.
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ class _Held:
     stamp: tuple[Any, ...]  # of the ad the slot was matched on
     since: float  # when it was handed out, on `clock`
     by_state: bool  # held until its state changes (else until its next ad)
+    cpus_left: int | None = None  # a carved slot: held until its Cpus are down to this
+    carvings: int | None = None  # or its DynamicSlotsCarved up to this
 
 
 class HandedOut:
@@ -67,6 +76,20 @@ class HandedOut:
             seen = state_stamp(slot, offer) if by_state else stamp(slot)
             self.held[name] = _Held(seen, self.clock(), by_state)
 
+    def carve(self, slot: ClassAd, cpus: int) -> None:
+        """A partitionable slot (as its ad showed it) has just been carved `cpus` for a
+        match: held until its ad shows this carving and the cycle's others."""
+        name, have, done = slot.get("Name"), slot.get("Cpus"), slot.get("DynamicSlotsCarved")
+        if not isinstance(name, str) or not isinstance(have, int):
+            return
+        held = self.held.get(name)
+        if held is None or held.cpus_left is None:
+            left, carvings = have - cpus, (done + 1 if isinstance(done, int) else None)
+        else:
+            left = held.cpus_left - cpus
+            carvings = None if held.carvings is None else held.carvings + 1
+        self.held[name] = _Held(stamp(slot), self.clock(), False, max(0, left), carvings)
+
     def unheld(
         self, slots: Sequence[ClassAd], offers: Mapping[str, str] | None = None
     ) -> list[ClassAd]:
@@ -80,6 +103,15 @@ class HandedOut:
             ad = current.get(name)
             if ad is None:
                 del self.held[name]
+                continue
+            if held.cpus_left is not None:
+                cpus, done = ad.get("Cpus"), ad.get("DynamicSlotsCarved")
+                if held.carvings is not None and isinstance(done, int):
+                    shown = done >= held.carvings
+                else:
+                    shown = isinstance(cpus, int) and cpus <= held.cpus_left
+                if shown or now - held.since >= self.claim_bound:
+                    del self.held[name]
                 continue
             seen = state_stamp(ad, offers.get(name)) if held.by_state else stamp(ad)
             bound = self.claim_bound if held.by_state else self.bound

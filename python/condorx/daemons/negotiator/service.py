@@ -218,6 +218,7 @@ class Negotiator:
                 usage=self._submitter_usage(usage),
                 limits=self.limits.core,
                 time_limits=self._time_limits(homes, started),
+                slot_weights=self.cfg.get_bool("NEGOTIATOR_USE_SLOT_WEIGHTS", True),
             )
         )
         matched = time.perf_counter()
@@ -377,8 +378,13 @@ class Negotiator:
         startd advertises."""
         slot_name = str(slot.get("Name"))
         offered = None if preempts else self.offered.get(slot_name)
-        # A static slot claimed by its offer shows the match only once claimed.
-        self.handed_out.hold(slot, offered if dynamic is None else None)
+        # A static slot claimed by its offer shows the match only once claimed; a
+        # partitionable one, once its ad shows every carving of the cycle.
+        carved = dynamic.get("Cpus") if dynamic is not None else None
+        if isinstance(carved, int):
+            self.handed_out.carve(slot, carved)
+        else:
+            self.handed_out.hold(slot, offered if dynamic is None else None)
         request = None
         if dynamic is not None:
             request = {k.lower(): dynamic.get(k) for k in ("Cpus", "Memory", "Disk")}

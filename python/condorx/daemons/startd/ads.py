@@ -126,6 +126,7 @@ def fixed_part(
         "Rank": _expr(policy.texts["RANK"]),
         "IsOwner": _expr(policy.texts["IS_OWNER"]),
         "MaxJobRetirementTime": _expr(policy.texts["MaxJobRetirementTime"]),
+        "SlotWeight": _expr(policy.texts["SLOT_WEIGHT"]),
         "HasFileTransfer": True,
         "HasJobDeferral": True,
         "StartdIpAddr": m.address,
@@ -198,6 +199,9 @@ def _resources(slot: Slot, m: Machine) -> dict[str, Any]:
         "Cpus": cpus,
         "Memory": memory,
         "Disk": disk,
+        # condorx's own: how many dynamic slots it has carved, so that a negotiator
+        # knows when its ad shows the claims of the matches it handed out.
+        **({"DynamicSlotsCarved": slot.carvings} if partitionable else {}),
         "TotalSlotCpus": slot.cpus,
         "TotalSlotMemory": slot.memory,
         "TotalSlotDisk": slot.disk,

@@ -39,6 +39,8 @@ DEFAULTS = {
     "EVICT_BACKFILL": "false",
     "IS_VALID_CHECKPOINT_PLATFORM": "true",
     "CPUBusy": "false",
+    # What the slot weighs in the negotiator's pie and its users' usage (SlotWeight).
+    "SLOT_WEIGHT": "Cpus",
 }
 # Expressions with a _VANILLA variant.
 VARIANTS = frozenset({"WANT_SUSPEND", "SUSPEND", "CONTINUE", "PREEMPT", "WANT_VACATE", "KILL"})

@@ -67,6 +67,7 @@ class Slot:
     children: list[Slot] = field(default_factory=list)
     flags: Flags = field(default_factory=Flags)
     killing_since: float = 0.0  # when the hard kill was sent (KILLING_TIMEOUT runs)
+    carvings: int = 0  # a partitionable slot's dynamic slots carved since the startd began
     cpu_busy_since: float | None = None  # since when CPUBusy has been true (CpuBusyTime)
     # Custom resources (MACHINE_RESOURCE_<name>): how many of each the slot holds, and
     # which ones, for those the configuration names (AssignedGPUs).

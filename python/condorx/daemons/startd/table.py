@@ -407,6 +407,7 @@ class SlotTable:
         free_custom = parent.free_custom()
         if any(want > free_custom.get(n, 0) for n, want in custom.items()):
             raise CarveError(Refusal.BUSY, f"{parent.name} has {free_custom} left, not {custom}")
+        parent.carvings += 1
         n = len(parent.children) + 1
         while any(c.name.startswith(f"slot{parent.id}_{n}@") for c in parent.children):
             n += 1
