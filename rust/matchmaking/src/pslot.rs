@@ -37,8 +37,14 @@ fn int_of(v: &Value) -> Option<i64> {
 }
 
 /// The job's request, evaluated with the slot as TARGET (RequestCpus defaults to 1, the
-/// others to 0 when the job does not say).
+/// others to 0 when the job does not say). A slot with a consumption policy (HTCondor's
+/// CONSUMPTION_POLICY: a Consumption<resource> for each resource it has) says instead
+/// what a match takes of each, evaluated with the job as TARGET (by default its request,
+/// quantized: `quantize(target.RequestMemory, {128})`).
 pub fn request_of(pair: &mut PairEval, job: &Arc<ClassAd>, slot: &Arc<ClassAd>) -> Request {
+    if let Some(request) = consumption_of(pair, job, slot) {
+        return request;
+    }
     let mut get = |name: &str, default: i64| {
         int_of(&pair.attr(&Name::new(name), job, slot))
             .unwrap_or(default)
@@ -56,6 +62,37 @@ pub fn request_of(pair: &mut PairEval, job: &Arc<ClassAd>, slot: &Arc<ClassAd>) 
         disk: get("RequestDisk", 0),
         custom,
     }
+}
+
+/// What a match takes under the slot's consumption policy, or None when it has none
+/// (cp_supports_policy: Cpus, Memory, Disk and each custom resource need their
+/// Consumption<name>). A consumption that is not a number above -1 takes all there is,
+/// so that the job does not fit (HTCondor flags it and refuses the match).
+fn consumption_of(pair: &mut PairEval, job: &Arc<ClassAd>, slot: &Arc<ClassAd>) -> Option<Request> {
+    let names: Vec<String> = ["Cpus", "Memory", "Disk"]
+        .iter()
+        .map(|s| (*s).to_string())
+        .chain(custom_resources(slot).map(str::to_owned))
+        .collect();
+    let exprs: Vec<Expr> = names
+        .iter()
+        .map(|n| slot.lookup(&format!("Consumption{n}")).cloned())
+        .collect::<Option<Vec<Expr>>>()?;
+    let mut took = names.iter().zip(exprs).map(|(name, expr)| {
+        let amount = match int_of(&pair.value(&expr, slot, job)) {
+            Some(v) if v >= 0 => v,
+            _ => resource(slot, name) + 1,
+        };
+        (name.clone(), amount)
+    });
+    let mut next = || took.next().map_or(0, |(_, v)| v);
+    let (cpus, memory, disk) = (next(), next(), next());
+    Some(Request {
+        cpus,
+        memory,
+        disk,
+        custom: took.collect(),
+    })
 }
 
 /// The custom resources a slot's `MachineResources` lists (all but Cpus, Memory, Disk

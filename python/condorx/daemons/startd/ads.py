@@ -126,7 +126,7 @@ def fixed_part(
         "Rank": _expr(policy.texts["RANK"]),
         "IsOwner": _expr(policy.texts["IS_OWNER"]),
         "MaxJobRetirementTime": _expr(policy.texts["MaxJobRetirementTime"]),
-        "SlotWeight": _expr(policy.texts["SLOT_WEIGHT"]),
+        "SlotWeight": _expr(slot.weight or policy.texts["SLOT_WEIGHT"]),
         "HasFileTransfer": True,
         "HasJobDeferral": True,
         "StartdIpAddr": m.address,
@@ -202,6 +202,8 @@ def _resources(slot: Slot, m: Machine) -> dict[str, Any]:
         # condorx's own: how many dynamic slots it has carved, so that a negotiator
         # knows when its ad shows the claims of the matches it handed out.
         **({"DynamicSlotsCarved": slot.carvings} if partitionable else {}),
+        # Its consumption policy, for the negotiator (what each match takes of it).
+        **{f"Consumption{n}": _expr(t) for n, t in (slot.consumption or {}).items()},
         "TotalSlotCpus": slot.cpus,
         "TotalSlotMemory": slot.memory,
         "TotalSlotDisk": slot.disk,

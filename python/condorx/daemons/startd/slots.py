@@ -68,6 +68,10 @@ class Slot:
     flags: Flags = field(default_factory=Flags)
     killing_since: float = 0.0  # when the hard kill was sent (KILLING_TIMEOUT runs)
     carvings: int = 0  # a partitionable slot's dynamic slots carved since the startd began
+    # A partitionable slot's consumption policy: what a match takes of each resource, by
+    # resource name (Consumption<name> in its ad); None without one.
+    consumption: dict[str, str] | None = None
+    weight: str | None = None  # SLOT_TYPE_<n>_SLOT_WEIGHT (its dynamic slots' too)
     cpu_busy_since: float | None = None  # since when CPUBusy has been true (CpuBusyTime)
     # Custom resources (MACHINE_RESOURCE_<name>): how many of each the slot holds, and
     # which ones, for those the configuration names (AssignedGPUs).
@@ -157,6 +161,8 @@ class SlotType:
 def layout(cfg: Config, m: Machine) -> list[Slot]:
     """The slots the configuration asks for, numbered from 1."""
     types: list[tuple[SlotType, int]] = []
+    policies: list[dict[str, str] | None] = []
+    weights: list[str | None] = []
     custom = {r.name.lower() for r in m.resources}
     for n in range(1, 10):
         count = cfg.get_int(f"NUM_SLOTS_TYPE_{n}", 0)
@@ -164,6 +170,8 @@ def layout(cfg: Config, m: Machine) -> list[Slot]:
             spec = cfg.get(f"SLOT_TYPE_{n}") or "100%"
             part = cfg.get_bool(f"SLOT_TYPE_{n}_PARTITIONABLE", False)
             types.append((_parse_type(spec, part, custom), count))
+            policies += [consumption_policy(cfg, n, m) if part else None] * count
+            weights += [cfg.get(f"SLOT_TYPE_{n}_SLOT_WEIGHT")] * count
     if not types:
         count = cfg.get_int("NUM_SLOTS", m.cpus)
         share = 1.0 / max(1, count)
@@ -184,7 +192,28 @@ def layout(cfg: Config, m: Machine) -> list[Slot]:
                 )
             )
     _share_custom(slots, [st for st, count in types for _ in range(count)], m.resources, total)
+    for slot, policy, weight in zip(slots, policies, weights, strict=False):
+        slot.consumption, slot.weight = policy, weight
     return slots
+
+
+def consumption_policy(cfg: Config, n: int, m: Machine) -> dict[str, str] | None:
+    """SLOT_TYPE_<n>_CONSUMPTION_POLICY (else CONSUMPTION_POLICY): what a match takes of
+    each resource, SLOT_TYPE_<n>_CONSUMPTION_<name> else CONSUMPTION_<name> (the
+    parameter table's quantized requests for Cpus, Memory and Disk; a custom resource's
+    request, 0 when the job makes none), as HTCondor's startd reads them."""
+    on = cfg.get_bool(
+        f"SLOT_TYPE_{n}_CONSUMPTION_POLICY", cfg.get_bool("CONSUMPTION_POLICY", False)
+    )
+    if not on:
+        return None
+    out: dict[str, str] = {}
+    for name in ("Cpus", "Memory", "Disk", *(r.name for r in m.resources)):
+        text = cfg.get(f"SLOT_TYPE_{n}_CONSUMPTION_{name}") or cfg.get(f"CONSUMPTION_{name}")
+        out[name] = text or (
+            f"ifthenelse(target.Request{name} =?= undefined, 0, target.Request{name})"
+        )
+    return out
 
 
 def _share_custom(

@@ -390,14 +390,18 @@ class SlotTable:
         slot's free resources; CarveError when they are not there."""
         try:
             cpus, memory, disk = (
-                int(request.get(k) or d) for k, d in (("cpus", 1), ("memory", 1), ("disk", 1))
+                int(d if request.get(k) is None else request[k])
+                for k, d in (("cpus", 1), ("memory", 1), ("disk", 1))
             )
         except (TypeError, ValueError):
             raise CarveError(
                 Refusal.BAD_REQUEST, f"not a request of resources: {request}"
             ) from None
-        if min(cpus, memory, disk) < 1:
-            raise CarveError(Refusal.BAD_REQUEST, f"requests below 1 are refused: {request}")
+        # Under a consumption policy a match may take none of a resource (a licence
+        # token alone), as HTCondor's; else each of cpus, memory and disk is at least 1.
+        least = 0 if parent.consumption is not None else 1
+        if min(cpus, memory, disk) < least:
+            raise CarveError(Refusal.BAD_REQUEST, f"requests below {least} are refused: {request}")
         custom = _custom_request(parent, request)
         free = parent.free()
         if cpus > free[0] or memory > free[1] or disk > free[2]:
@@ -423,6 +427,7 @@ class SlotTable:
             entered_state=now,
             entered_activity=now,
             parent=parent,
+            weight=parent.weight,
             custom={n: custom.get(n, 0) for n in parent.custom},
             assigned={n: tuple(parent.free_ids(n)[: custom.get(n, 0)]) for n in parent.assigned},
         )
