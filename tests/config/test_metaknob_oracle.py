@@ -35,11 +35,11 @@ print(json.dumps({n: htcondor2.param.get(n) for n in json.loads(sys.argv[1])}))
 """
 
 
-def htcondor_says(config: Path) -> dict[str, str | None]:
+def htcondor_says(config: Path, knobs: list[str] = KNOBS) -> dict[str, str | None]:
     env = {**os.environ, "CONDOR_CONFIG": str(config)}
     env.pop("CONDORX_CONFIG", None)
     r = subprocess.run(
-        [sys.executable, "-c", ORACLE, json.dumps(KNOBS)],
+        [sys.executable, "-c", ORACLE, json.dumps(knobs)],
         env=env,
         capture_output=True,
         text=True,
@@ -82,3 +82,28 @@ def test_a_metaknob_without_its_arguments_is_an_error(tmp_path, uses, message):
     with pytest.raises(ConfigError) as e:
         load_config(subsystem="SCHEDD", environ=env)
     assert message in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "uses",
+    [
+        "use FEATURE : StaticSlots",
+        "use FEATURE : StaticSlots(2, 4, cpus=2, mem=25%)",
+        "use FEATURE : StaticSlots(1, 6)\nuse FEATURE : PartitionableSlot(2, 50%)",
+    ],
+)
+def test_the_slot_metaknobs_set_what_htcondor_sets(tmp_path, uses):
+    knobs = [
+        "NUM_SLOTS_TYPE_1",
+        "SLOT_TYPE_1",
+        "SLOT_TYPE_1_PARTITIONABLE",
+        "NUM_SLOTS_TYPE_2",
+        "SLOT_TYPE_2",
+        "SLOT_TYPE_2_PARTITIONABLE",
+    ]
+    config = tmp_path / "condor_config"
+    config.write_text(f"NUM_CPUS = 20\n{uses}\n")
+    env = {"CONDORX_CONFIG": str(config), "HOME": str(tmp_path), "PATH": os.environ["PATH"]}
+    ours = load_config(subsystem="STARTD", environ=env)
+    theirs = htcondor_says(config, knobs)
+    assert {n: ours.get(n) for n in knobs} == theirs

@@ -164,10 +164,18 @@ def layout(cfg: Config, m: Machine) -> list[Slot]:
     policies: list[dict[str, str] | None] = []
     weights: list[str | None] = []
     custom = {r.name.lower() for r in m.resources}
+    # A type its SLOT_TYPE_<n> does not describe is HTCondor's "auto": the machine
+    # shared equally among such slots (here: all of it; HTCondor's shares what the
+    # described types leave).
+    auto = sum(
+        cfg.get_int(f"NUM_SLOTS_TYPE_{n}", 0)
+        for n in range(1, 10)
+        if not cfg.get(f"SLOT_TYPE_{n}") and cfg.get_int(f"NUM_SLOTS_TYPE_{n}", 0) > 0
+    )
     for n in range(1, 10):
         count = cfg.get_int(f"NUM_SLOTS_TYPE_{n}", 0)
         if count > 0:
-            spec = cfg.get(f"SLOT_TYPE_{n}") or "100%"
+            spec = cfg.get(f"SLOT_TYPE_{n}") or f"1/{auto}"
             part = cfg.get_bool(f"SLOT_TYPE_{n}_PARTITIONABLE", False)
             types.append((_parse_type(spec, part, custom), count))
             policies += [consumption_policy(cfg, n, m) if part else None] * count

@@ -59,6 +59,12 @@ SLOT_TYPE_$(1:1) = $(2:100%)
 SLOT_TYPE_$(1:1)_PARTITIONABLE = true
 NUM_SLOTS_TYPE_$(1:1) = 1
 """,
+        "STATICSLOTS": """
+NUM_SLOTS_TYPE_$(1:1)=$(2:$(NUM_CPUS))
+SLOT_TYPE_$(1:1)_PARTITIONABLE=false
+SLOT_TYPE_$(1:1)=$(3+:1/$(NUM_SLOTS_TYPE_$(1:1)))
+SLOT_TYPE_$(1:1)=$(3+)
+""",
         # The two below are HTCondor's, as its parameter table (param_info.in) writes them.
         "SCHEDDUSERMAPFILE": """
 if ! $(2?)
@@ -100,7 +106,7 @@ RequestedAcctGroup)
     },
 }
 
-_ARG = re.compile(r"\$\((\d+)(\??)(?::([^)]*))?\)")
+_ARG_HEAD = re.compile(r"\$\((\d+)([?+]?)")
 
 
 def exists(category: str, name: str | None) -> bool:
@@ -133,14 +139,55 @@ def text_of(category: str, item: str) -> str | None:
     if template is None:
         return None
     args = split_items(argtext.rsplit(")", 1)[0]) if argtext else []
+    return _substitute(template, args)
 
-    def substitute(m: re.Match[str]) -> str:
-        index = int(m.group(1))
-        if index == 0:
-            return ", ".join(args)
-        given = args[index - 1] if index <= len(args) else None
-        if m.group(2):
-            return "1" if given else "0"
-        return given if given else (m.group(3) or "")
 
-    return _ARG.sub(substitute, template)
+def _substitute(text: str, args: list[str]) -> str:
+    """``$(N)``, ``$(N?)`` (1 when given, else 0), ``$(N:default)``, ``$(N+)`` (the
+    arguments from N on, joined by ", ") and ``$(N+:default)``; ``$(0)`` is all of
+    them. A default may hold references of its own (``$(NUM_CPUS)``): its parentheses
+    balance."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        m = _ARG_HEAD.match(text, i)
+        if m is None:
+            out.append(text[i])
+            i += 1
+            continue
+        index, kind = int(m.group(1)), m.group(2)
+        end, default = _default(text, m.end())
+        if end is None:
+            out.append(text[i])
+            i += 1
+            continue
+        out.append(_argument(args, index, kind, default))
+        i = end
+    return "".join(out)
+
+
+def _default(text: str, at: int) -> tuple[int | None, str | None]:
+    """Where a reference that may have ``:default`` ends, and its default."""
+    if at < len(text) and text[at] == ")":
+        return at + 1, None
+    if at >= len(text) or text[at] != ":":
+        return None, None
+    depth, j = 1, at + 1
+    while j < len(text):
+        depth += (text[j] == "(") - (text[j] == ")")
+        if depth == 0:
+            return j + 1, text[at + 1 : j]
+        j += 1
+    return None, None
+
+
+def _argument(args: list[str], index: int, kind: str, default: str | None) -> str:
+    if index == 0:
+        return ", ".join(args)
+    given = args[index - 1] if index <= len(args) else None
+    if kind == "?":
+        return "1" if given else "0"
+    if kind == "+":
+        rest = ", ".join(a for a in args[index - 1 :] if a)
+        return rest or (default or "")
+    return given if given else (default or "")
