@@ -120,3 +120,39 @@ def test_another_startds_carved_slot_is_held_until_its_cpus_show_the_carvings():
     held.carve(pslot(5, 12, carved=None), 4)
     assert held.unheld([pslot(6, 8, carved=None)]) == []
     assert names(held.unheld([pslot(7, 4, carved=None)])) == ["slot1@x"]
+
+
+def claimed(state: str, group: str, seq: int) -> ClassAd:
+    return ClassAd(
+        {
+            "Name": "slot1@x",
+            "UpdateSequenceNumber": seq,
+            "LastHeardFrom": 1000,
+            "State": state,
+            "AccountingGroup": group,
+            "RemoteUser": group.rsplit(".", 1)[-1],
+            "Cpus": 1,
+        }
+    )
+
+
+def test_a_preempted_slot_is_the_incoming_submitters_until_its_ad_shows_it():
+    """A preempting match: the slot is held, and charged to the incoming name, while
+    its ads still show the old claim (retiring, vacating); the ad of the new claim ends
+    it. The groups' usage counts it so, not twice and not for the old group."""
+    from condorx.daemons.negotiator.pool_usage import pool_usage
+
+    clock = Clock()
+    held = HandedOut(bound=60, claim_bound=30, clock=clock)
+    old = claimed("Claimed", "physics.alice", 5)
+    held.hold(old, None, incoming="chemistry.bob")
+    for ad in (claimed("Claimed", "physics.alice", 6), claimed("Preempting", "physics.alice", 7)):
+        assert held.unheld([ad]) == []
+        assert held.incoming() == {"slot1@x": "chemistry.bob"}
+        assert pool_usage([ad], True, held.incoming()).weighted == {"chemistry.bob": 1.0}
+    assert pool_usage([old], True).weighted == {"physics.alice": 1.0}
+    new = claimed("Claimed", "chemistry.bob", 8)
+    assert names(held.unheld([new])) == ["slot1@x"] and held.incoming() == {}
+    held.hold(new, None, incoming="physics.alice")
+    clock.now += 30  # MATCH_TIMEOUT: the preemption did not happen
+    assert names(held.unheld([new])) == ["slot1@x"]

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from condorx.classad import ClassAd
+from condorx.daemons.negotiator.pool_usage import charged_name
 
 
 def stamp(ad: ClassAd) -> tuple[Any, Any]:
@@ -55,6 +56,7 @@ class _Held:
     by_state: bool  # held until its state changes (else until its next ad)
     cpus_left: int | None = None  # a carved slot: held until its Cpus are down to this
     carvings: int | None = None  # or its DynamicSlotsCarved up to this
+    incoming: str | None = None  # preempted for this accounting name: held till it shows
 
 
 class HandedOut:
@@ -66,7 +68,7 @@ class HandedOut:
         self.clock = clock
         self.held: dict[str, _Held] = {}
 
-    def hold(self, slot: ClassAd, offer: str | None = None) -> None:
+    def hold(self, slot: ClassAd, offer: str | None = None, incoming: str | None = None) -> None:
         """The slot (as its ad showed it) has just been handed out, taken or not: a slot
         whose startd refused it was not what its ad said either. `offer`: the claim id it
         offers, matched under it (its startd learns of the match only from the claim)."""
@@ -74,7 +76,11 @@ class HandedOut:
         if isinstance(name, str):
             by_state = offer is not None
             seen = state_stamp(slot, offer) if by_state else stamp(slot)
-            self.held[name] = _Held(seen, self.clock(), by_state)
+            self.held[name] = _Held(seen, self.clock(), by_state, incoming=incoming)
+
+    def incoming(self) -> dict[str, str]:
+        """The slots being taken by preempting matches, and for whom (accounting name)."""
+        return {n: h.incoming for n, h in self.held.items() if h.incoming is not None}
 
     def carve(self, slot: ClassAd, cpus: int) -> None:
         """A partitionable slot (as its ad showed it) has just been carved `cpus` for a
@@ -103,6 +109,15 @@ class HandedOut:
             ad = current.get(name)
             if ad is None:
                 del self.held[name]
+                continue
+            if held.incoming is not None:
+                # A preempted slot: held (and charged to the incoming name) until its ad
+                # shows the incoming claim, or another state than being claimed.
+                shows = charged_name(ad) == held.incoming or (
+                    ad.get("State") not in ("Claimed", "Preempting")
+                )
+                if shows or now - held.since >= self.claim_bound:
+                    del self.held[name]
                 continue
             if held.cpus_left is not None:
                 cpus, done = ad.get("Cpus"), ad.get("DynamicSlotsCarved")

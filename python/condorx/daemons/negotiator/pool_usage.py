@@ -8,6 +8,7 @@ slot's Cpus are those not yet carved, so the pool's size counts each core once."
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from condorx.classad import ClassAd
@@ -23,13 +24,24 @@ class PoolUsage:
     weighted: dict[str, float] = field(default_factory=dict)
 
 
-def pool_usage(slots: list[ClassAd], weighted: bool) -> PoolUsage:
+def pool_usage(
+    slots: list[ClassAd], weighted: bool, incoming: Mapping[str, str] | None = None
+) -> PoolUsage:
+    """What the pool holds; `incoming`: slots (by name) being taken by a preempting
+    match, charged to its accounting name whatever their ads still say."""
     usage = PoolUsage()
+    incoming = incoming or {}
     for s in slots:
         weight = slot_weight(s) if weighted else 1.0
         usage.size += weight
-        name = charged_name(s)
-        if name is not None and s.get("State") == "Claimed":
+        pending = incoming.get(str(s.get("Name")))
+        if pending is not None:  # being taken by a preempting match: the incoming one's
+            name: str | None = pending
+        elif s.get("State") == "Claimed":
+            name = charged_name(s)
+        else:
+            continue
+        if name is not None:
             usage.slots[name] = usage.slots.get(name, 0.0) + 1.0
             usage.weighted[name] = usage.weighted.get(name, 0.0) + weight
     return usage

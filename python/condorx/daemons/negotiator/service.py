@@ -188,6 +188,14 @@ class Negotiator:
         wanted = ("Unclaimed", "Owner", "Backfill", "Drained") + (("Claimed",) if consider else ())
         unheld = self.handed_out.unheld(slots, self.offered)
         self.limits.start_cycle(slots, self.handed_out.held)
+        # What the groups hold, as the matching counts it: a slot being taken by a
+        # preempting match is the incoming submitter's already (its ad may still show
+        # the old claim), so that no group takes more by preemption than its share.
+        usage = pool_usage(
+            slots,
+            self.cfg.get_bool("NEGOTIATOR_USE_SLOT_WEIGHTS", True),
+            self.handed_out.incoming(),
+        )
         free = [s for s in unheld if s.get("State") in wanted]
         if not free:
             return
@@ -394,7 +402,10 @@ class Negotiator:
         user = str(job.get("Owner"))
         # preempts: "rank" or "priority" when the slot's job must go.
         claim_id = offered or secrets.token_hex(16)
-        match = Match(slot_name, claim_id, schedd, user, preempts or None, request, limits)
+        account = submitter.rsplit("@", 1)[0]  # the accounting name, as the slot shows it
+        match = Match(slot_name, claim_id, schedd, user, preempts or None, request, limits, account)
+        if preempts:  # held until its ad shows the incoming claim
+            self.handed_out.hold(slot, None, incoming=account)
         self.limits.matched(slot_name, limits)
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         fs_domain = slot.get("FileSystemDomain")

@@ -298,6 +298,7 @@ class Shadows:
             files=None if job is None else job.files,
             coalesce=info.coalesce,
             limits=info.limits or None,
+            account=info.account,
         )
 
     async def first_job(self, info: ClaimInfo, key: Key) -> FirstJob | None:

@@ -234,6 +234,10 @@ def _claimed(slot: Slot) -> dict[str, Any]:
     # its job's AccountingGroup; kept between the claim's jobs, as HTCondor keeps it.
     job = claim.job or claim.last_job
     group = job.get("AccountingGroup") if job is not None else None
+    if not (isinstance(group, str) and group) and claim.account != claim.user:
+        # Before its first job: the accounting name it was matched for, so that a
+        # negotiator never takes it for another submitter's (and preempts it for its own).
+        group = claim.account
     if isinstance(group, str) and group:
         out["AccountingGroup"] = group
     # What the negotiator counts against its concurrency limits: the claim's (the

@@ -79,6 +79,7 @@ class Claims:
             matched_at=self.driver.now(),
             while_draining=drained,
             limits=req.limits or "",
+            account=req.account or "",
         )
         self.driver.table.set_claim(slot, claim)
         if drained:
@@ -113,6 +114,7 @@ class Claims:
             user=req.user,
             matched_at=self.driver.now(),
             limits=req.limits or "",
+            account=req.account or "",
         )
         log.info("%s: preempting match (%s) for %s", slot.name, req.preempts, req.user)
         slot.flags.vacate_requested = Why.BETTER_MATCH
@@ -181,6 +183,7 @@ class Claims:
             matched_at=self.driver.now(),
             while_draining=drained,
             limits=req.limits or "",
+            account=req.account or "",
         )
         self.driver.table.set_claim(slot, claim)
         step = states.CLAIMED_DIRECTLY
@@ -213,6 +216,7 @@ class Claims:
         claim.schedd = req.schedd or claim.schedd
         claim.client_machine = req.client_machine
         claim.limits = req.limits or claim.limits
+        claim.account = req.account or claim.account
         if slot.state == State.BACKFILL:
             await self._claim_after_backfill(slot)
         else:
@@ -241,6 +245,7 @@ class Claims:
         claim.schedd = req.schedd or claim.schedd
         claim.client_machine = req.client_machine
         claim.limits = req.limits or claim.limits
+        claim.account = req.account or claim.account
         peer.on_close.append(lambda: self._schedd_gone(slot, claim))
         log.info("%s: claimed by the preempting match", slot.name)
         return Claimed(slot.name, self.driver.table.advertised(slot))

@@ -46,6 +46,7 @@ class Claim:
     activations: int = 0  # the jobs run on the claim (CLAIM_WORKLIFE counts from the first)
     while_draining: bool = False  # taken by a drain's START (condor_drain -start)
     limits: str = ""  # the concurrency limits it was matched under (the ad shows them)
+    account: str = ""  # the accounting name it was matched for (before its first job)
 
 
 @dataclass

@@ -24,6 +24,7 @@ class Match(Message):
     preempts: str | None = None
     request: dict[str, Any] | None = None
     limits: str | None = None  # the job's concurrency limits: the slot shows them
+    account: str = ""  # the accounting name matched (AccountingGroup, else the owner)
 
 
 @record(frozen=True)
@@ -58,6 +59,7 @@ class ClaimSlot(Message):
     files: dict[str, Any] | None = None
     coalesce: list[Any] | None = None
     limits: str | None = None  # the negotiator's MatchedConcurrencyLimits: the slot shows them
+    account: str = ""  # the accounting name its jobs are charged to (AccountingGroup, else owner)
 
 
 @record(frozen=True)
