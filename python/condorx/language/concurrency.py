@@ -33,14 +33,3 @@ def parse_one(text: str) -> tuple[str, float] | None:
 
 def words(text: str) -> list[str]:
     return [w for w in re.split(r"[,\s]+", text) if w]
-
-
-def parse(text: str) -> list[tuple[str, float]]:
-    """The valid limits of a ConcurrencyLimits string, lowercased (invalid ones are
-    ignored, as the negotiator ignores them)."""
-    out = []
-    for word in words(text.lower()):
-        limit = parse_one(word)
-        if limit is not None:
-            out.append(limit)
-    return out

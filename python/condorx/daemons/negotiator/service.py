@@ -172,7 +172,8 @@ class Negotiator:
             slots = await self.collector.query_ads("machine", self.slot_constraint)
             schedds = await self.collector.query_ads("scheduler")
             self.offered = await self._offered()
-        usage = pool_usage(slots, self.cfg.get_bool("NEGOTIATOR_USE_SLOT_WEIGHTS", True))
+        weighted = self.cfg.get_bool("NEGOTIATOR_USE_SLOT_WEIGHTS", True)
+        usage = pool_usage(slots, weighted)
         held = usage.slots
         if self.group_accounts is not None:
             for name in held:
@@ -191,11 +192,9 @@ class Negotiator:
         # What the groups hold, as the matching counts it: a slot being taken by a
         # preempting match is the incoming submitter's already (its ad may still show
         # the old claim), so that no group takes more by preemption than its share.
-        usage = pool_usage(
-            slots,
-            self.cfg.get_bool("NEGOTIATOR_USE_SLOT_WEIGHTS", True),
-            self.handed_out.incoming(),
-        )
+        incoming = self.handed_out.incoming()
+        if incoming:
+            usage = pool_usage(slots, weighted, incoming)
         free = [s for s in unheld if s.get("State") in wanted]
         if not free:
             return
@@ -226,7 +225,7 @@ class Negotiator:
                 usage=self._submitter_usage(usage),
                 limits=self.limits.core,
                 time_limits=self._time_limits(homes, started),
-                slot_weights=self.cfg.get_bool("NEGOTIATOR_USE_SLOT_WEIGHTS", True),
+                slot_weights=weighted,
             )
         )
         matched = time.perf_counter()
@@ -386,10 +385,14 @@ class Negotiator:
         startd advertises."""
         slot_name = str(slot.get("Name"))
         offered = None if preempts else self.offered.get(slot_name)
-        # A static slot claimed by its offer shows the match only once claimed; a
-        # partitionable one, once its ad shows every carving of the cycle.
+        account = submitter.rsplit("@", 1)[0]  # the accounting name, as the slot shows it
+        # A preempted slot is held until its ad shows the incoming claim; a static slot
+        # claimed by its offer, until claimed; a partitionable one, until its ad shows
+        # every carving of the cycle.
         carved = dynamic.get("Cpus") if dynamic is not None else None
-        if isinstance(carved, int):
+        if preempts:
+            self.handed_out.hold(slot, None, incoming=account)
+        elif isinstance(carved, int):
             self.handed_out.carve(slot, carved)
         else:
             self.handed_out.hold(slot, offered if dynamic is None else None)
@@ -402,10 +405,7 @@ class Negotiator:
         user = str(job.get("Owner"))
         # preempts: "rank" or "priority" when the slot's job must go.
         claim_id = offered or secrets.token_hex(16)
-        account = submitter.rsplit("@", 1)[0]  # the accounting name, as the slot shows it
         match = Match(slot_name, claim_id, schedd, user, preempts or None, request, limits, account)
-        if preempts:  # held until its ad shows the incoming claim
-            self.handed_out.hold(slot, None, incoming=account)
         self.limits.matched(slot_name, limits)
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         fs_domain = slot.get("FileSystemDomain")

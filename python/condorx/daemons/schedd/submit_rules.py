@@ -20,17 +20,15 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from condorx.classad import ClassAd, ExprTree, Value, eval_against
+from condorx.classad import ClassAd, ExprTree, eval_against
 from condorx.daemons.schedd.submission import Proc, Submission
-from condorx.errors import ClassAdParseError, Refusal, Refused
-from condorx.language.attrs import PROTECTED
+from condorx.errors import Refusal, Refused
+from condorx.language.attrs import PROTECTED, JobStatus
 from condorx.language.config import Config
-from condorx.language.transform import Transform, TransformError, apply, matches, parse
+from condorx.language.transform import Transform, TransformError, apply, matches, parse, truth
 from condorx.transport import wire
 
 log = logging.getLogger("condorx.schedd")
-
-IDLE = 1
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,7 @@ class SubmitRules:
     def _check(self, job: ClassAd, my: ClassAd) -> list[str]:
         warnings = []
         for req in self.requirements:
-            verdict = _truth(eval_against(req.expr, my, [job])[0])
+            verdict = truth(eval_against(req.expr, my, [job])[0])
             if verdict is None:
                 raise Refused(
                     Refusal.BAD_REQUEST, f"Submit requirement {req.name} evaluated to non-boolean."
@@ -92,15 +90,6 @@ class SubmitRules:
                 raise Refused(Refusal.PERMISSION, reason)
             warnings.append(reason)
         return warnings
-
-
-def _truth(value: object) -> bool | None:
-    """IsBooleanValueEquiv: a boolean, or a number as its truth; else None."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int | float) and not isinstance(value, Value):
-        return value != 0
-    return None
 
 
 def from_config(cfg: Config) -> SubmitRules:
@@ -149,7 +138,7 @@ def _requirement(cfg: Config, name: str) -> Requirement | None:
 def _expression(text: str) -> ExprTree | None:
     try:
         return ExprTree(text)
-    except (ClassAdParseError, ValueError):
+    except ValueError:  # a ClassAdParseError too
         return None
 
 
@@ -189,7 +178,9 @@ def submission(
         view = p.ad.copy()
         view["ProcId"] = i
         if "JobStatus" not in view:
-            view["JobStatus"] = cluster.get("JobStatus", cluster.get("InitialJobStatus", IDLE))
+            view["JobStatus"] = cluster.get(
+                "JobStatus", cluster.get("InitialJobStatus", int(JobStatus.IDLE))
+            )
         view.chain(cluster)
         writes, said = rules.job(view, my, f"{where}.{i}")
         warnings += [w for w in said if w not in warnings]
@@ -210,7 +201,7 @@ def factory_cluster(
     cluster.update(base)
     view = ClassAd({"ProcId": 0, "JobFactoryId": base.get("ClusterId", 0)})
     if "JobStatus" not in cluster:
-        view["JobStatus"] = IDLE
+        view["JobStatus"] = int(JobStatus.IDLE)
     view.chain(cluster)
     writes, warnings = rules.job(view, my, f"{base.get('ClusterId', 'new')}.-1")
     out = cluster_ad.copy()

@@ -13,7 +13,7 @@ condor_transform_ads), which edit a job's ad as it is submitted.
 attributes it changed. Both follow HTCondor's xform_utils.cpp (quirks noted where kept).
 """
 
-from condorx.language.transform.apply import apply, matches
+from condorx.language.transform.apply import apply, matches, truth
 from condorx.language.transform.statements import Transform, TransformError, parse
 
-__all__ = ["Transform", "TransformError", "apply", "matches", "parse"]
+__all__ = ["Transform", "TransformError", "apply", "matches", "parse", "truth"]

@@ -20,7 +20,6 @@ import re
 from collections.abc import Callable
 
 from condorx.classad import ClassAd, ExprTree, Value
-from condorx.errors import ClassAdParseError
 from condorx.language.config.expand import Expander
 from condorx.language.transform.statements import Step, Transform
 
@@ -35,12 +34,17 @@ def matches(transform: Transform, ad: ClassAd) -> bool:
     number counts as its truth; undefined or an error does not match)."""
     if transform.requirements is None:
         return True
-    value = transform.requirements.eval(ad)
+    return truth(transform.requirements.eval(ad)) is True
+
+
+def truth(value: object) -> bool | None:
+    """A value as a boolean, as IsBooleanValueEquiv reads it: a boolean, or a number as
+    its truth; None for anything else (undefined, an error, a string)."""
     if isinstance(value, bool):
         return value
     if isinstance(value, int | float) and not isinstance(value, Value):
         return value != 0
-    return False
+    return None
 
 
 def apply(transform: Transform, ad: ClassAd, config: Config = lambda _: None) -> set[str]:
@@ -155,7 +159,7 @@ def _parsed(text: str) -> ExprTree | None:
         return None
     try:
         return ExprTree(text)
-    except (ClassAdParseError, ValueError):
+    except ValueError:  # a ClassAdParseError too
         return None
 
 

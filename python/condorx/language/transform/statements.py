@@ -23,7 +23,6 @@ import re
 from dataclasses import dataclass
 
 from condorx.classad import ExprTree
-from condorx.errors import ClassAdParseError
 
 
 class TransformError(ValueError):
@@ -140,7 +139,7 @@ def _universe(text: str, where: str, number: int) -> int:
 def _expression(text: str, where: str, number: int, what: str) -> ExprTree:
     try:
         return ExprTree(text)
-    except (ClassAdParseError, ValueError):
+    except ValueError:  # a ClassAdParseError too
         raise TransformError(f"{where} line {number}: invalid {what} : {text}") from None
 
 
