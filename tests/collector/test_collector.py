@@ -80,7 +80,7 @@ def test_a_fresh_ad_replaces_the_old_and_stale_ads_expire(pool):
 def test_only_pool_daemons_may_advertise(pool):
     pool.start("collector")
     user = CollectorClient(pool.cfg, user_credentials(pool.cfg))
-    with pytest.raises(RemoteError, match="needs DAEMON permission"):
+    with pytest.raises(RemoteError, match="needs ADVERTISE_STARTD permission"):
         trio.run(user.advertise, [slot("slot1@evil")])
 
 
@@ -116,7 +116,7 @@ def test_a_users_client_on_the_collectors_host_asks_over_its_local_socket(pool, 
         user = CollectorClient(pool.cfg)
         assert trio.run(user.query_rows, "machine", ["Name"]) == [["slot1@a"]]
         # A user there is still no pool daemon.
-        with pytest.raises(RemoteError, match="needs DAEMON permission"):
+        with pytest.raises(RemoteError, match="needs ADVERTISE_STARTD permission"):
             trio.run(user.advertise, [slot("slot1@evil")])
     finally:
         published.write_text(address)

@@ -27,6 +27,21 @@ class Credentials:
     token: str | None = None
     pool_key: bytes | None = None  # a pool daemon's: it acts as the pool identity
     policy: Policy = field(default_factory=Policy)
+    # The issuer of this side's own tokens (TRUST_DOMAIN), and tokens other pools gave
+    # it, by their issuer: a daemon that names another issuer in its hello is shown
+    # the token its pool made (a schedd flocking to another pool's collector and startds).
+    issuer: str = ""
+    foreign: tuple[tuple[str, str], ...] = ()
+
+    def for_issuer(self, issuer: object) -> Credentials:
+        """What to prove to a daemon whose tokens `issuer` makes: a token of its pool
+        when it is another pool and one is held, else what this side always proves."""
+        if not isinstance(issuer, str) or not issuer or issuer == self.issuer:
+            return self
+        for named, token in self.foreign:
+            if named == issuer:
+                return Credentials(token=token, policy=self.policy, issuer=self.issuer)
+        return self
 
     def proof(self, server_nonce: bytes) -> tuple[dict[str, object], Keys, str]:
         """The token handshake's message, the session keys it makes, and the user."""
@@ -101,7 +116,7 @@ async def connect(
         elif not creds.token and not creds.pool_key:
             await ch.send({"auth": "anonymous"})  # enough to read; anything else is refused
         else:
-            message, keys, user = creds.proof(hello["nonce"])
+            message, keys, user = creds.for_issuer(hello.get("issuer")).proof(hello["nonce"])
             await ch.send(message)
             token = (keys, user)
         reply = wire.check(await ch.receive())
@@ -184,9 +199,41 @@ def user_credentials(cfg: Config, environ: Mapping[str, str] | None = None) -> C
 
 
 def daemon_credentials(cfg: Config) -> Credentials:
-    """A pool daemon's: it holds the pool key and acts as the pool identity."""
+    """A pool daemon's: it holds the pool key and acts as the pool identity; to another
+    pool's daemons, it shows a token that pool made, from SEC_TOKEN_SYSTEM_DIRECTORY."""
     key = security.ensure_pool_key(locate.pool_key_file(cfg))
-    return Credentials(pool_key=key, policy=Policy.from_config(cfg))
+    return Credentials(
+        pool_key=key,
+        policy=Policy.from_config(cfg),
+        issuer=security.issuer(cfg),
+        foreign=_foreign_tokens(cfg.get("SEC_TOKEN_SYSTEM_DIRECTORY") or ""),
+    )
+
+
+def _foreign_tokens(directory: str) -> tuple[tuple[str, str], ...]:
+    """The tokens in `directory` (in name order, as HTCondor reads tokens.d), each with
+    its issuer; unreadable files and ones that are no token are passed over."""
+    if not directory or not os.path.isdir(directory):
+        return ()
+    out = []
+    for name in sorted(os.listdir(directory)):
+        try:
+            token = locate.read(os.path.join(directory, name)).strip()
+            issuer = _issuer_of(token)
+        except (OSError, UnicodeDecodeError, security.AuthError):
+            continue
+        out.append((issuer, token))
+    return tuple(out)
+
+
+def _issuer_of(token: str) -> str:
+    """A token's issuer (AuthError when it is no token)."""
+    from condorx.transport import tokens
+
+    try:
+        return tokens.read(token).issuer
+    except tokens.TokenError as e:
+        raise security.AuthError(f"not a token: {e}") from None
 
 
 async def call(addr: Address, creds: Credentials, message: Message) -> dict[str, Any]:

@@ -25,6 +25,9 @@ class Peer:
     # AuthTokenId, AuthTokenScopes, AuthTokenGroups): HTCondor's schedd stamps them
     # into the jobs it submits, as attributes only the schedd may set.
     token: dict[str, str] = field(default_factory=dict)
+    # The levels a scoped token (`condor:/LEVEL`) allows, with those they imply; None
+    # for no limit. The lists still decide within them.
+    limits: frozenset[str] | None = None
 
 
 # What a peer (another daemon) that is down, slow, refuses or misspeaks raises.

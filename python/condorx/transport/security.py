@@ -28,7 +28,8 @@ from collections.abc import Iterable
 
 from condorx.errors import CondorxError
 from condorx.host.accounts import current_user
-from condorx.transport import tokens
+from condorx.language.config import Config
+from condorx.transport import levels, tokens
 
 # hashlib, hmac and secrets are imported by the functions that use them: a tool on the
 # schedd's local socket uses none, and loading OpenSSL was 2 ms of its every run. For the
@@ -77,6 +78,32 @@ def make_token(
         return tokens.make(tokens.jwt_key(pool_key), issuer, subject, lifetime, scopes)
     except tokens.TokenError as e:
         raise AuthError(str(e)) from None
+
+
+def issuer(cfg: Config) -> str:
+    """The issuer this pool's tokens name (TRUST_DOMAIN), as condor_token_create writes it."""
+    return cfg.get("TRUST_DOMAIN") or "condorx"
+
+
+def token_facts(shown: str) -> dict[str, str]:
+    """What a token shown in a handshake (`header.payload`, already verified) says, as
+    HTCondor names it in a session's policy (AuthTokenSubject, ...)."""
+    try:
+        claims = tokens.read(shown)
+    except tokens.TokenError:
+        return {}
+    out = {"AuthTokenSubject": claims.subject, "AuthTokenIssuer": claims.issuer}
+    if claims.token_id:
+        out["AuthTokenId"] = claims.token_id
+    if claims.scopes:
+        out["AuthTokenScopes"] = ",".join(claims.scopes)
+    return out
+
+
+def token_limits(facts: dict[str, str]) -> frozenset[str] | None:
+    """The levels a token's scopes leave its holder (None: no limit)."""
+    scopes = facts.get("AuthTokenScopes")
+    return levels.limits_of(scopes.split(",")) if scopes else None
 
 
 def parse_token(token: str) -> tuple[str, bytes, str]:

@@ -41,7 +41,24 @@ class Entry:
 
 # Daemons' private ads (a startd's claim ids): kept beside the public ads of the same
 # names, read only with NEGOTIATOR permission, never by a query of every type.
-PRIVATE = {"machineprivate": "machine"}
+PRIVATE = {"machineprivate": "machine", "submitterprivate": "submitter"}
+
+# The level each type of ad asks of whoever advertises it, as HTCondor's collector
+# registers its updates (the ADVERTISE_* lists fall back to DAEMON's): a schedd that
+# flocks here from another pool may advertise its submitters, and nothing else.
+_ADVERTISE_LEVEL = {
+    "machine": "ADVERTISE_STARTD",
+    "machineprivate": "ADVERTISE_STARTD",
+    "scheduler": "ADVERTISE_SCHEDD",
+    "submitter": "ADVERTISE_SCHEDD",
+    "submitterprivate": "ADVERTISE_SCHEDD",
+    "daemonmaster": "ADVERTISE_MASTER",
+    "negotiator": "NEGOTIATOR",
+    "accounting": "NEGOTIATOR",
+}
+# Ads kept by more than their Name: two schedds' submitters may share a name.
+_KEYED_BY_SCHEDD = ("submitter", "submitterprivate")
+_SCHEDD_NAME = ExprTree("ScheddName")
 
 
 class Collector:
@@ -75,11 +92,24 @@ class Collector:
         for i, (kind, name) in enumerate(zip(kinds, names, strict=True)):
             if not isinstance(kind, str) or not isinstance(name, str):
                 raise Refused(Refusal.BAD_REQUEST, f"ad {i}: MyType and Name must be strings")
+        for kind in {k.lower() for k in kinds}:
+            level = _ADVERTISE_LEVEL.get(kind, "DAEMON")
+            if not self.authorized(level, peer):
+                raise Refused(
+                    Refusal.PERMISSION,
+                    f"{peer.user} may not advertise {kind} ads: it needs {level} permission",
+                )
         default = self.default_lifetime
-        for ad, kind, name, lifetime in zip(ads, kinds, names, lifetimes, strict=True):
+        keyed = any(k.lower() in _KEYED_BY_SCHEDD for k in kinds)
+        schedds = eval_each(_SCHEDD_NAME, ads) if keyed else [None] * len(ads)
+        for ad, kind, name, lifetime, schedd in zip(
+            ads, kinds, names, lifetimes, schedds, strict=True
+        ):
             # An integer, not undefined or error (IntEnums both: Undefined is 2).
             if type(lifetime) is not int or lifetime <= 0:
                 lifetime = default
+            if kind.lower() in _KEYED_BY_SCHEDD and isinstance(schedd, str):
+                name = f"{name}\0{schedd}"
             table = self.ads.setdefault(kind.lower(), {})
             if name not in table:
                 self._order.pop(kind.lower(), None)
@@ -99,6 +129,11 @@ class Collector:
         gone = 0
         for name in names:
             if table.pop(str(name), None) is not None:
+                gone += 1
+        if kind in _KEYED_BY_SCHEDD:  # a name drops that submitter at every schedd
+            prefixes = tuple(f"{name}\0" for name in names)
+            for key in [k for k in table if k.startswith(prefixes)]:
+                del table[key]
                 gone += 1
         if gone:
             self._order.pop(kind, None)

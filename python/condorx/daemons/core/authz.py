@@ -93,6 +93,20 @@ def defaults(me: str) -> dict[str, str]:
     }
 
 
+# What FLOCK_FROM (the schedds, by host or identity, that may flock here) adds to a level
+# the configuration does not set for that daemon itself: a flocking schedd advertises its
+# submitters to the collector and claims the startds' slots. (HTCondor's host-based
+# defaults add it to ALLOW_WRITE_COLLECTOR and ALLOW_WRITE_STARTD, WRITE there covering
+# what condorx asks ADVERTISE_SCHEDD and DAEMON for.)
+FLOCK_GRANTS = {("COLLECTOR", "ADVERTISE_SCHEDD"), ("STARTD", "DAEMON")}
+
+
+def _set(cfg: Config | None, level: str, sub: str) -> bool:
+    """Whether the configuration sets the daemon's own list for `level`."""
+    value = cfg.get(f"ALLOW_{level}_{sub}") if cfg is not None else None
+    return bool(value and value.strip())
+
+
 # ---- matching -------------------------------------------------------------------------
 
 
@@ -296,7 +310,14 @@ class Authorizer:
                 at = _config_next(at, legacy)
             return None
 
-        rules = {lv: Rule.of(lv, lookup(ALLOW, lv), lookup("DENY", lv)) for lv in LEVELS}
+        def allowed(level: str) -> str | None:
+            found = lookup(ALLOW, level)
+            flock_from = cfg.get("FLOCK_FROM") if cfg is not None else None
+            if (sub, level) in FLOCK_GRANTS and flock_from and not _set(cfg, level, sub):
+                return f"{found or ''} {flock_from}"
+            return found
+
+        rules = {lv: Rule.of(lv, allowed(lv), lookup("DENY", lv)) for lv in LEVELS}
         return cls(rules)
 
     def verify(self, level: str, fqu: str, address: str) -> bool:

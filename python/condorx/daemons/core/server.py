@@ -23,6 +23,7 @@ import trio
 
 from condorx.daemons.core import audit_log, authz
 from condorx.daemons.core.authz import Authorizer
+from condorx.daemons.core.handshake import Accepted, check_token, welcome
 from condorx.errors import CondorxError, Refusal, Refused
 from condorx.language.config import Config
 from condorx.transport import locate, mux, security, wire
@@ -33,7 +34,7 @@ from condorx.transport.peer import Peer
 from condorx.transport.protocol import core, table
 from condorx.transport.protocol.message import Message, Reply
 from condorx.transport.protocol.table import Command, Permission
-from condorx.transport.session import Keys, Mode, Policy, ProtectionError, Session, negotiate
+from condorx.transport.session import Mode, Policy, ProtectionError, Session
 
 # How long a reply may take to go out on a connection of its own.
 _REPLY_TIMEOUT = 5.0
@@ -46,15 +47,6 @@ audit = logging.getLogger("condorx.audit")
 # A handler gets the request decoded into its type, and answers with its command's reply
 # type (`protocol` dataclasses both).
 Handler = Callable[[Peer, Any, wire.Channel], Awaitable[Reply]]
-
-
-@dataclass(frozen=True)
-class _Accepted:
-    """A handshake's outcome: who the peer is, and the protection its frames get."""
-
-    peer: Peer
-    keys: Keys | None = None
-    mode: Mode = Mode.CLEAR
 
 
 @dataclass
@@ -74,6 +66,10 @@ class Server:
     # The ALLOW_* / DENY_* lists (condorx's own when the daemon has no configuration).
     authz: Authorizer | None = None
     uid_domain: str = ""
+    # The issuer of this pool's tokens (TRUST_DOMAIN), named in the hello: a daemon of
+    # another pool picks the token that pool gave it (flocking), as HTCondor's clients
+    # pick a token by the server's trust domain.
+    issuer: str = ""
 
     def __post_init__(self) -> None:
         commands = self.commands if self.commands is not None else table.of(self.name)
@@ -103,6 +99,7 @@ class Server:
         authz = Authorizer.from_config(cfg, name)
         server = cls(name, handlers, pool_key, limits, policy, authz=authz)
         server.uid_domain = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or ""
+        server.issuer = security.issuer(cfg)
         server.cfg = cfg
         return server
 
@@ -164,6 +161,8 @@ class Server:
             return True
         if level != authz.READ and peer.user == security.ANONYMOUS:
             return False
+        if peer.limits is not None and level not in peer.limits:
+            return False  # a token scoped to other levels (condor_token_create -authz)
         assert self.authz is not None
         return self.authz.verify(level, self.identity(peer), peer.address)
 
@@ -237,20 +236,19 @@ class Server:
             )
 
     async def _unix_connection(self, stream: trio.SocketStream) -> None:
-        async def auth(ch: wire.Channel, hello: dict[str, Any]) -> _Accepted:
+        async def auth(ch: wire.Channel, hello: dict[str, Any]) -> Accepted:
             reply = await ch.receive()
             if isinstance(reply, dict) and reply.get("auth") == "token":
-                # Local: the kernel carries the frames, nobody between to hide them from.
                 return await self._check_token(ch, hello, reply, "local", local=True)
             user = security.peer_user(stream.socket)  # type: ignore[arg-type]
-            return _Accepted(Peer(user, "unix", "local"))
+            return Accepted(Peer(user, "unix", "local"))
 
         await self._connection(stream, "local", partial(self._serve_connection, stream, auth=auth))
 
-    async def _token_auth(self, ch: wire.Channel, hello: dict[str, Any], addr: str) -> _Accepted:
+    async def _token_auth(self, ch: wire.Channel, hello: dict[str, Any], addr: str) -> Accepted:
         reply = await ch.receive()
         if isinstance(reply, dict) and reply.get("auth") == "anonymous" and self._readable:
-            return _Accepted(Peer(security.ANONYMOUS, "anonymous", addr))
+            return Accepted(Peer(security.ANONYMOUS, "anonymous", addr))
         if not isinstance(reply, dict) or reply.get("auth") != "token":
             raise security.AuthError("this connection needs token authentication")
         return await self._check_token(ch, hello, reply, addr)
@@ -262,20 +260,8 @@ class Server:
         reply: dict[str, Any],
         addr: str,
         local: bool = False,
-    ) -> _Accepted:
-        user, nonce, mac = reply.get("user"), reply.get("nonce"), reply.get("mac")
-        token = reply.get("token")
-        if not (isinstance(user, str) and isinstance(nonce, bytes) and isinstance(mac, bytes)):
-            raise security.AuthError("malformed token authentication")
-        if token is not None and not isinstance(token, str):
-            raise security.AuthError("malformed token authentication")
-        asked = Policy.from_wire(reply.get("protection"))
-        secret = security.check_proof(
-            self.pool_key, user, hello["nonce"], nonce, mac, asked.terms(), token
-        )
-        mode = Mode.CLEAR if local else negotiate(self.policy, asked)
-        keys = Keys.derive(secret, hello["nonce"], nonce, user)
-        return _Accepted(Peer(user, "token", addr), keys, mode)
+    ) -> Accepted:
+        return check_token(self.pool_key, self.policy, hello, reply, addr, local)
 
     async def _connection(
         self, stream: trio.SocketStream, host: str, serve: Callable[[str], Awaitable[None]]
@@ -324,13 +310,15 @@ class Server:
         self,
         stream: trio.SocketStream,
         host: str,
-        auth: Callable[[wire.Channel, dict[str, Any]], Awaitable[_Accepted]],
+        auth: Callable[[wire.Channel, dict[str, Any]], Awaitable[Accepted]],
         pending: bytes = b"",
     ) -> None:
         # A stranger's frames are small until it has proven who it is.
         ch = wire.StreamChannel(stream, wire.PRE_AUTH_FRAME, pending)
         hello = {"hello": self.name, "v": wire.VERSION, "nonce": secrets.token_bytes(16)}
-        accepted: _Accepted | None = None
+        if self.issuer:
+            hello["issuer"] = self.issuer
+        accepted: Accepted | None = None
         with trio.move_on_after(self.limits.handshake_timeout):
             await ch.send(hello)
             try:
@@ -349,7 +337,7 @@ class Server:
             return
         peer = accepted.peer
         ch.max_frame = self.limits.max_frame
-        await ch.send(_welcome(accepted))
+        await ch.send(welcome(accepted))
         if accepted.keys is not None and accepted.mode is not Mode.CLEAR:
             ch.protect(Session.for_daemon(accepted.keys, accepted.mode))
         try:
@@ -405,7 +393,7 @@ class Server:
         """One stream of a multiplexed connection: a connection's conversation of its
         own, whose end (not the connection's) lapses what is held over it: at once when
         the client ends it, even while a request on it is being answered."""
-        mine = Peer(peer.user, peer.method, peer.address)
+        mine = Peer(peer.user, peer.method, peer.address, token=peer.token, limits=peer.limits)
         done = 0
 
         def lapse() -> None:
@@ -480,16 +468,6 @@ class Server:
 
 
 _IDLE = object()
-
-
-def _welcome(accepted: _Accepted) -> dict[str, Any]:
-    """The reply that ends the handshake; after a token handshake it proves the daemon
-    and fixes the protection the frames that follow get."""
-    reply: dict[str, Any] = {"ok": True, "user": accepted.peer.user}
-    if accepted.keys is not None:
-        reply["protection"] = accepted.mode.value
-        reply["accept"] = accepted.keys.acceptance(accepted.mode, accepted.peer.user)
-    return reply
 
 
 def _address(stream: trio.SocketStream) -> str:

@@ -21,7 +21,6 @@ import os
 import pwd
 import secrets
 import stat
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from condorx.transport.cedar.codec import Reader, Writer
 from condorx.transport.cedar.commands import AuthBit
 from condorx.transport.cedar.packets import Connection
 from condorx.transport.cedar.policy import SecurityPolicy
+from condorx.transport.levels import levels, limits_of
 
 log = logging.getLogger("condorx.security")
 
@@ -94,38 +94,6 @@ class Proven:
     method: str
     limits: frozenset[str] | None = None
     token: dict[str, str] = field(default_factory=dict)  # the AuthToken* attributes
-
-
-# What each permission level implies (HTCondor's DCpermissionHierarchy).
-_IMPLIES = {
-    "WRITE": "READ",
-    "NEGOTIATOR": "READ",
-    "ADMINISTRATOR": "WRITE",
-    "CONFIG": "READ",
-    "DAEMON": "WRITE",
-    "ADVERTISE_STARTD": "READ",
-    "ADVERTISE_SCHEDD": "READ",
-    "ADVERTISE_MASTER": "READ",
-}
-
-
-def limits_of(scopes: tuple[str, ...]) -> frozenset[str] | None:
-    """The levels a token's `condor:/LEVEL` scopes allow, with those they imply; None
-    when it names none (no limit)."""
-    named = [s[len("condor:/") :].upper() for s in scopes if s.startswith("condor:/")]
-    if not named:
-        return None
-    return levels(named)
-
-
-def levels(named: Iterable[str]) -> frozenset[str]:
-    """The levels `named` allow, with those they imply."""
-    levels: set[str] = set()
-    for level in (n.upper() for n in named):
-        while level and level not in levels:
-            levels.add(level)
-            level = _IMPLIES.get(level, "")
-    return frozenset(levels)
 
 
 async def authenticate(

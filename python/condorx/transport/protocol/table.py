@@ -26,11 +26,16 @@ class Permission(enum.Enum):
     WRITE = "write"  # an authenticated user: on their own jobs, the handler says which
     DAEMON = "daemon"  # the pool's own daemons
     ADMINISTRATOR = "administrator"  # the pool, root, or the user the daemons run as
+    # An update of the collector's ads: past the gate (WRITE, where HTCondor's FLOCK_FROM
+    # goes too), each ad's type asks its own level (ADVERTISE_STARTD for a slot's, ...).
+    ADVERTISE = "advertise"
+    # A negotiator's talk with a schedd (its jobs, its matches): HTCondor's NEGOTIATOR.
+    NEGOTIATOR = "negotiator"
 
     @property
     def level(self) -> str:
         """HTCondor's name for this level (what the ALLOW_<LEVEL> lists grant)."""
-        return self.name
+        return "WRITE" if self is Permission.ADVERTISE else self.name
 
 
 @record(frozen=True)
@@ -51,10 +56,11 @@ class Command:
 
 
 R, W, D, A = Permission.READ, Permission.WRITE, Permission.DAEMON, Permission.ADMINISTRATOR
+N = Permission.NEGOTIATOR
 
 COMMANDS: dict[str, tuple[Command, ...]] = {
     "collector": (
-        Command(collector.Advertise, D, Count),
+        Command(collector.Advertise, Permission.ADVERTISE, Count),
         Command(collector.Invalidate, D, Count),
         Command(collector.QueryAds, R, Count),  # after the rows, streamed
     ),
@@ -85,7 +91,7 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(query.QueryClaims, R, Count),  # after the rows, streamed
         Command(query.AggregateJobs, R, Count),  # after the rows, streamed
         Command(act.Reschedule, W),
-        Command(query.Autoclusters, D, Count),  # after the rows, streamed
+        Command(query.Autoclusters, N, Count),  # after the rows, streamed
         Command(act.Act, W, act.Acted, audited=True),
         Command(act.Edit, W, act.Acted, audited=True),
         Command(peers.Exited, D, peers.ExitRecorded, audited=True),
@@ -95,9 +101,9 @@ COMMANDS: dict[str, tuple[Command, ...]] = {
         Command(act.RunNow, W, audited=True),
         # The negotiator's matches are left out: a cycle may make thousands (the job log
         # has them).
-        Command(peers.Matched, D),
-        Command(peers.MatchedMany, D, Each),
-        Command(peers.Rejected, D),
+        Command(peers.Matched, N),
+        Command(peers.MatchedMany, N, Each),
+        Command(peers.Rejected, N),
     ),
     "startd": (
         Command(startd.Match, D, startd.MatchTaken),
@@ -137,7 +143,7 @@ _LEVELS = {
     "ALLOW": R,
     "READ": R,
     "WRITE": W,
-    "NEGOTIATOR": D,
+    "NEGOTIATOR": N,
     "DAEMON": D,
     "ADVERTISE_STARTD": D,
     "ADVERTISE_SCHEDD": D,
