@@ -34,26 +34,30 @@ class Peers:
         self.creds = creds
         self.timeout = timeout
         self.open: dict[str, _Open] = {}
+        # What to prove to a peer that does not take `creds`: a schedd of another pool
+        # flocking here, which gave its negotiator a token (its submitters' Capability).
+        self.creds_for: dict[str, Credentials] = {}
 
     async def request(self, address: str, message: Message) -> dict[str, Any]:
         """The reply to `message` from the daemon at `address` (a refusal raises
         RemoteError; no answer within the timeout, TooSlowError)."""
-        addr = checked(address)
+        checked(address)
         peer = self.open.setdefault(address, _Open())
         async with peer.lock:
             peer.used = True
             with trio.fail_after(self.timeout):
                 reused = peer.channel is not None
                 try:
-                    return await self._request(peer, addr, message)
+                    return await self._request(peer, address, message)
                 except wire.Closed:
                     if not reused:
                         raise
-                return await self._request(peer, addr, message)
+                return await self._request(peer, address, message)
 
-    async def _request(self, peer: _Open, addr: Address, message: Message) -> dict[str, Any]:
+    async def _request(self, peer: _Open, address: str, message: Message) -> dict[str, Any]:
         if peer.channel is None:
-            peer.channel = await connect(addr, self.creds)
+            creds = self.creds_for.get(address, self.creds)
+            peer.channel = await connect(checked(address), creds)
         try:
             return await peer.channel.request(message.to_wire())
         except wire.RemoteError:

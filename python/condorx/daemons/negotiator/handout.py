@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import trio
@@ -107,21 +107,29 @@ class HandOut:
         await self._each(_grouped(taken, lambda o: o.schedd), tell)
         return made
 
-    async def tell_rejected(self, by_schedd: dict[str, list[list[str]]], me: str) -> None:
-        """Each schedd hears which of its jobs the cycle left unmatched, and why (a
-        schedd that fails to hear costs only its jobs' LastRejMatchReason)."""
+    async def tell_rejected(
+        self,
+        by_schedd: dict[str, list[list[str]]],
+        me: str,
+        negotiated: Mapping[str, list[str] | None],
+    ) -> None:
+        """Each schedd negotiated with hears which of its jobs the cycle left unmatched,
+        and why, and for which of its submitters the negotiation is over (`negotiated`;
+        None: all of them). A schedd that fails to hear costs only its jobs'
+        LastRejMatchReason and its submitters' flocking."""
         now = int(time.time())
 
         async def one(address: str, items: list[list[str]]) -> None:
             async with self.limit:
+                names = negotiated.get(address)
                 try:
-                    await self.peers.request(address, Rejected(items, me, now))
+                    await self.peers.request(address, Rejected(items, me, now, names))
                 except PEER_FAILURES as e:
                     log.info("could not tell %s of %d rejections: %s", address, len(items), why(e))
 
         async with trio.open_nursery() as nursery:
-            for address, items in by_schedd.items():
-                nursery.start_soon(one, address, items)
+            for address in {**negotiated, **by_schedd}:
+                nursery.start_soon(one, address, by_schedd.get(address, []))
 
     async def _batch(self, address: str, request: Message, count: int) -> Each:
         reply = Each.from_wire(await self.peers.request(address, request))

@@ -31,6 +31,7 @@ from condorx.daemons.core.accounts import accounting_name
 from condorx.daemons.core.advertiser import Advertiser
 from condorx.daemons.core.server import Handler, Peer, Server
 from condorx.daemons.negotiator.accounting import Accounting
+from condorx.daemons.negotiator.flocked import flocked_schedds
 from condorx.daemons.negotiator.group_accounts import GroupAccounts
 from condorx.daemons.negotiator.group_attrs import GroupAttrs
 from condorx.daemons.negotiator.group_log import log_cycle
@@ -60,6 +61,12 @@ log = logging.getLogger("condorx.negotiator")
 
 # Jobs the negotiator leaves alone: see condorx.daemons.core.matchable.
 _OURS = matchable.CONSTRAINT
+
+
+def _waits(schedd: Any) -> bool:
+    """Whether a schedd's ad says it has jobs waiting to be matched."""
+    idle = schedd.get("TotalIdleJobs")
+    return isinstance(idle, int) and idle > 0
 
 
 def eligible_constraint(schedd_interval: int, now: str = "time()") -> str:
@@ -95,6 +102,8 @@ class Negotiator:
         self.group_accounts: GroupAccounts | None = None
         self.limits = PoolLimits(cfg)  # concurrency limits
         self.fetch_time: dict[int, float] = {}  # each submitter's schedd's answer, seconds
+        # The accounting names each schedd's jobs came under this cycle, by its address.
+        self.negotiated: dict[str, list[str] | None] = {}
         if self.groups.has_groups():
             self.group_accounts = GroupAccounts(self.groups, self.domain)
             self.group_accounts.prime_groups(self.accountant)
@@ -170,7 +179,8 @@ class Negotiator:
         started = time.perf_counter()
         with trio.fail_after(self.timeout):
             slots = await self.collector.query_ads("machine", self.slot_constraint)
-            schedds = await self.collector.query_ads("scheduler")
+            schedds: list[Any] = await self.collector.query_ads("scheduler")
+            schedds += self._flocking_here(await flocked_schedds(self.collector, self.creds))
             self.offered = await self._offered()
         weighted = self.cfg.get_bool("NEGOTIATOR_USE_SLOT_WEIGHTS", True)
         usage = pool_usage(slots, weighted)
@@ -197,6 +207,10 @@ class Negotiator:
             usage = pool_usage(slots, weighted, incoming)
         free = [s for s in unheld if s.get("State") in wanted]
         if not free:
+            # Nothing to offer: each schedd waiting on us hears that we are done with
+            # it, unsatisfied (a submitter may flock on).
+            waiting = {str(sad.get("MyAddress")): None for sad in schedds if _waits(sad)}
+            await self.handout.tell_rejected({}, self.name, waiting)
             return
         submitters, homes = await self._submitters(schedds, free)
         if not submitters:
@@ -256,7 +270,9 @@ class Negotiator:
             for m in result.matches
         ]
         sent = await self.handout.deliver(offers)
-        await self.handout.tell_rejected(self._rejections(result, homes), self.name)
+        await self.handout.tell_rejected(
+            self._rejections(result, homes), self.name, self.negotiated
+        )
         ended = time.perf_counter()
         self.last_cycle = {
             "seconds": ended - started,
@@ -275,6 +291,12 @@ class Negotiator:
             "hand-out %(hand_out).3f s)",
             self.last_cycle,
         )
+
+    def _flocking_here(self, flocked: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The schedds of other pools flocking here, each proven to with the token it
+        gave us from now on."""
+        self.peers.creds_for = {f["MyAddress"]: f["creds"] for f in flocked}
+        return flocked
 
     async def _offered(self) -> dict[str, str]:
         """Each slot's offered claim id (the Capability of its private ad), by name; none
@@ -300,10 +322,11 @@ class Negotiator:
         submitters: list[Submitter] = []
         homes: dict[int, str] = {}
         self.fetch_time = {}
+        self.negotiated = {}
         pool = await trio.to_thread.run_sync(pool_policies, free)
         for sad in schedds:
             address = sad.get("MyAddress")
-            if not isinstance(address, str) or not sad.get("TotalIdleJobs"):
+            if not isinstance(address, str) or not _waits(sad):
                 continue
             asked = time.perf_counter()
             try:
@@ -314,6 +337,7 @@ class Negotiator:
             # What its answer took is its submitters' time, as HTCondor's negotiation
             # with a submitter includes reading its jobs (NEGOTIATOR_MAX_TIME_PER_*).
             took = (time.perf_counter() - asked) / max(1, len(jobs))
+            self.negotiated[address] = sorted(jobs)
             for account, owned in jobs.items():
                 if self.group_accounts is not None:
                     self.group_accounts.prime(self.accountant, account)
@@ -351,7 +375,7 @@ class Negotiator:
         """The schedd's jobs to match, by accounting name. Each chunk of its answer earns it
         NEGOTIATOR_TIMEOUT more: a long queue takes its time, a silent schedd does not."""
         checked(address)
-        client = ScheddClient(self.cfg, address, self.creds)
+        client = ScheddClient(self.cfg, address, self.peers.creds_for.get(address, self.creds))
         jobs: dict[str, list[ClassAd]] = {}
         total = 0
         with trio.move_on_after(self.timeout) as scope:

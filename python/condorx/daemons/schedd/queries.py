@@ -6,12 +6,14 @@ loop yielding between them, so that a 100,000-job answer never stalls the schedd
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import trio
 
 from condorx.classad import ClassAd, ExprTree, eval_against, eval_each
 from condorx.daemons.core import query
+from condorx.daemons.core.accounts import accounting_name
 from condorx.daemons.core.server import Peer
 from condorx.daemons.schedd import aggregates, jobsets
 from condorx.daemons.schedd.autoclusters import Autoclusters as Groups
@@ -47,6 +49,9 @@ class Queries:
         self.groups = groups  # the idle jobs grouped for the negotiators' last requests
         self.significant = significant or list(aggregates.DEFAULT_ATTRS)  # -autocluster's
         self.use_jobsets = use_jobsets
+        # Which accounting names a negotiator may have jobs of (None: all): another
+        # pool's, only those flocking to it (the schedd sets it).
+        self.offered_to: Callable[[Peer], Callable[[str], bool] | None] = lambda peer: None
 
     async def query(self, peer: Peer, req: QueryJobs, ch: wire.Channel) -> Count:
         jobs = self.ledger.snapshot() if req.procs is not False else []
@@ -127,6 +132,9 @@ class Queries:
         except ValueError as e:
             raise Refused(Refusal.BAD_REQUEST, f"constraint: {e}") from None
         groups = await self.groups.group(keys, ads, skip, constraint, pool, str(req.constraint))
+        offered = self.offered_to(peer)
+        if offered is not None:  # another pool's negotiator: the submitters flocking there
+            groups = [g for g in groups if offered(accounting_name(g[2]))]
         groups = _within(groups, self.shadows.room())
         for start in range(0, len(groups), CHUNK):
             some = groups[start : start + CHUNK]

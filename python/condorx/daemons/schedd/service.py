@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
@@ -32,6 +34,8 @@ from condorx.daemons.schedd.choosing import Chooser, parse_id
 from condorx.daemons.schedd.clock import Clock, wall
 from condorx.daemons.schedd.deferral import Rules
 from condorx.daemons.schedd.edits import Edits
+from condorx.daemons.schedd.flock_ads import FlockAds
+from condorx.daemons.schedd.flocking import Flocking
 from condorx.daemons.schedd.follow_up import FollowUp
 from condorx.daemons.schedd.gridmanager import GridManager
 from condorx.daemons.schedd.history_query import HistoryQueries
@@ -138,6 +142,8 @@ class Schedd:
         self.upkeep = Upkeep(cfg, ledger, clock)
         reschedules = advertise.Reschedules(cfg, ledger, me)
         self.follow_up = FollowUp(ledger, shadows, self.local, grid, reschedules)
+        self.flock = FlockAds(cfg, me, Flocking(cfg), self._flock_counts)
+        self.queries.offered_to = self._offered_to
 
     def handlers(self) -> dict[type[Message], Handler]:
         return {
@@ -290,6 +296,7 @@ class Schedd:
             account=accounting_name(self.ledger.get(key)),
             limits=req.limits or "",
             fs_domain=req.fs_domain or None,
+            pool=self.flock.capabilities.pool_of(peer),
             request=req.request,
         )
         self.shadows.matched(key, claim)
@@ -320,7 +327,43 @@ class Schedd:
 
         if stamps:
             await self.ledger.change(stamp)
+        if self.flock.flocking.enabled():
+            self._negotiated(peer, req, [key for key, _ in stamps])
         return Done()
+
+    # -- flocking ------------------------------------------------------------------------
+
+    def _negotiated(self, peer: Peer, req: Rejected, rejected: list[Key]) -> None:
+        """A negotiator's cycle is over for the submitters it names (all of those it may
+        serve, when it names none): whom it left unsatisfied moves on (`flocking`)."""
+        pool = self.flock.capabilities.pool_of(peer)
+        idle, _ = self._flock_counts()
+        names = req.negotiated if isinstance(req.negotiated, list) else None
+        if names is None:
+            offered = self._offered_to(peer)
+            names = [n for n in idle if offered is None or offered(n)]
+        unsatisfied = {accounting_name(self.ledger.get(key)) for key in rejected}
+        pending = Counter(accounting_name(self.ledger.get(key)) for key in self.shadows.pending)
+        unsatisfied.update(n for n, count in idle.items() if count > pending[n])
+        self.flock.finished(pool, [str(n) for n in names], unsatisfied)
+
+    def _flock_counts(self) -> tuple[dict[str, int], Counter[tuple[str, str]]]:
+        """Idle jobs by accounting name, and running ones by name and flocked pool."""
+        idle: Counter[str] = Counter()
+        for (_owner, account, status), n in self.ledger.counts().items():
+            if status == JobStatus.IDLE:
+                idle[account] += n
+        running = Counter((c.account, c.pool) for c in self.shadows.running.values() if c.pool)
+        return dict(idle), running
+
+    def _offered_to(self, peer: Peer) -> Callable[[str], bool] | None:
+        """Which accounting names' jobs the peer's negotiator may have: ours, all of
+        them (None); another pool's, those of submitters that reach it."""
+        pool = self.flock.capabilities.pool_of(peer)
+        if not pool:
+            return None
+        level, reach = self.flock.flocking.level_of(pool), self.flock.flocking.reach
+        return lambda account: account in reach and reach[account].level >= level
 
     def _waiting(self, key: Key) -> bool:
         """Whether the job waits for a match: idle here, and neither matched nor running."""
@@ -404,5 +447,7 @@ async def serve(
         await nursery.start(grid.loop)
         server.show(lambda: advertise.ads(ledger, me))
         await nursery.start(advertise.advertiser(cfg, ledger, me).run)
+        await nursery.start(schedd.flock.run)
         log.info("schedd %s serving %d jobs at %s", me.name, len(ledger), me.address)
         task_status.started(me.address)
+

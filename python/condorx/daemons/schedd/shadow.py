@@ -74,6 +74,8 @@ class ClaimInfo:
     # The slot's FileSystemDomain (whether a job's files travel to it): the negotiator's
     # word until the slot is claimed, then its own ad's; None while it is not known.
     fs_domain: str | None = None
+    # The pool of FLOCK_TO whose negotiator made the match ("" for this pool's own).
+    pool: str = ""
     # The slot's ad once claimed, kept packed: read only when a job ends, to match the
     # next (100,000 claims hold 100,000 of them).
     slot_ad: PackedAd | None = None

@@ -38,6 +38,10 @@ class Rejected(Message):
     items: list[Any]
     negotiator: str = ""
     time: int = 0
+    # The accounting names the cycle negotiated for here (None: every one this
+    # negotiator may serve, as when it had no slot to offer): the end of negotiation
+    # for them, whose satisfaction moves a flocking submitter on.
+    negotiated: list[str] | None = None
 
 
 @record(frozen=True)
