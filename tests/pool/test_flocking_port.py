@@ -105,7 +105,7 @@ def _events(log: Path) -> list[str]:
     return [e.type.name for e in htcondor2.JobEventLog(str(log)).events(stop_after=0)]
 
 
-def _ran_in_flockto(local: LocalPool, flockto: LocalPool) -> None:
+def _ran_in_flockto(local: LocalPool, flockto: LocalPool, level: int) -> None:
     local.submit(JOB)
     log = local.root / "job_flocking_to.log"
 
@@ -121,6 +121,16 @@ def _ran_in_flockto(local: LocalPool, flockto: LocalPool) -> None:
     wait_for(lambda: any(r[1:] == ["local-schedd@loopback", "1"] for r in flocked()), "it", 60)
     names = [r[0] for r in flocked() if r[1] == "local-schedd@loopback"]
     assert names and all(n.endswith(f"@{user}") for n in names), names
+
+    # At home, its submitter and its schedd show how far it flocked.
+    def levels() -> list[str]:
+        sub = local.cli("condorx.cli.status", "-submitters", "-af", "FlockLevel").stdout.split()
+        schedd = local.cli(
+            "condorx.cli.status", "-schedd", "-af", "FlockLevel", "MinFlockLevel", "MaxFlockLevel"
+        ).stdout.split()
+        return sub + schedd
+
+    wait_for(lambda: levels() == [str(level), str(level), "0", str(level)], "flock levels", 30)
     wait_for(lambda: "JOB_TERMINATED" in _events(log), "the flocked job to end", 90)
     assert [e for e in _events(log) if e != "IMAGE_SIZE"] == ["SUBMIT", "EXECUTE", "JOB_TERMINATED"]
     events = list(htcondor2.JobEventLog(str(log)).events(stop_after=0))
@@ -138,7 +148,7 @@ def test_a_job_flocks_to_the_other_pool_and_comes_back_done(roots):
     try:
         local = _local(a, flockto, _collector_host(flockto))
         try:
-            _ran_in_flockto(local, flockto)
+            _ran_in_flockto(local, flockto, 1)
             sched_log = Path(locate.log_dir(local.cfg), "SchedLog").read_text()
             assert "Increasing flock level for" in sched_log and "to 1 from 0" in sched_log
         finally:
@@ -157,7 +167,7 @@ def test_a_pool_that_never_answers_is_passed_over(roots):
         dead = f"127.0.0.1:{silent.getsockname()[1]}"
         local = _local(a, flockto, f"{dead}, {_collector_host(flockto)}")
         try:
-            _ran_in_flockto(local, flockto)
+            _ran_in_flockto(local, flockto, 2)
             # The local schedd kept answering meanwhile.
             assert local.cli("condorx.cli.q", "-af", "ClusterId").returncode == 0
             sched_log = Path(locate.log_dir(local.cfg), "SchedLog").read_text()

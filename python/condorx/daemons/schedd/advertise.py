@@ -14,6 +14,7 @@ from condorx import version
 from condorx.client import negotiator
 from condorx.client.collector import CollectorClient
 from condorx.daemons.core.advertiser import Advertiser
+from condorx.daemons.schedd.flocking import Flocking
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.language.attrs import JobStatus
@@ -24,10 +25,11 @@ from condorx.transport.connection import Address, daemon_credentials
 log = logging.getLogger("condorx.schedd")
 
 
-def ads(ledger: Ledger, me: Identity) -> list[dict[str, Any]]:
+def ads(ledger: Ledger, me: Identity, flocking: Flocking | None = None) -> list[dict[str, Any]]:
     """The Scheduler ad and one Submitter ad per submitter with jobs (its accounting
     name: the jobs' AccountingGroup, else their Owner, as HTCondor's schedd names its
-    submitters), from the queue now."""
+    submitters), from the queue now; with FLOCK_TO, each submitter's flock level
+    (FlockLevel), and the schedd's (the deepest, with MinFlockLevel and MaxFlockLevel)."""
     by_user: dict[str, Counter[int | None]] = {}
     owners: dict[str, set[str]] = {}
     totals: Counter[int | None] = Counter()
@@ -53,6 +55,12 @@ def ads(ledger: Ledger, me: Identity) -> list[dict[str, Any]]:
             "TotalJobAds": sum(totals.values()),
         }
     ]
+    levels: dict[str, int] = {}
+    if flocking is not None and flocking.enabled():
+        levels = {name: reach.level for name, reach in flocking.reach.items()}
+        out[0]["FlockLevel"] = max(levels.values(), default=flocking.min_level)
+        out[0]["MinFlockLevel"] = flocking.min_level
+        out[0]["MaxFlockLevel"] = flocking.max_level
     for user, c in sorted(by_user.items()):
         out.append(
             {
@@ -67,15 +75,22 @@ def ads(ledger: Ledger, me: Identity) -> list[dict[str, Any]]:
                 "HeldJobs": c[JobStatus.HELD],
             }
         )
+        if flocking is not None and flocking.enabled():
+            out[-1]["FlockLevel"] = levels.get(user, flocking.min_level)
     return out
 
 
-def advertiser(cfg: Config, ledger: Ledger, me: Identity) -> Advertiser:
+def advertiser(
+    cfg: Config, ledger: Ledger, me: Identity, flocking: Flocking | None = None
+) -> Advertiser:
     """Our ads every SCHEDD_INTERVAL, and soon after the queue changes (a burst of
     commits gathered into one update)."""
     collector = CollectorClient(cfg, daemon_credentials(cfg))
     sender = Advertiser(
-        collector, lambda: ads(ledger, me), me.interval, burst=min(1.0, max(1, me.interval))
+        collector,
+        lambda: ads(ledger, me, flocking),
+        me.interval,
+        burst=min(1.0, max(1, me.interval)),
     )
     ledger.on_commit = sender.poke
     return sender
@@ -89,10 +104,13 @@ class Reschedules:
 
     spacing = 1.0
 
-    def __init__(self, cfg: Config, ledger: Ledger, me: Identity) -> None:
+    def __init__(
+        self, cfg: Config, ledger: Ledger, me: Identity, flocking: Flocking | None = None
+    ) -> None:
         self.cfg = cfg
         self.ledger = ledger
         self.me = me
+        self.flocking = flocking
         self._busy = False
         self._again = False
 
@@ -108,7 +126,7 @@ class Reschedules:
             while True:
                 self._again = False
                 started = trio.current_time()
-                await reschedule(self.cfg, self.ledger, self.me)
+                await reschedule(self.cfg, self.ledger, self.me, self.flocking)
                 if not self._again:
                     return
                 await trio.sleep_until(started + self.spacing)
@@ -116,12 +134,14 @@ class Reschedules:
             self._busy = False
 
 
-async def reschedule(cfg: Config, ledger: Ledger, me: Identity) -> None:
+async def reschedule(
+    cfg: Config, ledger: Ledger, me: Identity, flocking: Flocking | None = None
+) -> None:
     """Ask the negotiator for a cycle now (after a submission), as condor_reschedule does."""
     collector = CollectorClient(cfg, daemon_credentials(cfg))
     try:
         # The negotiator reads our idle count from the collector: bring it up to date first.
-        await collector.advertise(ads(ledger, me))
+        await collector.advertise(ads(ledger, me, flocking))
         negotiators = await collector.query_rows("negotiator", ["MyAddress"])
         for (address,) in negotiators:
             if isinstance(address, str):

@@ -140,9 +140,9 @@ class Schedd:
         self.transfers = Transfers(ledger, self.chooser, root, clock)
         self.routes = RouteIntake(ledger, me, shadows, root, clock)
         self.upkeep = Upkeep(cfg, ledger, clock)
-        reschedules = advertise.Reschedules(cfg, ledger, me)
-        self.follow_up = FollowUp(ledger, shadows, self.local, grid, reschedules)
         self.flock = FlockAds(cfg, me, Flocking(cfg), self._flock_counts)
+        reschedules = advertise.Reschedules(cfg, ledger, me, self.flock.flocking)
+        self.follow_up = FollowUp(ledger, shadows, self.local, grid, reschedules)
         self.queries.offered_to = self._offered_to
 
     def handlers(self) -> dict[type[Message], Handler]:
@@ -445,8 +445,9 @@ async def serve(
         )
         await nursery.start(schedd.upkeep.periodic_loop)
         await nursery.start(grid.loop)
-        server.show(lambda: advertise.ads(ledger, me))
-        await nursery.start(advertise.advertiser(cfg, ledger, me).run)
+        flocking = schedd.flock.flocking
+        server.show(lambda: advertise.ads(ledger, me, flocking))
+        await nursery.start(advertise.advertiser(cfg, ledger, me, flocking).run)
         await nursery.start(schedd.flock.run)
         log.info("schedd %s serving %d jobs at %s", me.name, len(ledger), me.address)
         task_status.started(me.address)
