@@ -26,6 +26,7 @@ import click
 
 from condorx.cli.common import fail, load, run_client
 from condorx.cli.pool import PERSONAL, answers, start_master, stop_master, wait_ready
+from condorx.cli.sim_whatif import whatif_command
 from condorx.client.schedd import ScheddClient
 from condorx.language.config import load_config
 from condorx.language.config.errors import ConfigError
@@ -210,3 +211,6 @@ def jobs(dump: Path, directory: Path | None) -> None:
 
 def _left(queue: queue_dump.Queue) -> str:
     return ", ".join(f"{n} {why}" for why, n in sorted(queue.skipped.items())) or "none"
+
+
+sim.add_command(whatif_command)

@@ -65,7 +65,7 @@ def read_groups(cfg: Config) -> PoolGroups:
         sort_expr=cfg.get("GROUP_SORT_EXPR"),
     )
     for warning in groups.warnings:
-        log.warning("group quotas: %s", warning)
+        log.warning("%s", warning)  # each says "group quotas: ..." itself, as HTCondor's
     out = PoolGroups(groups)
     defined = {n.lower() for n in groups.names}
     regroup_any = default_regroup
