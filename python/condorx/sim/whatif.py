@@ -5,15 +5,15 @@ jobs running per accounting group, before and after. No peer does this: administ
 change quotas blind.
 
 Each configuration is read as the negotiator reads it: GROUP_NAMES and the quota knobs
-(`read_groups`), NEGOTIATOR_USE_SLOT_WEIGHTS, the ranks, concurrency limits
-(`PoolLimits`), UID_DOMAIN. The pool starts empty (every slot free, every job of the
-dump idle), as `condorx sim up --machine-ads` starts it; its slots are the simulator's
-(the startd's own ads for the dumped machines, partitionable slots whole). A match takes
-its slot for good (the jobs run forever), a partitionable slot gives what it carved, and
-the groups' usage and the concurrency limits' counts carry from one cycle to the next,
-as a live pool's claimed slots carry them. Priorities are all alike (a pool's history
-of usage is not in its dumps), so within a group the users share alike; preemption is
-not considered. The whole pool is replayed in the core, in seconds at 100,000 slots.
+(`read_groups`), condorx's per-resource group quotas (`resource_quotas`),
+NEGOTIATOR_USE_SLOT_WEIGHTS, the ranks, concurrency limits, UID_DOMAIN. The pool starts
+empty (every slot free, every job of the dump idle), as `condorx sim up --machine-ads`
+starts it; its slots are the simulator's (the startd's own ads for the dumped machines,
+partitionable slots whole). A match takes its slot for good (the jobs run forever), a
+partitionable slot gives what it carved, and the groups' usage and the concurrency
+limits' counts carry from one cycle to the next, as a live pool's claimed slots carry
+them. Priorities are all alike (a pool's history of usage is not in its dumps), so
+within a group the users share alike; preemption is not considered.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from condorx.daemons.core.accounts import accounting_name
 from condorx.daemons.negotiator.groups import ROOT, read_groups
 from condorx.daemons.negotiator.limits import read_limits
 from condorx.daemons.negotiator.pool_usage import slot_weight
+from condorx.daemons.negotiator.resource_quotas import ResourceQuotas, stamp_caps
 from condorx.language.config import Config
 from condorx.language.negotiation import Submitter, negotiate
 from condorx.sim import pool_dump, queue_dump
@@ -82,7 +83,9 @@ def replay(
     grouped = groups.core if groups.has_groups() else None
     domain = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or "localhost"
     weighted = cfg.get_bool("NEGOTIATOR_USE_SLOT_WEIGHTS", True)
-    limits = read_limits(cfg)
+    names = groups.core.names[1:] if grouped is not None else []
+    quotas = ResourceQuotas(cfg, names)  # condorx's per-resource group quotas
+    limits = read_limits(cfg, quotas.maxima(slots))
     held: list[str] = []  # the limits the matches so far hold
     free = [s.copy() for s in slots]
     size = sum(slot_weight(s) if weighted else 1.0 for s in free)
@@ -90,6 +93,9 @@ def replay(
     for job in waiting:
         by_name.setdefault(accounting_name(job), []).append(job)
     usage: dict[str, float] = {}
+    if quotas and grouped is not None:
+        everyone = [Submitter(f"{n}@{domain}", 0.5, left) for n, left in by_name.items()]
+        stamp_caps(quotas, everyone, grouped.assigned)
     running: Counter[str] = Counter()
     outcome = Outcome(slots=len(slots))
     for outcome.cycles in range(1, max_cycles + 1):

@@ -26,7 +26,9 @@ _SCOPED = "CONCURRENCY_LIMIT_DEFAULT_"
 _HELD_BY = ("ConcurrencyLimits", "PreemptingConcurrencyLimits")
 
 
-def read_limits(cfg: Config) -> ConcurrencyLimits:
+def read_limits(cfg: Config, extra: dict[str, float] | None = None) -> ConcurrencyLimits:
+    """The configuration's limits, and `extra` maxima beside them (per-resource group
+    quotas, `resource_quotas`)."""
     maxima: dict[str, float] = {}
     scoped: dict[str, float] = {}
     for name in cfg.names():
@@ -40,6 +42,7 @@ def read_limits(cfg: Config) -> ConcurrencyLimits:
             if value is not None:
                 maxima[name[: -len("_LIMIT")]] = value
     default = _number(cfg, "CONCURRENCY_LIMIT_DEFAULT")
+    maxima.update(extra or {})
     return ConcurrencyLimits(maxima, scoped, DEFAULT_LIMIT if default is None else default)
 
 
@@ -57,13 +60,25 @@ def _number(cfg: Config, name: str) -> float | None:
 
 class PoolLimits:
     def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
         self.core = read_limits(cfg)
+        self._extra: dict[str, float] = {}
         # Matches handed out, by slot name: the limits of each, until its slot's ad
         # shows them (the slot is no longer held back as handed out).
         self.pending: dict[str, list[str]] = {}
 
-    def start_cycle(self, slots: Iterable[ClassAd], still_held: Iterable[str]) -> None:
-        """Count what the pool holds now: its slots' limits and the pending matches'."""
+    def start_cycle(
+        self,
+        slots: Iterable[ClassAd],
+        still_held: Iterable[str],
+        extra: dict[str, float] | None = None,
+        extra_held: Iterable[str] = (),
+    ) -> None:
+        """Count what the pool holds now: its slots' limits and the pending matches';
+        with `extra` maxima (and what the slots hold of them), those limits too."""
+        if (extra or {}) != self._extra:
+            self._extra = dict(extra or {})
+            self.core = read_limits(self.cfg, self._extra)
         held = set(still_held)
         self.pending = {k: v for k, v in self.pending.items() if k in held}
         strings = [
@@ -74,6 +89,7 @@ class PoolLimits:
         ]
         for texts in self.pending.values():
             strings.extend(texts)
+        strings.extend(extra_held)
         self.core.hold(strings)
 
     def matched(self, slot: str, limits: str | None) -> None:

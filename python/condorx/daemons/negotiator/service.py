@@ -40,10 +40,11 @@ from condorx.daemons.negotiator.handed_out import HandedOut
 from condorx.daemons.negotiator.handout import HandOut, Offer
 from condorx.daemons.negotiator.limits import PoolLimits
 from condorx.daemons.negotiator.pool_usage import PoolUsage, pool_usage
+from condorx.daemons.negotiator.rejections import by_schedd, log_rejections
+from condorx.daemons.negotiator.resource_quotas import ResourceQuotas, own_limits, stamp_caps
 from condorx.language import cron, resources
 from condorx.language.config import Config
 from condorx.language.negotiation import (
-    Cycle,
     Submitter,
     TimeLimits,
     negotiate,
@@ -101,6 +102,8 @@ class Negotiator:
         self.domain = cfg.get("UID_DOMAIN") or cfg.get("FULL_HOSTNAME") or "localhost"
         self.group_accounts: GroupAccounts | None = None
         self.limits = PoolLimits(cfg)  # concurrency limits
+        names = self.groups.core.names[1:] if self.groups.has_groups() else []
+        self.resource_quotas = ResourceQuotas(cfg, names)  # condorx's GPU quotas, ...
         self.fetch_time: dict[int, float] = {}  # each submitter's schedd's answer, seconds
         # The accounting names each schedd's jobs came under this cycle, by its address.
         self.negotiated: dict[str, list[str] | None] = {}
@@ -198,7 +201,13 @@ class Negotiator:
         consider = self.cfg.get_bool("NEGOTIATOR_CONSIDER_PREEMPTION", True)
         wanted = ("Unclaimed", "Owner", "Backfill", "Drained") + (("Claimed",) if consider else ())
         unheld = self.handed_out.unheld(slots, self.offered)
-        self.limits.start_cycle(slots, self.handed_out.held)
+        quotas = self.resource_quotas
+        self.limits.start_cycle(
+            slots,
+            self.handed_out.held,
+            quotas.maxima(slots) if quotas else None,
+            quotas.held(slots, self._group_of) if quotas else (),
+        )
         # What the groups hold, as the matching counts it: a slot being taken by a
         # preempting match is the incoming submitter's already (its ad may still show
         # the old claim), so that no group takes more by preemption than its share.
@@ -215,10 +224,12 @@ class Negotiator:
         submitters, homes = await self._submitters(schedds, free)
         if not submitters:
             return
+        if quotas:
+            stamp_caps(quotas, submitters, self.groups.core.assigned)
         if self.group_accounts is not None:
             # The group facts policy expressions read (SubmitterGroupQuota, ...).
-            quotas = self.groups.core.quotas(usage.size)
-            attrs = GroupAttrs(self.group_accounts, quotas, usage.weighted)
+            shares = self.groups.core.quotas(usage.size)
+            attrs = GroupAttrs(self.group_accounts, shares, usage.weighted)
             attrs.stamp_jobs(submitters)
             attrs.stamp_slots(free)
         gathered = time.perf_counter()
@@ -245,18 +256,7 @@ class Negotiator:
         matched = time.perf_counter()
         if grouped is not None:
             log_cycle(self.groups, submitters, homes)
-        # As HTCondor's negotiator (D_MATCH), for the jobs a concurrency limit holds back.
-        late = {
-            r.submitter.name: r.reason
-            for r in result.rejections.distinct(lambda why: why.startswith("MAX_TIME_PER"))
-        }
-        for name, reason in late.items():
-            log.info("  Negotiation with %s skipped because of time limits: %s", name, reason)
-        for r in result.rejections.distinct(lambda why: why.startswith("concurrency limit")):
-            job_id = f"{r.job.get('ClusterId')}.{r.job.get('ProcId')}"
-            log.info(
-                "Rejected %s %s %s: %s", job_id, r.submitter.name, homes[id(r.submitter)], r.reason
-            )
+        log_rejections(result, homes, quotas.caps)
         offers = [
             self.offer(
                 m.job,
@@ -271,7 +271,7 @@ class Negotiator:
         ]
         sent = await self.handout.deliver(offers)
         await self.handout.tell_rejected(
-            self._rejections(result, homes), self.name, self.negotiated
+            by_schedd(result, homes, quotas.caps), self.name, self.negotiated
         )
         ended = time.perf_counter()
         self.last_cycle = {
@@ -348,14 +348,9 @@ class Negotiator:
                 self.fetch_time[id(submitter)] = took
         return submitters, homes
 
-    @staticmethod
-    def _rejections(result: Cycle, homes: dict[int, str]) -> dict[str, list[list[str]]]:
-        """The cycle's unmatched jobs (one of each group offered) by schedd, with why."""
-        out: dict[str, list[list[str]]] = {}
-        for r in result.rejections.distinct(lambda _: True):
-            job_id = f"{r.job.get('ClusterId')}.{r.job.get('ProcId')}"
-            out.setdefault(homes[id(r.submitter)], []).append([job_id, r.reason])
-        return out
+    def _group_of(self, name: str) -> str:
+        """The group an accounting name (a slot's) is charged to."""
+        return self.groups.core.assigned(name if "@" in name else f"{name}@{self.domain}")
 
     def _time_limits(self, homes: dict[int, str], started: float) -> TimeLimits:
         """The negotiator's time limits for the matching about to begin, `started` being
@@ -429,7 +424,8 @@ class Negotiator:
         user = str(job.get("Owner"))
         # preempts: "rank" or "priority" when the slot's job must go.
         claim_id = offered or secrets.token_hex(16)
-        match = Match(slot_name, claim_id, schedd, user, preempts or None, request, limits, account)
+        mine = own_limits(limits)  # the per-resource quotas' stay here
+        match = Match(slot_name, claim_id, schedd, user, preempts or None, request, mine, account)
         self.limits.matched(slot_name, limits)
         job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
         fs_domain = slot.get("FileSystemDomain")
