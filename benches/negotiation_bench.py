@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections import Counter
 from dataclasses import dataclass
 
 import classad2
@@ -233,6 +234,11 @@ def grouped(w: bench_run.Workload, cycles: int) -> None:
         f"{groups.last_rounds()} allocation round(s); the limits took {held:,.0f} and"
         f" held back {rejected:,} jobs"
     )
+    waiting: Counter[str] = Counter()
+    for _, reason, jobs in shared[1]:
+        waiting[reason] += len(jobs)
+    said = ", ".join(f"{n:,} {reason}" for reason, n in waiting.most_common())
+    print(f"  the grouped cycle's waiting jobs, by reason: {said or 'none'}")
     print(f"  {'':28s} {'grouped':>14s} {'flat':>14s} {'ratio':>8s}")
     ratio = grouped_s / flat_s
     print(f"  {'core cycle (s)':28s} {grouped_s:14.2f} {flat_s:14.2f} {ratio:7.2f}x")

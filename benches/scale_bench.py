@@ -130,6 +130,12 @@ def schedds_rss(pool: LocalPool) -> float:
     return sum(rss_mib(proc.pid) for proc in procs if proc is not None)
 
 
+def rejections(pool: LocalPool) -> list[str]:
+    """What each cycle left waiting, by reason (the negotiator's `cycle rejections`)."""
+    text = (pool.root / "log" / "NegotiatorLog").read_text()
+    return re.findall(r"cycle rejections: (.*)$", text, re.MULTILINE)
+
+
 def cycles(pool: LocalPool) -> list[tuple[int, float, str]]:
     """(matches, seconds, phases) of each negotiation cycle that made matches."""
     text = (pool.root / "log" / "NegotiatorLog").read_text()
@@ -373,6 +379,7 @@ def measure(
             deadline = time.monotonic() + 120
             while not (done := cycles(pool)) and time.monotonic() < deadline:
                 time.sleep(1.0)
+            waiting = rejections(pool)
             rss = {n: rss_mib(p.proc.pid) for n, p in pool.daemons.items() if p.proc}
             schedd_end = sum(rss.get(name, 0.0) for name in daemons())
             queue = job_ads(pool)
@@ -396,6 +403,8 @@ def measure(
         per = 1000 * seconds / matches
         print(f"  daemon cycle: {matches:6,} matches  {seconds:8.2f} s  ({per:.2f} ms a match)")
         print(f"      {phases}")
+    if waiting:
+        print(f"  jobs left waiting, by reason (first cycle): {waiting[0]}")
     print(f"  in-process negotiate(), same ads     {inproc:8.2f} s  ({inproc_matches:,} matches)")
     if done:
         print(f"  daemon cycle / in-process            {done[0][1] / inproc:8.1f} x")

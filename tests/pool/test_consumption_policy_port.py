@@ -101,6 +101,7 @@ def test_each_slot_takes_what_its_policy_says_in_one_cycle(pool):
     # All thirteen in one cycle, as the test requires.
     log = Path(locate.log_dir(pool.cfg), "NegotiatorLog").read_text()
     assert re.search(r"cycle: 13 matches", log), log[-2000:]
+
     # What each dynamic slot took: a core each on slot1; a quarter of the memory on
     # slot2; a token and no core on slot3; the whole of slot4. The startd's ads reach the
     # collector after the claims do, so wait for all thirteen before comparing.
@@ -115,9 +116,7 @@ def test_each_slot_takes_what_its_policy_says_in_one_cycle(pool):
             "-constraint",
             'SlotType == "Dynamic"',
         ).stdout.splitlines()
-        return Counter(
-            (n.split("_")[0], c, m, t) for n, c, m, t in (line.split() for line in out)
-        )
+        return Counter((n.split("_")[0], c, m, t) for n, c, m, t in (line.split() for line in out))
 
     wait_for(lambda: sum(took().values()) == 13, "thirteen dynamic slot ads", 60)
     assert took() == {

@@ -138,6 +138,13 @@ class Rejections(Sequence[Rejection]):
     def __repr__(self) -> str:
         return f"<{len(self)} rejections>"
 
+    def by_reason(self) -> dict[str, int]:
+        """How many jobs each reason left waiting, most first."""
+        counts: dict[str, int] = {}
+        for _, reason, jobs in self._rows:
+            counts[reason] = counts.get(reason, 0) + len(jobs)
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
     def distinct(self, reasons: Callable[[str], bool]) -> Iterator[Rejection]:
         """Each rejected job ad once (a group's many jobs are one ad, repeated), of the
         rows whose reason `reasons` picks: what a negotiator's log tells of a cycle."""

@@ -33,3 +33,13 @@ def by_schedd(result: Cycle, homes: dict[int, str], caps: list[Cap]) -> dict[str
         job_id = f"{r.job.get('ClusterId')}.{r.job.get('ProcId')}"
         out.setdefault(homes[id(r.submitter)], []).append([job_id, reason(r.reason, caps)])
     return out
+
+
+def summary(result: Cycle, caps: list[Cap]) -> str:
+    """`12 no match found, 3 group group_ml's GPUs quota reached`: the jobs each reason
+    left waiting, most first."""
+    counts: dict[str, int] = {}
+    for why, n in result.rejections.by_reason().items():
+        said = reason(why, caps)
+        counts[said] = counts.get(said, 0) + n
+    return ", ".join(f"{n:,} {why}" for why, n in counts.items())

@@ -13,7 +13,7 @@ negotiator. A slot handed out is not offered again until its startd has advertis
 from __future__ import annotations
 
 import logging
-import secrets
+import math
 import time
 from contextlib import aclosing
 from pathlib import Path
@@ -30,6 +30,7 @@ from condorx.daemons.core import matchable
 from condorx.daemons.core.accounts import accounting_name
 from condorx.daemons.core.advertiser import Advertiser
 from condorx.daemons.core.server import Handler, Peer, Server
+from condorx.daemons.negotiator import offers
 from condorx.daemons.negotiator.accounting import Accounting
 from condorx.daemons.negotiator.flocked import flocked_schedds
 from condorx.daemons.negotiator.group_accounts import GroupAccounts
@@ -40,9 +41,9 @@ from condorx.daemons.negotiator.handed_out import HandedOut
 from condorx.daemons.negotiator.handout import HandOut, Offer
 from condorx.daemons.negotiator.limits import PoolLimits
 from condorx.daemons.negotiator.pool_usage import PoolUsage, pool_usage
-from condorx.daemons.negotiator.rejections import by_schedd, log_rejections
-from condorx.daemons.negotiator.resource_quotas import ResourceQuotas, own_limits, stamp_caps
-from condorx.language import cron, resources
+from condorx.daemons.negotiator.rejections import by_schedd, log_rejections, summary
+from condorx.daemons.negotiator.resource_quotas import ResourceQuotas, stamp_caps
+from condorx.language import cron
 from condorx.language.config import Config
 from condorx.language.negotiation import (
     Submitter,
@@ -56,12 +57,16 @@ from condorx.transport.connection import daemon_credentials
 from condorx.transport.peer import PEER_FAILURES, why
 from condorx.transport.protocol.message import Done, Message
 from condorx.transport.protocol.negotiator import EditUser, GetPriorities, Priorities, Reschedule
-from condorx.transport.protocol.startd import Match
 
 log = logging.getLogger("condorx.negotiator")
 
 # Jobs the negotiator leaves alone: see condorx.daemons.core.matchable.
 _OURS = matchable.CONSTRAINT
+
+
+def _configured(cfg: Config, name: str) -> float:
+    """A spacing knob's seconds where the configuration sets it, else none."""
+    return float(max(0, cfg.get_int(name, 0))) if cfg.where(name) is not None else 0.0
 
 
 def _waits(schedd: Any) -> bool:
@@ -83,6 +88,11 @@ class Negotiator:
         self.collector = CollectorClient(cfg, self.creds)
         self.interval = max(1, cfg.get_int("NEGOTIATOR_INTERVAL", 60))
         self.timeout = max(1, cfg.get_int("NEGOTIATOR_TIMEOUT", 30))
+        # HTCondor spaces its cycles (5 s from start to start, 20 s from an end to the next
+        # start) so that the startds' ads catch up; condorx holds a slot handed out until
+        # its startd advertises again, and spaces them only as configured.
+        self.min_interval = _configured(cfg, "NEGOTIATOR_MIN_INTERVAL")
+        self.cycle_delay = _configured(cfg, "NEGOTIATOR_CYCLE_DELAY")
         # A startd re-advertises at least every UPDATE_INTERVAL: a few of them without a
         # new ad for a slot handed out, and the slot is offered again all the same.
         self.handed_out = HandedOut(
@@ -166,11 +176,17 @@ class Negotiator:
         }
 
     async def loop(self) -> None:
+        started = ended = -math.inf
         while True:
+            # HTCondor's spacing, when configured: no sooner than MIN_INTERVAL after the
+            # last cycle began, nor CYCLE_DELAY after it ended.
+            await trio.sleep_until(max(started + self.min_interval, ended + self.cycle_delay))
+            started = trio.current_time()
             try:
                 await self.cycle()
             except PEER_FAILURES as e:
                 log.warning("negotiation cycle failed: %s", why(e))
+            ended = trio.current_time()
             await self.peers.sweep()
             with trio.move_on_after(self.interval):
                 await self.wake.wait()
@@ -279,6 +295,7 @@ class Negotiator:
             "matches": sent,
             "slots": len(free),
             "idle_jobs": sum(len(s.jobs) for s in submitters),
+            "rejections": len(result.rejections),
             # As HTCondor's LastNegotiationCyclePhase<N>Duration: what the cycle spent
             # gathering ads, matching, and handing the matches out.
             "gather": gathered - started,
@@ -291,6 +308,10 @@ class Negotiator:
             "hand-out %(hand_out).3f s)",
             self.last_cycle,
         )
+        # How many jobs each reason left waiting (a simulated pool's and a bench's reports).
+        said = summary(result, quotas.caps)
+        if said:
+            log.info("cycle rejections: %s", said)
 
     def _flocking_here(self, flocked: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The schedds of other pools flocking here, each proven to with the token it
@@ -398,45 +419,18 @@ class Negotiator:
         preempts: str | None = None,
         limits: str | None = None,
     ) -> Offer:
-        """One match as it is handed out, under the claim id its slot offers, or a new
-        one its startd is told of first (a preempting match, a slot that offers none).
-        The slot is held from now on: taken or not, it is not offered again until its
-        startd advertises."""
-        slot_name = str(slot.get("Name"))
-        offered = None if preempts else self.offered.get(slot_name)
-        account = submitter.rsplit("@", 1)[0]  # the accounting name, as the slot shows it
-        # A preempted slot is held until its ad shows the incoming claim; a static slot
-        # claimed by its offer, until claimed; a partitionable one, until its ad shows
-        # every carving of the cycle.
-        carved = dynamic.get("Cpus") if dynamic is not None else None
-        if preempts:
-            self.handed_out.hold(slot, None, incoming=account)
-        elif isinstance(carved, int):
-            self.handed_out.carve(slot, carved)
-        else:
-            self.handed_out.hold(slot, offered if dynamic is None else None)
-        request = None
-        if dynamic is not None:
-            request = {k.lower(): dynamic.get(k) for k in ("Cpus", "Memory", "Disk")}
-            # And the custom resources carved (GPUs): the startd assigns which ones.
-            for name in resources.custom(slot):
-                request[name] = dynamic.get(name)
-        user = str(job.get("Owner"))
-        # preempts: "rank" or "priority" when the slot's job must go.
-        claim_id = offered or secrets.token_hex(16)
-        mine = own_limits(limits)  # the per-resource quotas' stay here
-        match = Match(slot_name, claim_id, schedd, user, preempts or None, request, mine, account)
-        self.limits.matched(slot_name, limits)
-        job_id = f"{job.get('ClusterId')}.{job.get('ProcId')}"
-        fs_domain = slot.get("FileSystemDomain")
-        return Offer(
-            match,
-            str(slot.get("MyAddress")),
+        """One match as it is handed out (`offers.offer`); its slot is held from now on."""
+        return offers.offer(
+            self.handed_out,
+            self.limits,
+            self.offered,
+            job,
+            slot,
             schedd,
             submitter,
-            job_id,
-            inform=offered is None,
-            fs_domain=fs_domain if isinstance(fs_domain, str) else "",
+            dynamic,
+            preempts,
+            limits,
         )
 
     def ad(self) -> dict[str, Any]:
@@ -451,6 +445,7 @@ class Negotiator:
             "ClassAdLifetime": self.interval * 3 + 60,
             "LastNegotiationCycleDuration0": self.last_cycle.get("seconds", 0.0),
             "LastNegotiationCycleMatches0": self.last_cycle.get("matches", 0),
+            "LastNegotiationCycleRejections0": self.last_cycle.get("rejections", 0),
             "LastNegotiationCyclePhase1Duration0": self.last_cycle.get("gather", 0.0),
             "LastNegotiationCyclePhase3Duration0": self.last_cycle.get("match", 0.0),
             "LastNegotiationCyclePhase4Duration0": self.last_cycle.get("hand_out", 0.0),

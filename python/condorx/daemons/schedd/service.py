@@ -451,4 +451,3 @@ async def serve(
         await nursery.start(schedd.flock.run)
         log.info("schedd %s serving %d jobs at %s", me.name, len(ledger), me.address)
         task_status.started(me.address)
-
