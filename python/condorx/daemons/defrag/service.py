@@ -206,7 +206,7 @@ def _address(slot: ClassAd) -> Address:
 def _check(slot: ClassAd, schedule: str) -> str | None:
     """The drain's check, as HTCondor's defrag sends it: the machine's expected
     completion and badput must not have grown much since its ad. A startd that does
-    not publish them (condorx's) is drained without one."""
+    not publish them is drained without one."""
     kind = "Graceful" if schedule == "graceful" else "Quick"
     completion = slot.get(f"ExpectedMachine{kind}DrainingCompletion")
     badput = slot.get(f"ExpectedMachine{kind}DrainingBadput")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from condorx import version
@@ -61,6 +61,8 @@ class Measures:
     virtual_memory: int
     serial: int
     lifetime: int
+    # What draining the machine now would cost (`drain_estimates`), in every slot's ad.
+    draining: dict[str, int] = field(default_factory=dict)
 
 
 def slot_ad(

@@ -30,6 +30,7 @@ from condorx.daemons.startd.ads import (
     state_part,
     varying_part,
 )
+from condorx.daemons.startd.drain_estimates import Estimator
 from condorx.daemons.startd.inputs import CpuMeter, Inputs, Sensors
 from condorx.daemons.startd.packed_part import PackedPart
 from condorx.daemons.startd.policy import Policy, parsed
@@ -67,6 +68,7 @@ class SlotTable:
         self.clock = clock
         self.machine = machine
         self.policy = Policy.from_config(cfg)
+        self.estimator = Estimator(self.policy, cfg)  # what a drain would cost
         self.extras = Extras.from_config(cfg)
         self.slots = slots if slots is not None else layout(cfg, machine)
         self.update_interval = max(1, cfg.get_int("UPDATE_INTERVAL", 300))
@@ -229,6 +231,7 @@ class SlotTable:
         if kept is None or key is None or kept.key != key:
             kept = slot.packed_kept = PackedPart(key, self._fixed(slot), self.extras.attrs)
         varying = varying_part(slot, measures, self.loads.get(slot.name, (0.0, 0.0)))
+        varying.update(measures.draining)
         varying.update(self.drain_attrs)
         return kept.ad(varying)
 
@@ -253,18 +256,21 @@ class SlotTable:
             ad["Start"] = ad["START"] = Expr(self.drain_start)
 
     def _measures(self) -> Measures:
+        now = self.now()
         return Measures(
             inputs=self.inputs,
-            now=self.now(),
+            now=now,
             benchmarks=self.benchmarks,
             virtual_memory=self.swap,
             serial=self.sequence,
             lifetime=self.update_interval * 3,
+            draining=self.estimator(self.all_slots(), now, self.scope),
         )
 
     def _ad(self, slot: Slot, measures: Measures) -> dict[str, Any]:
         load = self.loads.get(slot.name, (0.0, 0.0))
         ad = slot_ad(slot, self.machine, self.policy, measures, load)
+        ad.update(measures.draining)
         ad.update(self.drain_attrs)
         self._drain_start(ad)
         return ad
@@ -281,6 +287,7 @@ class SlotTable:
         else:
             measures = self._measures()
             varying = varying_part(slot, measures, self.loads.get(slot.name, (0.0, 0.0)))
+            varying.update(measures.draining)
             varying.update(self.drain_attrs)
             key = fixed_key(slot, self.machine, self.benchmarks)
             kept = slot.view_kept
@@ -489,3 +496,4 @@ def _custom_request(parent: Slot, request: dict[str, Any]) -> dict[str, int]:
             raise CarveError(Refusal.BAD_REQUEST, f"not a request of {name}: {value!r}")
         out[name] = int(value) + (0 if value == int(value) else 1)
     return out
+
