@@ -10,25 +10,15 @@ from __future__ import annotations
 
 import re
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-# strtod's reading of the amount: the longest number at its start (the rest ignored).
-_AMOUNT = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
 DEFAULT_LIMIT = 2308032.0  # CONCURRENCY_LIMIT_DEFAULT's default in HTCondor
 
 
-def parse_one(text: str) -> tuple[str, float] | None:
-    """`name[:amount]` as (name, amount); None when the name is not a valid one."""
-    name, colon, amount = text.partition(":")
-    increment = 1.0
-    if colon:
-        found = _AMOUNT.match(amount)
-        increment = float(found.group(1)) if found else 0.0
-        if not increment > 0:
-            increment = 1.0
-    head, dot, tail = name.partition(".")
-    if not _NAME.match(head) or (dot and not _NAME.match(tail)):
-        return None
-    return name, increment
+def valid(word: str) -> bool:
+    """Whether `name[:amount]` names a limit HTCondor accepts: the core's parser, which
+    the negotiator counts by, decides (one reading of the syntax, in the core)."""
+    from condorx import _core
+
+    return bool(_core.ConcurrencyLimits.parse(word))
 
 
 def words(text: str) -> list[str]:

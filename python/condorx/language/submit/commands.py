@@ -409,7 +409,7 @@ def _concurrency(v: Values) -> dict[str, Any]:
         return {}
     names = sorted(concurrency.words(unquoted(raw).lower()))
     for name in names:
-        if concurrency.parse_one(name) is None:
+        if not concurrency.valid(name):
             raise SubmitError(
                 f"{v.where('concurrency_limits')}: Invalid concurrency limit '{name}'"
             )

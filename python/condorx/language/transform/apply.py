@@ -20,12 +20,15 @@ import re
 from collections.abc import Callable
 
 from condorx.classad import ClassAd, ExprTree, Value
+from condorx.language.config import metaknobs
+from condorx.language.config.conditions import ConditionContext, ConditionError, evaluate
 from condorx.language.config.expand import Expander
 from condorx.language.transform.statements import Step, Transform
 
 log = logging.getLogger("condorx.transform")
 
 _ATTR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\Z")
+_CONDITIONALS = frozenset({"IF", "ELIF", "ELSE", "ENDIF"})
 Config = Callable[[str], str | None]
 
 
@@ -52,7 +55,10 @@ def apply(transform: Transform, ad: ClassAd, config: Config = lambda _: None) ->
     dirty attributes), as the steps spelled them."""
     run = _Run(transform, ad, config)
     for step in transform.steps:
-        run.step(step)
+        if step.keyword in _CONDITIONALS:
+            run.branch(step)
+        elif run.active():
+            run.step(step)
     return run.changed
 
 
@@ -64,6 +70,42 @@ class _Run:
         self.macros: dict[str, str] = {}
         self.changed: set[str] = set()
         self.expander = Expander(self._lookup, os.environ)
+        # Each open if: [whether its enclosing branch runs, whether this one does,
+        # whether one of its branches was taken] (the configuration reader's rule).
+        self.branches: list[list[bool]] = []
+
+    def active(self) -> bool:
+        return not self.branches or self.branches[-1][1]
+
+    def branch(self, step: Step) -> None:
+        """An if, elif, else or endif: which steps run, judged for this ad now."""
+        if step.keyword == "IF":
+            outer = self.active()
+            truth = self._condition(step) if outer else False
+            self.branches.append([outer, truth, truth])
+            return
+        top = self.branches[-1]  # balanced: the text was read so
+        if step.keyword == "ENDIF":
+            self.branches.pop()
+        elif step.keyword == "ELSE":
+            top[1] = top[0] and not top[2]
+            top[2] = True
+        elif top[0] and not top[2]:  # ELIF
+            top[1] = top[2] = self._condition(step)
+        else:
+            top[1] = False
+
+    def _condition(self, step: Step) -> bool:
+        ctx = ConditionContext(
+            expand=self.expander.expand,
+            is_defined=lambda name: self._lookup(name) is not None,
+            template_exists=metaknobs.exists,
+        )
+        try:
+            return evaluate(step.rhs, ctx)
+        except ConditionError as e:
+            self._warn(step, f"{step.rhs} is not a valid if condition because {e}: taken as false")
+            return False
 
     def _lookup(self, name: str) -> str | None:
         key = name.upper()

@@ -6,6 +6,8 @@ A line is, in order of the tests:
 - `NAME x`, `UNIVERSE u` or `REQUIREMENTS expr` (a keyword, blanks, then anything but
   `=` or `:`): the envelope, taken out of the steps;
 - `TRANSFORM [n]`: the end of the rules (what follows is not read);
+- `if cond`, `elif cond`, `else`, `endif`: the configuration's conditionals, whose
+  conditions (`defined MY.attr`, `$(macro)`, ...) are judged as each job is transformed;
 - `name = value` or `name @=tag` ... `tag`: a macro of the transform's own (the name is
   the first word, up to a blank, `=` or `:`);
 - a step: a keyword, an attribute (a `/regex/` for COPY, RENAME and DELETE; a trailing
@@ -35,6 +37,8 @@ _KEYWORDS = _TWO | {"DELETE", "NAME", "REQUIREMENTS", "TRANSFORM", "UNIVERSE"}
 _REGEX_OK = frozenset({"COPY", "RENAME", "DELETE"})
 _ENVELOPE = re.compile(r"(NAME|UNIVERSE|REQUIREMENTS|TRANSFORM)[ \t]+([^ \t=:].*)$", re.I)
 _MACRO = re.compile(r"([^\s=:]+)\s*(@?=)")
+# A conditional line: the keyword, then blanks or the end (as the configuration's).
+_CONDITIONAL = re.compile(r"(if|elif|else|endif)(?:[ \t]+(.*))?$", re.I)
 _UNIVERSES = {
     "standard": 1,
     "vanilla": 5,
@@ -75,6 +79,7 @@ def parse(text: str, name: str = "", where: str | None = None) -> Transform:
     steps: list[Step] = []
     requirements: ExprTree | None = None
     universe: int | None = None
+    depth = 0  # the ifs open
     i = 0
     while i < len(lines):
         number, line = i + 1, lines[i].strip()
@@ -93,6 +98,12 @@ def parse(text: str, name: str = "", where: str | None = None) -> Transform:
         if keyword == "REQUIREMENTS":
             requirements = _expression(rest, where, number, "REQUIREMENTS")
             continue
+        conditional = _CONDITIONAL.match(line)
+        if conditional is not None:
+            word = conditional.group(1).lower()
+            depth = _nesting(depth, word, where, number)
+            steps.append(Step(word.upper(), "", (conditional.group(2) or "").strip(), number))
+            continue
         macro = _MACRO.match(line)
         if macro is not None and macro.group(2) == "@=":
             tag = line[macro.end() :].strip()
@@ -104,7 +115,18 @@ def parse(text: str, name: str = "", where: str | None = None) -> Transform:
             step = _step(line, where, number)
             if step is not None:
                 steps.append(step)
+    if depth:
+        raise TransformError(f"{where}: endif(s) not found before the end of the transform")
     return Transform(name, tuple(steps), requirements, universe)
+
+
+def _nesting(depth: int, word: str, where: str, number: int) -> int:
+    """The ifs open after a conditional line; an elif, else or endif needs one."""
+    if word == "if":
+        return depth + 1
+    if not depth:
+        raise TransformError(f"{where} line {number}: {word} without a matching if")
+    return depth - 1 if word == "endif" else depth
 
 
 def _envelope(line: str) -> tuple[str | None, str]:
