@@ -153,3 +153,48 @@ def test_max_jobs_running_and_scheduler_jobs_per_owner(make_pool):
     # The slots still free are offered no job: the schedd tells the negotiator none.
     free = pool.cli("condorx.cli.status", "-af", "State").stdout.split()
     assert Counter(free) == {"Claimed": 8, "Unclaimed": 4}
+
+
+def test_one_transactions_clusters_are_counted_together(make_pool):
+    """HTCondor's NewProc counts the jobs its transaction added already
+    (jobs_added_this_transaction): two clusters of 6 in one transaction of the legacy
+    bindings break MAX_JOBS_PER_OWNER = 10 together, and neither is queued; two of 5 fit,
+    and MAX_JOBS_PER_SUBMISSION = 12 then holds back a transaction of 7 and 6."""
+    from condorx.testing import bindings
+
+    pool = make_pool(
+        "MAX_JOBS_PER_OWNER = 10\nMAX_JOBS_PER_SUBMISSION = 12\n", "collector", "schedd"
+    )
+    code = (
+        "import htcondor\n"
+        "import sys\n"
+        "sub = htcondor.Submit({'executable': '/bin/true'})\n"
+        "said = []\n"
+        "for counts in COUNTS:\n"
+        "    try:\n"
+        "        schedd = htcondor.Schedd()\n"
+        "        with schedd.transaction() as txn:\n"
+        "            for n in counts:\n"
+        "                sub.queue(txn, n)\n"
+        "        said.append('taken')\n"
+        "    except Exception as e:\n"
+        "        said.append(str(e))\n"
+        "result(said)\n"
+    )
+    me = security.current_user()
+    out = bindings.run(pool, code.replace("COUNTS", "[[6, 6]]"), python=bindings.LEGACY_PYTHON)
+    assert out.returncode == 0, out.stderr
+    [said] = out.value
+    assert "would exceed MAX_JOBS_PER_OWNER" in said and queued(pool) == {}
+    out = bindings.run(pool, code.replace("COUNTS", "[[5, 5]]"), python=bindings.LEGACY_PYTHON)
+    assert out.value == ["taken"] and queued(pool) == {me: 10}
+    with open(pool.config_file, "a") as f:
+        f.write("MAX_JOBS_PER_OWNER = 100\n")
+    pool.stop()
+    pool.reload()
+    pool.start("collector", "schedd")
+    out = bindings.run(
+        pool, code.replace("COUNTS", "[[7, 6], [7, 5]]"), python=bindings.LEGACY_PYTHON
+    )
+    assert "would exceed MAX_JOBS_PER_SUBMISSION" in out.value[0] and out.value[1] == "taken"
+    assert queued(pool) == {me: 22}

@@ -105,10 +105,12 @@ class Intake:
         self.reserved.pop(cluster, None)
         self.owners_seen.add(staged.owner)
 
-    async def prepare(self, peer: Peer, req: Submit) -> Staged:
+    async def prepare(self, peer: Peer, req: Submit, earlier: int = 0) -> Staged:
         """Check a submission and put its files in place; refused (naming what) or ready.
-        With USE_JOBSETS, a cluster that names a JobSetName joins its set as it queues."""
-        staged = await self._prepare(peer, req)
+        `earlier`: the procs of the same transaction's submissions before it, which the
+        limits count with its own (HTCondor's jobs_added_this_transaction). With
+        USE_JOBSETS, a cluster that names a JobSetName joins its set as it queues."""
+        staged = await self._prepare(peer, req, earlier)
         if self.use_jobsets:
             stage = staged.stage
 
@@ -120,7 +122,7 @@ class Intake:
             staged.stage = joined
         return staged
 
-    async def _prepare(self, peer: Peer, req: Submit) -> Staged:
+    async def _prepare(self, peer: Peer, req: Submit, earlier: int) -> Staged:
         if peer.user != security.POOL_IDENTITY:  # the pool's daemons carry them on
             req = self._scrubbed(req)
         if peer.token:  # what the submitter's token says, as only the schedd sets it
@@ -128,7 +130,7 @@ class Intake:
         procs = req.procs
         who = entry.Submitter(self.owner(peer, req.cluster), self.me.uid_domain, self.me.name)
         if req.factory is None:
-            self._within_limits(who.owner, len(procs))
+            self._within_limits(who.owner, len(procs) + earlier)
         wanted = req.cluster_id
         if wanted is not None and self.reserved.get(wanted) != peer.user:
             raise Refused(

@@ -182,7 +182,8 @@ class Schedd:
             for frame in req.submits:
                 if not isinstance(frame, dict):
                     raise Refused(Refusal.BAD_REQUEST, "transact: a submission is not a map")
-                staged.append(await self.intake.prepare(peer, Submit.from_wire(frame)))
+                earlier = sum(s.procs for s in staged)  # the limits count them together
+                staged.append(await self.intake.prepare(peer, Submit.from_wire(frame), earlier))
             edits = []
             for frame in req.edits:
                 if not isinstance(frame, dict):
