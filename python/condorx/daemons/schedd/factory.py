@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -221,6 +222,10 @@ class Factories:
         # on with them. `_carry` is the committed one, `_next` the last staged.
         self._carry: set[int] = set()
         self._next: set[int] = set()
+        # The job transforms and submit requirements each made job meets (the schedd's
+        # intake sets it): (its wire map, its ad, its cluster's ad, its id).
+        self.rules: Callable[[dict[str, Any], ClassAd, ClassAd, tuple[int, int]], None] | None
+        self.rules = None
 
     def load_all(self, clusters: dict[int, ClassAd]) -> None:
         """The factories of the queue as it was left (on start)."""
@@ -310,6 +315,8 @@ class Factories:
                 own = source.proc(proc)
                 own["EnteredCurrentStatus"] = now
                 job = wire.ad_from_wire(own, f"proc {proc}")
+                if self.rules is not None:
+                    self.rules(own, job, ad, (cluster, proc))
             except (SubmitError, Refused, ValueError, wire.WireError) as e:
                 # A row that cannot make a job stops the factory there, as HTCondor's
                 # does (paused as invalid, with the reason): the jobs before it stand.

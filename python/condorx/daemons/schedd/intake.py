@@ -85,6 +85,8 @@ class Intake:
         self.impersonate = _impersonation(cfg)
         self.secure = SecureAttrs(cfg)
         self.rules = submit_rules.from_config(cfg)
+        if self.rules.active and cfg.get_bool("TRANSFORM_FACTORY_AND_JOB_ADS", True):
+            factories.rules = self._materialized
         # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
         # builds the ads), by the user they were given to.
         self.reserved: dict[int, str] = {}
@@ -183,6 +185,11 @@ class Intake:
             return sub, []
         base = submit_rules.stamps(who.owner, who.uid_domain, cluster)
         return submit_rules.submission(self.rules, sub, base, self._schedd_ad())
+
+    def _materialized(
+        self, own: dict[str, Any], job: ClassAd, cluster_ad: ClassAd, key: tuple[int, int]
+    ) -> None:
+        submit_rules.materialized(self.rules, own, job, cluster_ad, self._schedd_ad(), key)
 
     def _schedd_ad(self) -> ClassAd:
         """The schedd's own ad, MY to a submit requirement."""

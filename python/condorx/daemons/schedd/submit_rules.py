@@ -192,6 +192,30 @@ def submission(
     return Submission(sub.cluster, tuple(procs)), warnings
 
 
+def materialized(
+    rules: SubmitRules,
+    own: dict[str, object],
+    job: ClassAd,
+    cluster_ad: ClassAd,
+    my: ClassAd,
+    key: tuple[int, int],
+) -> None:
+    """A job a factory makes, transformed and checked as it is made (HTCondor's
+    TRANSFORM_FACTORY_AND_JOB_ADS, true by default): its changes written into its wire
+    map and its ad; Refused when a requirement fails. Its warnings are logged, as
+    there is no one at condor_submit to tell."""
+    view = job.copy()
+    view["ClusterId"], view["ProcId"] = key
+    if "JobStatus" not in view and "JobStatus" not in cluster_ad:
+        view["JobStatus"] = int(JobStatus.IDLE)
+    view.chain(cluster_ad)
+    where = f"{key[0]}.{key[1]}"
+    writes, warnings = rules.job(view, my, where)
+    for said in warnings:
+        log.warning("%s: %s", where, said)
+    write(own, job, writes)
+
+
 def factory_cluster(
     rules: SubmitRules, cluster_ad: ClassAd, base: ClassAd, my: ClassAd
 ) -> tuple[ClassAd, list[str]]:
