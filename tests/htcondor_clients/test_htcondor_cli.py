@@ -143,3 +143,23 @@ def test_dag_submit_and_status(running):
     assert f"DAG {dag} [one.dag] has been running for" in text, text
     assert "DAG has submitted 1 job(s), of which:" in text
     pool.cli("condorx.cli.act:rm", dag)
+
+
+def test_htcondor_ap_status_reads_the_schedds_duty_cycle(tmp_path):
+    """`htcondor ap status` rates each access point by its schedd's
+    RecentDaemonCoreDutyCycle (it stopped with a KeyError on condorx before)."""
+    config = "SCHEDD_INTERVAL = 1\n"  # its ad made anew every second
+    with LocalPool.running(tmp_path, "collector", "schedd", config=config) as pool:
+        # A few seconds of the schedd's life to average over (its start is all work).
+        def age() -> int:
+            out = pool.cli("condorx.cli.status", "-schedd", "-af", "MonitorSelfAge").stdout
+            return int(out) if out.strip().isdigit() else 0
+
+        wait_for(lambda: age() >= 5, "five seconds of the schedd's life in its ad")
+        r = htcondor(pool, "ap", "status")
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in (r.stdout + r.stderr).splitlines() if line.strip()]
+    assert "Access Point" in lines[0] and "DutyCycle" in lines[0], lines
+    host, health, duty = lines[1].split()
+    assert "Good" in health, lines  # an idle schedd's loop waits nearly always
+    assert duty.endswith("%") and 0.0 <= float(duty[:-1]) <= 100.0, lines

@@ -15,7 +15,7 @@ from typing import Any
 
 import trio
 
-from condorx.daemons.core import collection, task_dump, user_maps
+from condorx.daemons.core import collection, daemon_stats, task_dump, user_maps
 from condorx.language.config import ConfigError, load_config
 from condorx.transport import locate
 
@@ -138,6 +138,7 @@ def _dump_profile() -> None:
 async def _answering_usr1(serve: Any, cfg: Any) -> None:
     """Serve; meanwhile SIGUSR1 writes where the daemon's tasks wait to its log, and the
     whole heap is walked for cyclic garbage every collection.SWEEP seconds."""
+    daemon_stats.install(cfg)  # its duty cycle, for its ad
     async with trio.open_nursery() as nursery:
         nursery.start_soon(task_dump.on_signal)
         nursery.start_soon(collection.sweep)

@@ -24,6 +24,7 @@ import trio
 
 from condorx.classad import ClassAd, ExprTree
 from condorx.client.collector import CollectorClient
+from condorx.daemons.core import daemon_stats
 from condorx.daemons.core.advertiser import Advertiser
 from condorx.daemons.core.server import Server
 from condorx.daemons.defrag import policy
@@ -182,6 +183,7 @@ class Defrag:
             "ClassAdLifetime": max(self.update_interval, self.interval) * 3,
             **self.stats.ad(),
             **self.recent.ad(),
+            **daemon_stats.ad(),
         }
 
 

@@ -18,6 +18,7 @@ import trio
 
 from condorx import version
 from condorx.client.collector import CollectorClient
+from condorx.daemons.core import daemon_stats
 from condorx.daemons.core.advertiser import Advertiser
 from condorx.daemons.core.run import DAEMON_NO_RESTART, DAEMON_RESTART, DAEMONS
 from condorx.daemons.core.server import Handler, Peer, Server
@@ -267,6 +268,7 @@ class Master:
             "DaemonList": ", ".join(self.daemon_list()),
             "Machine": self.cfg.get("FULL_HOSTNAME") or "",
             **version.stamp(),
+            **daemon_stats.ad(),
         }
 
 

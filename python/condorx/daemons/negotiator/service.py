@@ -26,7 +26,7 @@ from condorx.classad import ClassAd
 from condorx.client.collector import CollectorClient
 from condorx.client.peers import Peers, checked
 from condorx.client.schedd import ScheddClient
-from condorx.daemons.core import matchable
+from condorx.daemons.core import daemon_stats, matchable
 from condorx.daemons.core.accounts import accounting_name
 from condorx.daemons.core.advertiser import Advertiser
 from condorx.daemons.core.server import Handler, Peer, Server
@@ -443,6 +443,7 @@ class Negotiator:
             "Machine": self.cfg.get("FULL_HOSTNAME") or locate.advertised_host(""),
             **version.stamp(),
             "ClassAdLifetime": self.interval * 3 + 60,
+            **daemon_stats.ad(),
             "LastNegotiationCycleDuration0": self.last_cycle.get("seconds", 0.0),
             "LastNegotiationCycleMatches0": self.last_cycle.get("matches", 0),
             "LastNegotiationCycleRejections0": self.last_cycle.get("rejections", 0),

@@ -13,6 +13,7 @@ import trio
 from condorx import version
 from condorx.client import negotiator
 from condorx.client.collector import CollectorClient
+from condorx.daemons.core import daemon_stats
 from condorx.daemons.core.advertiser import Advertiser
 from condorx.daemons.schedd.flocking import Flocking
 from condorx.daemons.schedd.identity import Identity
@@ -53,6 +54,7 @@ def ads(ledger: Ledger, me: Identity, flocking: Flocking | None = None) -> list[
             "TotalRunningJobs": totals[JobStatus.RUNNING],
             "TotalHeldJobs": totals[JobStatus.HELD],
             "TotalJobAds": sum(totals.values()),
+            **daemon_stats.ad(),
         }
     ]
     levels: dict[str, int] = {}

@@ -18,6 +18,7 @@ from typing import Any
 
 from condorx import version
 from condorx.classad import ClassAd
+from condorx.daemons.core import daemon_stats
 from condorx.daemons.startd.inputs import Inputs, clock
 from condorx.daemons.startd.machine import Machine
 from condorx.daemons.startd.policy import Policy
@@ -161,6 +162,7 @@ def varying_part(slot: Slot, measures: Measures, load: tuple[float, float]) -> d
         "CpuBusyTime": int(now - slot.cpu_busy_since) if slot.cpu_busy_since else 0,
         "UpdateSequenceNumber": measures.serial,
         "ClassAdLifetime": measures.lifetime,
+        **daemon_stats.ad(),
     }
     claim = slot.claim
     if claim is not None and claim.claimed:
