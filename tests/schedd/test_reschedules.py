@@ -14,7 +14,7 @@ def run(monkeypatch, script) -> list[float]:
     """When each reschedule began (each takes 0.3 s), for `script(requests, nursery)`."""
     began: list[float] = []
 
-    async def reschedule(cfg, ledger, me, flocking=None) -> None:
+    async def reschedule(cfg, ledger, me, flocking=None, stats=None) -> None:
         began.append(trio.current_time())
         await trio.sleep(0.3)
 

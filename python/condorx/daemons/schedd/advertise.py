@@ -17,6 +17,7 @@ from condorx.daemons.core import daemon_stats
 from condorx.daemons.core.advertiser import Advertiser
 from condorx.daemons.schedd.flocking import Flocking
 from condorx.daemons.schedd.identity import Identity
+from condorx.daemons.schedd.job_stats import JobStats
 from condorx.daemons.schedd.ledger import Ledger
 from condorx.language.attrs import JobStatus
 from condorx.language.config import Config
@@ -26,7 +27,12 @@ from condorx.transport.connection import Address, daemon_credentials
 log = logging.getLogger("condorx.schedd")
 
 
-def ads(ledger: Ledger, me: Identity, flocking: Flocking | None = None) -> list[dict[str, Any]]:
+def ads(
+    ledger: Ledger,
+    me: Identity,
+    flocking: Flocking | None = None,
+    stats: JobStats | None = None,
+) -> list[dict[str, Any]]:
     """The Scheduler ad and one Submitter ad per submitter with jobs (its accounting
     name: the jobs' AccountingGroup, else their Owner, as HTCondor's schedd names its
     submitters), from the queue now; with FLOCK_TO, each submitter's flock level
@@ -55,6 +61,7 @@ def ads(ledger: Ledger, me: Identity, flocking: Flocking | None = None) -> list[
             "TotalHeldJobs": totals[JobStatus.HELD],
             "TotalJobAds": sum(totals.values()),
             **daemon_stats.ad(),
+            **(stats.ad() if stats is not None else {}),
         }
     ]
     levels: dict[str, int] = {}
@@ -83,14 +90,18 @@ def ads(ledger: Ledger, me: Identity, flocking: Flocking | None = None) -> list[
 
 
 def advertiser(
-    cfg: Config, ledger: Ledger, me: Identity, flocking: Flocking | None = None
+    cfg: Config,
+    ledger: Ledger,
+    me: Identity,
+    flocking: Flocking | None = None,
+    stats: JobStats | None = None,
 ) -> Advertiser:
     """Our ads every SCHEDD_INTERVAL, and soon after the queue changes (a burst of
     commits gathered into one update)."""
     collector = CollectorClient(cfg, daemon_credentials(cfg))
     sender = Advertiser(
         collector,
-        lambda: ads(ledger, me, flocking),
+        lambda: ads(ledger, me, flocking, stats),
         me.interval,
         burst=min(1.0, max(1, me.interval)),
     )
@@ -107,12 +118,18 @@ class Reschedules:
     spacing = 1.0
 
     def __init__(
-        self, cfg: Config, ledger: Ledger, me: Identity, flocking: Flocking | None = None
+        self,
+        cfg: Config,
+        ledger: Ledger,
+        me: Identity,
+        flocking: Flocking | None = None,
+        stats: JobStats | None = None,
     ) -> None:
         self.cfg = cfg
         self.ledger = ledger
         self.me = me
         self.flocking = flocking
+        self.stats = stats
         self._busy = False
         self._again = False
 
@@ -128,7 +145,7 @@ class Reschedules:
             while True:
                 self._again = False
                 started = trio.current_time()
-                await reschedule(self.cfg, self.ledger, self.me, self.flocking)
+                await reschedule(self.cfg, self.ledger, self.me, self.flocking, self.stats)
                 if not self._again:
                     return
                 await trio.sleep_until(started + self.spacing)
@@ -137,13 +154,17 @@ class Reschedules:
 
 
 async def reschedule(
-    cfg: Config, ledger: Ledger, me: Identity, flocking: Flocking | None = None
+    cfg: Config,
+    ledger: Ledger,
+    me: Identity,
+    flocking: Flocking | None = None,
+    stats: JobStats | None = None,
 ) -> None:
     """Ask the negotiator for a cycle now (after a submission), as condor_reschedule does."""
     collector = CollectorClient(cfg, daemon_credentials(cfg))
     try:
         # The negotiator reads our idle count from the collector: bring it up to date first.
-        await collector.advertise(ads(ledger, me, flocking))
+        await collector.advertise(ads(ledger, me, flocking, stats))
         negotiators = await collector.query_rows("negotiator", ["MyAddress"])
         for (address,) in negotiators:
             if isinstance(address, str):

@@ -90,6 +90,7 @@ class Intake:
         # Cluster ids handed out by `reserve` (condor_submit needs $(Cluster) before it
         # builds the ads), by the user they were given to.
         self.reserved: dict[int, str] = {}
+        self.submitted: Callable[[int], None] = lambda procs: None  # JobsSubmitted
 
     async def submit(self, peer: Peer, req: Submit) -> Submitted:
         """A submission, checked and its files put in place, then queued in one commit."""
@@ -103,9 +104,10 @@ class Intake:
         return Submitted(cluster, staged.procs, staged.warnings or None)
 
     def committed(self, staged: Staged, cluster: int) -> None:
-        """After the commit: the reserved id is used, the owner known."""
+        """After the commit: the reserved id is used, the owner known, the jobs counted."""
         self.reserved.pop(cluster, None)
         self.owners_seen.add(staged.owner)
+        self.submitted(staged.procs)
 
     async def prepare(self, peer: Peer, req: Submit, earlier: int = 0) -> Staged:
         """Check a submission and put its files in place; refused (naming what) or ready.

@@ -41,6 +41,7 @@ from condorx.daemons.schedd.gridmanager import GridManager
 from condorx.daemons.schedd.history_query import HistoryQueries
 from condorx.daemons.schedd.identity import Identity
 from condorx.daemons.schedd.intake import Intake, Staged
+from condorx.daemons.schedd.job_stats import JobStats
 from condorx.daemons.schedd.ledger import Files, Ledger
 from condorx.daemons.schedd.local_jobs import LocalJobs, is_local
 from condorx.daemons.schedd.queries import Queries
@@ -141,7 +142,9 @@ class Schedd:
         self.routes = RouteIntake(ledger, me, shadows, root, clock)
         self.upkeep = Upkeep(cfg, ledger, clock)
         self.flock = FlockAds(cfg, me, Flocking(cfg), self._flock_counts)
-        reschedules = advertise.Reschedules(cfg, ledger, me, self.flock.flocking)
+        self.stats = shadows.stats = JobStats(cfg)  # the jobs submitted, started, ...
+        self.intake.submitted = lambda n: self.stats.count("JobsSubmitted", n)
+        reschedules = advertise.Reschedules(cfg, ledger, me, self.flock.flocking, self.stats)
         self.follow_up = FollowUp(ledger, shadows, self.local, grid, reschedules)
         self.queries.offered_to = self._offered_to
 
@@ -446,9 +449,9 @@ async def serve(
         )
         await nursery.start(schedd.upkeep.periodic_loop)
         await nursery.start(grid.loop)
-        flocking = schedd.flock.flocking
-        server.show(lambda: advertise.ads(ledger, me, flocking))
-        await nursery.start(advertise.advertiser(cfg, ledger, me, flocking).run)
+        flocking, stats = schedd.flock.flocking, schedd.stats
+        server.show(lambda: advertise.ads(ledger, me, flocking, stats))
+        await nursery.start(advertise.advertiser(cfg, ledger, me, flocking, stats).run)
         await nursery.start(schedd.flock.run)
         log.info("schedd %s serving %d jobs at %s", me.name, len(ledger), me.address)
         task_status.started(me.address)

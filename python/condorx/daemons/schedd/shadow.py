@@ -31,6 +31,7 @@ from condorx.daemons.core.matchable import runs_here
 from condorx.daemons.schedd import transitions
 from condorx.daemons.schedd.clock import Clock, wall
 from condorx.daemons.schedd.identity import Identity
+from condorx.daemons.schedd.job_stats import JobStats
 from condorx.daemons.schedd.ledger import Ledger, LedgerClosed
 from condorx.daemons.schedd.queue import Transaction
 from condorx.daemons.schedd.staging import InputError, inputs, transfer_failure, write_outputs
@@ -141,6 +142,7 @@ class Shadows:
         self.claiming = 0
         self.in_flight = in_flight
         self.max_running = max_running
+        self.stats = JobStats()  # jobs started, exited, completed (the schedd's ad)
 
     def room(self) -> int:
         """How many more jobs may start before MAX_JOBS_RUNNING is reached."""
@@ -335,6 +337,7 @@ class Shadows:
             await self._change(
                 lambda txn: transitions.start_running(txn, key, slot, host, self.clock())
             )
+            self.stats.count("JobsStarted")
             try:
                 run = await claim.run(
                     ad, files, job_lease.lease(ad), lambda f: self._notice(info, f)
@@ -359,12 +362,15 @@ class Shadows:
                 why = transfer_failure("output", False, info.slot, failure.reason)
                 run = run.failing(why, code, failure.errno)
             done = run
+            self.stats.count("JobsExited")
+
+            def finish(txn: Transaction) -> None:
+                if transitions.finish_running(txn, key, done, self.clock()) == "completed":
+                    self.stats.count("JobsCompleted")
+
             # Not waited for: the claim's next job starts in the batch that records this
             # one's end (one commit a job, not two, between one run and the next).
-            self.ledger.stage(
-                lambda txn: transitions.finish_running(txn, key, done, self.clock()),
-                self._not_recorded,
-            )
+            self.ledger.stage(finish, self._not_recorded)
             # The startd ended the claim with the job (its policy took the job off, or
             # the claim is past its CLAIM_WORKLIFE): the claim takes no other job.
             return not run.claim_ended
