@@ -32,6 +32,7 @@ from condorx.daemons.core.advertiser import Advertiser
 from condorx.daemons.core.server import Handler, Peer, Server
 from condorx.daemons.negotiator import offers
 from condorx.daemons.negotiator.accounting import Accounting
+from condorx.daemons.negotiator.cycle_stats import CycleStats
 from condorx.daemons.negotiator.flocked import flocked_schedds
 from condorx.daemons.negotiator.group_accounts import GroupAccounts
 from condorx.daemons.negotiator.group_attrs import GroupAttrs
@@ -136,6 +137,7 @@ class Negotiator:
         if self.name.endswith("@"):
             self.name += locate.advertised_host("")
         self.last_cycle: dict[str, Any] = {}
+        self.history = CycleStats(cfg.get_int("NEGOTIATION_CYCLE_STATS_LENGTH", 3))
         # Whether every match goes to its startd before its schedd (HTCondor's knob, off
         # by default: the startd learns of a match from the schedd's claim).
         self.inform = cfg.get_bool("NEGOTIATOR_INFORM_STARTD", False)
@@ -296,12 +298,17 @@ class Negotiator:
             "slots": len(free),
             "idle_jobs": sum(len(s.jobs) for s in submitters),
             "rejections": len(result.rejections),
+            "total_slots": len(slots),
+            "schedulers": len(self.negotiated),
+            "submitters": len(submitters),
             # As HTCondor's LastNegotiationCyclePhase<N>Duration: what the cycle spent
             # gathering ads, matching, and handing the matches out.
             "gather": gathered - started,
             "match": matched - gathered,
             "hand_out": ended - matched,
         }
+        now = time.time()
+        self.history.record(self.last_cycle, now - (ended - started), now)
         log.info(
             "cycle: %(matches)d matches, %(slots)d free slots, %(idle_jobs)d idle jobs, "
             "%(seconds).3f s (gather %(gather).3f s, match %(match).3f s, "
@@ -444,12 +451,7 @@ class Negotiator:
             **version.stamp(),
             "ClassAdLifetime": self.interval * 3 + 60,
             **daemon_stats.ad(),
-            "LastNegotiationCycleDuration0": self.last_cycle.get("seconds", 0.0),
-            "LastNegotiationCycleMatches0": self.last_cycle.get("matches", 0),
-            "LastNegotiationCycleRejections0": self.last_cycle.get("rejections", 0),
-            "LastNegotiationCyclePhase1Duration0": self.last_cycle.get("gather", 0.0),
-            "LastNegotiationCyclePhase3Duration0": self.last_cycle.get("match", 0.0),
-            "LastNegotiationCyclePhase4Duration0": self.last_cycle.get("hand_out", 0.0),
+            **self.history.ad(),
         }
 
 
