@@ -179,20 +179,15 @@ def user_credentials(cfg: Config, environ: Mapping[str, str] | None = None) -> C
     policy = Policy.from_config(cfg, "CLIENT")
     if env.get("CONDORX_TOKEN"):
         return Credentials(token=env["CONDORX_TOKEN"], policy=policy)
-    tokens = locate.token_dir(cfg)
-    if os.path.isdir(tokens):
-        for name in sorted(os.listdir(tokens)):
-            try:
-                token = locate.read(os.path.join(tokens, name)).strip()
-            except (OSError, UnicodeDecodeError):
-                continue
-            return Credentials(token=token, policy=policy)
+    found = locate.token_files(locate.token_dir(cfg))
+    if found:
+        return Credentials(token=found[0], policy=policy)
     try:
         with open(locate.pool_key_file(cfg), "rb") as f:
             key = f.read().strip()
     except OSError:
         return Credentials(policy=policy)
-    issuer = cfg.get("TRUST_DOMAIN") or "condorx"
+    issuer = security.issuer(cfg)
     return Credentials(
         token=security.make_token(key, security.current_user(), issuer), policy=policy
     )
@@ -213,16 +208,12 @@ def daemon_credentials(cfg: Config) -> Credentials:
 def _foreign_tokens(directory: str) -> tuple[tuple[str, str], ...]:
     """The tokens in `directory` (in name order, as HTCondor reads tokens.d), each with
     its issuer; unreadable files and ones that are no token are passed over."""
-    if not directory or not os.path.isdir(directory):
-        return ()
     out = []
-    for name in sorted(os.listdir(directory)):
+    for token in locate.token_files(directory):
         try:
-            token = locate.read(os.path.join(directory, name)).strip()
-            issuer = _issuer_of(token)
-        except (OSError, UnicodeDecodeError, security.AuthError):
+            out.append((_issuer_of(token), token))
+        except security.AuthError:
             continue
-        out.append((issuer, token))
     return tuple(out)
 
 

@@ -8,6 +8,7 @@ start-up, 18 of 150 million instructions. A daemon that wants a Path makes one.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from os.path import join
 
 from condorx.language.config import Config
@@ -144,6 +145,28 @@ def read(path: str) -> str:
     """A location's text (an address file's, a key's): OSError when it is not there."""
     with open(path) as f:
         return f.read()
+
+
+def token_files(
+    directory: str, unreadable: Callable[[str, str], None] | None = None
+) -> list[str]:
+    """The text of each token file in `directory` (a tokens.d), stripped, in name order
+    as HTCondor reads them; a file that cannot be read is passed over (and told to
+    `unreadable`, with why), a directory that is not there has none."""
+    try:
+        names = sorted(os.listdir(directory)) if directory else []
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        path = os.path.join(directory, name)
+        try:
+            out.append(read(path).strip())
+        except (OSError, UnicodeDecodeError) as e:
+            if unreadable is not None:
+                why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+                unreadable(path, why)
+    return out
 
 
 def read_address(path: str) -> str:

@@ -85,19 +85,26 @@ def issuer(cfg: Config) -> str:
     return cfg.get("TRUST_DOMAIN") or "condorx"
 
 
+def token_attrs(
+    subject: str, issuer: str, token_id: str, scopes: tuple[str, ...]
+) -> dict[str, str]:
+    """What HTCondor's methods put in a token-authenticated session's policy ad
+    (AuthTokenSubject, ...), as both of condorx's wires keep it."""
+    out = {"AuthTokenSubject": subject, "AuthTokenIssuer": issuer}
+    if token_id:
+        out["AuthTokenId"] = token_id
+    if scopes:
+        out["AuthTokenScopes"] = ",".join(scopes)
+    return out
+
+
 def token_facts(shown: str) -> dict[str, str]:
-    """What a token shown in a handshake (`header.payload`, already verified) says, as
-    HTCondor names it in a session's policy (AuthTokenSubject, ...)."""
+    """`token_attrs` of a token shown in a handshake (`header.payload`, verified)."""
     try:
         claims = tokens.read(shown)
     except tokens.TokenError:
         return {}
-    out = {"AuthTokenSubject": claims.subject, "AuthTokenIssuer": claims.issuer}
-    if claims.token_id:
-        out["AuthTokenId"] = claims.token_id
-    if claims.scopes:
-        out["AuthTokenScopes"] = ",".join(claims.scopes)
-    return out
+    return token_attrs(claims.subject, claims.issuer, claims.token_id, claims.scopes)
 
 
 def token_limits(facts: dict[str, str]) -> frozenset[str] | None:

@@ -97,11 +97,12 @@ class FlockAds:
         if any(self.flocking.reach[name].level > level for name, level in before.items()):
             self.wake.set()
 
-    def ads(self, level: int, now: float) -> list[dict[str, Any]]:
-        """The ads for the pool at `level`: each submitter that reaches it, and its
-        private ad."""
+    def ads(
+        self, level: int, now: float, idle: dict[str, int], running: Counter[tuple[str, str]]
+    ) -> list[dict[str, Any]]:
+        """The ads for the pool at `level`: each submitter that reaches it (`idle` and
+        `running`, the round's counts), and its private ad."""
         pool = self.flocking.pools[level - 1]
-        idle, running = self.counts()
         capability = self.capabilities.for_pool(pool, now)
         out: list[dict[str, Any]] = []
         there = {name for name, at in running if at == pool}
@@ -136,15 +137,14 @@ class FlockAds:
     async def update(self) -> None:
         """One round: every pool at once, then every submitter's level counts as sent."""
         now = trio.current_time()
-        idle, _ = self.counts()
+        idle, running = self.counts()  # once: every pool's ads read the same
         self.flocking.tick(idle, now)
         async with trio.open_nursery() as nursery:
             for level in range(1, self.flocking.max_level + 1):
-                nursery.start_soon(self._send, level, now)
+                nursery.start_soon(self._send, self.ads(level, now, idle, running), level)
         self.flocking.sent()
 
-    async def _send(self, level: int, now: float) -> None:
-        ads = self.ads(level, now)
+    async def _send(self, ads: list[dict[str, Any]], level: int) -> None:
         if not ads:
             return
         pool = self.flocking.pools[level - 1]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 
 from condorx.client.collector import CollectorClient
 from condorx.client.schedd import ScheddClient
@@ -49,21 +48,10 @@ class Resource:
 
 
 def tokens(cfg: Config) -> list[str]:
-    directory = locate.grid_token_dir(cfg)
-    found = []
-    try:
-        paths = sorted(Path(directory).iterdir())
-    except OSError:
-        return []
-    for path in paths:
-        try:
-            text = path.read_text().strip()
-        except OSError as e:
-            log.warning("cannot read the grid token %s: %s", path, e.strerror)
-            continue
-        if text:
-            found.append(text)
-    return found
+    def unreadable(path: str, why: str) -> None:
+        log.warning("cannot read the grid token %s: %s", path, why)
+
+    return [t for t in locate.token_files(locate.grid_token_dir(cfg), unreadable) if t]
 
 
 class Remote:

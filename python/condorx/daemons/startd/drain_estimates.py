@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from condorx.classad import ExprTree
 from condorx.daemons.startd.policy import Policy
 from condorx.daemons.startd.slots import Slot
 from condorx.language.config import Config
@@ -113,14 +112,7 @@ def _capped(value: float) -> int:
 
 
 def vacate_time(cfg: Config) -> float:
-    """MachineMaxVacateTime in seconds (an expression of constants, `10 * 60`); HTCondor's
-    ten minutes when it is not a number."""
-    text = cfg.get("MachineMaxVacateTime")
-    try:
-        value = ExprTree(text).eval() if text else None
-    except ValueError:
-        value = None
-    # Not undefined (an IntEnum) nor a bool: a number.
-    if type(value) in (int, float) and isinstance(value, int | float) and value >= 0:
-        return float(value)
-    return 600.0
+    """MachineMaxVacateTime in seconds (the configuration evaluates `10 * 60`); HTCondor's
+    ten minutes when it is not a number of seconds."""
+    value = cfg.get_float("MachineMaxVacateTime", 600.0)
+    return value if value >= 0 else 600.0

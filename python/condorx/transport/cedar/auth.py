@@ -24,6 +24,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from condorx.transport import security
 from condorx.transport.cedar import idtokens, scitokens, ssl_auth
 from condorx.transport.cedar.codec import Reader, Writer
 from condorx.transport.cedar.commands import AuthBit
@@ -122,7 +123,9 @@ async def authenticate(
         if chosen == AuthBit.TOKEN:  # IDTOKENS name their subject: no map file
             claims = await idtokens.authenticate(conn, policy.token_keys(), policy.trust_domain)
             if claims is not None:
-                attrs = _token_attrs(claims.subject, claims.issuer, claims.token_id, claims.scopes)
+                attrs = security.token_attrs(
+                    claims.subject, claims.issuer, claims.token_id, claims.scopes
+                )
                 return Proven(claims.subject, method, limits_of(claims.scopes), attrs)
             continue
         if chosen in (AuthBit.SSL, AuthBit.SCITOKENS):
@@ -188,19 +191,7 @@ async def _scitokens(conn: Connection, policy: SecurityPolicy) -> Proven | None:
         return None
     verdict = peer.token
     assert isinstance(verdict, scitokens.Verdict)
-    attrs = _token_attrs(verdict.subject, verdict.issuer, verdict.token_id, verdict.scopes)
+    attrs = security.token_attrs(verdict.subject, verdict.issuer, verdict.token_id, verdict.scopes)
     if verdict.groups:
         attrs["AuthTokenGroups"] = ",".join(verdict.groups)
     return Proven(names[0], "SCITOKENS", levels(verdict.authz), attrs)
-
-
-def _token_attrs(
-    subject: str, issuer: str, token_id: str, scopes: tuple[str, ...]
-) -> dict[str, str]:
-    """What HTCondor's methods put in a token-authenticated session's policy ad."""
-    out = {"AuthTokenSubject": subject, "AuthTokenIssuer": issuer}
-    if token_id:
-        out["AuthTokenId"] = token_id
-    if scopes:
-        out["AuthTokenScopes"] = ",".join(scopes)
-    return out
