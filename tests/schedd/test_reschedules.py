@@ -14,14 +14,14 @@ def run(monkeypatch, script) -> list[float]:
     """When each reschedule began (each takes 0.3 s), for `script(requests, nursery)`."""
     began: list[float] = []
 
-    async def reschedule(cfg, ledger, me, flocking=None, stats=None) -> None:
+    async def reschedule(cfg, published) -> None:
         began.append(trio.current_time())
         await trio.sleep(0.3)
 
     monkeypatch.setattr(advertise, "reschedule", reschedule)
 
     async def main() -> None:
-        requests = advertise.Reschedules(None, None, None)  # type: ignore[arg-type]
+        requests = advertise.Reschedules(None, lambda: [])  # type: ignore[arg-type]
         async with trio.open_nursery() as nursery:
             await script(requests, nursery)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -89,22 +90,15 @@ def ads(
     return out
 
 
-def advertiser(
-    cfg: Config,
-    ledger: Ledger,
-    me: Identity,
-    flocking: Flocking | None = None,
-    stats: JobStats | None = None,
-) -> Advertiser:
+# The schedd's ads as they stand now (`ads` with what the schedd adds to them).
+Published = Callable[[], list[dict[str, Any]]]
+
+
+def advertiser(cfg: Config, ledger: Ledger, me: Identity, published: Published) -> Advertiser:
     """Our ads every SCHEDD_INTERVAL, and soon after the queue changes (a burst of
     commits gathered into one update)."""
     collector = CollectorClient(cfg, daemon_credentials(cfg))
-    sender = Advertiser(
-        collector,
-        lambda: ads(ledger, me, flocking, stats),
-        me.interval,
-        burst=min(1.0, max(1, me.interval)),
-    )
+    sender = Advertiser(collector, published, me.interval, burst=min(1.0, max(1, me.interval)))
     ledger.on_commit = sender.poke
     return sender
 
@@ -117,19 +111,9 @@ class Reschedules:
 
     spacing = 1.0
 
-    def __init__(
-        self,
-        cfg: Config,
-        ledger: Ledger,
-        me: Identity,
-        flocking: Flocking | None = None,
-        stats: JobStats | None = None,
-    ) -> None:
+    def __init__(self, cfg: Config, published: Published) -> None:
         self.cfg = cfg
-        self.ledger = ledger
-        self.me = me
-        self.flocking = flocking
-        self.stats = stats
+        self.published = published
         self._busy = False
         self._again = False
 
@@ -145,7 +129,7 @@ class Reschedules:
             while True:
                 self._again = False
                 started = trio.current_time()
-                await reschedule(self.cfg, self.ledger, self.me, self.flocking, self.stats)
+                await reschedule(self.cfg, self.published)
                 if not self._again:
                     return
                 await trio.sleep_until(started + self.spacing)
@@ -153,18 +137,12 @@ class Reschedules:
             self._busy = False
 
 
-async def reschedule(
-    cfg: Config,
-    ledger: Ledger,
-    me: Identity,
-    flocking: Flocking | None = None,
-    stats: JobStats | None = None,
-) -> None:
+async def reschedule(cfg: Config, published: Published) -> None:
     """Ask the negotiator for a cycle now (after a submission), as condor_reschedule does."""
     collector = CollectorClient(cfg, daemon_credentials(cfg))
     try:
         # The negotiator reads our idle count from the collector: bring it up to date first.
-        await collector.advertise(ads(ledger, me, flocking, stats))
+        await collector.advertise(published())
         negotiators = await collector.query_rows("negotiator", ["MyAddress"])
         for (address,) in negotiators:
             if isinstance(address, str):

@@ -144,7 +144,10 @@ class Schedd:
         self.flock = FlockAds(cfg, me, Flocking(cfg), self._flock_counts)
         self.stats = shadows.stats = JobStats(cfg)  # the jobs submitted, started, ...
         self.intake.submitted = lambda n: self.stats.count("JobsSubmitted", n)
-        reschedules = advertise.Reschedules(cfg, ledger, me, self.flock.flocking, self.stats)
+        self.published = functools.partial(
+            advertise.ads, ledger, me, self.flock.flocking, self.stats
+        )  # the Scheduler and Submitter ads as they stand
+        reschedules = advertise.Reschedules(cfg, self.published)
         self.follow_up = FollowUp(ledger, shadows, self.local, grid, reschedules)
         self.queries.offered_to = self._offered_to
 
@@ -449,9 +452,8 @@ async def serve(
         )
         await nursery.start(schedd.upkeep.periodic_loop)
         await nursery.start(grid.loop)
-        flocking, stats = schedd.flock.flocking, schedd.stats
-        server.show(lambda: advertise.ads(ledger, me, flocking, stats))
-        await nursery.start(advertise.advertiser(cfg, ledger, me, flocking, stats).run)
+        server.show(schedd.published)
+        await nursery.start(advertise.advertiser(cfg, ledger, me, schedd.published).run)
         await nursery.start(schedd.flock.run)
         log.info("schedd %s serving %d jobs at %s", me.name, len(ledger), me.address)
         task_status.started(me.address)
